@@ -1,0 +1,23 @@
+"""Repository paths that do not depend on the working directory.
+
+The results directory can be redirected with the environment variable ``FDP_RESULTS_DIR``
+(``make run`` and the test-suite use this so that they never overwrite the book's results).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+__all__ = ["ROOT", "PAPER_DATA", "results_dir"]
+
+#: The repository root (the folder holding pyproject.toml).
+ROOT = Path(__file__).resolve().parents[2]
+#: Values transcribed from the papers, each with its source.
+PAPER_DATA = ROOT / "data" / "paper"
+
+
+def results_dir() -> Path:
+    """Folder where notebooks record their numbers (``data/results`` unless overridden)."""
+    override = os.environ.get("FDP_RESULTS_DIR")
+    return Path(override).resolve() if override else ROOT / "data" / "results"

@@ -1,0 +1,172 @@
+"""Reconstruction robustness (ReRo) bounds.
+
+A mechanism is (eta, gamma)-ReRo if no reconstruction attack succeeds with probability above
+gamma; ``kappa = kappa(eta)`` is the prior probability of success without observing the
+output (``1/n`` for a uniform prior over n candidates and exact matching).
+
+* :func:`gamma` -- ``1 - f(kappa)`` for the add-direction trade-off curve f (ReRo paper Thm. 1,
+  equivalently Hayes et al. Cor. 4 with the blow-up function ``B_kappa = 1 - T_kappa``).
+* :func:`gamma_eps_delta` -- ``min(e^eps kappa + delta, 1)`` (ReRo paper Thm. 1).
+* :func:`gamma_rdp` -- the RDP-based bound of Balle et al. for full-batch DP-SGD (Hayes et al. eq. 2).
+* :func:`advantage` -- ``(gamma - kappa) / (1 - kappa)`` (Hayes et al. eq. 4).
+* The Fano bound of Guo, Sablayrolles, Sanjabi (2022) as used in Hayes et al. App. H:
+  :func:`fano_advantage` with :func:`guo_mutual_information_bound` (analytic) or
+  :func:`guo_mutual_information_mc` (Monte Carlo).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from joblib import Parallel, delayed
+from scipy.optimize import brentq
+from scipy.special import logsumexp, xlogy
+
+from .tradeoff import TradeOffCurve
+from .validation import (
+    check_array_in,
+    check_nonnegative,
+    check_positive,
+    check_positive_int,
+    check_probability,
+)
+
+__all__ = [
+    "gamma",
+    "gamma_eps_delta",
+    "gamma_rdp",
+    "advantage",
+    "fano_advantage",
+    "guo_mutual_information_bound",
+    "guo_mutual_information_mc",
+    "MutualInformationEstimate",
+]
+
+
+def _kappa(kappa) -> np.ndarray:
+    return check_array_in("kappa", kappa, 0.0, 1.0, open_low=True, open_high=True)
+
+
+def gamma(curve: TradeOffCurve, kappa):
+    """ReRo bound ``gamma = 1 - f(kappa)`` for the add-direction curve ``f`` (ReRo paper Thm. 1).
+
+    ``kappa`` must lie in (0, 1); the result lies in [kappa, 1] and is non-decreasing in kappa.
+    """
+    return curve.power(_kappa(kappa))
+
+
+def gamma_eps_delta(eps: float, delta: float, kappa):
+    """ReRo bound ``min(e^eps kappa + delta, 1)`` of an (eps, delta)-DP mechanism (ReRo paper Thm. 1)."""
+    eps = check_nonnegative("eps", eps)
+    delta = check_probability("delta", delta)
+    return np.minimum(np.exp(eps) * _kappa(kappa) + delta, 1.0)
+
+
+def gamma_rdp(sigma: float, steps: int, kappa):
+    """RDP-based ReRo bound for full-batch DP-SGD (Balle et al. 2022; Hayes et al. eq. 2).
+
+    ``exp(-max{0, sqrt(log(1/kappa)) - sqrt(T / (2 sigma^2))}^2)`` for ``T = steps`` iterations
+    with noise multiplier ``sigma``.
+    """
+    sigma = check_positive("sigma", sigma)
+    steps = check_positive_int("steps", steps)
+    k = _kappa(kappa)
+    gap = np.maximum(0.0, np.sqrt(np.log(1.0 / k)) - np.sqrt(steps / (2.0 * sigma**2)))
+    return np.exp(-(gap**2))
+
+
+def advantage(gamma_value, kappa):
+    """Advantage ``(gamma - kappa) / (1 - kappa)`` of a success probability over the prior (Hayes et al. eq. 4)."""
+    k = _kappa(kappa)
+    g = check_array_in("gamma", gamma_value, 0.0, 1.0)
+    return (g - k) / (1.0 - k)
+
+
+def _fano_gap(t: float, entropy: float, information: float, prior_size: int) -> float:
+    # Hayes et al. eq. (5): f(t) = H(pi) - I(pi; w) + t log t + (1 - t) log(1 - t) - t log(|pi| - 1)
+    return entropy - information + xlogy(t, t) + xlogy(1 - t, 1 - t) - t * np.log(prior_size - 1)
+
+
+def fano_advantage(mutual_information, prior_size: int):
+    """Advantage bound from Fano's inequality for a uniform prior (Guo et al. 2022; Hayes et al. eq. 5).
+
+    The smallest error ``t`` with ``f(t) <= 0`` in eq. (5), where ``H(pi) = log |pi|``, bounds the
+    adversary's error from below; the advantage bound is ``(1 - t - 1/|pi|) / (1 - 1/|pi|)``.
+    ``f`` decreases on ``[0, 1 - 1/|pi|]`` from ``H - I`` to ``-I``, so the root is unique; if
+    ``I >= H`` the bound is the trivial advantage 1.  Mutual information is in nats.
+    """
+    n = check_positive_int("prior_size", prior_size)
+    if n < 2:
+        raise ValueError(f"prior_size must be >= 2, got {n!r}")
+    info = check_array_in("mutual_information", mutual_information, 0.0, np.inf)
+    entropy = np.log(n)
+    out = np.empty(info.shape)
+    for idx, value in np.ndenumerate(info):
+        if value >= entropy:
+            t = 0.0
+        elif value == 0.0:
+            t = 1.0 - 1.0 / n
+        else:
+            t = brentq(_fano_gap, 0.0, 1.0 - 1.0 / n, args=(entropy, value, n), xtol=1e-15, rtol=1e-15)
+        out[idx] = (1.0 - t - 1.0 / n) / (1.0 - 1.0 / n)
+    return out if out.ndim else float(out)
+
+
+def guo_mutual_information_bound(sigma: float, prior_size: int, sensitivity: float = 1.0) -> float:
+    """Analytic upper bound on I(pi; w) for the Gaussian mechanism and a uniform prior (nats).
+
+    ``-sum_i p_i log(p_i + (1 - p_i) exp(-Delta^2 / (2 sigma^2)))`` with ``p_i = 1/|pi|``
+    (Guo et al. 2022, as quoted in Hayes et al. App. H).  ``sensitivity`` (Delta) is the largest
+    distance between the mechanism's means for two different prior elements; for a prior of
+    orthonormal unit gradients that distance is ``sqrt(2)``.
+    """
+    sigma = check_positive("sigma", sigma)
+    n = check_positive_int("prior_size", prior_size)
+    delta = check_positive("sensitivity", sensitivity)
+    p = 1.0 / n
+    return float(-np.log(p + (1.0 - p) * np.exp(-(delta**2) / (2.0 * sigma**2))))
+
+
+@dataclass(frozen=True)
+class MutualInformationEstimate:
+    """Monte-Carlo estimate of a mutual information (nats) with its standard error."""
+
+    estimate: float
+    std_error: float
+    samples: int
+    seed: int
+
+
+def _mi_chunk(sigma: float, n: int, samples: int, seed_seq: np.random.SeedSequence) -> tuple[float, float]:
+    rng = np.random.default_rng(seed_seq)
+    # Output for target 0: w = e_0 + N(0, sigma^2 I_n); coordinates beyond n carry no information.
+    w = sigma * rng.standard_normal((samples, n))
+    w[:, 0] += 1.0
+    # log mu_0(w) - log((1/n) sum_j mu_j(w)) = log n - log sum_j exp((w_j - w_0) / sigma^2)
+    terms = np.log(n) - logsumexp((w - w[:, :1]) / sigma**2, axis=1)
+    return float(terms.sum()), float((terms**2).sum())
+
+
+def guo_mutual_information_mc(
+    sigma: float, prior_size: int, samples: int = 1_000_000, seed: int = 0, chunk: int = 200_000, n_jobs: int = 1
+) -> MutualInformationEstimate:
+    """Monte-Carlo estimate of I(pi; w) for one Gaussian step and a uniform prior of orthonormal unit vectors.
+
+    The mechanism releases ``w = e_Z + N(0, sigma^2 I)`` with ``Z`` uniform on ``{1..|pi|}``
+    (Hayes et al. App. H, "Guo et al. (MC)").  By symmetry ``I = E[log mu_Z(w) - log mean_j mu_j(w)]``
+    can be evaluated with ``Z = 1``.  Samples are drawn in independent chunks (joblib) seeded from
+    ``seed``.
+    """
+    sigma = check_positive("sigma", sigma)
+    n = check_positive_int("prior_size", prior_size)
+    samples = check_positive_int("samples", samples)
+    chunk = check_positive_int("chunk", chunk)
+    sizes = [chunk] * (samples // chunk) + ([samples % chunk] if samples % chunk else [])
+    seeds = np.random.SeedSequence(seed).spawn(len(sizes))
+    parts = Parallel(n_jobs=n_jobs)(delayed(_mi_chunk)(sigma, n, s, ss) for s, ss in zip(sizes, seeds))
+    total = sum(p[0] for p in parts)
+    total_sq = sum(p[1] for p in parts)
+    mean = total / samples
+    var = max(total_sq / samples - mean**2, 0.0)
+    return MutualInformationEstimate(mean, float(np.sqrt(var / samples)), samples, seed)

@@ -1,0 +1,317 @@
+"""Trade-off curves T(P, Q)(alpha) and operations on them.
+
+Convention (DESIGN.md): a curve ``f = T(P, Q)`` has null hypothesis H0 = P and alternative
+H1 = Q; ``f(alpha)`` is the smallest type-II error of a test of level ``alpha``.  Its inverse
+``f^{-1}(beta) = inf{alpha : f(alpha) <= beta}`` is the curve of the swapped pair, T(Q, P).
+"add" means P = M(D) and Q = M(D with the target).
+
+Every curve is a :class:`TradeOffCurve`: call it on an array of levels to get type-II errors,
+``.inverse`` gives T(Q, P) and ``.power`` gives ``1 - f`` without cancellation (important for
+reconstruction bounds at small kappa).
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+from scipy.stats import norm
+
+from .validation import (
+    check_array_in,
+    check_nonnegative,
+    check_positive_int,
+    check_probability,
+    check_sampling_rate,
+)
+
+__all__ = [
+    "TradeOffCurve",
+    "gaussian",
+    "laplace",
+    "eps_delta",
+    "identity",
+    "piecewise_linear",
+    "lower_convex_envelope",
+    "symmetrise",
+    "subsample",
+    "gaussian_composition",
+    "check_valid",
+    "is_valid",
+    "default_grid",
+]
+
+
+def default_grid(points: int = 2001) -> np.ndarray:
+    """Levels in [0, 1], dense near 0 and 1 (log-spaced down to 1e-12), for sampling curves."""
+    tail = np.logspace(-12, np.log10(0.5), points // 2)
+    return np.unique(np.concatenate([[0.0], tail, 1.0 - tail, [1.0]]))
+
+
+def _bisect_inverse(f: Callable[[np.ndarray], np.ndarray], beta: np.ndarray, iters: int = 64) -> np.ndarray:
+    """Generalised inverse inf{alpha : f(alpha) <= beta} of a non-increasing f, by vectorised bisection."""
+    lo = np.zeros_like(beta)
+    hi = np.ones_like(beta)
+    for _ in range(iters):
+        mid = 0.5 * (lo + hi)
+        below = f(mid) <= beta
+        hi = np.where(below, mid, hi)
+        lo = np.where(below, lo, mid)
+    return np.where(f(np.zeros_like(beta)) <= beta, 0.0, hi)
+
+
+class TradeOffCurve:
+    """A trade-off curve ``f = T(P, Q)`` on [0, 1], vectorised over the level.
+
+    Parameters
+    ----------
+    f : callable
+        Vectorised type-II error ``f(alpha)``.
+    inverse : callable, optional
+        Vectorised ``f^{-1}`` (the curve T(Q, P)).  Defaults to ``f`` if ``symmetric`` and to a
+        bisection inverse otherwise.
+    power : callable, optional
+        Vectorised ``1 - f(alpha)`` computed without cancellation; defaults to ``1 - f``.
+    symmetric : bool
+        Whether ``f == f^{-1}``.
+    name : str
+        Label used in figures and messages.
+    """
+
+    def __init__(self, f, inverse=None, power=None, *, symmetric=False, name="trade-off curve"):
+        self._f = f
+        self._power = power
+        self.symmetric = bool(symmetric)
+        self.name = name
+        if inverse is None and symmetric:
+            inverse = f
+        self._inverse = inverse
+
+    def __repr__(self) -> str:
+        return f"TradeOffCurve({self.name})"
+
+    def __call__(self, alpha):
+        """Type-II error ``f(alpha)`` for levels ``alpha`` in [0, 1]."""
+        a = check_array_in("alpha", alpha, 0.0, 1.0)
+        return self._f(a)
+
+    def power(self, alpha):
+        """Power ``1 - f(alpha)`` of the most powerful level-``alpha`` test (accurate near 0)."""
+        a = check_array_in("alpha", alpha, 0.0, 1.0)
+        return self._power(a) if self._power is not None else 1.0 - self._f(a)
+
+    def inverse(self, beta):
+        """The inverse curve ``f^{-1}(beta) = T(Q, P)(beta)``."""
+        b = check_array_in("beta", beta, 0.0, 1.0)
+        if self._inverse is not None:
+            return self._inverse(b)
+        return _bisect_inverse(self._f, np.atleast_1d(b)).reshape(b.shape)
+
+    def swapped(self) -> "TradeOffCurve":
+        """The curve of the swapped hypotheses, T(Q, P), as a curve object."""
+        if self.symmetric:
+            return self
+        return TradeOffCurve(self.inverse, self.__call__, name=f"inverse of {self.name}")
+
+
+def gaussian(mu: float) -> TradeOffCurve:
+    """Gaussian trade-off ``f_mu(alpha) = Phi(Phi^{-1}(1 - alpha) - mu)`` = T(N(0,1), N(mu,1)).
+
+    ``mu = Delta_2 / sigma`` is the effect size (ReRo paper Cor. 2; Dong, Roth, Su 2022).
+    The curve is symmetric.
+    """
+    mu = check_nonnegative("mu", mu)
+    return TradeOffCurve(
+        lambda a: norm.cdf(norm.isf(a) - mu),
+        power=lambda a: norm.sf(norm.isf(a) - mu),
+        symmetric=True,
+        name=f"Gaussian mu={mu:g}",
+    )
+
+
+def laplace(mu: float) -> TradeOffCurve:
+    """Laplace trade-off T(Lap(0, b), Lap(Delta_1, b)) with ``mu = Delta_1 / b`` (ReRo paper eq. 1).
+
+    ``1 - alpha e^mu`` for ``alpha < e^-mu / 2``, ``e^-mu / (4 alpha)`` up to ``alpha = 1/2``,
+    ``(1 - alpha) e^-mu`` above.  The curve is symmetric.
+    """
+    mu = check_nonnegative("mu", mu)
+    corner = 0.5 * np.exp(-mu)
+
+    def f(a):
+        a = np.asarray(a, dtype=float)
+        with np.errstate(divide="ignore"):
+            middle = np.exp(-mu) / (4.0 * np.maximum(a, corner))
+        return np.where(a < corner, 1.0 - a * np.exp(mu), np.where(a <= 0.5, middle, (1.0 - a) * np.exp(-mu)))
+
+    def power(a):
+        a = np.asarray(a, dtype=float)
+        return np.where(a < corner, a * np.exp(mu), 1.0 - f(a))
+
+    return TradeOffCurve(f, power=power, symmetric=True, name=f"Laplace mu={mu:g}")
+
+
+def eps_delta(eps: float, delta: float) -> TradeOffCurve:
+    """(eps, delta)-DP curve ``max{0, 1 - delta - e^eps alpha, e^-eps (1 - delta - alpha)}`` (GDP paper eq. 2)."""
+    eps = check_nonnegative("eps", eps)
+    delta = check_probability("delta", delta)
+
+    def f(a):
+        return np.maximum.reduce([np.zeros_like(a), 1.0 - delta - np.exp(eps) * a, np.exp(-eps) * (1.0 - delta - a)])
+
+    def power(a):
+        return np.minimum(1.0, np.minimum(delta + np.exp(eps) * a, 1.0 - np.exp(-eps) * (1.0 - delta - a)))
+
+    return TradeOffCurve(f, power=power, symmetric=True, name=f"({eps:g}, {delta:g})-DP")
+
+
+def identity() -> TradeOffCurve:
+    """The curve ``1 - alpha`` of indistinguishable distributions (perfect privacy)."""
+    return TradeOffCurve(lambda a: 1.0 - a, power=lambda a: np.asarray(a, dtype=float), symmetric=True, name="1 - alpha")
+
+
+class PiecewiseLinear(TradeOffCurve):
+    """Linear interpolation of a curve's breakpoints ``(alphas[i], betas[i])``.
+
+    ``alphas`` must increase from 0 to 1 and ``betas`` must not increase.  The inverse is
+    exact: the breakpoints with their coordinates swapped.
+    """
+
+    def __init__(self, alphas, betas, name="piecewise linear"):
+        alphas = check_array_in("alphas", alphas, 0.0, 1.0)
+        betas = check_array_in("betas", betas, 0.0, 1.0)
+        if alphas.ndim != 1 or alphas.shape != betas.shape or alphas.size < 2:
+            raise ValueError("alphas and betas must be 1-d arrays of the same length >= 2")
+        if alphas[0] != 0.0 or alphas[-1] != 1.0:
+            raise ValueError(f"alphas must start at 0 and end at 1, got [{alphas[0]!r}, ..., {alphas[-1]!r}]")
+        if np.any(np.diff(alphas) <= 0):
+            raise ValueError("alphas must be strictly increasing")
+        if np.any(np.diff(betas) > 0):
+            raise ValueError("betas must be non-increasing")
+        self.alphas, self.betas = alphas, betas
+        # inverse: for each distinct beta the smallest alpha reaching it (generalised inverse)
+        b_rev, first = np.unique(betas, return_index=True)
+        self._inv_b, self._inv_a = b_rev, alphas[first]
+        super().__init__(self._eval, self._eval_inverse, name=name)
+
+    def _eval(self, a):
+        return np.interp(a, self.alphas, self.betas)
+
+    def _eval_inverse(self, b):
+        return np.where(b >= self.betas[0], 0.0, np.interp(b, self._inv_b, self._inv_a))
+
+
+def piecewise_linear(alphas, betas, name: str = "piecewise linear") -> PiecewiseLinear:
+    """A trade-off curve from breakpoints, linearly interpolated (see :class:`PiecewiseLinear`)."""
+    return PiecewiseLinear(alphas, betas, name=name)
+
+
+def lower_convex_envelope(alphas, betas) -> tuple[np.ndarray, np.ndarray]:
+    """Vertices of the lower convex envelope (greatest convex minorant) of points ``(alphas, betas)``.
+
+    Andrew's monotone chain on points sorted by ``alphas``; returns the hull vertices in order.
+    """
+    a = np.asarray(alphas, dtype=float)
+    b = np.asarray(betas, dtype=float)
+    if a.shape != b.shape or a.ndim != 1 or a.size == 0:
+        raise ValueError("alphas and betas must be 1-d arrays of the same non-zero length")
+    order = np.lexsort((b, a))
+    a, b = a[order], b[order]
+    hull: list[int] = []
+    for i in range(a.size):
+        if hull and a[hull[-1]] == a[i]:
+            continue  # same alpha: the first (smallest beta) is kept
+        while len(hull) >= 2:
+            j, k = hull[-2], hull[-1]
+            # drop k if it lies on or above the chord from j to i
+            if (b[k] - b[j]) * (a[i] - a[j]) >= (b[i] - b[j]) * (a[k] - a[j]):
+                hull.pop()
+            else:
+                break
+        hull.append(i)
+    idx = np.array(hull)
+    return a[idx], b[idx]
+
+
+def symmetrise(curve: TradeOffCurve, grid=None) -> PiecewiseLinear:
+    """Symmetrisation C(f, f^{-1}): the lower convex envelope of ``min(f, f^{-1})``.
+
+    This is the tightest symmetric trade-off curve implied by both directions of a mechanism
+    (Dong, Roth, Su 2022, Def. F.1: ``f`` up to the point where its slope is -1, a segment of
+    slope -1, then ``f^{-1}``).  For a :class:`PiecewiseLinear` curve the result is exact (the
+    envelope's vertices are breakpoints of ``f`` or ``f^{-1}``); otherwise both curves are sampled
+    on ``grid`` (default :func:`default_grid`) and the result is a piecewise-linear curve lying
+    on or above the exact one.
+    """
+    if grid is None:
+        if isinstance(curve, PiecewiseLinear):
+            grid = np.union1d(curve.alphas, curve.betas)
+            grid = np.union1d(grid, [0.0, 1.0])
+        else:
+            grid = default_grid()
+    grid = check_array_in("grid", grid, 0.0, 1.0)
+    values = np.minimum(curve(grid), curve.inverse(grid))
+    a, b = lower_convex_envelope(grid, values)
+    return PiecewiseLinear(a, b, name=f"C({curve.name})")
+
+
+def subsample(curve: TradeOffCurve, p: float) -> TradeOffCurve:
+    """Poisson subsampling in the add direction: ``p f(alpha) + (1 - p)(1 - alpha)``.
+
+    If ``curve = T(A, B)`` this is ``T(A, (1 - p) A + p B)`` (RTM paper Lemma 9); its inverse
+    ``T((1 - p) A + p B, A)`` is computed numerically.  Use :func:`symmetrise` for the DP curve.
+    """
+    p = check_sampling_rate("p", p)
+    return TradeOffCurve(
+        lambda a: p * curve._f(a) + (1.0 - p) * (1.0 - a),
+        power=lambda a: p * curve.power(a) + (1.0 - p) * a,
+        name=f"{curve.name}, subsampled p={p:g}",
+    )
+
+
+def gaussian_composition(mu, steps: int | None = None) -> TradeOffCurve:
+    """Composition of Gaussian curves (ReRo paper Cor. 2).
+
+    ``gaussian_composition(mu, steps=N)`` is the N-fold homogeneous composition
+    ``f_{sqrt(N) mu}``; ``gaussian_composition([mu_a, mu_b, ...])`` is the heterogeneous one,
+    ``f_{sqrt(mu_a^2 + mu_b^2 + ...)}``.
+    """
+    if steps is not None:
+        steps = check_positive_int("steps", steps)
+        return gaussian(np.sqrt(steps) * check_nonnegative("mu", mu))
+    mus = check_array_in("mu", np.atleast_1d(mu), 0.0, np.inf)
+    return gaussian(float(np.sqrt(np.sum(mus**2))))
+
+
+def check_valid(curve: TradeOffCurve, alphas=None, atol: float = 1e-9) -> None:
+    """Raise ValueError unless ``curve`` is a trade-off function on the grid ``alphas``.
+
+    Checks: values in [0, 1], non-increasing, convex (slopes non-decreasing) and
+    ``f(alpha) <= 1 - alpha``, each up to ``atol``.
+    """
+    a = default_grid(401) if alphas is None else np.unique(check_array_in("alphas", alphas, 0.0, 1.0))
+    f = np.asarray(curve(a), dtype=float)
+    if not np.all(np.isfinite(f)):
+        raise ValueError(f"{curve.name}: non-finite values")
+    if np.any(f < -atol) or np.any(f > 1 + atol):
+        raise ValueError(f"{curve.name}: values outside [0, 1]")
+    if np.any(np.diff(f) > atol):
+        i = int(np.argmax(np.diff(f)))
+        raise ValueError(f"{curve.name}: increasing between alpha={a[i]:g} and {a[i + 1]:g}")
+    if np.any(f > 1 - a + atol):
+        i = int(np.argmax(f - (1 - a)))
+        raise ValueError(f"{curve.name}: f(alpha) > 1 - alpha at alpha={a[i]:g}")
+    # convexity: f at each interior point lies on or below the chord of its neighbours
+    chord = f[:-2] + (f[2:] - f[:-2]) * (a[1:-1] - a[:-2]) / (a[2:] - a[:-2])
+    if np.any(f[1:-1] > chord + atol):
+        i = int(np.argmax(f[1:-1] - chord)) + 1
+        raise ValueError(f"{curve.name}: not convex at alpha={a[i]:g}")
+
+
+def is_valid(curve: TradeOffCurve, alphas=None, atol: float = 1e-9) -> bool:
+    """True if :func:`check_valid` passes."""
+    try:
+        check_valid(curve, alphas, atol)
+    except ValueError:
+        return False
+    return True

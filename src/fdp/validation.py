@@ -1,0 +1,97 @@
+"""Argument checks shared by the whole package.
+
+Every public function validates its inputs with these helpers, so that bad input raises a
+``ValueError`` naming the argument, the offending value and the accepted range, instead of
+returning NaN or silently clamping.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+__all__ = [
+    "check_positive",
+    "check_nonnegative",
+    "check_open_unit",
+    "check_probability",
+    "check_sampling_rate",
+    "check_positive_int",
+    "check_array_in",
+]
+
+
+def _as_float(name: str, value) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a real number, got {value!r}")
+    value = float(value)
+    if not np.isfinite(value):
+        raise ValueError(f"{name} must be finite, got {value!r}")
+    return value
+
+
+def check_positive(name: str, value) -> float:
+    """Return ``value`` as float if it is finite and > 0, else raise ValueError."""
+    value = _as_float(name, value)
+    if value <= 0:
+        raise ValueError(f"{name} must be > 0, got {value!r}")
+    return value
+
+
+def check_nonnegative(name: str, value) -> float:
+    """Return ``value`` as float if it is finite and >= 0, else raise ValueError."""
+    value = _as_float(name, value)
+    if value < 0:
+        raise ValueError(f"{name} must be >= 0, got {value!r}")
+    return value
+
+
+def check_probability(name: str, value) -> float:
+    """Return ``value`` as float if it lies in [0, 1], else raise ValueError."""
+    value = _as_float(name, value)
+    if not 0.0 <= value <= 1.0:
+        raise ValueError(f"{name} must lie in [0, 1], got {value!r}")
+    return value
+
+
+def check_sampling_rate(name: str, value) -> float:
+    """Return a Poisson sampling rate in (0, 1] as float, else raise ValueError."""
+    value = _as_float(name, value)
+    if not 0.0 < value <= 1.0:
+        raise ValueError(f"{name} must lie in (0, 1], got {value!r}")
+    return value
+
+
+def check_open_unit(name: str, value) -> float:
+    """Return ``value`` as float if it lies in the open interval (0, 1), else raise ValueError."""
+    value = _as_float(name, value)
+    if not 0.0 < value < 1.0:
+        raise ValueError(f"{name} must lie in (0, 1), got {value!r}")
+    return value
+
+
+def check_positive_int(name: str, value) -> int:
+    """Return ``value`` as int if it is an integer >= 1 (floats like 3.0 are refused)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+    if value < 1:
+        raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+    return int(value)
+
+
+def check_array_in(name: str, values, low: float, high: float, *, open_low=False, open_high=False) -> np.ndarray:
+    """Return ``values`` as a float array after checking every entry lies in the interval.
+
+    The interval is [low, high] with the ends made open by ``open_low``/``open_high``.
+    NaN entries are always refused.
+    """
+    arr = np.asarray(values, dtype=float)
+    lo_ok = arr > low if open_low else arr >= low
+    hi_ok = arr < high if open_high else arr <= high
+    bad = ~(lo_ok & hi_ok)
+    if np.any(bad):
+        first = arr[bad].flat[0]
+        interval = ("(" if open_low else "[") + f"{low:g}, {high:g}" + (")" if open_high else "]")
+        raise ValueError(f"{name} must lie in {interval}, got {float(first)!r}")
+    return arr
