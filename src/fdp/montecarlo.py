@@ -70,7 +70,7 @@ def _log_ratio_chunk(sigma, q, steps, samples, block, seed_seq):
 
 
 def sgm_log_likelihood_ratios(
-    sigma: float, q: float, steps: int, samples: int, seed: int = 0, chunk: int = 100_000, block: int = 256, n_jobs: int = 1
+    sigma: float, q: float, steps: int, samples: int, seed: int = 0, chunk: int = 20_000, block: int = 128, n_jobs: int = 1
 ) -> np.ndarray:
     """Log likelihood ratios ``log mu(W) / nu(W)`` for ``W ~ nu = N(0, sigma^2 I_steps)`` (sensitivity 1).
 

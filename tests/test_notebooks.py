@@ -1,0 +1,93 @@
+"""Notebook smoke runs with the quick parameters, determinism, and bad notebook parameters."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import papermill as pm
+import pytest
+import yaml
+
+from fdp import results
+from fdp.paths import ROOT
+
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+# the report reads what the others recorded, so it runs last
+ORDER = [nb for nb in NOTEBOOKS if nb.stem != "report"] + [nb for nb in NOTEBOOKS if nb.stem == "report"]
+
+
+def _execute(nb: Path, out_dir: Path, results_dir: Path, params_file: str = "quick.yaml") -> Path:
+    params = yaml.safe_load((ROOT / "notebooks" / "params" / f"{nb.stem}.{params_file}").read_text()) or {}
+    out = out_dir / nb.name
+    old = os.environ.get("FDP_RESULTS_DIR")
+    os.environ["FDP_RESULTS_DIR"] = str(results_dir)  # inherited by the kernel
+    try:
+        pm.execute_notebook(
+            str(nb), str(out), parameters=params, kernel_name="python3", cwd=str(ROOT / "notebooks"), progress_bar=False
+        )
+    finally:
+        if old is None:
+            os.environ.pop("FDP_RESULTS_DIR", None)
+        else:
+            os.environ["FDP_RESULTS_DIR"] = old
+    return out
+
+
+@pytest.fixture(scope="module")
+def quick_runs(tmp_path_factory):
+    """Execute every notebook once with its .quick.yaml; returns (output folder, results folder)."""
+    out = tmp_path_factory.mktemp("executed")
+    res = tmp_path_factory.mktemp("results")
+    for nb in ORDER:
+        _execute(nb, out, res)
+    return out, res
+
+
+@pytest.mark.notebook
+@pytest.mark.parametrize("nb", [nb.stem for nb in ORDER])
+def test_quick_run(quick_runs, nb):
+    out, res = quick_runs
+    assert (out / f"{nb}.ipynb").exists()
+    if nb != "report":
+        records = results.load(nb, res)
+        assert records, f"{nb} recorded no results"
+        assert all(r["kind"] in results.KINDS for r in records)
+
+
+@pytest.mark.notebook
+def test_guo_comparison_records_all_36_cells(quick_runs):
+    _, res = quick_runs
+    keys = {r["key"] for r in results.load("guo_comparison", res)}
+    params = yaml.safe_load((ROOT / "notebooks/params/guo_comparison.quick.yaml").read_text())
+    expected = 3 * len(params["sigmas"]) * len(params["prior_sizes"])
+    assert len(keys) == expected
+    assert {k.split("/")[0] for k in keys} == {"guo_analytic", "guo_mc", "ours"}
+
+
+@pytest.mark.notebook
+def test_same_quick_run_gives_identical_results(quick_runs, tmp_path):
+    _, first = quick_runs
+    second = tmp_path / "results"
+    _execute(ROOT / "notebooks" / "guo_comparison.ipynb", tmp_path, second)
+    a = (first / "guo_comparison.json").read_bytes()
+    b = (second / "guo_comparison.json").read_bytes()
+    assert a == b
+
+
+@pytest.mark.notebook
+def test_bad_notebook_parameter_fails_and_leaves_no_output():
+    target = ROOT / "_build" / "runs" / "guo_comparison.ipynb"
+    target.unlink(missing_ok=True)
+    proc = subprocess.run(
+        ["make", "--no-print-directory", "run", "NB=guo_comparison", "PARAMS=-p sigmas '[-1.0]'"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode != 0
+    assert "sigmas must be > 0" in proc.stdout + proc.stderr
+    assert not target.exists()
+    assert not list(target.parent.glob("*guo_comparison*")) if target.parent.exists() else True
