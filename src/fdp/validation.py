@@ -19,6 +19,7 @@ __all__ = [
     "check_sampling_rate",
     "check_positive_int",
     "check_array_in",
+    "as_list",
 ]
 
 
@@ -95,3 +96,23 @@ def check_array_in(name: str, values, low: float, high: float, *, open_low=False
         interval = ("(" if open_low else "[") + f"{low:g}, {high:g}" + (")" if open_high else "]")
         raise ValueError(f"{name} must lie in {interval}, got {float(first)!r}")
     return arr
+
+
+def as_list(name: str, value) -> list:
+    """Return ``value`` as a non-empty list.
+
+    Accepts a list or tuple, a single number, or a string holding a YAML list such as
+    ``"[0.5, 1.0]"`` (papermill's ``-p`` passes lists as strings).
+    """
+    if isinstance(value, str):
+        import yaml
+
+        try:
+            value = yaml.safe_load(value)
+        except yaml.YAMLError as exc:
+            raise ValueError(f"{name} must be a list, got {value!r} ({exc.__class__.__name__})") from None
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        value = [value]
+    if not isinstance(value, (list, tuple)) or len(value) == 0:
+        raise ValueError(f"{name} must be a non-empty list, got {value!r}")
+    return list(value)
