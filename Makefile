@@ -1,0 +1,179 @@
+# Build, test and check the reproduction book.
+#
+#   make                 create .venv, execute every notebook with papermill, build the HTML book
+#   make test            the test-suite without the browser check
+#   make run NB=<name> PARAMS="-p key value ..."
+#                        execute one notebook with extra parameters into _build/runs/<name>.ipynb
+#   make verify          compare every recorded number with the paper (fails on unexplained mismatches)
+#   make bench           run benchmarks/bench_*.py
+#   make check-book      render every page of _build/html in headless Chromium
+#   make mathjax         refresh the bundled MathJax from the npm registry (maintainers only)
+#   make clean           remove _build, book/executed, data/results
+#   make distclean       clean, and remove .venv
+#
+# Only python3 (>= 3.10) and make are needed; everything else goes into .venv.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := all
+.DELETE_ON_ERROR:
+.SUFFIXES:
+MAKEFLAGS += --no-builtin-rules
+
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+EXTRAS := book,test,check
+
+# Inputs of every notebook: the library and the values transcribed from the papers.
+SRC := $(shell find src/fdp -name '*.py' 2>/dev/null) $(wildcard data/paper/*)
+
+NOTEBOOKS := $(wildcard notebooks/*.ipynb)
+NAMES := $(sort $(patsubst notebooks/%.ipynb,%,$(NOTEBOOKS)))
+EXECUTED := $(patsubst notebooks/%.ipynb,book/executed/%.ipynb,$(NOTEBOOKS))
+# The reproduction report reads data/results/*.json, written by all the other notebooks.
+REPORT := book/executed/report.ipynb
+OTHERS := $(filter-out $(REPORT),$(EXECUTED))
+
+HTML := _build/html
+PAPERMILL := $(PY) -m papermill --kernel python3 --cwd notebooks
+ifneq ($(CI),)
+PAPERMILL += --no-progress-bar
+endif
+
+# Browser used by `make check-book` (tests/test_browser.py reads CHROMIUM too).
+CHROMIUM ?= $(firstword $(wildcard /usr/bin/chromium /usr/bin/chromium-browser /usr/bin/google-chrome /usr/bin/google-chrome-stable))
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+
+.PHONY: all book venv test run verify bench check-book chromium mathjax clean distclean help
+
+all: book
+
+help:
+	@sed -n '3,14p' Makefile | sed 's/^# \{0,1\}//'
+
+# --- the virtual environment -------------------------------------------------------------
+# Reinstalled whenever pyproject.toml changes.
+venv: $(STAMP)
+
+$(STAMP): pyproject.toml
+	@if [ ! -x $(PY) ]; then echo "creating $(VENV) with $(PYTHON)"; $(PYTHON) -m venv $(VENV); fi
+	$(PY) -m pip install --quiet -e ".[$(EXTRAS)]"
+	@touch $@
+
+# --- notebooks -------------------------------------------------------------------------
+# papermill writes a temporary file that is moved into place only on success: a failed
+# run leaves neither a partial notebook nor a stale one behind.
+book/executed/%.ipynb: notebooks/%.ipynb notebooks/params/%.yaml $(SRC) | $(STAMP)
+	@mkdir -p $(@D)
+	@rm -f $@
+	@echo "executing notebooks/$*.ipynb with notebooks/params/$*.yaml"
+	@tmp=$(@D)/.$*.tmp.ipynb; \
+	if $(PAPERMILL) -f notebooks/params/$*.yaml notebooks/$*.ipynb $$tmp; then \
+		mv -f $$tmp $@; \
+	else \
+		rm -f $$tmp; echo "error: notebooks/$*.ipynb failed (see the traceback above)" >&2; exit 1; \
+	fi
+
+ifneq ($(filter $(REPORT),$(EXECUTED)),)
+$(REPORT): $(OTHERS)
+endif
+
+# A notebook without a parameter file is an error that names the missing file.
+notebooks/params/%.yaml:
+	@echo "error: notebooks/$*.ipynb has no parameter file $@" >&2; exit 1
+
+# --- the HTML book ---------------------------------------------------------------------
+# Always a clean Sphinx build (incremental builds can leave stale sidebars); the notebooks
+# above are only re-executed when their inputs change.
+book: $(EXECUTED) | $(STAMP)
+	rm -rf $(HTML) _build/.doctrees _build/jupyter_execute
+	$(VENV)/bin/jupyter-book build . -W -n --keep-going
+	@test -f $(HTML)/index.html || { echo "error: jupyter-book wrote no $(HTML)/index.html" >&2; exit 1; }
+	@echo "book: $(HTML)/index.html"
+
+# --- one notebook with your own parameters ---------------------------------------------
+# PARAMS holds papermill options.  A `-p NAME VALUE` whose VALUE is a YAML list or mapping
+# ([...] or {...}) is passed as `-y "NAME: VALUE"` so that the notebook gets a list, not the
+# string papermill's -p would give; a -p/-r NAME that the notebook's parameters cell does not
+# define is an error (papermill itself only warns).  Results go to _build/runs/results.
+NB_NAME := $(basename $(notdir $(NB)))
+RUNS := _build/runs
+export PARAMS
+
+run: | $(STAMP)
+	@if [ -z "$(NB_NAME)" ]; then \
+		echo 'usage: make run NB=<name> [PARAMS="-p key value ..."]' >&2; \
+		echo 'notebooks: $(NAMES)' >&2; exit 2; fi
+	@if [ ! -f notebooks/$(NB_NAME).ipynb ]; then \
+		echo 'error: NB=$(NB) names no notebook (no notebooks/$(NB_NAME).ipynb)' >&2; \
+		echo 'notebooks: $(NAMES)' >&2; exit 2; fi
+	@mkdir -p $(RUNS)/results
+	@rm -f $(RUNS)/$(NB_NAME).ipynb
+	@eval "set -- $${PARAMS:-}"; \
+	known=" $$($(PY) -c 'import sys, papermill; print(" ".join(papermill.inspect_notebook(sys.argv[1])))' notebooks/$(NB_NAME).ipynb) "; \
+	args=(); \
+	if [ -f notebooks/params/$(NB_NAME).yaml ]; then args+=(-f notebooks/params/$(NB_NAME).yaml); fi; \
+	while [ $$# -gt 0 ]; do \
+		case "$$1" in \
+		-p|--parameters|-r|--parameters_raw) \
+			if [ $$# -lt 3 ]; then echo "error: PARAMS: $$1 needs a name and a value" >&2; exit 2; fi; \
+			case "$$known" in *" $$2 "*) ;; *) \
+				echo "error: PARAMS: notebooks/$(NB_NAME).ipynb has no parameter '$$2'" >&2; \
+				echo "parameters:$$known" >&2; exit 2;; esac; \
+			case "$$1:$$3" in \
+			-p:\[*|-p:\{*|--parameters:\[*|--parameters:\{*) args+=(-y "$$2: $$3");; \
+			*) args+=("$$1" "$$2" "$$3");; \
+			esac; \
+			shift 3;; \
+		*) args+=("$$1"); shift;; \
+		esac; \
+	done; \
+	tmp=$(RUNS)/.$(NB_NAME).tmp.ipynb; \
+	printf '%s ' executing notebooks/$(NB_NAME).ipynb "$${args[@]}"; echo; \
+	if FDP_RESULTS_DIR="$(CURDIR)/$(RUNS)/results" $(PAPERMILL) "$${args[@]}" notebooks/$(NB_NAME).ipynb $$tmp; then \
+		mv -f $$tmp $(RUNS)/$(NB_NAME).ipynb; \
+		echo "wrote $(RUNS)/$(NB_NAME).ipynb (results in $(RUNS)/results)"; \
+	else \
+		rm -f $$tmp; echo "error: notebooks/$(NB_NAME).ipynb failed (see the traceback above)" >&2; exit 1; \
+	fi
+
+# --- checks ----------------------------------------------------------------------------
+test: $(STAMP)
+	$(PY) -m pytest -q -m "not browser"
+
+verify: $(STAMP)
+	$(PY) -m fdp verify
+
+bench: $(STAMP)
+	@set -e; benches="$(wildcard benchmarks/bench_*.py)"; \
+	if [ -z "$$benches" ]; then echo "no benchmarks/bench_*.py"; exit 0; fi; \
+	for b in $$benches; do echo "== $$b"; $(PY) $$b; done
+
+# Debian's chromium, installed if no Chromium or Chrome is found.
+chromium:
+	@if [ -z "$(CHROMIUM)" ]; then \
+		echo "installing Debian's chromium"; \
+		$(SUDO) apt-get update -q && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q chromium; \
+	fi
+
+check-book: chromium $(STAMP)
+	CHROMIUM="$(or $(CHROMIUM),/usr/bin/chromium)" $(PY) -m pytest -q -m browser tests/test_browser.py
+
+# --- MathJax, bundled so that the book needs no network ---------------------------------
+MATHJAX_VERSION ?= 3
+mathjax:
+	@tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	( cd "$$tmp" && npm pack --silent mathjax@$(MATHJAX_VERSION) >/dev/null ) && \
+	tar -xzf "$$tmp"/mathjax-*.tgz -C "$$tmp" package/es5/tex-svg-full.js package/LICENSE package/package.json && \
+	mkdir -p book/_static/mathjax && \
+	cp "$$tmp"/package/es5/tex-svg-full.js "$$tmp"/package/LICENSE book/_static/mathjax/ && \
+	echo "book/_static/mathjax: MathJax $$(sed -n 's/.*"version": *"\([^"]*\)".*/\1/p' "$$tmp"/package/package.json)"
+
+# --- cleaning --------------------------------------------------------------------------
+clean:
+	rm -rf _build book/executed data/results
+
+distclean: clean
+	rm -rf $(VENV)

@@ -1,0 +1,277 @@
+"""Render every page of the built book in headless Chromium, as a reader would see it.
+
+Run by ``make check-book`` after ``make`` (``pytest -m browser tests/test_browser.py``).  The book in
+``_build/html`` is served on 127.0.0.1 and each page is opened in Chromium driven by Playwright
+(``executable_path`` points at the system's Chromium: no browser is downloaded).  A page fails if
+
+* text that should be mathematics is still visible as TeX once MathJax has finished (``\\(``,
+  ``\\[``, ``$$``, ``\\frac`` ...), a formula is not typeset, or MathJax reports a TeX error;
+* an image is broken (not loaded, or zero natural width);
+* it raises a JavaScript error or logs an error on the console;
+* it requests anything from a host other than 127.0.0.1/localhost, or a local file is missing.
+
+A full-page screenshot of each page goes to ``_build/screenshots/``.
+The browser is ``$CHROMIUM`` if set, else the first of /usr/bin/chromium, chromium-browser,
+google-chrome found.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import re
+import shutil
+import threading
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+HTML = ROOT / "_build" / "html"
+SHOTS = ROOT / "_build" / "screenshots"
+
+#: Folders of the build that hold assets, not pages.
+SKIP_DIRS = {"_static", "_sources", "_images", "_downloads", "_sphinx_design_static"}
+
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+CHROMIUM_CANDIDATES = (
+    "/usr/bin/chromium",
+    "/usr/bin/chromium-browser",
+    "/usr/bin/google-chrome",
+    "/usr/bin/google-chrome-stable",
+)
+LOCAL_HOSTS = {"127.0.0.1", "localhost", "[::1]", "::1"}
+LOCAL_SCHEMES = {"data", "blob", "about", "file"}
+
+#: Visible TeX that MathJax should have replaced.
+TEX = re.compile(r"\\\(|\\\)|\\\[|\\\]|\$\$|\\(?:frac|begin|end|sqrt|left|right|mathbb|mathcal|mathrm|"
+                 r"alpha|beta|gamma|delta|epsilon|varepsilon|kappa|lambda|mu|sigma|Phi|sum|int|log|exp|le|ge|"
+                 r"leq|geq|cdot|infty|text|operatorname)(?![A-Za-z])"
+                 r"|\$[^$\s][^$\n]{0,80}?[\\^_{}][^$\n]{0,80}?\$")
+
+REDIRECT = re.compile(r"<meta[^>]+http-equiv=[\"']?refresh", re.IGNORECASE)
+
+# Runs in the page once it has loaded: waits for MathJax and for every image, then reports.
+INSPECT_JS = r"""
+async () => {
+  const problems = [];
+  const started = () => !!(window.MathJax && window.MathJax.startup && window.MathJax.startup.promise);
+  if (document.querySelector('script[src*="mathjax" i]')) {
+    const t0 = Date.now();
+    while (!started() && Date.now() - t0 < 15000) await new Promise(r => setTimeout(r, 100));
+    if (!started()) {
+      problems.push('MathJax did not start (is the bundle missing from _static/mathjax?)');
+    } else {
+      try { await window.MathJax.startup.promise; }
+      catch (e) { problems.push('MathJax failed: ' + e); }
+    }
+  }
+  // Images: load lazy ones too, then wait for all to settle.
+  const imgs = Array.from(document.images);
+  imgs.forEach(img => { if (img.loading === 'lazy') img.loading = 'eager'; });
+  await Promise.all(imgs.map(img => img.complete ? null : new Promise(r => {
+    img.addEventListener('load', r, {once: true});
+    img.addEventListener('error', r, {once: true});
+    setTimeout(r, 10000);
+  })));
+  const images = imgs
+    .filter(img => !img.complete || img.naturalWidth === 0)
+    .map(img => img.getAttribute('src'));
+  // Formulas that Sphinx marked as math but MathJax did not typeset.
+  const math = Array.from(document.querySelectorAll('.math'));
+  const untypeset = math
+    .filter(el => !el.querySelector('mjx-container'))
+    .map(el => el.textContent.trim().slice(0, 80));
+  const typeset = document.querySelectorAll('mjx-container').length;
+  // TeX errors: merror nodes (noerrors/parse errors) and undefined macros (noundefined: red text).
+  const errSel = '[data-mjx-error], [data-mml-node="merror"], mjx-merror, ' +
+                 'g[data-mml-node="mtext"][fill="red"], mtext[mathcolor="red"]';
+  const texErrors = Array.from(document.querySelectorAll('mjx-container'))
+    .filter(c => c.querySelector(errSel))
+    .map(c => {
+      let tex = '';
+      try { tex = window.MathJax.startup.document.getMathItemsWithin(c)[0].math; } catch (e) {}
+      const err = c.querySelector('[data-mjx-error]');
+      const msg = err ? err.getAttribute('data-mjx-error') : 'undefined macro or error node';
+      return (tex || c.textContent || '').trim().slice(0, 80) + ' (' + msg + ')';
+    });
+  // Visible text outside code and typeset math.
+  const skip = 'pre, code, kbd, samp, script, style, textarea, noscript, mjx-container, .highlight';
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  const texts = [];
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    const el = n.parentElement;
+    if (!el || el.closest(skip)) continue;
+    if (el.checkVisibility && !el.checkVisibility({visibilityProperty: true, opacityProperty: false})) continue;
+    if (n.textContent.trim()) texts.push(n.textContent);
+  }
+  return {problems, images, untypeset, typeset, math: math.length, texErrors, text: texts.join('\n')};
+}
+"""
+
+
+def find_chromium() -> str | None:
+    env = os.environ.get("CHROMIUM")
+    if env:
+        return env
+    for path in CHROMIUM_CANDIDATES:
+        if Path(path).exists():
+            return path
+    return shutil.which("chromium") or shutil.which("google-chrome")
+
+
+def pages(html: Path) -> list[Path]:
+    return sorted(
+        p for p in html.rglob("*.html") if not SKIP_DIRS.intersection(p.relative_to(html).parts[:-1])
+    )
+
+
+def screenshot_name(rel: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "__", rel.removesuffix(".html")) + ".png"
+
+
+class _Handler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format, *args):  # noqa: A002 - quiet: problems are reported by the test
+        pass
+
+
+@pytest.fixture(scope="module")
+def server():
+    """``_build/html`` served on 127.0.0.1 (an ephemeral port), for as long as the module runs."""
+    if not (HTML / "index.html").is_file():
+        pytest.fail(f"{HTML / 'index.html'} does not exist: build the book first (`make`)", pytrace=False)
+    handler = functools.partial(_Handler, directory=str(HTML))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser_context(tmp_path_factory):
+    """A Chromium with a fresh profile, driven by Playwright."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.fail("the browser check needs playwright: pip install -e '.[check]' (make check-book does it)",
+                    pytrace=False)
+    exe = find_chromium()
+    if not exe or not Path(exe).exists():
+        pytest.fail("no Chromium found (set CHROMIUM, or run `make check-book`, which installs Debian's chromium)",
+                    pytrace=False)
+    with sync_playwright() as pw:
+        context = pw.chromium.launch_persistent_context(
+            str(tmp_path_factory.mktemp("chromium-profile")),
+            executable_path=exe,
+            headless=True,
+            args=CHROMIUM_ARGS,
+            viewport={"width": 1280, "height": 900},
+            service_workers="block",
+        )
+        try:
+            yield context
+        finally:
+            context.close()
+
+
+def check_page(context, base: str, rel: str) -> list[str]:
+    """Open one page and return its problems (empty if it renders cleanly)."""
+    problems: list[str] = []
+
+    def on_route(route):
+        url = route.request.url
+        parts = urlsplit(url)
+        if parts.scheme in LOCAL_SCHEMES or parts.hostname in LOCAL_HOSTS:
+            route.continue_()
+        else:
+            problems.append(f"request to another host: {url}")
+            route.abort()
+
+    def on_response(response):
+        if response.status >= 400:
+            problems.append(f"HTTP {response.status} for {unquote(response.url.removeprefix(base))}")
+
+    def on_console(msg):
+        if msg.type == "error":
+            problems.append(f"console error: {msg.text}")
+
+    page = context.new_page()
+    page.route("**/*", on_route)
+    page.on("response", on_response)
+    page.on("console", on_console)
+    page.on("pageerror", lambda exc: problems.append(f"JavaScript error: {exc}"))
+    page.on("websocket", lambda ws: problems.append(f"websocket: {ws.url}"))
+    try:
+        url = f"{base}/{rel}"
+        if REDIRECT.search((HTML / rel).read_text(encoding="utf-8", errors="replace")):
+            # e.g. index.html -> book/intro.html: check the page it leads to
+            page.goto(url, wait_until="load")
+            page.wait_for_url(lambda u: u != url, wait_until="load", timeout=10_000)
+            page.wait_for_load_state("load")
+        else:
+            page.goto(url, wait_until="load")
+        report = page.evaluate(INSPECT_JS)
+        try:
+            page.wait_for_load_state("networkidle", timeout=10_000)
+        except Exception:  # noqa: BLE001 - a page that keeps loading is reported, not fatal
+            problems.append("network did not become idle within 10 s")
+        problems.extend(report["problems"])
+        problems.extend(f"broken image: {src}" for src in report["images"])
+        problems.extend(f"formula not typeset: {tex!r}" for tex in report["untypeset"])
+        problems.extend(f"TeX error in formula: {err!r}" for err in report["texErrors"])
+        for line in report["text"].splitlines():
+            m = TEX.search(line)
+            if m:
+                start = max(0, m.start() - 30)
+                problems.append(f"visible TeX {m.group(0)!r}: {line[start:m.end() + 40].strip()!r}")
+        if report["math"] and not report["typeset"]:
+            problems.append(f"page has {report['math']} formulas but no rendered mjx-container")
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / screenshot_name(rel)), full_page=True)
+    except Exception as exc:  # noqa: BLE001 - one broken page must not hide the others
+        problems.append(f"could not render: {type(exc).__name__}: {exc}")
+    finally:
+        page.close()
+    return problems
+
+
+@pytest.mark.browser
+def test_book_was_built():
+    if not (HTML / "index.html").is_file():
+        pytest.fail(f"{HTML / 'index.html'} does not exist: build the book first (`make`)", pytrace=False)
+
+
+@pytest.mark.browser
+def test_every_page_renders(server, browser_context):
+    """Every page: math typeset, images loaded, no JS errors, nothing from other hosts."""
+    found = pages(HTML)
+    assert found, f"no HTML pages under {HTML}"
+    shutil.rmtree(SHOTS, ignore_errors=True)  # no screenshots of pages that no longer exist
+    failures = {}
+    for path in found:
+        rel = path.relative_to(HTML).as_posix()
+        problems = check_page(browser_context, server, rel)
+        if problems:
+            failures[rel] = list(dict.fromkeys(problems))  # de-duplicated, in order
+    print(f"\nrendered {len(found)} pages; screenshots in {SHOTS.relative_to(ROOT)}/")
+    if failures:
+        lines = [f"{len(failures)} of {len(found)} pages have problems:"]
+        for rel, problems in failures.items():
+            lines.append(f"  {rel}:")
+            lines.extend(f"    - {p}" for p in problems)
+        pytest.fail("\n".join(lines), pytrace=False)
