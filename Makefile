@@ -63,6 +63,18 @@ $(STAMP): pyproject.toml
 	@touch $@
 
 # --- notebooks -------------------------------------------------------------------------
+# In the book, papermill's injected-parameters cell only repeats the parameters cell (the
+# params file holds the paper's values, which are also the defaults): hide it.
+define HIDE_INJECTED
+import sys, nbformat
+nb = nbformat.read(sys.argv[1], as_version=4)
+for cell in nb.cells:
+    tags = cell.metadata.get("tags", [])
+    if "injected-parameters" in tags and "remove-cell" not in tags:
+        cell.metadata["tags"] = tags + ["remove-cell"]
+nbformat.write(nb, sys.argv[1])
+endef
+export HIDE_INJECTED
 # papermill writes a temporary file that is moved into place only on success: a failed
 # run leaves neither a partial notebook nor a stale one behind.
 book/executed/%.ipynb: notebooks/%.ipynb notebooks/params/%.yaml $(SRC) | $(STAMP)
@@ -70,7 +82,8 @@ book/executed/%.ipynb: notebooks/%.ipynb notebooks/params/%.yaml $(SRC) | $(STAM
 	@rm -f $@
 	@echo "executing notebooks/$*.ipynb with notebooks/params/$*.yaml"
 	@tmp=$(@D)/.$*.tmp.ipynb; \
-	if $(PAPERMILL) -f notebooks/params/$*.yaml notebooks/$*.ipynb $$tmp; then \
+	if $(PAPERMILL) -f notebooks/params/$*.yaml notebooks/$*.ipynb $$tmp \
+		&& $(PY) -c "$$HIDE_INJECTED" $$tmp; then \
 		mv -f $$tmp $@; \
 	else \
 		rm -f $$tmp; echo "error: notebooks/$*.ipynb failed (see the traceback above)" >&2; exit 1; \

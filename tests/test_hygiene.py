@@ -68,3 +68,24 @@ def test_params_files_name_only_declared_parameters(nb, suffix):
 @pytest.mark.parametrize("nb", NOTEBOOKS, ids=lambda p: p.stem)
 def test_listed_in_toc(nb):
     assert f"book/executed/{nb.stem}" in (ROOT / "_toc.yml").read_text()
+
+
+def _normalise(req: str) -> str:
+    return re.sub(r"\s+", "", req).lower().replace("_", "-")
+
+
+def test_environment_yml_mirrors_pyproject():
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    wanted = set(map(_normalise, project["dependencies"]))
+    for extra in project["optional-dependencies"].values():
+        wanted |= set(map(_normalise, extra))
+    env = yaml.safe_load((ROOT / "environment.yml").read_text())["dependencies"]
+    listed = set()
+    for dep in env:
+        if isinstance(dep, dict):
+            listed |= {_normalise(d) for d in dep["pip"] if d != "-e ."}
+        elif not dep.startswith(("python=", "pip")):
+            listed.add(_normalise(dep))
+    assert listed == wanted, f"only in pyproject: {wanted - listed}; only in environment.yml: {listed - wanted}"

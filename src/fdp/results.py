@@ -45,6 +45,7 @@ def _write(notebook: str, records: list) -> None:
     with os.fdopen(fd, "w") as fh:
         json.dump({"notebook": notebook, "records": records}, fh, indent=1, sort_keys=True)
         fh.write("\n")
+    os.chmod(tmp, 0o644)  # mkstemp creates 0600
     os.replace(tmp, path)
 
 
@@ -142,15 +143,20 @@ def verify(expected: list[str], directory: Path | None = None) -> tuple[bool, li
 
 
 def markdown_table(records: list[dict]) -> str:
-    """A Markdown table of records with their status, for the report page."""
-    head = "| key | ours | paper | abs. diff. | tol. | kind | status | source | explanation |\n"
-    head += "|---|---:|---:|---:|---:|---|---|---|---|\n"
-    rows = []
+    """Markdown for the report page: a table of records, their sources, and the explanations of deviations."""
+    head = "| key | ours | paper | abs. diff. | tol. | kind | status |\n"
+    head += "|---|---:|---:|---:|---:|---|---|\n"
+    rows, notes = [], []
     for r in records:
         diff = abs(r["value"] - r["paper"])
-        expl = r["explanation"].replace("|", "\\|").replace("\n", " ")
+        status = status_of(r)
         rows.append(
-            f"| {r['key']} | {r['value']:.4g} | {r['paper']:.4g} | {diff:.2g} | {r['tol']:.2g} | {r['kind']} "
-            f"| {status_of(r)} | {r['source']} | {expl} |"
+            f"| `{r['key']}` | {r['value']:.4g} | {r['paper']:.4g} | {diff:.2g} | {r['tol']:.2g} | {r['kind']} | {status} |"
         )
-    return head + "\n".join(rows) + "\n"
+        if status != "match" and r["explanation"]:
+            notes.append(f"* `{r['key']}`: {r['explanation']}")
+    sources = sorted({r["source"] for r in records})
+    text = head + "\n".join(rows) + "\n\nSource: " + "; ".join(sources) + ".\n"
+    if notes:
+        text += "\nExplained deviations:\n\n" + "\n".join(notes) + "\n"
+    return text
