@@ -62,7 +62,8 @@ def _log_ratio_chunk(sigma, q, steps, samples, block, seed_seq):
     log_keep = np.log1p(-q) if q < 1.0 else -np.inf
     for start in range(0, steps, block):
         width = min(block, steps - start)
-        w = sigma * rng.standard_normal((samples, width))
+        # step-major draws: the noise of a (sample, step) pair does not depend on the block size
+        w = sigma * rng.standard_normal((width, samples)).T
         # log[(1 - q) + q N(w; 1, sigma^2) / N(w; 0, sigma^2)], the ratio of one step
         x = (w - 0.5) / sigma**2
         total += np.logaddexp(log_keep, np.log(q) + x).sum(axis=1)
@@ -101,10 +102,11 @@ def gamma_from_log_ratios(log_ratios, kappa, confidence: float = 0.95, interval:
     ``eps = sqrt(log(2 / a) / (2N))`` (Dvoretzky et al. 1956), ``a = (1 - confidence) / 2``,
     which covers the error of the empirical quantile as in the paper's argument.
     """
-    lr = np.sort(np.asarray(log_ratios, dtype=float))[::-1]
+    lr = np.asarray(log_ratios, dtype=float)
+    if lr.ndim != 1 or lr.size == 0 or not np.all(np.isfinite(lr)):
+        raise ValueError("log_ratios must be a non-empty 1-d array of finite numbers")
+    lr = np.sort(lr)[::-1]
     n = lr.size
-    if n == 0 or not np.all(np.isfinite(lr)):
-        raise ValueError("log_ratios must be a non-empty array of finite numbers")
     k = check_array_in("kappa", np.atleast_1d(kappa), 0.0, 1.0, open_low=True, open_high=True)
     confidence = check_open_unit("confidence", confidence)
     if interval not in ("asymptotic", "dkw"):

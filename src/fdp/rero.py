@@ -83,6 +83,13 @@ def advantage(gamma_value, kappa):
     return (g - k) / (1.0 - k)
 
 
+def _prior_size(prior_size) -> int:
+    n = check_positive_int("prior_size", prior_size)
+    if n < 2:
+        raise ValueError(f"prior_size must be an integer >= 2, got {n!r}")
+    return n
+
+
 def _fano_gap(t: float, entropy: float, information: float, prior_size: int) -> float:
     # Hayes et al. eq. (5): f(t) = H(pi) - I(pi; w) + t log t + (1 - t) log(1 - t) - t log(|pi| - 1)
     return entropy - information + xlogy(t, t) + xlogy(1 - t, 1 - t) - t * np.log(prior_size - 1)
@@ -96,9 +103,7 @@ def fano_advantage(mutual_information, prior_size: int):
     ``f`` decreases on ``[0, 1 - 1/|pi|]`` from ``H - I`` to ``-I``, so the root is unique; if
     ``I >= H`` the bound is the trivial advantage 1.  Mutual information is in nats.
     """
-    n = check_positive_int("prior_size", prior_size)
-    if n < 2:
-        raise ValueError(f"prior_size must be >= 2, got {n!r}")
+    n = _prior_size(prior_size)
     info = check_array_in("mutual_information", mutual_information, 0.0, np.inf)
     entropy = np.log(n)
     out = np.empty(info.shape)
@@ -109,7 +114,8 @@ def fano_advantage(mutual_information, prior_size: int):
             t = 1.0 - 1.0 / n
         else:
             t = brentq(_fano_gap, 0.0, 1.0 - 1.0 / n, args=(entropy, value, n), xtol=1e-15, rtol=1e-15)
-        out[idx] = (1.0 - t - 1.0 / n) / (1.0 - 1.0 / n)
+        # the clip only removes rounding at t = 1 - 1/n (advantage exactly 0)
+        out[idx] = min(max((1.0 - t - 1.0 / n) / (1.0 - 1.0 / n), 0.0), 1.0)
     return out if out.ndim else float(out)
 
 
@@ -122,7 +128,7 @@ def guo_mutual_information_bound(sigma: float, prior_size: int, sensitivity: flo
     orthonormal unit gradients that distance is ``sqrt(2)``.
     """
     sigma = check_positive("sigma", sigma)
-    n = check_positive_int("prior_size", prior_size)
+    n = _prior_size(prior_size)
     delta = check_positive("sensitivity", sensitivity)
     p = 1.0 / n
     return float(-np.log(p + (1.0 - p) * np.exp(-(delta**2) / (2.0 * sigma**2))))
@@ -159,7 +165,7 @@ def guo_mutual_information_mc(
     ``seed``.
     """
     sigma = check_positive("sigma", sigma)
-    n = check_positive_int("prior_size", prior_size)
+    n = _prior_size(prior_size)
     samples = check_positive_int("samples", samples)
     chunk = check_positive_int("chunk", chunk)
     sizes = [chunk] * (samples // chunk) + ([samples % chunk] if samples % chunk else [])

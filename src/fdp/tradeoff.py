@@ -215,6 +215,8 @@ def lower_convex_envelope(alphas, betas) -> tuple[np.ndarray, np.ndarray]:
     b = np.asarray(betas, dtype=float)
     if a.shape != b.shape or a.ndim != 1 or a.size == 0:
         raise ValueError("alphas and betas must be 1-d arrays of the same non-zero length")
+    if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
+        raise ValueError("alphas and betas must be finite (no NaN or inf)")
     order = np.lexsort((b, a))
     a, b = a[order], b[order]
     hull: list[int] = []
@@ -249,7 +251,7 @@ def symmetrise(curve: TradeOffCurve, grid=None) -> PiecewiseLinear:
             grid = np.union1d(grid, [0.0, 1.0])
         else:
             grid = default_grid()
-    grid = check_array_in("grid", grid, 0.0, 1.0)
+    grid = np.union1d(check_array_in("grid", grid, 0.0, 1.0), [0.0, 1.0])
     values = np.minimum(curve(grid), curve.inverse(grid))
     a, b = lower_convex_envelope(grid, values)
     return PiecewiseLinear(a, b, name=f"C({curve.name})")

@@ -1,0 +1,201 @@
+"""The command line, ``python -m fdp``, run as a user would (a subprocess with this interpreter)."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from scipy.stats import norm
+
+from fdp import rero, results, tradeoff
+from fdp.paths import ROOT
+
+# Every subprocess of this module, started together (each one pays the interpreter and SciPy import).
+CASES = {
+    "gauss": ["rero", "--mechanism", "gaussian", "--mu", "2.0", "--kappa", "0.1", "--json"],
+    "gauss_many": ["rero", "--mechanism", "gaussian", "--mu", "1.0", "--kappa", "0.5", "0.001", "0.2", "--json"],
+    "bad_mu": ["rero", "--mechanism", "gaussian", "--mu", "-1", "--kappa", "0.1"],
+    "bad_kappa": ["rero", "--mechanism", "gaussian", "--mu", "1.0", "--kappa", "1.5"],
+    "bad_mechanism": ["rero", "--mechanism", "cauchy", "--mu", "1.0", "--kappa", "0.1"],
+    "missing_kappa": ["rero", "--mechanism", "gaussian", "--mu", "1.0"],
+}
+BAD = {"bad_mu": "mu", "bad_kappa": "kappa", "bad_mechanism": "mechanism", "missing_kappa": "--kappa"}
+
+
+def _start(args, **kw):
+    return subprocess.Popen(
+        [sys.executable, "-m", "fdp", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw
+    )
+
+
+def _finish(proc):
+    out, err = proc.communicate(timeout=120)
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
+def _expected_notebooks():
+    return sorted(p.stem for p in (ROOT / "notebooks").glob("*.ipynb") if p.stem != "report")
+
+
+def _fill_registry(folder, value):
+    """One record (paper value 1.0, tol 0.01) for every notebook that `verify` expects."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("FDP_RESULTS_DIR", str(folder))
+        mp.setitem(results._current, "notebook", None)
+        mp.setitem(results._current, "records", [])
+        for name in _expected_notebooks():
+            results.start(name)
+            results.record("x", value, paper=1.0, source="test", tol=0.01, kind="exact")
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    # another working directory and no FDP_RESULTS_DIR: the CLI must not depend on either
+    cwd = tmp_path_factory.mktemp("cwd")
+    env = {k: v for k, v in os.environ.items() if k != "FDP_RESULTS_DIR"}
+    cases = dict(CASES, verify_empty=["verify", "--results-dir", str(tmp_path_factory.mktemp("empty"))])
+    procs = {name: _start(args, cwd=cwd, env=env) for name, args in cases.items()}
+    return {name: _finish(p) for name, p in procs.items()}
+
+
+def _json(run):
+    assert run.returncode == 0, run.stderr
+    assert run.stderr == ""
+    lines = run.stdout.strip().splitlines()
+    assert len(lines) == 1
+    out = json.loads(lines[0])
+    assert isinstance(out, dict)
+    return out
+
+
+def test_gaussian_json(runs):
+    out = _json(runs["gauss"])
+    assert out["mechanism"] == "gaussian"
+    assert out["mu"] == 2.0
+    assert out["kappa"] == [0.1]
+    assert len(out["gamma"]) == 1 and len(out["advantage"]) == 1
+    expected = 1.0 - norm.cdf(norm.ppf(0.9) - 2.0)
+    assert out["gamma"][0] == pytest.approx(expected, rel=1e-12)
+    assert out["gamma"][0] == pytest.approx(float(rero.gamma(tradeoff.gaussian(2.0), 0.1)), rel=1e-15)
+    assert out["advantage"][0] == pytest.approx((expected - 0.1) / 0.9, rel=1e-12)
+
+
+def test_several_kappas_in_order(runs):
+    out = _json(runs["gauss_many"])
+    kappas = [0.5, 0.001, 0.2]
+    assert out["kappa"] == kappas
+    assert len(out["gamma"]) == 3 and len(out["advantage"]) == 3
+    np.testing.assert_allclose(out["gamma"], [norm.sf(norm.isf(k) - 1.0) for k in kappas], rtol=1e-12)
+    np.testing.assert_allclose(out["gamma"], rero.gamma(tradeoff.gaussian(1.0), kappas), rtol=1e-15)
+    np.testing.assert_allclose(out["advantage"], [(g - k) / (1 - k) for g, k in zip(out["gamma"], kappas)], rtol=1e-12)
+
+
+@pytest.mark.parametrize("case", sorted(BAD))
+def test_bad_arguments_exit_2_with_one_line(runs, case):
+    run = runs[case]
+    assert run.returncode == 2
+    assert run.stdout == ""
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1, run.stderr
+    assert BAD[case] in lines[0]
+    assert "Traceback" not in run.stderr
+
+
+def test_verify_empty_results_dir_fails(runs):
+    run = runs["verify_empty"]
+    assert run.returncode == 1
+    assert "verify: FAILED" in run.stdout
+    names = _expected_notebooks()
+    assert names, "no notebooks to verify"
+    for name in names:
+        assert f"MISSING  {name}" in run.stdout
+
+
+# ---------------------------------------------------------------------------------------------
+# the same entry point in-process (argparse errors raise SystemExit(2))
+# ---------------------------------------------------------------------------------------------
+
+
+def _main(capsys, argv):
+    from fdp.cli import main
+
+    try:
+        code = main(argv)
+    except SystemExit as exc:
+        code = exc.code
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_main_json_in_process(capsys):
+    code, out, err = _main(capsys, ["rero", "--mechanism", "gaussian", "--mu", "0", "--kappa", "0.25", "--json"])
+    assert code == 0 and err == ""
+    data = json.loads(out)
+    assert data["gamma"][0] == pytest.approx(0.25) and data["advantage"][0] == pytest.approx(0.0, abs=1e-12)
+
+
+def test_table_output(capsys):
+    code, out, err = _main(capsys, ["rero", "--mechanism", "gaussian", "--mu", "2.0", "--kappa", "0.1", "0.2"])
+    assert code == 0 and err == ""
+    lines = out.strip().splitlines()
+    assert lines[0].split() == ["kappa", "gamma", "advantage"]
+    rows = [[float(x) for x in line.split()] for line in lines[1:]]
+    assert [r[0] for r in rows] == [0.1, 0.2]
+    for k, g, a in rows:
+        assert g == pytest.approx(norm.sf(norm.isf(k) - 2.0), rel=1e-5)
+        assert a == pytest.approx((g - k) / (1 - k), rel=1e-5)
+
+
+@pytest.mark.parametrize(
+    "argv,name",
+    [
+        (["rero", "--mechanism", "gaussian", "--mu", "nan", "--kappa", "0.1"], "mu"),
+        (["rero", "--mechanism", "laplace", "--mu", "-2", "--kappa", "0.25"], "mu"),
+        (["rero", "--mechanism", "laplace", "--mu", "1.0", "--kappa", "0.1", "0", "--json"], "kappa"),
+        (["rero", "--mechanism", "gaussian", "--mu", "1.0", "--kappa", "nan"], "kappa"),
+        (["rero", "--mechanism", "gaussian", "--mu", "1.0", "--kappa", "abc"], "kappa"),
+        (["rero", "--mechanism", "gaussian", "--kappa", "0.1"], "--mu"),
+        (["rero", "--mu", "1.0", "--kappa", "0.1"], "--mechanism"),
+        (["frobnicate"], "frobnicate"),
+        ([], "command"),
+    ],
+)
+def test_more_bad_arguments_in_process(capsys, argv, name):
+    code, out, err = _main(capsys, argv)
+    assert code == 2
+    assert out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert name in lines[0]
+
+
+def test_laplace_json(capsys):
+    mu = 1.5
+    code, out, err = _main(capsys, ["rero", "--mechanism", "laplace", "--mu", "1.5", "--kappa", "0.01", "0.3", "--json"])
+    assert code == 0 and err == ""
+    data = json.loads(out)
+    assert data["mechanism"] == "laplace" and data["mu"] == mu and data["kappa"] == [0.01, 0.3]
+    # eq. (1): kappa = 0.01 < e^-mu / 2 -> gamma = kappa e^mu; kappa = 0.3 in the middle -> 1 - e^-mu / (4 kappa)
+    np.testing.assert_allclose(data["gamma"], [0.01 * math.exp(mu), 1 - math.exp(-mu) / (4 * 0.3)], rtol=1e-12)
+    np.testing.assert_allclose(data["gamma"], rero.gamma(tradeoff.laplace(mu), [0.01, 0.3]), rtol=1e-15)
+    assert len(data["advantage"]) == 2
+
+
+def test_verify_complete_results_pass(capsys, tmp_path):
+    _fill_registry(tmp_path, 1.0)
+    code, out, _ = _main(capsys, ["verify", "--results-dir", str(tmp_path)])
+    assert code == 0, out
+    assert "verify: OK" in out
+    assert "MISSING" not in out and "MISMATCH" not in out
+
+
+def test_verify_mismatch_fails(capsys, tmp_path):
+    _fill_registry(tmp_path, 2.0)
+    code, out, _ = _main(capsys, ["verify", "--results-dir", str(tmp_path)])
+    assert code == 1
+    assert "MISMATCH" in out and "verify: FAILED" in out

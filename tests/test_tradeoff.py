@@ -1,0 +1,574 @@
+"""Trade-off curves (fdp.tradeoff) checked against independent constructions.
+
+Each closed form is compared with the Neyman-Pearson test built directly from the two densities
+(thresholding the observation, whose likelihood ratio is monotone), with scipy quadrature of the
+densities, or with the explicit formulas of the papers (ReRo paper eq. 1, RTM paper Lemma 9,
+Dong, Roth, Su 2022 Def. F.1, GDP paper eq. 2).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import integrate, optimize
+from scipy.stats import laplace as lap
+from scipy.stats import norm
+
+from fdp import rero, tradeoff
+from fdp.tradeoff import PiecewiseLinear, TradeOffCurve
+
+PROPS = settings(max_examples=60, deadline=None)
+
+MUS = [0.0, 0.3, 1.0, 2.0, 4.0]
+
+
+def _quad(pdf, lo, hi, kinks=()):
+    """Integral of ``pdf`` over [lo, hi], split at the kinks of the density."""
+    cuts = [lo] + sorted(k for k in kinks if lo < k < hi) + [hi]
+    return sum(integrate.quad(pdf, a, b, epsabs=1e-13, epsrel=1e-11, limit=200)[0] for a, b in zip(cuts[:-1], cuts[1:]))
+
+
+# ---------------------------------------------------------------------------------------------
+# Gaussian: T(N(0,1), N(mu,1))
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mu", MUS)
+def test_gaussian_equals_neyman_pearson_threshold_test(mu):
+    # LR of N(mu,1) to N(0,1) is increasing in x: reject H0 when X > c.
+    c = np.linspace(-6.0, 8.0, 113)
+    alpha = norm.sf(c)
+    beta = norm.cdf(c - mu)
+    f = tradeoff.gaussian(mu)
+    np.testing.assert_allclose(f(alpha), beta, rtol=1e-7, atol=1e-10)
+    # the power, 1 - beta, is computed without cancellation even at tiny levels
+    c_far = np.linspace(7.0, 30.0, 24)
+    np.testing.assert_allclose(f.power(norm.sf(c_far)), norm.sf(c_far - mu), rtol=1e-9)
+
+
+@pytest.mark.parametrize("mu", [0.5, 2.0])
+def test_gaussian_against_quadrature_of_densities(mu):
+    f = tradeoff.gaussian(mu)
+    for c in (-2.0, 0.0, 0.7, 1.5, 3.0):
+        alpha = _quad(norm.pdf, c, np.inf)
+        beta = _quad(lambda x: norm.pdf(x - mu), -np.inf, c)
+        assert f(alpha) == pytest.approx(beta, abs=1e-8)
+
+
+def test_gaussian_endpoints_and_symmetry():
+    f = tradeoff.gaussian(1.3)
+    assert f(0.0) == pytest.approx(1.0)
+    assert f(1.0) == pytest.approx(0.0, abs=1e-15)
+    b = np.linspace(0.0, 1.0, 51)
+    np.testing.assert_allclose(f.inverse(b), f(b))
+    assert f.symmetric
+    assert f.swapped() is f
+
+
+# ---------------------------------------------------------------------------------------------
+# Laplace: T(Lap(0,1), Lap(mu,1)), ReRo paper eq. (1)
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mu", MUS)
+def test_laplace_equals_neyman_pearson_threshold_test(mu):
+    # LR = exp(|x| - |x - mu|): e^-mu for x <= 0, exp(2x - mu) on [0, mu], e^mu for x >= mu.
+    # Thresholding x inside a flat part is a randomised NP test, so every threshold is optimal.
+    x = np.concatenate([np.linspace(-8.0, mu + 8.0, 161), [0.0, mu, mu / 2]])
+    alpha = lap.sf(x)
+    beta = lap.cdf(x - mu)
+    f = tradeoff.laplace(mu)
+    np.testing.assert_allclose(f(alpha), beta, rtol=1e-9, atol=1e-12)
+    # power near alpha = 0 (x far above mu) without cancellation
+    x_far = np.linspace(mu + 5.0, mu + 40.0, 15)
+    np.testing.assert_allclose(f.power(lap.sf(x_far)), lap.sf(x_far - mu), rtol=1e-9)
+
+
+@pytest.mark.parametrize("mu", [0.5, 2.0, 3.0])
+def test_laplace_against_quadrature_of_densities(mu):
+    f = tradeoff.laplace(mu)
+    kinks = (0.0, mu)
+    for x in (-3.0, -0.2, 0.0, 0.3 * mu, mu, mu + 0.5, mu + 4.0):
+        alpha = _quad(lap.pdf, x, np.inf, kinks)
+        beta = _quad(lambda t: lap.pdf(t - mu), -np.inf, x, kinks)
+        assert f(alpha) == pytest.approx(beta, abs=1e-9)
+
+
+def test_laplace_pieces_match_eq1():
+    mu = 1.5
+    f = tradeoff.laplace(mu)
+    corner = math.exp(-mu) / 2
+    for a in (1e-6, 0.5 * corner, 0.99 * corner):
+        assert f(a) == pytest.approx(1 - a * math.exp(mu), rel=1e-12)
+    for a in (corner, 0.2, 0.5):
+        assert f(a) == pytest.approx(math.exp(-mu) / (4 * a), rel=1e-12)
+    for a in (0.5 + 1e-9, 0.7, 1.0):
+        assert f(a) == pytest.approx((1 - a) * math.exp(-mu), rel=1e-12, abs=1e-15)
+
+
+# ---------------------------------------------------------------------------------------------
+# (eps, delta), identity
+# ---------------------------------------------------------------------------------------------
+
+
+def _eps_delta_from_dominating_pair(eps, delta, alpha):
+    """NP trade-off of the (eps, delta) dominating pair on four atoms (Dong et al. 2022, Prop. 2.5 / Kairouz et al.).
+
+    P = (delta, (1-delta) e^eps/(1+e^eps), (1-delta)/(1+e^eps), 0), Q = P reversed.  Rejecting atoms in
+    decreasing order of Q/P (inf, e^eps, e^-eps, 0) and randomising inside an atom traces a polygon.
+    """
+    s = 1.0 + math.exp(eps)
+    P = np.array([0.0, (1 - delta) / s, (1 - delta) * math.exp(eps) / s, delta])  # in rejection order
+    Q = np.array([delta, (1 - delta) * math.exp(eps) / s, (1 - delta) / s, 0.0])
+    a = np.concatenate([[0.0], np.cumsum(P)])
+    b = 1.0 - np.concatenate([[0.0], np.cumsum(Q)])
+    keep = np.concatenate([[True], np.diff(a) > 0])  # drop zero-width steps (vertical jumps)
+    # at alpha = 0 the best test rejects the Q-only atom: beta = 1 - delta
+    a, b = a[keep], b[keep]
+    b[0] = 1.0 - delta
+    return np.interp(alpha, a, b)
+
+
+@pytest.mark.parametrize("eps,delta", [(0.0, 0.0), (0.5, 0.0), (1.0, 1e-5), (2.0, 0.1), (0.0, 0.3), (3.0, 0.5)])
+def test_eps_delta_against_definition(eps, delta):
+    alpha = np.linspace(0.0, 1.0, 1001)
+    f = tradeoff.eps_delta(eps, delta)
+    values = f(alpha)
+    # (eps, delta)-DP: alpha + e^eps beta >= 1 - delta and beta + e^eps alpha >= 1 - delta, beta >= 0
+    assert np.all(values >= 0.0)
+    assert np.all(values + math.exp(eps) * alpha >= 1 - delta - 1e-12)
+    assert np.all(alpha + math.exp(eps) * values >= 1 - delta - 1e-12)
+    # and it is the largest such curve: the NP curve of the dominating pair
+    np.testing.assert_allclose(values, _eps_delta_from_dominating_pair(eps, delta, alpha), atol=1e-12)
+    np.testing.assert_allclose(f.power(alpha), 1.0 - values, atol=1e-12)
+
+
+def test_identity():
+    a = np.linspace(0, 1, 11)
+    f = tradeoff.identity()
+    np.testing.assert_allclose(f(a), 1 - a)
+    np.testing.assert_allclose(f.power(a), a)
+    np.testing.assert_allclose(f.inverse(a), 1 - a)
+    # identity is gaussian(0) and laplace(0)
+    np.testing.assert_allclose(tradeoff.gaussian(0.0)(a), 1 - a, atol=1e-15)
+    np.testing.assert_allclose(tradeoff.laplace(0.0)(a), 1 - a, atol=1e-15)
+
+
+# ---------------------------------------------------------------------------------------------
+# inverses
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "curve,top",
+    [
+        (tradeoff.gaussian(1.0), 1.0),
+        (tradeoff.gaussian(3.0), 1.0),
+        (tradeoff.laplace(1.0), 1.0),
+        (tradeoff.laplace(2.5), 1.0),
+        (tradeoff.eps_delta(1.0, 0.05), 0.95),
+        (tradeoff.subsample(tradeoff.gaussian(2.0), 0.3), 1.0),
+        (tradeoff.subsample(tradeoff.laplace(2.0), 0.1), 1.0),
+    ],
+    ids=["gauss1", "gauss3", "lap1", "lap2.5", "epsdelta", "sgm", "slm"],
+)
+def test_inverse_is_inverse_on_strictly_decreasing_part(curve, top):
+    b = np.linspace(0.0, top, 201)[1:-1]
+    np.testing.assert_allclose(curve(curve.inverse(b)), b, atol=1e-9)
+    a = np.linspace(0.0, 1.0, 201)[1:-1]
+    a = a[curve(a) > 0]
+    np.testing.assert_allclose(curve.inverse(curve(a)), a, atol=1e-9)
+
+
+def _mixture_cdf(c, mu, p):
+    return (1 - p) * norm.cdf(c) + p * norm.cdf(c - mu)
+
+
+@pytest.mark.parametrize("mu,p", [(1.0, 0.5), (3.0, 0.1), (2.0, 1.0), (5.0, 0.01)])
+def test_subsampled_inverse_is_swapped_test(mu, p):
+    # T(Q, P) with Q = (1-p)N(0,1) + pN(mu,1), P = N(0,1).  The ratio P/Q is decreasing in x, so the
+    # NP test of H0 = Q against H1 = P rejects for small x: alpha = Q(X <= c), beta = P(X > c).
+    f = tradeoff.subsample(tradeoff.gaussian(mu), p)
+    c = np.linspace(-6.0, mu + 6.0, 97)
+    alpha = _mixture_cdf(c, mu, p)
+    beta = norm.sf(c)
+    np.testing.assert_allclose(f.inverse(alpha), beta, atol=1e-9)
+    g = f.swapped()
+    np.testing.assert_allclose(g(alpha), beta, atol=1e-9)
+    np.testing.assert_allclose(g.inverse(norm.sf(c)), f(norm.sf(c)))
+
+
+# ---------------------------------------------------------------------------------------------
+# Poisson subsampling (RTM paper Lemma 9)
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mu,p", [(1.0, 0.5), (3.0, 0.1), (2.0, 1.0), (0.5, 0.9)])
+def test_subsample_gaussian_is_lemma9_mixture_test(mu, p):
+    # P = N(0,1), Q = (1-p)N(0,1) + pN(mu,1): Q/P = (1-p) + p exp(mu x - mu^2/2), increasing in x.
+    f = tradeoff.subsample(tradeoff.gaussian(mu), p)
+    c = np.linspace(-6.0, mu + 7.0, 121)
+    alpha = norm.sf(c)
+    beta = _mixture_cdf(c, mu, p)
+    np.testing.assert_allclose(f(alpha), beta, rtol=1e-7, atol=1e-10)
+    np.testing.assert_allclose(f.power(alpha), (1 - p) * norm.sf(c) + p * norm.sf(c - mu), rtol=1e-7, atol=1e-12)
+    mixture = lambda x: (1 - p) * norm.pdf(x) + p * norm.pdf(x - mu)  # noqa: E731
+    for t in (-1.0, 0.5, mu, mu + 2.0):
+        a = _quad(norm.pdf, t, np.inf)
+        b = _quad(mixture, -np.inf, t)
+        assert f(a) == pytest.approx(b, abs=1e-8)
+
+
+def test_subsample_p1_is_the_curve_itself():
+    a = np.linspace(0, 1, 101)
+    np.testing.assert_allclose(tradeoff.subsample(tradeoff.laplace(1.2), 1.0)(a), tradeoff.laplace(1.2)(a))
+
+
+# ---------------------------------------------------------------------------------------------
+# symmetrisation C(f, f^-1)
+# ---------------------------------------------------------------------------------------------
+
+
+def _explicit_symmetrisation(mu, p, x):
+    """Dong, Roth, Su Def. F.1 for the subsampled Gaussian, with every piece computed independently."""
+    fp = lambda a: p * norm.cdf(norm.isf(a) - mu) + (1 - p) * (1 - a)  # noqa: E731
+    h = 1e-6
+    slope_plus_one = lambda a: (fp(a + h) - fp(a - h)) / (2 * h) + 1.0  # noqa: E731
+    x_star = optimize.brentq(slope_plus_one, 1e-5, 0.5 - 1e-5, xtol=1e-14)
+    assert x_star == pytest.approx(norm.sf(mu / 2), abs=1e-6)  # f_mu'(x) = -exp(mu z - mu^2/2) = -1 at z = mu/2
+    y_star = fp(x_star)
+
+    def f_inverse(b):  # T(Q, P)(b): find c with Q(X <= c) = b, return P(X > c)
+        c = optimize.brentq(lambda t: _mixture_cdf(t, mu, p) - b, -40.0, 40.0 + mu, xtol=1e-14)
+        return norm.sf(c)
+
+    out = []
+    for a in x:
+        if a <= x_star:
+            out.append(fp(a))
+        elif a <= y_star:
+            out.append(x_star + y_star - a)
+        elif a >= 1.0:
+            out.append(0.0)
+        else:
+            out.append(f_inverse(a))
+    return np.array(out)
+
+
+@pytest.mark.parametrize("mu,p", [(1.0, 0.5), (2.0, 0.2), (3.0, 0.05)])
+def test_symmetrise_subsampled_gaussian_matches_def_f1(mu, p):
+    curve = tradeoff.subsample(tradeoff.gaussian(mu), p)
+    sym = tradeoff.symmetrise(curve)
+    x = np.concatenate([np.linspace(0.0, 1.0, 301), [1e-6, 1e-4, 0.999999]])
+    exact = _explicit_symmetrisation(mu, p, x)
+    got = sym(x)
+    # sampled then linearly interpolated: on or above the exact curve, and close to it
+    assert np.all(got >= exact - 1e-9)
+    np.testing.assert_allclose(got, exact, atol=2e-4)
+    tradeoff.check_valid(sym)
+
+
+def _pl_inverse(alphas, betas, b):
+    """Generalised inverse inf{a : f(a) <= b} of a strictly decreasing piecewise-linear f with f(1) = 0."""
+    b = np.asarray(b, dtype=float)
+    return np.where(b >= betas[0], 0.0, np.interp(b, betas[::-1], alphas[::-1]))
+
+
+def _brute_force_envelope(px, py, x):
+    """Greatest convex minorant of the points (px, py) at x: min over pairs bracketing x of the chord."""
+    out = []
+    for t in x:
+        lo, hi = px <= t, px >= t
+        xa, ya = px[lo][:, None], py[lo][:, None]
+        xb, yb = px[hi][None, :], py[hi][None, :]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            w = np.where(xb > xa, (t - xa) / (xb - xa), 0.0)
+        out.append(np.min(ya + w * (yb - ya)))
+    return np.array(out)
+
+
+@pytest.mark.parametrize("p", [0.3, 0.05])
+def test_symmetrise_piecewise_linear_is_exact(p):
+    # an asymmetric polygon: the (1, 1e-3)-DP curve, subsampled, sampled at its breakpoints
+    ed = tradeoff.eps_delta(1.0, 1e-3)
+    s = 1 + math.e
+    base_a = np.array([0.0, (1 - 1e-3) / s, 1 - 1e-3, 1.0])
+    alphas = base_a
+    betas = p * ed(base_a) + (1 - p) * (1 - base_a)
+    f = tradeoff.piecewise_linear(alphas, betas)
+    assert not np.allclose(f(np.linspace(0, 1, 50)), f.inverse(np.linspace(0, 1, 50)))
+    sym = tradeoff.symmetrise(f)
+    # candidate points of min(f, f^-1): a dense grid plus every breakpoint of f and f^-1
+    px = np.union1d(np.linspace(0.0, 1.0, 401), np.concatenate([alphas, betas]))
+    py = np.minimum(np.interp(px, alphas, betas), _pl_inverse(alphas, betas, px))
+    at = np.union1d(sym.alphas, np.linspace(0.0, 1.0, 41))
+    np.testing.assert_allclose(sym(at), _brute_force_envelope(px, py, at), atol=1e-12)
+    # its breakpoints are breakpoints of f or of f^-1
+    assert all(np.isclose(a, np.concatenate([alphas, betas]), atol=1e-15).any() for a in sym.alphas)
+    # the result is symmetric
+    b = np.linspace(0, 1, 101)
+    np.testing.assert_allclose(sym.inverse(b), sym(b), atol=1e-12)
+
+
+def test_symmetrise_of_symmetric_curve_is_itself():
+    f = tradeoff.piecewise_linear([0.0, 0.1, 0.4, 1.0], [1.0, 0.4, 0.1, 0.0])  # symmetric polygon
+    sym = tradeoff.symmetrise(f)
+    a = np.linspace(0, 1, 101)
+    np.testing.assert_allclose(sym(a), f(a), atol=1e-14)
+
+
+# ---------------------------------------------------------------------------------------------
+# lower convex envelope
+# ---------------------------------------------------------------------------------------------
+
+
+points = st.lists(st.tuples(st.integers(0, 1000), st.integers(0, 1000)), min_size=1, max_size=40)
+
+
+@PROPS
+@given(points)
+def test_lower_convex_envelope_properties(pts):
+    ix = np.array([p[0] for p in pts])
+    iy = np.array([p[1] for p in pts])
+    va, vb = tradeoff.lower_convex_envelope(ix / 1000.0, iy / 1000.0)
+    # vertices are input points, in strictly increasing alpha, spanning the input
+    vx, vy = np.rint(va * 1000).astype(int), np.rint(vb * 1000).astype(int)
+    assert set(zip(vx.tolist(), vy.tolist())) <= set(pts)
+    assert np.all(np.diff(vx) > 0)
+    assert vx[0] == ix.min() and vx[-1] == ix.max()
+    # convex: slopes non-decreasing (exact integer cross products)
+    for j in range(len(vx) - 2):
+        d1 = (vy[j + 1] - vy[j]) * (vx[j + 2] - vx[j + 1])
+        d2 = (vy[j + 2] - vy[j + 1]) * (vx[j + 1] - vx[j])
+        assert d1 <= d2
+    # every input point lies on or above the envelope
+    for x, y in pts:
+        k = int(np.searchsorted(vx, x))
+        if vx[min(k, len(vx) - 1)] == x:
+            assert y >= vy[min(k, len(vx) - 1)]
+        else:
+            j = k - 1
+            assert (y - vy[j]) * (vx[k] - vx[j]) >= (vy[k] - vy[j]) * (x - vx[j])
+
+
+def test_lower_convex_envelope_small_example():
+    a, b = tradeoff.lower_convex_envelope([0.0, 0.5, 0.25, 1.0, 0.5], [1.0, 0.2, 0.9, 0.0, 0.6])
+    np.testing.assert_array_equal(a, [0.0, 0.5, 1.0])
+    np.testing.assert_array_equal(b, [1.0, 0.2, 0.0])
+
+
+@pytest.mark.parametrize("args", [([], []), ([0.0, 1.0], [1.0]), ([[0.0]], [[1.0]])])
+def test_lower_convex_envelope_refuses_bad_shapes(args):
+    with pytest.raises(ValueError):
+        tradeoff.lower_convex_envelope(*args)
+
+
+@pytest.mark.parametrize(
+    "alphas,betas,name",
+    [
+        ([0.0, np.nan, 1.0], [1.0, 0.5, 0.0], "alphas"),
+        ([0.0, 0.5, 1.0], [1.0, np.nan, 0.0], "betas"),
+        ([0.0, np.inf], [1.0, 0.0], "alphas"),
+    ],
+)
+def test_lower_convex_envelope_refuses_non_finite_points(alphas, betas, name):
+    # DESIGN.md: never return NaN silently; a bad argument is a ValueError naming it
+    with pytest.raises(ValueError, match=name):
+        tradeoff.lower_convex_envelope(alphas, betas)
+
+
+# ---------------------------------------------------------------------------------------------
+# composition
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mu,n", [(0.5, 1), (0.3, 4), (1.0, 9), (0.05, 1000)])
+def test_gaussian_composition(mu, n):
+    a = np.linspace(0, 1, 201)
+    hom = tradeoff.gaussian_composition(mu, steps=n)
+    het = tradeoff.gaussian_composition([mu] * n)
+    np.testing.assert_allclose(hom(a), het(a), atol=1e-12)
+    np.testing.assert_allclose(hom(a), tradeoff.gaussian(math.sqrt(n) * mu)(a), atol=1e-12)
+    # independent: N(0, I_n) vs N(mu 1, I_n); the sufficient statistic S = sum x_i is N(0, n) vs N(n mu, n)
+    c = np.linspace(-5, 5 + n * mu / math.sqrt(n), 41) * math.sqrt(n)
+    np.testing.assert_allclose(hom(norm.sf(c / math.sqrt(n))), norm.cdf((c - n * mu) / math.sqrt(n)), atol=1e-9)
+
+
+def test_gaussian_composition_heterogeneous():
+    mus = np.array([0.1, 0.5, 1.2, 0.0])
+    s2 = float(np.sum(mus**2))
+    f = tradeoff.gaussian_composition(mus)
+    # statistic sum mu_i x_i: N(0, s2) vs N(s2, s2)
+    c = np.linspace(-4, 6, 41)
+    np.testing.assert_allclose(f(norm.sf(c / math.sqrt(s2))), norm.cdf((c - s2) / math.sqrt(s2)), atol=1e-9)
+
+
+@pytest.mark.parametrize("steps", [0, -1, 2.5, "3", True])
+def test_gaussian_composition_refuses_bad_steps(steps):
+    with pytest.raises(ValueError, match="steps"):
+        tradeoff.gaussian_composition(1.0, steps=steps)
+
+
+def test_gaussian_composition_refuses_negative_mu():
+    with pytest.raises(ValueError, match="mu"):
+        tradeoff.gaussian_composition([1.0, -0.5])
+    with pytest.raises(ValueError, match="mu"):
+        tradeoff.gaussian_composition(-1.0, steps=3)
+
+
+# ---------------------------------------------------------------------------------------------
+# validity checks
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "curve,message",
+    [
+        (tradeoff.piecewise_linear([0.0, 0.5, 1.0], [0.6, 0.4, 0.0]), "not convex"),
+        (TradeOffCurve(lambda a: 0.25 * a**2, name="increasing"), "increasing"),
+        (tradeoff.piecewise_linear([0.0, 1.0], [1.0, 0.2]), "1 - alpha"),
+        (TradeOffCurve(lambda a: 1.5 - a, name="too high"), "outside"),
+        (TradeOffCurve(lambda a: np.full_like(a, np.nan), name="nan"), "non-finite"),
+    ],
+    ids=["non-convex", "increasing", "above-diagonal", "above-one", "nan"],
+)
+def test_check_valid_catches_bad_curves(curve, message):
+    assert not tradeoff.is_valid(curve)
+    with pytest.raises(ValueError, match=message):
+        tradeoff.check_valid(curve)
+
+
+def test_check_valid_accepts_good_curves():
+    for curve in (tradeoff.identity(), tradeoff.gaussian(2.0), tradeoff.piecewise_linear([0.0, 0.2, 1.0], [0.5, 0.1, 0.0])):
+        assert tradeoff.is_valid(curve)
+        tradeoff.check_valid(curve, alphas=np.linspace(0, 1, 57))
+
+
+@pytest.mark.parametrize(
+    "alphas,betas",
+    [
+        ([0.1, 1.0], [1.0, 0.0]),  # does not start at 0
+        ([0.0, 0.9], [1.0, 0.0]),  # does not end at 1
+        ([0.0, 0.5, 0.5, 1.0], [1.0, 0.5, 0.4, 0.0]),  # not strictly increasing
+        ([0.0, 0.7, 0.3, 1.0], [1.0, 0.5, 0.4, 0.0]),  # decreasing alphas
+        ([0.0, 0.5, 1.0], [0.5, 0.6, 0.0]),  # increasing betas
+        ([0.0, 1.0], [1.0, 0.5, 0.0]),  # shapes differ
+        ([0.0], [1.0]),  # too short
+        ([0.0, 1.0], [1.2, 0.0]),  # beta outside [0, 1]
+        ([0.0, 0.5, 1.0], [1.0, np.nan, 0.0]),  # NaN
+        ([[0.0, 1.0]], [[1.0, 0.0]]),  # 2-d
+    ],
+)
+def test_piecewise_linear_refuses_bad_breakpoints(alphas, betas):
+    with pytest.raises(ValueError):
+        tradeoff.piecewise_linear(alphas, betas)
+
+
+def test_piecewise_linear_interpolates_and_inverts():
+    f = tradeoff.piecewise_linear([0.0, 0.2, 0.6, 1.0], [0.8, 0.3, 0.0, 0.0])
+    assert isinstance(f, PiecewiseLinear)
+    assert f(0.1) == pytest.approx(0.55)
+    assert f(0.8) == pytest.approx(0.0)
+    # generalised inverse inf{a : f(a) <= b}
+    assert f.inverse(0.0) == pytest.approx(0.6)
+    assert f.inverse(0.55) == pytest.approx(0.1)
+    assert f.inverse(0.9) == pytest.approx(0.0)
+
+
+@pytest.mark.parametrize(
+    "make,name",
+    [
+        (lambda: tradeoff.gaussian(-1.0), "mu"),
+        (lambda: tradeoff.gaussian(float("nan")), "mu"),
+        (lambda: tradeoff.laplace(-0.1), "mu"),
+        (lambda: tradeoff.eps_delta(-1.0, 0.0), "eps"),
+        (lambda: tradeoff.eps_delta(1.0, 1.5), "delta"),
+        (lambda: tradeoff.subsample(tradeoff.gaussian(1.0), 0.0), "p"),
+        (lambda: tradeoff.subsample(tradeoff.gaussian(1.0), 1.5), "p"),
+        (lambda: tradeoff.subsample(tradeoff.gaussian(1.0), float("nan")), "p"),
+        (lambda: tradeoff.gaussian(1.0)(1.5), "alpha"),
+        (lambda: tradeoff.gaussian(1.0)(np.array([0.2, np.nan])), "alpha"),
+        (lambda: tradeoff.gaussian(1.0).inverse(-0.1), "beta"),
+    ],
+)
+def test_bad_arguments_name_the_argument(make, name):
+    with pytest.raises(ValueError, match=rf"\b{name}\b"):
+        make()
+
+
+# ---------------------------------------------------------------------------------------------
+# property tests: every curve the library builds is a valid trade-off function
+# ---------------------------------------------------------------------------------------------
+
+mu_st = st.floats(0.0, 8.0)
+p_st = st.floats(0.001, 1.0)
+
+
+@st.composite
+def base_curves(draw):
+    kind = draw(st.sampled_from(["gaussian", "laplace", "eps_delta"]))
+    if kind == "gaussian":
+        return tradeoff.gaussian(draw(mu_st))
+    if kind == "laplace":
+        return tradeoff.laplace(draw(mu_st))
+    return tradeoff.eps_delta(draw(st.floats(0.0, 6.0)), draw(st.floats(0.0, 1.0)))
+
+
+@st.composite
+def envelope_curves(draw):
+    pts = draw(st.lists(st.tuples(st.floats(0.0, 1.0), st.floats(0.0, 1.0)), max_size=30))
+    a = [0.0, 1.0] + [x for x, _ in pts]
+    b = [1.0, 0.0] + [y * (1.0 - x) for x, y in pts]  # below the diagonal
+    va, vb = tradeoff.lower_convex_envelope(a, b)
+    return tradeoff.piecewise_linear(va, vb)
+
+
+@st.composite
+def library_curves(draw):
+    kind = draw(st.sampled_from(["base", "subsample", "symmetrise", "composition", "envelope", "sym_envelope"]))
+    if kind == "base":
+        return draw(base_curves())
+    if kind == "subsample":
+        return tradeoff.subsample(draw(base_curves()), draw(p_st))
+    if kind == "symmetrise":
+        return tradeoff.symmetrise(tradeoff.subsample(draw(base_curves()), draw(p_st)))
+    if kind == "composition":
+        if draw(st.booleans()):
+            return tradeoff.gaussian_composition(draw(st.floats(0.0, 2.0)), steps=draw(st.integers(1, 500)))
+        return tradeoff.gaussian_composition(draw(st.lists(st.floats(0.0, 2.0), min_size=1, max_size=20)))
+    if kind == "envelope":
+        return draw(envelope_curves())
+    return tradeoff.symmetrise(draw(envelope_curves()))
+
+
+@PROPS
+@given(library_curves())
+def test_every_library_curve_is_valid(curve):
+    tradeoff.check_valid(curve, atol=1e-9)
+    tradeoff.check_valid(curve, alphas=np.linspace(0.0, 1.0, 257), atol=1e-9)
+
+
+@PROPS
+@given(library_curves(), st.lists(st.floats(1e-9, 1.0 - 1e-9), min_size=2, max_size=20))
+def test_gamma_in_kappa_one_and_non_decreasing(curve, kappas):
+    k = np.sort(np.array(kappas))
+    g = rero.gamma(curve, k)
+    assert np.all(g >= k - 1e-9)
+    assert np.all(g <= 1.0 + 1e-12)
+    assert np.all(np.diff(g) >= -1e-9)
+    # advantage of the library's gamma lies in [0, 1]
+    adv = rero.advantage(np.clip(g, 0.0, 1.0), k)
+    assert np.all(adv >= -1e-6) and np.all(adv <= 1.0 + 1e-12)
+
+
+@PROPS
+@given(st.floats(1e-9, 1.0 - 1e-9), st.floats(0.0, 1.0))
+def test_advantage_in_unit_interval(kappa, t):
+    g = min(kappa + t * (1.0 - kappa), 1.0)
+    adv = rero.advantage(g, kappa)
+    assert 0.0 <= adv <= 1.0
+    assert adv == pytest.approx(t, abs=1e-6)
