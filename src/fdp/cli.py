@@ -17,7 +17,9 @@ import numpy as np
 from . import rero, tradeoff
 from .paths import ROOT
 
-MECHANISMS = {"gaussian": tradeoff.gaussian, "laplace": tradeoff.laplace}
+CLOSED_FORMS = {"gaussian": tradeoff.gaussian, "laplace": tradeoff.laplace}
+SUBSAMPLED = {"subsampled-gaussian": "gaussian", "subsampled-laplace": "laplace"}
+METHODS = ("pld", "edgeworth", "clt", "mc", "mpmath")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -29,10 +31,24 @@ def _build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python -m fdp", description="Trade-off functions and reconstruction robustness.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    p = sub.add_parser("rero", help="ReRo bound gamma = 1 - f(kappa) for a mechanism")
-    p.add_argument("--mechanism", required=True, choices=sorted(MECHANISMS))
-    p.add_argument("--mu", required=True, type=float, help="effect size: Delta_2/sigma (gaussian) or Delta_1/b (laplace)")
+    p = sub.add_parser(
+        "rero",
+        help="ReRo bound gamma = 1 - f(kappa) for a mechanism (add direction)",
+        description="gaussian/laplace: one mechanism with effect size --mu, closed form. "
+        "subsampled-gaussian/subsampled-laplace: --steps-fold composition of the Poisson-subsampled "
+        "mechanism with sensitivity 1 and noise scale --noise-multiplier, computed by --method.",
+    )
+    p.add_argument("--mechanism", required=True, choices=sorted(CLOSED_FORMS) + sorted(SUBSAMPLED))
+    p.add_argument("--mu", type=float, help="effect size Delta_2/sigma (gaussian) or Delta_1/b (laplace)")
+    p.add_argument("--noise-multiplier", type=float, help="sigma (Gaussian) or b (Laplace), sensitivity 1")
+    p.add_argument("--sampling-rate", type=float, default=1.0, help="Poisson sampling rate in (0, 1] (default 1)")
+    p.add_argument("--steps", type=int, default=1, help="number of composed steps (default 1)")
     p.add_argument("--kappa", required=True, type=float, nargs="+", help="prior success probability, in (0, 1)")
+    p.add_argument("--method", choices=METHODS, default="pld", help="for subsampled mechanisms (default pld)")
+    p.add_argument("--order", type=int, default=4, help="Edgeworth order 0..4 (default 4)")
+    p.add_argument("--discretization", type=float, default=1e-4, help="PLD loss discretisation (default 1e-4)")
+    p.add_argument("--samples", type=int, default=1_000_000, help="Monte-Carlo samples (default 1e6)")
+    p.add_argument("--seed", type=int, default=0, help="Monte-Carlo seed (default 0)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
     v = sub.add_parser("verify", help="check the results registry against the papers' values")
@@ -40,24 +56,61 @@ def _build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _subsampled_gamma(args, kappa) -> dict:
+    """gamma (and its bracket or interval where the method has one) for a subsampled mechanism."""
+    base = SUBSAMPLED[args.mechanism]
+    scale, rate, steps = args.noise_multiplier, args.sampling_rate, args.steps
+    if scale is None:
+        raise ValueError(f"--noise-multiplier is required for {args.mechanism}")
+    if args.method == "pld":
+        from .pld import tradeoff_bracket
+
+        lower, upper = tradeoff_bracket(base, scale, rate, steps, discretization=args.discretization).gamma(kappa)
+        # the certified upper end is the bound to report
+        return {"gamma": upper, "gamma_lower": lower, "gamma_upper": upper}
+    if args.method == "mpmath":
+        from .groundtruth import gamma_ground_truth
+
+        gt = gamma_ground_truth(base, scale, rate, steps, kappa)
+        return {"gamma": gt.upper, "gamma_lower": gt.lower, "gamma_upper": gt.upper}
+    if args.method == "edgeworth":
+        from .edgeworth import gamma_edgeworth
+
+        return {"gamma": gamma_edgeworth(base, scale, rate, steps, kappa, order=args.order)}
+    if args.method == "clt":
+        from .edgeworth import clt_curve
+
+        return {"gamma": rero.gamma(clt_curve(base, scale, rate, steps), kappa)}
+    # mc: Hayes et al. Algorithm 1, implemented for the Gaussian
+    if base != "gaussian":
+        raise ValueError("--method mc is implemented for subsampled-gaussian only")
+    from .montecarlo import gamma_mc
+
+    res = gamma_mc(scale, rate, steps, kappa, samples=args.samples, seed=args.seed)
+    return {"gamma": res.estimate, "ci_lower": res.lower, "ci_upper": res.upper}
+
+
 def _rero(args) -> int:
-    curve = MECHANISMS[args.mechanism](args.mu)
     kappa = np.asarray(args.kappa, dtype=float)
-    gamma = rero.gamma(curve, kappa)
-    adv = rero.advantage(gamma, kappa)
-    if args.json:
-        out = {
-            "mechanism": args.mechanism,
-            "mu": args.mu,
-            "kappa": kappa.tolist(),
-            "gamma": np.atleast_1d(gamma).tolist(),
-            "advantage": np.atleast_1d(adv).tolist(),
-        }
-        print(json.dumps(out))
+    inputs = {"mechanism": args.mechanism}
+    if args.mechanism in CLOSED_FORMS:
+        if args.mu is None:
+            raise ValueError(f"--mu is required for {args.mechanism}")
+        out = {"gamma": rero.gamma(CLOSED_FORMS[args.mechanism](args.mu), kappa)}
+        inputs["mu"] = args.mu
     else:
-        print(f"{'kappa':>12} {'gamma':>12} {'advantage':>12}")
-        for k, g, a in zip(kappa, np.atleast_1d(gamma), np.atleast_1d(adv)):
-            print(f"{k:12.6g} {g:12.6g} {a:12.6g}")
+        out = _subsampled_gamma(args, kappa)
+        inputs.update(noise_multiplier=args.noise_multiplier, sampling_rate=args.sampling_rate, steps=args.steps,
+                      method=args.method)
+    out = {k: np.atleast_1d(v).astype(float).tolist() for k, v in out.items()}
+    out["advantage"] = np.atleast_1d(rero.advantage(np.minimum(out["gamma"], 1.0), kappa)).tolist()
+    if args.json:
+        print(json.dumps({**inputs, "kappa": kappa.tolist(), **out}))
+    else:
+        cols = ["kappa", *out]
+        print(" ".join(f"{c:>12}" for c in cols))
+        for i, k in enumerate(kappa):
+            print(" ".join(f"{v:12.6g}" for v in [k, *(out[c][i] for c in out)]))
     return 0
 
 
