@@ -1,0 +1,282 @@
+"""Privacy-loss distributions (PLDs) through Google's ``dp_accounting``, and trade-off curves from them.
+
+A PLD of a pair (A, B) is the law of the privacy loss ``L = log(b(x) / a(x))`` for ``x ~ B``
+(plus a mass at ``L = +inf`` where ``a = 0``).  Its trade-off curve is ``T(A, B)``: the
+Neyman-Pearson test rejects A for the largest losses, so with the losses sorted downwards the
+breakpoints are the cumulative masses ``(A(L >= l), 1 - B(L >= l))``; between them the curve is
+linear (randomisation at the threshold atom).  For a discrete pair this is exact, including
+``f(0) = 1 - B(L = +inf)``: a pair without an infinite-loss atom has ``f(0) = 1``.
+
+Directions (DESIGN.md).  ``"add"`` is ``T(P, Q)`` with ``P = M(D)`` and ``Q = M(D with the
+target)``; for the Poisson-subsampled mechanism with sampling rate p and noise ``nu``,
+``P = nu`` and ``Q = (1 - p) nu + p nu(. - 1)``.  ``"remove"`` is the swapped pair ``T(Q, P)``,
+the inverse curve.  ``dp_accounting`` names its two PMFs after the neighbouring relation of its
+``mu_upper = M(D)``: its **REMOVE** PMF (``mu_upper = (1-p) nu(. + 1) + p nu``, ``mu_lower =
+nu``) is the law of ``log(Q / P)`` under Q, i.e. our ``"add"`` curve ``T(P, Q)``, and its
+**ADD** PMF is our ``"remove"`` curve ``T(Q, P)``.  The tests check this against Lemma 9 of the
+RTM paper (``T(P, Q) = p f + (1 - p)(1 - alpha)`` for one step).
+
+Certified bracket.  ``dp_accounting``'s pessimistic PMF (connect-the-dots, Doroshenko et al.
+2022) is a dominating pair: its curve lies on or below the exact one, so its gamma is an upper
+bound.  An optimistic PMF (every loss rounded down to the lattice, truncated tails dropped) has
+a hockey-stick divergence ``H(t) = E_B[(1 - t e^{-L})^+]`` below the true one for every t, and
+so does its composition (the integrand is non-decreasing in L and convolution keeps the
+stochastic order); since ``gamma(kappa) = inf_t kappa t + H(t)`` (Neyman-Pearson with LP
+duality), its gamma is a lower bound.  The curves read off both by :func:`breakpoints` are
+piecewise linear in alpha exactly as that infimum is, so ``gamma_lower <= gamma <=
+gamma_upper`` holds up to floating-point rounding in the FFT convolutions (about 1e-15 per
+lattice point, far below any width we report).  Rounding down shifts every step's loss by up to
+one lattice spacing h, so the optimistic side is first order in N h: pick ``discretization``
+well below ``1 / N`` times the width you need, or use :mod:`fdp.groundtruth` for a tight bracket.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from dp_accounting.pld import common as _common
+from dp_accounting.pld import privacy_loss_distribution as _pld
+
+from .tradeoff import PiecewiseLinear, TradeOffCurve, symmetrise
+from .validation import check_open_unit, check_positive, check_positive_int, check_sampling_rate
+
+__all__ = [
+    "MECHANISMS",
+    "DIRECTIONS",
+    "mechanism_pld",
+    "compose",
+    "breakpoints",
+    "tradeoff_curve",
+    "Bracket",
+    "tradeoff_bracket",
+]
+
+MECHANISMS = ("gaussian", "laplace")
+DIRECTIONS = ("add", "remove", "symmetrised")
+
+
+def _check_mechanism(mechanism) -> str:
+    if mechanism not in MECHANISMS:
+        raise ValueError(f"mechanism must be one of {MECHANISMS}, got {mechanism!r}")
+    return mechanism
+
+
+def _check_direction(direction) -> str:
+    if direction not in DIRECTIONS:
+        raise ValueError(f"direction must be one of {DIRECTIONS}, got {direction!r}")
+    return direction
+
+
+def mechanism_pld(
+    mechanism: str,
+    scale: float,
+    sampling_rate: float = 1.0,
+    steps: int = 1,
+    *,
+    discretization: float = 1e-4,
+    pessimistic: bool = True,
+):
+    """The ``dp_accounting`` PLD of ``steps``-fold Poisson-subsampled Gaussian or Laplace noise.
+
+    Sensitivity 1, noise standard deviation (``"gaussian"``) or Laplace scale b (``"laplace"``)
+    ``scale``, sampling rate ``sampling_rate`` (1 = no subsampling).  ``pessimistic=True`` uses
+    connect-the-dots (a dominating pair: gamma from it is an upper bound); ``False`` rounds losses
+    down (privacy buckets: a lower bound, see the module docstring).  Returns a
+    ``dp_accounting.pld.privacy_loss_distribution.PrivacyLossDistribution``.
+    """
+    mechanism = _check_mechanism(mechanism)
+    scale = check_positive("scale", scale)
+    p = check_sampling_rate("sampling_rate", sampling_rate)
+    steps = check_positive_int("steps", steps)
+    h = check_positive("discretization", discretization)
+    kwargs = dict(
+        sensitivity=1.0,
+        pessimistic_estimate=bool(pessimistic),
+        value_discretization_interval=h,
+        sampling_prob=p,
+        use_connect_dots=bool(pessimistic),  # connect-the-dots exists for pessimistic PMFs only
+    )
+    if mechanism == "gaussian":
+        one = _pld.from_gaussian_mechanism(scale, **kwargs)
+    else:
+        one = _pld.from_laplace_mechanism(scale, **kwargs)
+    return one if steps == 1 else one.self_compose(steps)
+
+
+def compose(plds):
+    """Heterogeneous composition of PLDs built with the same discretisation and estimate type."""
+    plds = list(plds)
+    if not plds:
+        raise ValueError("plds must hold at least one privacy-loss distribution")
+    out = plds[0]
+    for other in plds[1:]:
+        out = out.compose(other)
+    return out
+
+
+def _pmf(pld, direction: str):
+    """The dp_accounting PMF of the law of log(Q/P) under Q for our ``direction`` (see module doc)."""
+    # pylint: disable=protected-access
+    return (pld._pmf_remove if direction == "add" else pld._pmf_add).to_dense_pmf()
+
+
+def breakpoints(pld, direction: str = "add") -> tuple[np.ndarray, np.ndarray]:
+    """Breakpoints ``(alphas, betas)`` of the trade-off curve of a PLD, in ``direction`` "add" or "remove".
+
+    The curve is exact for the discrete pair the PMF describes (module docstring): it starts at
+    ``(0, 1 - m_inf)`` (``m_inf`` = mass at infinite loss), follows the Neyman-Pearson tests
+    from the largest loss down, and ends at ``alpha = 1``.  Points with zero mass are skipped.
+    """
+    direction = _check_direction(direction)
+    if direction == "symmetrised":
+        raise ValueError("breakpoints: direction must be 'add' or 'remove'; use tradeoff_curve for 'symmetrised'")
+    pmf = _pmf(pld, direction)
+    # pylint: disable=protected-access
+    h = pmf._discretization
+    return _lattice_breakpoints(pmf._lower_loss * h, h, pmf._probs, pmf._infinity_mass)
+
+
+def _lattice_breakpoints(l_0: float, h: float, masses, infinite: float) -> tuple[np.ndarray, np.ndarray]:
+    """Breakpoints of T(A, B) for Q-view ``masses`` of B at losses ``l_0 + k h`` and ``infinite`` at +inf."""
+    probs = np.asarray(masses, dtype=float)
+    losses = l_0 + np.arange(probs.size) * h
+    keep = probs > 0  # FFT round-off can leave tiny negative entries: they carry no mass
+    q, losses = probs[keep][::-1], losses[keep][::-1]  # largest loss first
+    m_inf = min(float(infinite), 1.0)
+    power = np.minimum(m_inf + np.cumsum(q), 1.0)  # B(L >= l)
+    alphas = np.minimum(np.cumsum(q * np.exp(-losses)), 1.0)  # A(L >= l) = sum b e^{-l}
+    alphas = np.concatenate([[0.0], alphas])
+    betas = np.concatenate([[1.0 - m_inf], 1.0 - power])
+    # the last test rejects everywhere B has mass; beyond it only A-mass at loss -inf remains
+    if alphas[-1] < 1.0:
+        alphas, betas = np.append(alphas, 1.0), np.append(betas, betas[-1])
+    # equal alphas (tests that add only B-mass, or rounding at 1): keep the last, smallest beta
+    last = np.r_[alphas[1:] > alphas[:-1], True]
+    return alphas[last], betas[last]
+
+
+def tradeoff_curve(pld, direction: str = "add", name: str | None = None) -> PiecewiseLinear:
+    """The trade-off curve of a PLD: ``"add"`` T(P, Q), ``"remove"`` T(Q, P), or ``"symmetrised"`` C(f, g).
+
+    The symmetrised curve is the lower convex envelope of both directions and their inverses
+    (Dong, Roth, Su 2022, Def. F.1): the DP guarantee of the mechanism under add/remove adjacency.
+    """
+    direction = _check_direction(direction)
+    label = name or f"PLD ({direction})"
+    if direction == "symmetrised":
+        add = PiecewiseLinear(*breakpoints(pld, "add"))
+        remove = PiecewiseLinear(*breakpoints(pld, "remove"))
+        grid = np.union1d(np.union1d(add.alphas, add.betas), np.union1d(remove.alphas, remove.betas))
+        # min over both curves and their inverses: for a discretised PLD "remove" is only close to
+        # the inverse of "add", and the guarantee must hold in both directions of the test
+        both = TradeOffCurve(
+            lambda a: np.minimum.reduce([add(a), remove(a), add.inverse(a), remove.inverse(a)]),
+            symmetric=True,
+            name=label,
+        )
+        curve = symmetrise(both, grid=grid)
+        curve.name = label
+        return curve
+    return PiecewiseLinear(*breakpoints(pld, direction), name=label)
+
+
+@dataclass(frozen=True)
+class Bracket:
+    """A lower and an upper trade-off curve that contain the exact curve: ``lower <= f <= upper``.
+
+    ``lower`` comes from a pessimistic measure (a dominating pair), ``upper`` from an optimistic
+    one.  :meth:`gamma` returns ``(gamma_lower, gamma_upper)`` = ``(1 - upper(kappa), 1 - lower(kappa))``.
+    """
+
+    lower: PiecewiseLinear
+    upper: PiecewiseLinear
+    discretization: float
+
+    def gamma(self, kappa) -> tuple[np.ndarray, np.ndarray]:
+        """Certified ``(gamma_lower, gamma_upper)`` of the ReRo bound at prior(s) ``kappa`` (in (0, 1))."""
+        from .rero import gamma
+
+        g_low, g_up = gamma(self.upper, kappa), gamma(self.lower, kappa)
+        return np.minimum(g_low, g_up), g_up
+
+    def width(self, kappa) -> np.ndarray:
+        """``gamma_upper - gamma_lower`` at ``kappa``."""
+        low, up = self.gamma(kappa)
+        return up - low
+
+
+def _compose_lattice(l_0, h, masses, infinite, steps, pessimistic, tail):
+    """N-fold composition of a lattice measure by FFT (``dp_accounting``'s ``self_convolve``).
+
+    Mass cut off by the truncation (at most ``tail``) goes to +inf (pessimistic) or is dropped.
+    """
+    masses = np.asarray(masses, dtype=float)
+    if steps == 1:
+        return l_0, masses, infinite
+    shift, out = _common.self_convolve(masses, steps, tail)
+    out = np.clip(np.asarray(out, dtype=float), 0.0, None)
+    finite = float(np.sum(masses)) ** steps  # finite part of the composed measure
+    inf_mass = -np.expm1(steps * np.log1p(-min(infinite, 1.0))) if infinite > 0 else 0.0
+    if pessimistic:
+        inf_mass += max(finite - float(np.sum(out)), 0.0)
+    return steps * l_0 + shift * h, out, inf_mass
+
+
+def tradeoff_bracket(
+    mechanism: str,
+    scale: float,
+    sampling_rate: float = 1.0,
+    steps: int = 1,
+    *,
+    discretization: float = 1e-4,
+    method: str = "lattice",
+    direction: str = "add",
+    kappa_min: float = 1e-7,
+) -> Bracket:
+    """Certified bracket of the curve of ``steps``-fold subsampled Gaussian/Laplace noise.
+
+    ``method="lattice"`` (default, add direction only): the one-step measures of
+    :func:`fdp.groundtruth.one_step_lattices` (a refinement and a garbling of the true pair on a
+    loss lattice of spacing about ``discretization``, both with error second order in the
+    spacing), composed by FFT.  Tails below ``1e-12 kappa_min / steps`` are cut.
+
+    ``method="dp_accounting"``: ``dp_accounting``'s pessimistic (connect-the-dots) and optimistic
+    (rounded down) PLDs in any ``direction`` ("add", "remove" or "symmetrised"; symmetrising
+    keeps the order).  Its optimistic side is first order in ``steps * discretization``, so the
+    bracket is much wider for long compositions.
+    """
+    direction = _check_direction(direction)
+    if method not in ("lattice", "dp_accounting"):
+        raise ValueError(f"method must be 'lattice' or 'dp_accounting', got {method!r}")
+    if method == "dp_accounting":
+        curves = []
+        for pessimistic in (True, False):
+            pld = mechanism_pld(
+                mechanism, scale, sampling_rate, steps, discretization=discretization, pessimistic=pessimistic
+            )
+            kind = "pessimistic" if pessimistic else "optimistic"
+            curves.append(tradeoff_curve(pld, direction, name=f"{mechanism} PLD {kind} ({direction})"))
+        return Bracket(lower=curves[0], upper=curves[1], discretization=float(discretization))
+
+    from . import groundtruth
+
+    if direction != "add":
+        raise ValueError(f"method 'lattice' computes the add direction only, got direction={direction!r}")
+    mechanism = _check_mechanism(mechanism)
+    scale = check_positive("scale", scale)
+    p = check_sampling_rate("sampling_rate", sampling_rate)
+    steps = check_positive_int("steps", steps)
+    h = check_positive("discretization", discretization)
+    kappa_min = check_open_unit("kappa_min", kappa_min)
+    tail = 1e-12 * kappa_min / steps
+    width = groundtruth.loss_range(mechanism, scale, p, np.log(tail))
+    grid = int(np.clip(np.ceil(width / h), 16, 10**6)) + 1
+    measures = groundtruth.one_step_lattices(mechanism, scale, p, grid, np.log(tail))
+    curves = {}
+    for side, (l_0, step_h, masses, infinite) in measures.items():
+        pessimistic = side == "pessimistic"
+        base, out, inf_mass = _compose_lattice(l_0, step_h, masses, infinite, steps, pessimistic, tail)
+        name = f"{mechanism} lattice {side} (add)"
+        curves[side] = PiecewiseLinear(*_lattice_breakpoints(base, step_h, out, inf_mass), name=name)
+    return Bracket(lower=curves["pessimistic"], upper=curves["optimistic"], discretization=width / (grid - 1))

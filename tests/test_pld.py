@@ -1,0 +1,136 @@
+"""fdp.pld: directions of dp_accounting's PMFs, breakpoints, composition and the certified bracket."""
+
+import numpy as np
+import pytest
+from dp_accounting.pld import privacy_loss_distribution as dpl
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fdp import pld, rero, tradeoff
+
+ALPHAS = np.linspace(0.0, 1.0, 201)
+KAPPAS = np.array([1e-7, 1e-5, 1e-3, 0.1, 0.5])
+
+
+@pytest.mark.parametrize("mechanism, closed", [("gaussian", tradeoff.gaussian), ("laplace", tradeoff.laplace)])
+@pytest.mark.parametrize("p", [0.3, 1.0])
+def test_directions_match_lemma9(mechanism, closed, p):
+    """One step: "add" is T(P, Q) = p f + (1 - p)(1 - alpha) (RTM Lemma 9), "remove" its inverse."""
+    scale = 1.0
+    one = pld.mechanism_pld(mechanism, scale, p, discretization=1e-5)
+    ref = tradeoff.subsample(closed(1.0 / scale), p)
+    add = pld.tradeoff_curve(one, "add")
+    remove = pld.tradeoff_curve(one, "remove")
+    assert np.max(np.abs(add(ALPHAS) - ref(ALPHAS))) < 1e-4
+    assert np.max(np.abs(remove(ALPHAS) - ref.inverse(ALPHAS))) < 1e-4
+    if p < 1:  # the two directions really differ, so the test above can tell them apart
+        assert np.max(np.abs(ref(ALPHAS) - ref.inverse(ALPHAS))) > 1e-2
+
+
+def test_pessimistic_curve_lies_below_closed_form():
+    one = pld.mechanism_pld("gaussian", 0.8, 1.0, 5, discretization=1e-3)
+    exact = tradeoff.gaussian(np.sqrt(5) / 0.8)
+    assert np.all(pld.tradeoff_curve(one)(ALPHAS) <= exact(ALPHAS) + 1e-12)
+
+
+def _dense(pmf):
+    d = pmf.to_dense_pmf()
+    return d._lower_loss, np.asarray(d._probs), d._infinity_mass, d._discretization
+
+
+def test_composition_equals_exact_convolution():
+    """dp_accounting's FFT self-composition against our own exact (direct) convolution, N = 4."""
+    h, n = 1e-3, 4
+    one = pld.mechanism_pld("gaussian", 1.5, 0.4, 1, discretization=h)
+    lo, probs, inf, _ = _dense(one._pmf_remove)
+    conv = probs
+    for _ in range(n - 1):
+        conv = np.convolve(conv, probs)
+    mine = tradeoff.piecewise_linear(*pld._lattice_breakpoints(n * lo * h, h, conv, 1 - (1 - inf) ** n))
+    theirs = pld.tradeoff_curve(pld.mechanism_pld("gaussian", 1.5, 0.4, n, discretization=h))
+    assert np.max(np.abs(mine(ALPHAS) - theirs(ALPHAS))) < 1e-9
+    assert np.max(np.abs(mine.power(KAPPAS) - theirs.power(KAPPAS)) / mine.power(KAPPAS)) < 1e-6
+
+
+def test_randomized_response_curve_starts_at_one():
+    """A discrete pair without an infinite-loss atom has f(0) = 1 (oracle libraries report less)."""
+    noise = 0.4  # keeps the true answer with probability 1 - noise/2 = 0.8
+    rr = dpl.from_randomized_response(noise, 2, value_discretization_interval=1e-6)
+    curve = pld.tradeoff_curve(rr, "add")
+    assert curve(0.0) == 1.0
+    # exact curve: from (0, 1) to (noise/2, noise/2) to (1, 0)
+    exact = tradeoff.piecewise_linear([0.0, noise / 2, 1.0], [1.0, noise / 2, 0.0])
+    assert np.max(np.abs(curve(ALPHAS) - exact(ALPHAS))) < 1e-5
+
+
+def test_symmetrised_curve():
+    one = pld.mechanism_pld("gaussian", 1.0, 0.3, 3, discretization=1e-4)
+    sym = pld.tradeoff_curve(one, "symmetrised")
+    add, remove = pld.tradeoff_curve(one, "add"), pld.tradeoff_curve(one, "remove")
+    tradeoff.check_valid(sym, ALPHAS)
+    assert np.max(np.abs(sym(ALPHAS) - sym.inverse(ALPHAS))) < 1e-9  # symmetric
+    assert np.all(sym(ALPHAS) <= np.minimum(add(ALPHAS), remove(ALPHAS)) + 1e-12)
+    assert np.max(np.minimum(add(ALPHAS), remove(ALPHAS)) - sym(ALPHAS)) > 1e-3  # the envelope matters
+
+
+@pytest.mark.parametrize("sigma, steps", [(2.0, 10), (0.7, 3), (5.0, 200)])
+def test_lattice_bracket_contains_gaussian_closed_form(sigma, steps):
+    bracket = pld.tradeoff_bracket("gaussian", sigma, 1.0, steps, discretization=1e-3)
+    exact = rero.gamma(tradeoff.gaussian(np.sqrt(steps) / sigma), KAPPAS)
+    low, up = bracket.gamma(KAPPAS)
+    assert np.all(low <= exact) and np.all(exact <= up)
+    assert np.all(up - low < 1e-4 * np.maximum(exact, 1e-3))
+
+
+def test_lattice_bracket_brackets_dp_accounting():
+    """Pessimistic dp_accounting lies above our lower end, optimistic below our upper end; ours is narrower."""
+    args = ("gaussian", 1.0, 0.2, 50)
+    ours = pld.tradeoff_bracket(*args, discretization=1e-3)
+    theirs = pld.tradeoff_bracket(*args, discretization=1e-3, method="dp_accounting")
+    low, up = ours.gamma(KAPPAS)
+    t_low, t_up = theirs.gamma(KAPPAS)
+    assert np.all(low <= t_up) and np.all(t_low <= up)
+    assert np.all(ours.width(KAPPAS) < theirs.width(KAPPAS))
+
+
+def test_lattice_bracket_laplace_single_step_closed_form():
+    bracket = pld.tradeoff_bracket("laplace", 0.5, 1.0, 1, discretization=1e-3)
+    exact = rero.gamma(tradeoff.laplace(2.0), KAPPAS)
+    low, up = bracket.gamma(KAPPAS)
+    assert np.all(low <= exact + 1e-15) and np.all(exact <= up + 1e-15)
+
+
+@settings(max_examples=8, deadline=None)
+@given(
+    sigma=st.floats(0.5, 5.0),
+    p=st.floats(0.01, 1.0),
+    steps=st.integers(1, 30),
+)
+def test_bracket_ordered_and_valid(sigma, p, steps):
+    bracket = pld.tradeoff_bracket("gaussian", sigma, p, steps, discretization=2e-3)
+    low, up = bracket.gamma(KAPPAS)
+    assert np.all(low <= up)
+    assert np.all(low >= KAPPAS * (1 - 1e-12)) and np.all(up <= 1.0)
+    assert np.all(np.diff(up) >= 0)
+    for curve in (bracket.lower, bracket.upper):
+        tradeoff.check_valid(curve, ALPHAS, atol=1e-9)
+
+
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [
+        (dict(mechanism="cauchy"), "mechanism"),
+        (dict(scale=0.0), "scale"),
+        (dict(sampling_rate=1.5), "sampling_rate"),
+        (dict(steps=2.5), "steps"),
+        (dict(discretization=-1.0), "discretization"),
+        (dict(direction="sideways"), "direction"),
+        (dict(method="magic"), "method"),
+        (dict(direction="remove"), "direction"),  # the lattice method is add-only
+    ],
+)
+def test_bad_input(kwargs, name):
+    args = dict(mechanism="gaussian", scale=1.0, sampling_rate=0.5, steps=2)
+    args.update(kwargs)
+    with pytest.raises(ValueError, match=name):
+        pld.tradeoff_bracket(**args)
