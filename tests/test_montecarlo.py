@@ -221,3 +221,19 @@ def test_log_ratio_bad_arguments(kwargs, name):
 def test_gamma_from_log_ratios_refuses_bad_ratios(lr):
     with pytest.raises(ValueError, match="log_ratios"):
         mc.gamma_from_log_ratios(lr, 0.1)
+
+
+def test_laplace_mc_within_ci_of_bracket():
+    """Algorithm 1 with Laplace noise (the SLM) covers the certified PLD bracket."""
+    from fdp import pld
+
+    kappa = np.array([0.01, 0.1])
+    res = mc.gamma_mc(1.0, 0.5, 5, kappa, samples=200_000, seed=3, mechanism="laplace")
+    low, up = pld.tradeoff_bracket("laplace", 1.0, 0.5, 5, discretization=1e-3).gamma(kappa)
+    assert np.all(res.lower <= up) and np.all(low <= res.upper)
+    assert np.all(res.upper - res.lower < 0.05 * res.estimate)
+
+
+def test_mc_bad_mechanism():
+    with pytest.raises(ValueError, match="mechanism"):
+        mc.gamma_mc(1.0, 0.5, 5, [0.1], samples=100, mechanism="cauchy")

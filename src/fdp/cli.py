@@ -81,12 +81,10 @@ def _subsampled_gamma(args, kappa) -> dict:
         from .edgeworth import clt_curve
 
         return {"gamma": rero.gamma(clt_curve(base, scale, rate, steps), kappa)}
-    # mc: Hayes et al. Algorithm 1, implemented for the Gaussian
-    if base != "gaussian":
-        raise ValueError("--method mc is implemented for subsampled-gaussian only")
+    # mc: Hayes et al. Algorithm 1 (Gaussian or Laplace noise)
     from .montecarlo import gamma_mc
 
-    res = gamma_mc(scale, rate, steps, kappa, samples=args.samples, seed=args.seed)
+    res = gamma_mc(scale, rate, steps, kappa, samples=args.samples, seed=args.seed, mechanism=base)
     return {"gamma": res.estimate, "ci_lower": res.lower, "ci_upper": res.upper}
 
 

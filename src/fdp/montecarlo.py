@@ -56,24 +56,39 @@ class MonteCarloGamma:
     interval: str
 
 
-def _log_ratio_chunk(sigma, q, steps, samples, block, seed_seq):
+def _log_ratio_chunk(sigma, q, steps, samples, block, seed_seq, mechanism="gaussian"):
     rng = np.random.default_rng(seed_seq)
     total = np.zeros(samples)
     log_keep = np.log1p(-q) if q < 1.0 else -np.inf
     for start in range(0, steps, block):
         width = min(block, steps - start)
         # step-major draws: the noise of a (sample, step) pair does not depend on the block size
-        w = sigma * rng.standard_normal((width, samples)).T
-        # log[(1 - q) + q N(w; 1, sigma^2) / N(w; 0, sigma^2)], the ratio of one step
-        x = (w - 0.5) / sigma**2
+        if mechanism == "gaussian":
+            w = sigma * rng.standard_normal((width, samples)).T
+            # log[(1 - q) + q N(w; 1, sigma^2) / N(w; 0, sigma^2)], the ratio of one step
+            x = (w - 0.5) / sigma**2
+        else:  # Laplace with scale b = sigma: log Lap(w; 1, b) / Lap(w; 0, b) = (|w| - |w - 1|) / b
+            w = sigma * rng.laplace(size=(width, samples)).T
+            x = (np.abs(w) - np.abs(w - 1.0)) / sigma
         total += np.logaddexp(log_keep, np.log(q) + x).sum(axis=1)
     return total
 
 
 def sgm_log_likelihood_ratios(
-    sigma: float, q: float, steps: int, samples: int, seed: int = 0, chunk: int = 20_000, block: int = 128, n_jobs: int = 1
+    sigma: float,
+    q: float,
+    steps: int,
+    samples: int,
+    seed: int = 0,
+    chunk: int = 20_000,
+    block: int = 128,
+    n_jobs: int = 1,
+    mechanism: str = "gaussian",
 ) -> np.ndarray:
     """Log likelihood ratios ``log mu(W) / nu(W)`` for ``W ~ nu = N(0, sigma^2 I_steps)`` (sensitivity 1).
+
+    ``mechanism="laplace"`` replaces the noise by Laplace noise of scale ``sigma`` (the SLM; the
+    same change of measure, Hayes et al. Alg. 1 applied to another noise distribution).
 
     Samples are produced in chunks of ``chunk`` (each with its own spawned seed) and steps in
     blocks of ``block``, so peak memory is about ``samples + chunk * block`` floats.
@@ -84,10 +99,12 @@ def sgm_log_likelihood_ratios(
     samples = check_positive_int("samples", samples)
     chunk = check_positive_int("chunk", chunk)
     block = check_positive_int("block", block)
+    if mechanism not in ("gaussian", "laplace"):
+        raise ValueError(f"mechanism must be 'gaussian' or 'laplace', got {mechanism!r}")
     sizes = [chunk] * (samples // chunk) + ([samples % chunk] if samples % chunk else [])
     seeds = np.random.SeedSequence(seed).spawn(len(sizes))
     parts = Parallel(n_jobs=n_jobs)(
-        delayed(_log_ratio_chunk)(sigma, q, steps, s, block, ss) for s, ss in zip(sizes, seeds)
+        delayed(_log_ratio_chunk)(sigma, q, steps, s, block, ss, mechanism) for s, ss in zip(sizes, seeds)
     )
     return np.concatenate(parts)
 
@@ -146,11 +163,12 @@ def gamma_mc(
     confidence: float = 0.95,
     interval: str = "asymptotic",
     n_jobs: int = 1,
+    mechanism: str = "gaussian",
 ) -> MonteCarloGamma:
     """ReRo bound of DP-SGD (sensitivity 1, noise multiplier ``sigma``, rate ``q``, ``steps``) by Algorithm 1.
 
     Returns a :class:`MonteCarloGamma` with the estimate and a confidence interval for each kappa.
     """
-    lr = sgm_log_likelihood_ratios(sigma, q, steps, samples, seed=seed, n_jobs=n_jobs)
+    lr = sgm_log_likelihood_ratios(sigma, q, steps, samples, seed=seed, n_jobs=n_jobs, mechanism=mechanism)
     res = gamma_from_log_ratios(lr, kappa, confidence=confidence, interval=interval)
     return MonteCarloGamma(**{**res.__dict__, "seed": seed})

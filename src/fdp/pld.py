@@ -233,13 +233,16 @@ def tradeoff_bracket(
     method: str = "lattice",
     direction: str = "add",
     kappa_min: float = 1e-7,
+    max_grid: int = 20_000,
 ) -> Bracket:
     """Certified bracket of the curve of ``steps``-fold subsampled Gaussian/Laplace noise.
 
     ``method="lattice"`` (default, add direction only): the one-step measures of
     :func:`fdp.groundtruth.one_step_lattices` (a refinement and a garbling of the true pair on a
     loss lattice of spacing about ``discretization``, both with error second order in the
-    spacing), composed by FFT.  Tails below ``1e-12 kappa_min / steps`` are cut.
+    spacing), composed by FFT.  Tails below ``1e-12 kappa_min / steps`` are cut.  The one-step
+    lattice has at most ``max_grid`` points (its mpmath construction costs about 0.4 ms a point):
+    for very large effect sizes the spacing grows beyond ``discretization`` and the bracket widens.
 
     ``method="dp_accounting"``: ``dp_accounting``'s pessimistic (connect-the-dots) and optimistic
     (rounded down) PLDs in any ``direction`` ("add", "remove" or "symmetrised"; symmetrising
@@ -269,9 +272,10 @@ def tradeoff_bracket(
     steps = check_positive_int("steps", steps)
     h = check_positive("discretization", discretization)
     kappa_min = check_open_unit("kappa_min", kappa_min)
+    max_grid = check_positive_int("max_grid", max_grid)
     tail = 1e-12 * kappa_min / steps
     width = groundtruth.loss_range(mechanism, scale, p, np.log(tail))
-    grid = int(np.clip(np.ceil(width / h), 16, 10**6)) + 1
+    grid = int(np.clip(np.ceil(width / h), 16, max_grid)) + 1
     measures = groundtruth.one_step_lattices(mechanism, scale, p, grid, np.log(tail))
     curves = {}
     for side, (l_0, step_h, masses, infinite) in measures.items():
