@@ -1,0 +1,84 @@
+"""Noise calibration: the noise multiplier that gives a target (eps, delta) for the subsampled Gaussian.
+
+``epsilon`` is the (eps, delta) guarantee of ``steps``-fold Poisson-subsampled Gaussian noise
+(sensitivity 1, noise multiplier ``noise``, sampling rate ``q``) under add/remove adjacency, from
+either the tight PLD accountant (``dp_accounting``'s pessimistic connect-the-dots PLD, the maximum
+over both directions: an upper bound on the true eps, tight up to the discretisation) or the RDP
+accountant (Mironov et al.; looser).  :func:`noise_multiplier_for` inverts it by bisection on
+``log(noise)``: the returned noise satisfies ``epsilon(noise) <= eps``, and ``noise / (1 + rtol)`` does not.
+"""
+
+from __future__ import annotations
+
+import math
+
+import dp_accounting
+from dp_accounting.rdp import rdp_privacy_accountant
+
+from . import pld
+from .validation import check_open_unit, check_positive, check_positive_int, check_sampling_rate
+
+__all__ = ["ACCOUNTANTS", "epsilon", "noise_multiplier_for"]
+
+ACCOUNTANTS = ("pld", "rdp")
+
+
+def _check_accountant(accountant) -> str:
+    if accountant not in ACCOUNTANTS:
+        raise ValueError(f"accountant must be one of {ACCOUNTANTS}, got {accountant!r}")
+    return accountant
+
+
+def epsilon(noise: float, q: float, steps: int, delta: float, accountant: str = "pld", discretization: float = 1e-4) -> float:
+    """eps at ``delta`` of ``steps``-fold subsampled Gaussian noise (add/remove adjacency, sensitivity 1)."""
+    noise = check_positive("noise", noise)
+    q = check_sampling_rate("q", q)
+    steps = check_positive_int("steps", steps)
+    delta = check_open_unit("delta", delta)
+    if _check_accountant(accountant) == "pld":
+        dist = pld.mechanism_pld("gaussian", noise, q, steps, discretization=discretization)
+        return float(dist.get_epsilon_for_delta(delta))
+    event = dp_accounting.GaussianDpEvent(noise)
+    if q < 1.0:
+        event = dp_accounting.PoissonSampledDpEvent(q, event)
+    acc = rdp_privacy_accountant.RdpAccountant()
+    acc.compose(event, steps)
+    return float(acc.get_epsilon(delta))
+
+
+def noise_multiplier_for(
+    eps: float,
+    delta: float,
+    q: float,
+    steps: int,
+    accountant: str = "pld",
+    discretization: float = 1e-4,
+    rtol: float = 1e-4,
+) -> float:
+    """The smallest noise multiplier (to relative accuracy ``rtol``) with ``epsilon(noise) <= eps``."""
+    eps = check_positive("eps", eps)
+    delta = check_open_unit("delta", delta)
+    q = check_sampling_rate("q", q)
+    steps = check_positive_int("steps", steps)
+    _check_accountant(accountant)
+    rtol = check_positive("rtol", rtol)
+
+    def eps_of(noise):
+        return epsilon(noise, q, steps, delta, accountant, discretization)
+
+    lo, hi = 0.5, 2.0
+    while eps_of(hi) > eps:  # hi must satisfy the target
+        lo, hi = hi, 2.0 * hi
+        if hi > 1e6:
+            raise ValueError(f"no noise multiplier below 1e6 reaches eps={eps} at delta={delta}")
+    while eps_of(lo) <= eps:  # lo must violate it
+        lo, hi = lo / 2.0, lo
+        if lo < 1e-3:
+            raise ValueError(f"eps={eps} is reached by any noise multiplier above 1e-3 (delta={delta})")
+    while hi / lo > 1.0 + rtol:
+        mid = math.sqrt(lo * hi)
+        if eps_of(mid) <= eps:
+            hi = mid
+        else:
+            lo = mid
+    return hi
