@@ -21,6 +21,8 @@ from .validation import check_open_unit, check_positive, check_positive_int, che
 __all__ = ["ACCOUNTANTS", "epsilon", "noise_multiplier_for"]
 
 ACCOUNTANTS = ("pld", "rdp")
+# integer Renyi orders: dp_accounting's fractional orders need a series that can fail to converge (it warns)
+_RDP_ORDERS = list(range(2, 129)) + [160, 192, 256, 384, 512, 1024]
 
 
 def _check_accountant(accountant) -> str:
@@ -41,7 +43,7 @@ def epsilon(noise: float, q: float, steps: int, delta: float, accountant: str = 
     event = dp_accounting.GaussianDpEvent(noise)
     if q < 1.0:
         event = dp_accounting.PoissonSampledDpEvent(q, event)
-    acc = rdp_privacy_accountant.RdpAccountant()
+    acc = rdp_privacy_accountant.RdpAccountant(orders=_RDP_ORDERS)
     acc.compose(event, steps)
     return float(acc.get_epsilon(delta))
 
