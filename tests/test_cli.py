@@ -13,6 +13,7 @@ import pytest
 from scipy.stats import norm
 
 from fdp import rero, results, tradeoff
+from fdp.cli import main
 from fdp.paths import ROOT
 
 # Every subprocess of this module, started together (each one pays the interpreter and SciPy import).
@@ -199,3 +200,29 @@ def test_verify_mismatch_fails(capsys, tmp_path):
     code, out, _ = _main(capsys, ["verify", "--results-dir", str(tmp_path)])
     assert code == 1
     assert "MISMATCH" in out and "verify: FAILED" in out
+
+
+def test_gdp_dpsgd_json(capsys):
+    """De et al.'s eps = 8 CIFAR-10 run: the GDP paper prints mu = 1.57 with regret about 1e-3."""
+    assert main(["gdp", "--noise-multiplier", "9.4", "--sampling-rate", str(16384 / 50000), "--steps", "2000",
+                 "--delta", "1e-5", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert set(out) >= {"mu", "regret", "epsilon", "seconds"}
+    assert round(out["mu"], 2) == 1.57 and 5e-4 < out["regret"] < 2e-3
+    assert 7.0 < out["epsilon"] < 8.0
+
+
+@pytest.mark.parametrize("mechanism, mu", [("gaussian", None), ("laplace", None), ("randomized-response", None)])
+def test_gdp_mechanism_json(capsys, mechanism, mu):
+    assert main(["gdp", "--mechanism", mechanism, "--epsilon", "1.0", "--delta", "1e-5", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["mu"] > 0 and out["regret"] >= 0
+    if mechanism == "gaussian":
+        assert out["regret"] == 0.0
+    if mechanism == "randomized-response":  # GDP paper Fig. 5: regret 0.058
+        assert round(out["regret"], 3) == 0.058
+
+
+def test_gdp_bad_epsilon(capsys):
+    assert main(["gdp", "--mechanism", "gaussian", "--epsilon", "-1"]) == 2
+    assert "--epsilon" in capsys.readouterr().err

@@ -134,3 +134,17 @@ def test_bad_input(kwargs, name):
     args.update(kwargs)
     with pytest.raises(ValueError, match=name):
         pld.tradeoff_bracket(**args)
+
+
+def test_long_composition_curve_reaches_zero_only_at_one():
+    """Truncated lower tails must not leave a spurious A-atom at loss -inf (f = 0 before alpha = 1)."""
+    dist = pld.mechanism_pld("gaussian", 9.4, 0.32768, 2000)
+    for direction in ("add", "remove"):
+        alphas, betas = pld.breakpoints(dist, direction, normalise=True)
+        assert np.all(betas[alphas < 1 - 1e-9] > 0)
+        raw = pld.tradeoff_curve(dist, direction)  # pessimistic: below the normalised curve, within the surplus
+        norm = pld.tradeoff_curve(dist, direction, normalise=True)
+        grid = np.linspace(0, 1, 1001)
+        assert np.all(raw(grid) <= norm(grid) + 1e-15) and np.max(norm(grid) - raw(grid)) < 1e-5
+    sym = pld.tradeoff_curve(dist, "symmetrised", normalise=True)
+    assert sym(0.0) > 1 - 1e-12

@@ -1,6 +1,7 @@
 """Command line: ``python -m fdp <command>``.
 
 ``rero``   ReRo bounds gamma (and advantage) for a mechanism at one or more priors kappa.
+``gdp``    tight mu-GDP and its regret for DP-SGD, or mu of a mechanism with a given (eps, delta).
 ``verify`` check the results registry (used by ``make verify``).
 
 Bad arguments exit with status 2 and a one-line message on stderr.
@@ -16,6 +17,7 @@ import numpy as np
 
 from . import rero, tradeoff
 from .paths import ROOT
+from .validation import check_open_unit, check_positive
 
 CLOSED_FORMS = {"gaussian": tradeoff.gaussian, "laplace": tradeoff.laplace}
 SUBSAMPLED = {"subsampled-gaussian": "gaussian", "subsampled-laplace": "laplace"}
@@ -50,6 +52,26 @@ def _build_parser() -> argparse.ArgumentParser:
     p.add_argument("--samples", type=int, default=1_000_000, help="Monte-Carlo samples (default 1e6)")
     p.add_argument("--seed", type=int, default=0, help="Monte-Carlo seed (default 0)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+
+    g = sub.add_parser(
+        "gdp",
+        help="tight mu-GDP and regret (GDP reporting paper)",
+        description="Without --mechanism: DP-SGD (Poisson-subsampled Gaussian, sensitivity 1) with --noise-multiplier, "
+        "--sampling-rate and --steps; prints the tight mu*, its regret, eps at --delta and the run time. With "
+        "--mechanism gaussian|laplace|randomized-response and --epsilon (and --delta for gaussian): the mu of that "
+        "mechanism calibrated to (eps, delta), and its regret.",
+    )
+    g.add_argument("--mechanism", choices=("gaussian", "laplace", "randomized-response"))
+    g.add_argument("--noise-multiplier", type=float, help="DP-SGD noise multiplier sigma")
+    g.add_argument("--sampling-rate", type=float, default=1.0, help="Poisson sampling rate in (0, 1] (default 1)")
+    g.add_argument("--steps", type=int, default=1, help="number of DP-SGD steps (default 1)")
+    g.add_argument("--epsilon", type=float, help="epsilon of the mechanism (with --mechanism)")
+    g.add_argument("--delta", type=float, default=1e-5, help="delta (default 1e-5)")
+    g.add_argument("--discretization", type=float, default=1e-4, help="PLD loss discretisation (default 1e-4)")
+    g.add_argument("--tail", type=float, default=1e-10,
+                   help="ignore breakpoints with alpha or beta below this (default 1e-10, as gdpnum): the pessimistic "
+                   "PLD's truncated lower tail leaves A-mass at loss -inf, which would forbid any finite mu")
+    g.add_argument("--json", action="store_true", help="print one JSON object")
 
     v = sub.add_parser("verify", help="check the results registry against the papers' values")
     v.add_argument("--results-dir", default=None, help="folder of results (default data/results)")
@@ -112,6 +134,47 @@ def _rero(args) -> int:
     return 0
 
 
+def _gdp(args) -> int:
+    import time
+
+    from . import gdp, pld
+
+    t0 = time.perf_counter()
+    if args.mechanism is None:
+        if args.noise_multiplier is None:
+            raise ValueError("--noise-multiplier is required without --mechanism")
+        dist = pld.mechanism_pld(
+            "gaussian", args.noise_multiplier, args.sampling_rate, args.steps, discretization=args.discretization
+        )
+        mu, regret = gdp.mu_and_regret(pld.tradeoff_curve(dist, "symmetrised", normalise=True), tail=args.tail)
+        out = {"noise_multiplier": args.noise_multiplier, "sampling_rate": args.sampling_rate, "steps": args.steps,
+               "delta": args.delta, "mu": mu, "regret": regret,
+               "epsilon": float(dist.get_epsilon_for_delta(check_open_unit("--delta", args.delta)))}
+    else:
+        if args.epsilon is None:
+            raise ValueError(f"--epsilon is required with --mechanism {args.mechanism}")
+        eps = check_positive("--epsilon", args.epsilon)
+        out = {"mechanism": args.mechanism, "epsilon": eps}
+        if args.mechanism == "gaussian":  # exactly Gaussian: regret 0
+            out.update(delta=args.delta, mu=float(gdp.mu_from_eps_delta(eps, check_open_unit("--delta", args.delta))),
+                       regret=0.0)
+        else:
+            if args.mechanism == "laplace":  # Laplace noise of scale 1/eps: pure eps-DP
+                curve = pld.tradeoff_curve(pld.mechanism_pld("laplace", 1.0 / eps, discretization=args.discretization),
+                                           "symmetrised", normalise=True)
+            else:
+                curve = gdp.randomized_response(eps)
+            mu, regret = gdp.mu_and_regret(curve, tail=args.tail)
+            out.update(mu=mu, regret=regret)
+    out = {k: (float(v) if isinstance(v, (float, np.floating)) else v) for k, v in out.items()}
+    out["seconds"] = time.perf_counter() - t0
+    if args.json:
+        print(json.dumps(out))
+    else:
+        print("\n".join(f"{k:>17}: {v}" for k, v in out.items()))
+    return 0
+
+
 def _verify(args) -> int:
     from . import results
 
@@ -126,7 +189,7 @@ def main(argv=None) -> int:
     parser = _build_parser()
     args = parser.parse_args(argv)
     try:
-        return {"rero": _rero, "verify": _verify}[args.command](args)
+        return {"rero": _rero, "gdp": _gdp, "verify": _verify}[args.command](args)
     except ValueError as exc:
         print(f"{parser.prog} {args.command}: error: {exc}", file=sys.stderr)
         return 2

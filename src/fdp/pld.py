@@ -121,12 +121,17 @@ def _pmf(pld, direction: str):
     return (pld._pmf_remove if direction == "add" else pld._pmf_add).to_dense_pmf()
 
 
-def breakpoints(pld, direction: str = "add") -> tuple[np.ndarray, np.ndarray]:
+def breakpoints(pld, direction: str = "add", normalise: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Breakpoints ``(alphas, betas)`` of the trade-off curve of a PLD, in ``direction`` "add" or "remove".
 
     The curve is exact for the discrete pair the PMF describes (module docstring): it starts at
     ``(0, 1 - m_inf)`` (``m_inf`` = mass at infinite loss), follows the Neyman-Pearson tests
     from the largest loss down, and ends at ``alpha = 1``.  Points with zero mass are skipped.
+
+    A pessimistic PMF whose truncated lower tail dropped A-mass gets it back at its lowest loss
+    (pessimistic).  Its total B-mass can exceed 1 by round-off s (1.5e-6 after 2,000 SGM steps); the
+    curve then reaches 0 before alpha = 1, which forbids any finite mu-GDP.  ``normalise=True``
+    rescales the B-mass to 1: a proper trade-off function, at most s above the pessimistic one.
     """
     direction = _check_direction(direction)
     if direction == "symmetrised":
@@ -134,16 +139,42 @@ def breakpoints(pld, direction: str = "add") -> tuple[np.ndarray, np.ndarray]:
     pmf = _pmf(pld, direction)
     # pylint: disable=protected-access
     h = pmf._discretization
-    return _lattice_breakpoints(pmf._lower_loss * h, h, pmf._probs, pmf._infinity_mass)
+    return _lattice_breakpoints(
+        pmf._lower_loss * h, h, pmf._probs, pmf._infinity_mass, pmf._pessimistic_estimate, normalise
+    )
 
 
-def _lattice_breakpoints(l_0: float, h: float, masses, infinite: float) -> tuple[np.ndarray, np.ndarray]:
-    """Breakpoints of T(A, B) for Q-view ``masses`` of B at losses ``l_0 + k h`` and ``infinite`` at +inf."""
+def _lattice_breakpoints(
+    l_0: float, h: float, masses, infinite: float, pessimistic: bool = True, normalise: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
+    """Breakpoints of T(A, B) for Q-view ``masses`` of B at losses ``l_0 + k h`` and ``infinite`` at +inf.
+
+    ``pessimistic`` says which side the measure bounds; it decides how a truncated lower tail is repaired.
+    ``normalise`` rescales a total B-mass above 1 (round-off) to 1; see :func:`breakpoints`.
+    """
     probs = np.asarray(masses, dtype=float)
     losses = l_0 + np.arange(probs.size) * h
     keep = probs > 0  # FFT round-off can leave tiny negative entries: they carry no mass
-    q, losses = probs[keep][::-1], losses[keep][::-1]  # largest loss first
+    q, losses = probs[keep], losses[keep]
     m_inf = min(float(infinite), 1.0)
+    # Truncating the lower tail (B-mass ~1e-15 at very negative losses) drops A-mass q e^{-l} that can
+    # be large (5e-4 in that example), which would end the curve at beta = 0 before alpha = 1 (a
+    # spurious A-atom at loss -inf).  Put the missing A-mass D at the lowest loss l_0, i.e. B-mass
+    # D e^{l_0}: the dropped part had all its losses below l_0, so sum_i A_i (e^{l_i} - t)^+ <=
+    # D (e^{l_0} - t)^+ and the hockey-stick divergence can only grow (pessimistic).
+    # (An optimistic measure keeps the deficit: there it only lowers the curve's power.)
+    if q.size and pessimistic:
+        deficit = 1.0 - float(np.sum(q * np.exp(-losses)))
+        if deficit > 0:
+            q = q.copy()
+            q[0] += deficit * np.exp(losses[0])
+    # Round-off (connect-the-dots ends, long FFT compositions) can leave a total B-mass slightly above
+    # 1 (1 + 1.5e-6 after 2,000 SGM steps). Kept, the curve is pessimistic but reaches beta = 0 before
+    # alpha = 1; normalised, it is a proper trade-off function within that surplus of the exact one.
+    total = float(np.sum(q))
+    if normalise and q.size and m_inf + total > 1.0:
+        q = q * ((1.0 - m_inf) / total)
+    q, losses = q[::-1], losses[::-1]  # largest loss first
     power = np.minimum(m_inf + np.cumsum(q), 1.0)  # B(L >= l)
     alphas = np.minimum(np.cumsum(q * np.exp(-losses)), 1.0)  # A(L >= l) = sum b e^{-l}
     alphas = np.concatenate([[0.0], alphas])
@@ -156,7 +187,7 @@ def _lattice_breakpoints(l_0: float, h: float, masses, infinite: float) -> tuple
     return alphas[last], betas[last]
 
 
-def tradeoff_curve(pld, direction: str = "add", name: str | None = None) -> PiecewiseLinear:
+def tradeoff_curve(pld, direction: str = "add", name: str | None = None, normalise: bool = False) -> PiecewiseLinear:
     """The trade-off curve of a PLD: ``"add"`` T(P, Q), ``"remove"`` T(Q, P), or ``"symmetrised"`` C(f, g).
 
     The symmetrised curve is the lower convex envelope of both directions and their inverses
@@ -165,8 +196,8 @@ def tradeoff_curve(pld, direction: str = "add", name: str | None = None) -> Piec
     direction = _check_direction(direction)
     label = name or f"PLD ({direction})"
     if direction == "symmetrised":
-        add = PiecewiseLinear(*breakpoints(pld, "add"))
-        remove = PiecewiseLinear(*breakpoints(pld, "remove"))
+        add = PiecewiseLinear(*breakpoints(pld, "add", normalise))
+        remove = PiecewiseLinear(*breakpoints(pld, "remove", normalise))
         grid = np.union1d(np.union1d(add.alphas, add.betas), np.union1d(remove.alphas, remove.betas))
         # min over both curves and their inverses: for a discretised PLD "remove" is only close to
         # the inverse of "add", and the guarantee must hold in both directions of the test
@@ -178,7 +209,7 @@ def tradeoff_curve(pld, direction: str = "add", name: str | None = None) -> Piec
         curve = symmetrise(both, grid=grid)
         curve.name = label
         return curve
-    return PiecewiseLinear(*breakpoints(pld, direction), name=label)
+    return PiecewiseLinear(*breakpoints(pld, direction, normalise), name=label)
 
 
 @dataclass(frozen=True)
@@ -282,5 +313,5 @@ def tradeoff_bracket(
         pessimistic = side == "pessimistic"
         base, out, inf_mass = _compose_lattice(l_0, step_h, masses, infinite, steps, pessimistic, tail)
         name = f"{mechanism} lattice {side} (add)"
-        curves[side] = PiecewiseLinear(*_lattice_breakpoints(base, step_h, out, inf_mass), name=name)
+        curves[side] = PiecewiseLinear(*_lattice_breakpoints(base, step_h, out, inf_mass, pessimistic), name=name)
     return Bracket(lower=curves["pessimistic"], upper=curves["optimistic"], discretization=width / (grid - 1))
