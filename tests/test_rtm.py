@@ -459,3 +459,218 @@ def test_extreme_parameters_stay_finite_or_raise():
 def test_subnormal_effect_size_is_not_distorted():
     # scipy's ncx2 is off by ~1e-4 for subnormal non-centralities; mu = 1e-160 gives mu^2 ~ 1e-320
     np.testing.assert_allclose(rtm.gaussian(1.3e-160)(GRID), 1.0 - GRID, atol=1e-13)
+
+
+# ---------------------------------------------------------------------------------------------
+# Composition of subsampled mechanisms: reading (a) tensor product, reading (b) one statistic
+# ---------------------------------------------------------------------------------------------
+
+INNER = GRID[(GRID > 1e-9) & (GRID < 1 - 1e-9)]
+
+
+def _step_loss(mech, mu, p, r):
+    """Per-step privacy loss of the magnitude statistic, written out independently of fdp.rtm."""
+    if mech == "gaussian":  # d = 1: chi2_1(mu^2) / chi2_1 density ratio at r^2 is exp(-mu^2/2) cosh(mu r)
+        g = np.exp(-0.5 * mu**2) * np.cosh(mu * r)
+    else:  # folded Laplace / exponential densities
+        g = (0.5 * (np.exp(-np.abs(r - mu)) + np.exp(-(r + mu)))) / np.exp(-r)
+    return np.log(1 - p + p * g)
+
+
+@pytest.mark.parametrize(
+    "mech,mu,p,d",
+    [("gaussian", 1.0, 0.3, 1), ("gaussian", 0.2, 0.4, 1), ("gaussian", 2.0, 0.5, 4), ("gaussian", 1.5, 1.0, 1),
+     ("laplace", 1.0, 0.3, 1), ("laplace", 1.5, 1.0, 1)],
+)
+def test_tensor_one_step_is_lemma9_and_brackets_it(mech, mu, p, d):
+    exact = tradeoff.subsample(rtm.gaussian(mu, d) if mech == "gaussian" else rtm.laplace(mu), p)
+    low = rtm.tensor_composition(mech, mu, p, 1, d, discretization=1e-3)
+    up = rtm.tensor_composition(mech, mu, p, 1, d, discretization=1e-3, pessimistic=False)
+    assert np.all(low(GRID) <= exact(GRID) + 1e-12) and np.all(exact(GRID) <= up(GRID) + 1e-12)
+    # connect-the-dots errs far less than rounding down (first order in the spacing)
+    assert np.max(exact(GRID) - low(GRID)) < 5e-5
+    assert np.max(up(GRID) - exact(GRID)) < 1e-3
+    tradeoff.check_valid(low, INNER)
+    tradeoff.check_valid(up, INNER)
+
+
+@pytest.mark.parametrize("mech,mu,p,steps", [("gaussian", 1.0, 0.4, 5), ("gaussian", 2.0, 0.2, 12), ("laplace", 1.2, 0.5, 6)])
+def test_tensor_composition_against_monte_carlo(mech, mu, p, steps):
+    # the tensor product T(P^N, Q^N) is the Neyman-Pearson test on the summed per-step losses
+    rng = np.random.default_rng(7)
+    n = 200_000
+    if mech == "gaussian":
+        x0 = rng.normal(size=(n, steps))
+        x1 = rng.normal(size=(n, steps)) + mu * (rng.random((n, steps)) < p)
+    else:
+        x0 = rng.laplace(size=(n, steps))
+        x1 = rng.laplace(size=(n, steps)) + mu * (rng.random((n, steps)) < p)
+    s0 = _step_loss(mech, mu, p, np.abs(x0)).sum(axis=1)
+    s1 = _step_loss(mech, mu, p, np.abs(x1)).sum(axis=1)
+    low = rtm.tensor_composition(mech, mu, p, steps, discretization=1e-3)
+    up = rtm.tensor_composition(mech, mu, p, steps, discretization=1e-3, pessimistic=False)
+    for alpha in (0.01, 0.05, 0.2, 0.5):
+        c = np.quantile(s0, 1 - alpha)
+        a_hat, b_hat = np.mean(s0 > c), np.mean(s1 <= c)
+        se = np.sqrt(b_hat * (1 - b_hat) / n) + np.sqrt(a_hat * (1 - a_hat) / n)
+        assert low(a_hat) - 5 * se <= b_hat <= up(a_hat) + 5 * se
+
+
+def test_tensor_composition_converges_with_the_spacing():
+    mu, p, steps = 0.8, 0.3, 20
+    curves = [rtm.tensor_composition("gaussian", mu, p, steps, discretization=h, pessimistic=s)
+              for h in (1e-2, 1e-3) for s in (True, False)]
+    lo_coarse, up_coarse, lo_fine, up_fine = (c(GRID) for c in curves)
+    assert np.all(lo_fine <= up_fine + 1e-12)
+    # the bracket shrinks (at least) linearly with the spacing ...
+    assert np.max(up_fine - lo_fine) < 0.15 * np.max(up_coarse - lo_coarse)
+    # ... and the pessimistic (connect-the-dots) side is much closer to the limit than the width
+    assert np.max(np.abs(lo_fine - lo_coarse)) < 0.1 * np.max(up_coarse - lo_coarse)
+
+
+@pytest.mark.parametrize("mu,d,steps", [(0.2, 300, 150), (1.0, 1, 5), (0.5, 3, 10)])
+def test_sum_reading_without_subsampling_is_lemma8(mu, d, steps):
+    # p = 1: ||sum theta_i||^2 / N is chi2_d(N mu^2) under H1 (eqs. 47-48)
+    c, ref = rtm.sum_composition(mu, 1.0, steps, d), rtm.gaussian(mu, d, steps)
+    np.testing.assert_allclose(c(GRID), ref(GRID), atol=2e-5)
+    np.testing.assert_allclose(c.inverse(GRID), ref.inverse(GRID), atol=2e-5)
+    assert np.all(c(GRID) >= ref(GRID) - 1e-12)  # vertices on the exact convex curve: chords above it
+
+
+@pytest.mark.parametrize("statistic", rtm.SUM_STATISTICS)
+@pytest.mark.parametrize("mu,p,d", [(1.0, 0.3, 1), (2.0, 0.5, 4)])
+def test_readings_reduce_to_lemma9_for_one_step(mu, p, d, statistic):
+    ref = tradeoff.subsample(rtm.gaussian(mu, d), p)
+    np.testing.assert_allclose(rtm.sum_composition(mu, p, 1, d, statistic)(GRID), ref(GRID), atol=1e-5)
+    np.testing.assert_allclose(rtm.tensor_composition("gaussian", mu, p, 1, d)(GRID), ref(GRID), atol=5e-5)
+
+
+@pytest.mark.parametrize("statistic", rtm.SUM_STATISTICS)
+def test_sum_reading_against_monte_carlo(statistic):
+    mu, p, steps, d = 0.7, 0.4, 8, 2
+    rng = np.random.default_rng(11)
+    n = 200_000
+    v = np.array([0.6, 0.8])  # common unit direction of the shift
+    b = rng.random((n, steps)) < p
+    x0 = rng.normal(size=(n, steps, d))
+    x1 = rng.normal(size=(n, steps, d)) + mu * b[:, :, None] * v
+    if statistic == "norm_of_sum":
+        t0, t1 = (np.sum(x.sum(axis=1) ** 2, axis=1) / steps for x in (x0, x1))
+    else:
+        t0, t1 = (np.sum(x**2, axis=(1, 2)) for x in (x0, x1))
+    j = rtm.sum_composition(mu, p, steps, d, statistic)
+    for alpha in (0.01, 0.1, 0.3, 0.6):
+        c = np.quantile(t0, 1 - alpha)
+        a_hat, b_hat = np.mean(t0 > c), np.mean(t1 <= c)
+        se = np.sqrt(b_hat * (1 - b_hat) / n) + np.sqrt(a_hat * (1 - a_hat) / n)
+        assert abs(j(a_hat) - b_hat) <= 5 * se + 1e-4
+
+
+@settings(max_examples=10, deadline=None)
+@given(mu=st.floats(0.05, 3.0), p=st.floats(0.05, 1.0), steps=st.integers(1, 40))
+def test_energy_statistic_is_weaker_than_the_tensor_product(mu, p, steps):
+    # sum ||theta_i||^2 is a function of the per-step magnitudes: post-processing of reading (a)
+    energy = rtm.sum_composition(mu, p, steps, 1, "sum_of_squares")(GRID)
+    tensor = rtm.tensor_composition("gaussian", mu, p, steps)(GRID)
+    assert np.all(energy >= tensor - 1e-9)
+
+
+@settings(max_examples=8, deadline=None)
+@given(mu=st.floats(0.1, 2.5), p=st.floats(0.05, 1.0), steps=st.integers(1, 40))
+def test_composed_readings_are_valid_and_above_the_dp_curve(mu, p, steps):
+    # Lemma 6 for the composed SGM: both RTM readings lie on or above the tight DP curve
+    from fdp import pld
+
+    dp = pld.tradeoff_curve(pld.mechanism_pld("gaussian", 1 / mu, p, steps, discretization=1e-3), "symmetrised")
+    for reading in rtm.READINGS:
+        J = rtm.composed_subsampled_gaussian(mu, p, steps, reading=reading)
+        tradeoff.check_valid(J, INNER)
+        np.testing.assert_allclose(J(INNER), J.inverse(INNER), atol=1e-9)
+        assert np.all(J(GRID) >= dp(GRID) - 1e-9), reading
+
+
+def test_readings_differ_with_a_common_direction():
+    # the norm of the sum exploits the common direction of the shifts: with p = 1 it is the GM at
+    # sqrt(N) mu, far stronger than combining per-step magnitudes (which lose the sign)
+    mu, steps = 0.2, 150
+    tensor = rtm.tensor_composition("gaussian", mu, 1.0, steps)
+    total = rtm.sum_composition(mu, 1.0, steps)
+    assert np.max(tensor(GRID) - total(GRID)) > 0.2
+    # ... and at Fig. 1e's parameters both are much closer to 1 - alpha than the DP curve
+    from fdp import pld
+
+    dp = pld.tradeoff_curve(pld.mechanism_pld("gaussian", 5.0, 0.4, 30, discretization=1e-3), "symmetrised")
+    gaps = [np.max(1 - GRID - c(GRID)) for c in (rtm.tensor_composition("gaussian", 0.2, 0.4, 30),
+                                                  rtm.sum_composition(0.2, 0.4, 30), dp)]
+    assert gaps[0] < gaps[1] < gaps[2]
+
+
+def test_composition_mu_zero_and_arguments():
+    for c in (rtm.tensor_composition("laplace", 0.0, 0.5, 3), rtm.sum_composition(0.0, 0.5, 3)):
+        np.testing.assert_allclose(c(GRID), 1 - GRID, atol=1e-15)
+    with pytest.raises(ValueError, match="mechanism"):
+        rtm.tensor_composition("cauchy", 1.0)
+    with pytest.raises(ValueError, match="d must be 1"):
+        rtm.tensor_composition("laplace", 1.0, 0.5, 2, d=3)
+    with pytest.raises(ValueError, match="p must"):
+        rtm.tensor_composition("gaussian", 1.0, 0.0)
+    with pytest.raises(ValueError, match="steps"):
+        rtm.sum_composition(1.0, 0.5, 0)
+    with pytest.raises(ValueError, match="statistic"):
+        rtm.sum_composition(1.0, 0.5, 2, statistic="max")
+    with pytest.raises(ValueError, match="reading"):
+        rtm.composed_subsampled_gaussian(1.0, 0.5, 2, reading="product")
+    with pytest.raises(ValueError, match="discretization"):
+        rtm.tensor_composition("gaussian", 1.0, 0.5, 2, discretization=0.0)
+
+
+def test_composition_is_fast():
+    import time
+
+    for reading, kw in (("tensor", dict(discretization=1e-4)), ("sum", {})):
+        t0 = time.perf_counter()
+        rtm.composed_subsampled_gaussian(1.0, 0.3, 30, reading=reading, **kw)
+        assert time.perf_counter() - t0 < 5.0
+
+
+def test_sandwich_noise_brackets_the_target():
+    target = tradeoff.gaussian(0.5)
+    p, steps = 0.3, 10
+    upper, lower = rtm.sandwich_noise(target, p, steps, rtol=1e-3)
+    assert lower < upper
+    grid = tradeoff.default_grid(401)
+    j_up = rtm.tensor_composition("gaussian", 1 / upper, p, steps)
+    assert np.all(np.minimum(j_up(grid), j_up.inverse(grid)) >= target(grid) - 1e-12)
+    j_tight = rtm.tensor_composition("gaussian", 1 / (upper / 1.002), p, steps)
+    assert np.min(np.minimum(j_tight(grid), j_tight.inverse(grid)) - target(grid)) < 0
+    J_low = rtm.composed_subsampled_gaussian(1 / lower, p, steps)
+    assert np.all(J_low(grid) <= target(grid) + 1e-9)
+    with pytest.raises(ValueError, match="reading"):
+        rtm.sandwich_noise(target, p, steps, reading="x")
+
+
+def test_printed_forms_of_the_errata():
+    # eq. 3 as printed: equal to the corrected inverse outside the two branch points, wrong between
+    for mu in (0.6, 1.5):
+        good, bad = rtm.laplace(mu), rtm.laplace(mu, branch="printed")
+        lo, hi = 0.5 - 0.5 * np.exp(-mu), 0.5 - 0.5 * np.exp(-2 * mu)
+        outside = GRID[(GRID < lo) | (GRID > hi)]
+        np.testing.assert_allclose(bad.inverse(outside), good.inverse(outside), atol=1e-15)
+        inside = np.linspace(lo, hi, 9)[1:-1]
+        assert np.all(good.inverse(inside) - bad.inverse(inside) > 0) and np.max(good.inverse(inside) - bad.inverse(inside)) > 5e-3
+        np.testing.assert_allclose(bad(GRID), good(GRID), atol=0)
+    # eq. 7 as printed, against the formulas written out here
+    mu, d, steps = 0.2, 300, 150
+    k = steps * mu**2
+    s = np.sqrt(2 * k / d + 1)
+    lhs = rtm.asymptotic(mu, d, steps, "clt_printed")
+    np.testing.assert_allclose(lhs(GRID), norm.cdf(norm.isf(GRID) / s - np.sqrt(2) * k / (2 * d * s)), atol=1e-15)
+    inner = GRID[(GRID > 1e-6) & (GRID < 1 - 1e-6)]
+    np.testing.assert_allclose(lhs.inverse(lhs(inner)), inner, rtol=1e-6, atol=1e-12)
+    rhs = rtm.asymptotic(mu, d, steps, "gaussian_printed")
+    np.testing.assert_allclose(rhs(GRID), norm.cdf(norm.isf(GRID) - steps * np.sqrt(mu / (2 * d))), atol=1e-15)
+    assert rtm.asymptotic_gap(mu, d, steps, "clt_printed") > 0.05
+    with pytest.raises(ValueError, match="branch"):
+        rtm.laplace(1.0, branch="x")
+    with pytest.raises(ValueError, match="form"):
+        rtm.asymptotic(1.0, form="x")
