@@ -226,3 +226,28 @@ def test_gdp_mechanism_json(capsys, mechanism, mu):
 def test_gdp_bad_epsilon(capsys):
     assert main(["gdp", "--mechanism", "gaussian", "--epsilon", "-1"]) == 2
     assert "--epsilon" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--mechanism", "laplace", "--mu", "1.5"],
+        ["--mechanism", "gaussian", "--mu", "1", "--dim", "30"],
+        ["--mechanism", "subsampled-gaussian", "--mu", "1", "--sampling-rate", "0.3"],
+        ["--mechanism", "subsampled-gaussian", "--mu", "0.2", "--steps", "30", "--sampling-rate", "0.4"],
+    ],
+)
+def test_rtm_json(capsys, argv):
+    """Lists j, j_inv, J, f_dp, one per alpha; RTM curves lie on or above the DP curve (RTM paper Lemma 6)."""
+    alphas = [0.0, 0.001, 0.1, 0.5, 1.0]
+    assert main(["rtm", *argv, "--alpha", *map(str, alphas), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    for key in ("j", "j_inv", "J", "f_dp"):
+        assert len(out[key]) == len(alphas)
+    assert np.all(np.array(out["J"]) >= np.array(out["f_dp"]) - 1e-6)
+    assert np.all(np.array(out["J"]) <= np.minimum(out["j"], out["j_inv"]) + 1e-6)
+
+
+def test_rtm_bad_alpha(capsys):
+    assert main(["rtm", "--mechanism", "gaussian", "--mu", "1", "--alpha", "1.5"]) == 2
+    assert "--alpha" in capsys.readouterr().err

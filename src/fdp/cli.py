@@ -1,6 +1,7 @@
 """Command line: ``python -m fdp <command>``.
 
 ``rero``   ReRo bounds gamma (and advantage) for a mechanism at one or more priors kappa.
+``rtm``    relaxed-threat-model curves j, j^-1, J and the DP-threat-model curve at given levels.
 ``gdp``    tight mu-GDP and its regret for DP-SGD, or mu of a mechanism with a given (eps, delta).
 ``verify`` check the results registry (used by ``make verify``).
 
@@ -52,6 +53,22 @@ def _build_parser() -> argparse.ArgumentParser:
     p.add_argument("--samples", type=int, default=1_000_000, help="Monte-Carlo samples (default 1e6)")
     p.add_argument("--seed", type=int, default=0, help="Monte-Carlo seed (default 0)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+
+    r = sub.add_parser(
+        "rtm",
+        help="relaxed-threat-model trade-off curves (RTM paper)",
+        description="Prints, at each level --alpha, the RTM curve j (add direction), its inverse j_inv, the "
+        "symmetrised J = C(j, j_inv) and the DP-threat-model curve f_dp of the same mechanism. --mu is Delta/b "
+        "(laplace) or Delta/sigma (gaussian, subsampled-gaussian); composed subsampled curves use the tensor "
+        "product of the per-step RTM curves.",
+    )
+    r.add_argument("--mechanism", required=True, choices=("laplace", "gaussian", "subsampled-gaussian"))
+    r.add_argument("--mu", required=True, type=float, help="effect size Delta/b or Delta/sigma")
+    r.add_argument("--dim", type=int, default=1, help="output dimension d of the Gaussian mechanisms (default 1)")
+    r.add_argument("--steps", type=int, default=1, help="number of non-adaptive compositions (default 1)")
+    r.add_argument("--sampling-rate", type=float, default=1.0, help="Poisson sampling rate (subsampled-gaussian)")
+    r.add_argument("--alpha", required=True, type=float, nargs="+", help="levels in [0, 1]")
+    r.add_argument("--json", action="store_true", help="print one JSON object")
 
     g = sub.add_parser(
         "gdp",
@@ -134,6 +151,46 @@ def _rero(args) -> int:
     return 0
 
 
+def _rtm(args) -> int:
+    from . import pld, rtm
+    from .validation import check_array_in, check_positive_int
+
+    alpha = check_array_in("--alpha", np.asarray(args.alpha, dtype=float), 0.0, 1.0)
+    mu = check_positive("--mu", args.mu)
+    steps = check_positive_int("--steps", args.steps)
+    d = check_positive_int("--dim", args.dim)
+    if args.mechanism == "laplace":
+        if steps == 1:
+            j, f_dp = rtm.laplace(mu), tradeoff.laplace(mu)
+        else:
+            j = rtm.tensor_composition("laplace", mu, 1.0, steps)
+            f_dp = pld.tradeoff_curve(pld.mechanism_pld("laplace", 1.0 / mu, 1.0, steps), "symmetrised")
+        big_j = tradeoff.symmetrise(j)
+    elif args.mechanism == "gaussian":
+        j, f_dp = rtm.gaussian(mu, d, steps), tradeoff.gaussian_composition(mu, steps=steps)
+        big_j = tradeoff.symmetrise(j)
+    else:
+        p = args.sampling_rate
+        if steps == 1:
+            j, big_j = tradeoff.subsample(rtm.gaussian(mu, d), p), rtm.subsampled_gaussian(mu, p, d)
+        else:
+            j = rtm.tensor_composition("gaussian", mu, p, steps, d)
+            big_j = rtm.composed_subsampled_gaussian(mu, p, steps, d)
+        f_dp = pld.tradeoff_curve(pld.mechanism_pld("gaussian", 1.0 / mu, p, steps), "symmetrised")
+    out = {"mechanism": args.mechanism, "mu": mu, "dim": d, "steps": steps, "sampling_rate": args.sampling_rate,
+           "alpha": alpha.tolist()}
+    for key, curve in (("j", j), ("j_inv", j.inverse), ("J", big_j), ("f_dp", f_dp)):
+        out[key] = np.atleast_1d(np.asarray(curve(alpha), dtype=float)).tolist()
+    if args.json:
+        print(json.dumps(out))
+    else:
+        cols = ["alpha", "j", "j_inv", "J", "f_dp"]
+        print(" ".join(f"{c:>12}" for c in cols))
+        for i in range(alpha.size):
+            print(" ".join(f"{out[c][i]:12.6g}" for c in cols))
+    return 0
+
+
 def _gdp(args) -> int:
     import time
 
@@ -189,7 +246,7 @@ def main(argv=None) -> int:
     parser = _build_parser()
     args = parser.parse_args(argv)
     try:
-        return {"rero": _rero, "gdp": _gdp, "verify": _verify}[args.command](args)
+        return {"rero": _rero, "rtm": _rtm, "gdp": _gdp, "verify": _verify}[args.command](args)
     except ValueError as exc:
         print(f"{parser.prog} {args.command}: error: {exc}", file=sys.stderr)
         return 2
