@@ -159,20 +159,21 @@ def _rtm(args) -> int:
     mu = check_positive("--mu", args.mu)
     steps = check_positive_int("--steps", args.steps)
     d = check_positive_int("--dim", args.dim)
+    grid = np.union1d(tradeoff.default_grid(), alpha)  # sample the envelope at the asked levels too
     if args.mechanism == "laplace":
         if steps == 1:
             j, f_dp = rtm.laplace(mu), tradeoff.laplace(mu)
         else:
             j = rtm.tensor_composition("laplace", mu, 1.0, steps)
             f_dp = pld.tradeoff_curve(pld.mechanism_pld("laplace", 1.0 / mu, 1.0, steps), "symmetrised")
-        big_j = tradeoff.symmetrise(j)
+        big_j = tradeoff.symmetrise(j, grid)
     elif args.mechanism == "gaussian":
         j, f_dp = rtm.gaussian(mu, d, steps), tradeoff.gaussian_composition(mu, steps=steps)
-        big_j = tradeoff.symmetrise(j)
+        big_j = tradeoff.symmetrise(j, grid)
     else:
         p = args.sampling_rate
         if steps == 1:
-            j, big_j = tradeoff.subsample(rtm.gaussian(mu, d), p), rtm.subsampled_gaussian(mu, p, d)
+            j, big_j = tradeoff.subsample(rtm.gaussian(mu, d), p), rtm.subsampled_gaussian(mu, p, d, grid)
         else:
             j = rtm.tensor_composition("gaussian", mu, p, steps, d)
             big_j = rtm.composed_subsampled_gaussian(mu, p, steps, d)
