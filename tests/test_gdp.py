@@ -567,3 +567,126 @@ def test_no_nan_at_extremes():
     assert np.isfinite(gdp.mu_pure_dp(700.0))
     assert gdp.mu_star(tradeoff.piecewise_linear([0.0, 1.0], [1.0, 0.0])) == 0.0
     assert gdp.mu_and_regret(tradeoff.piecewise_linear([0.0, 1.0], [1.0, 0.0])) == (0.0, 0.0)
+
+
+# ---------------------------------------------------------------------------------------------
+# the paper's examples: RDP of Laplace and the subsampled Gaussian, profiles (eq. 24), DP-SGD, TopDown
+# ---------------------------------------------------------------------------------------------
+
+
+def test_rdp_laplace_matches_dp_accounting_and_kl_limit():
+    from dp_accounting.rdp.rdp_privacy_accountant import _laplace_rdp
+
+    orders = np.array([1.0, 1.0 + 1e-12, 1.0 + 1e-6, 1.01, 1.05, 1.1, 1.5, 2.0, 7.0, 64.0, 1024.0])
+    for b in (0.3, 1.0, 4.0):
+        ours = gdp.rdp_laplace(orders, b)
+        ref = np.array([_laplace_rdp(1.0 / b, t) for t in orders])
+        np.testing.assert_allclose(ours, ref, rtol=1e-12)
+        assert np.all(np.diff(ours) >= -1e-15)  # Renyi divergence is non-decreasing in the order
+        assert ours[0] == pytest.approx(1.0 / b + math.exp(-1.0 / b) - 1.0, rel=1e-14)  # KL at t = 1
+
+
+def test_rdp_subsampled_gaussian_integer_orders_closed_form_and_monotone():
+    from dp_accounting.rdp.rdp_privacy_accountant import _compute_rdp_poisson_subsampled_gaussian
+
+    ints = np.array([2.0, 3.0, 5.0, 10.0, 32.0, 100.0, 256.0])
+    for sigma, q in ((9.4, 2**14 / 50000), (1.0, 0.01), (0.7, 0.3), (2.0, 0.05)):
+        ours = gdp.rdp_subsampled_gaussian(ints, sigma, q, steps=3)
+        ref = 3 * _compute_rdp_poisson_subsampled_gaussian(q, sigma, ints)
+        np.testing.assert_allclose(ours, ref, rtol=1e-9)
+    # no subsampling: the Gaussian mechanism, eps(t) = t / (2 sigma^2), also at t = 1 and fractional t
+    t = np.array([1.0, 1.001, 1.5, 2.5, 40.0])
+    np.testing.assert_allclose(gdp.rdp_subsampled_gaussian(t, 1.7, 1.0), t / (2 * 1.7**2), rtol=1e-9)
+    # real orders: non-decreasing in t and between the integer neighbours (dp_accounting's fractional
+    # series is not: for this mechanism it gives eps(1.1) > eps(2))
+    t = np.concatenate([[1.0, 1.001, 1.01, 1.1, 1.5], np.linspace(2, 12, 41)])
+    eps = gdp.rdp_subsampled_gaussian(t, 9.4, 2**14 / 50000, 2000)
+    assert np.all(np.diff(eps) > 0)
+    broken = 2000 * _compute_rdp_poisson_subsampled_gaussian(2**14 / 50000, 9.4, [1.1, 2.0])
+    assert broken[0] > broken[1]  # the reason for computing our own
+    assert eps[3] < eps[5]
+
+
+def test_tradeoff_profile_is_the_hockey_stick_divergence():
+    # on breakpoints of f_mu the profile is the Gaussian one, up to the interpolation (from below)
+    mu = 1.3
+    curve = gaussian_breakpoints(mu, 2**14)
+    e = np.array([0.0, 0.3, 1.0, 2.5, 5.0])
+    got = gdp.tradeoff_profile(curve, e)
+    exact = gdp.gaussian_delta(e, mu)
+    assert np.all(got <= exact + 1e-15)
+    np.testing.assert_allclose(got, exact, rtol=1e-3, atol=1e-9)
+    # randomized response: delta(eps') = (e^eps - e^eps') / (1 + e^eps) for eps' <= eps, else 0
+    rr = gdp.randomized_response(1.0)
+    e = np.array([0.0, 0.5, 1.0, 2.0])
+    ref = np.clip((math.e - np.exp(e)) / (1 + math.e), 0, None)
+    np.testing.assert_allclose(gdp.tradeoff_profile(rr, e), ref, atol=1e-15)
+    # against dp_accounting's profile of a DP-SGD PLD
+    from fdp import pld
+
+    dist = pld.mechanism_pld("gaussian", 2.0, 0.05, 50, discretization=1e-3)
+    c = pld.tradeoff_curve(dist, "symmetrised", normalise=True)
+    for x in (0.0, 0.2, 1.0, 2.0):
+        assert gdp.tradeoff_profile(c, x) == pytest.approx(dist.get_delta_for_epsilon(x), rel=1e-5, abs=1e-12)
+
+
+def test_profile_divergence_eq24():
+    # genuine profiles: eq. 24 on a fine grid equals the Delta-divergence of the curves
+    f = gaussian_breakpoints(1.0, 2**12)
+    g = gdp.approx_dp(2.0, 1e-3)
+    e = np.linspace(0, 12, 12001)
+    d24 = gdp.profile_divergence(e, gdp.tradeoff_profile(f, e), gdp.tradeoff_profile(g, e))
+    assert d24 == pytest.approx(gdp.delta_divergence(f, g), abs=1e-6)
+    assert d24 <= gdp.delta_divergence(f, g) + 1e-15
+    # a raw converted profile is larger than the profile of its own curve: eq. 24 overstates
+    orders = 1 + np.geomspace(1e-3, 1e3, 100)
+    rdp = gdp.rdp_laplace(orders, 1.0)
+    lap = gdp.profile_to_tradeoff(e, np.clip(1 - np.exp((e - 1) / 2), 0, 1))  # Laplace b = 1 profile
+    raw = gdp.rdp_delta(e, orders, rdp)
+    curve = gdp.profile_to_tradeoff(e, raw)
+    assert gdp.profile_divergence(e, gdp.tradeoff_profile(lap, e), raw) > gdp.delta_divergence(lap, curve) + 0.01
+    with pytest.raises(ValueError, match="delta_rep"):
+        gdp.profile_divergence([0.0, 1.0], [0.1, 0.2], [0.1])
+
+
+def test_zcdp_delta_large_rho_is_finite():
+    # the optimal order is 1 + e^-rho: below the resolution of doubles near 1 for rho of about 40
+    e = np.array([0.0, 1.0, 10.0, 100.0])
+    for rho in (37.0, 51.0, 200.0):
+        d = gdp.zcdp_delta(e, rho)
+        assert np.all(np.isfinite(d)) and np.all((d >= 0) & (d <= 1))
+    assert gdp.zcdp_delta(0.0, 51.0) == pytest.approx(1.0)
+    assert np.all(np.diff(gdp.zcdp_delta(np.linspace(0, 200, 201), 51.0)) <= 0)
+
+
+def test_mu_and_regret_dpsgd_sec5_and_grid():
+    # GDP paper Sec. 5 / Fig. 1c: noise 9.4, 2000 steps, rate 2^14/50000 is 1.57-GDP with regret 0.10 %
+    mu, reg = gdp.mu_and_regret_dpsgd(9.4, 2**14 / 50000, 2000, discretization=1e-3)
+    assert round(mu, 2) == 1.57
+    assert round(100 * reg, 2) == 0.10
+    curve = gdp.dpsgd_tradeoff(9.4, 2**14 / 50000, 2000, discretization=1e-3)
+    assert gdp.mu_and_regret(curve, tail=1e-10) == pytest.approx((mu, reg), rel=1e-9)
+    mus, regs = gdp.mu_and_regret_dpsgd_grid([2.0, 4.0], [0.01, 0.1], [100, 400])
+    assert mus.shape == regs.shape == (2, 2, 2)
+    assert regs[1, 0, 1] == gdp.mu_and_regret_dpsgd(4.0, 0.1, 100)[1]
+    assert np.all(mus[0] > mus[1])  # more noise, smaller mu
+    with pytest.raises(ValueError, match="noise"):
+        gdp.mu_and_regret_dpsgd(-1.0, 0.1, 10)
+    with pytest.raises(ValueError, match="sampling_rate"):
+        gdp.dpsgd_tradeoff(1.0, 1.5, 10)
+
+
+def test_discrete_gaussian_pld_topdown():
+    # GDP paper Sec. 5: TopDown with rho = 3.65 over 8 levels of 10 queries is 2.702-GDP
+    shares = np.array([2.0, 27.4, 8.5, 13.1, 13.1, 23.8, 11.8, 0.3]) / 100
+    dist = gdp.discrete_gaussian_pld(3.65 * shares / 10, 10, discretization=1e-3)
+    from fdp import pld
+
+    mu, reg = gdp.mu_and_regret(pld.tradeoff_curve(dist, "symmetrised", normalise=True), symmetrise=False, tail=1e-10)
+    assert mu == pytest.approx(math.sqrt(2 * 3.65), abs=5e-4)
+    assert round(mu, 3) == 2.702
+    assert reg < 1e-5
+    with pytest.raises(ValueError, match="rhos"):
+        gdp.discrete_gaussian_pld([0.1, -0.2])
+    with pytest.raises(ValueError, match="repeats"):
+        gdp.discrete_gaussian_pld([0.1], [0])
