@@ -89,3 +89,12 @@ def test_environment_yml_mirrors_pyproject():
         elif not dep.startswith(("python=", "pip")):
             listed.add(_normalise(dep))
     assert listed == wanted, f"only in pyproject: {wanted - listed}; only in environment.yml: {listed - wanted}"
+
+
+@pytest.mark.parametrize("nb", NOTEBOOKS, ids=lambda p: p.stem)
+def test_title_has_no_tex(nb):
+    """The title is shown in the sidebar of every page, where MathJax does not run: no $...$ in it."""
+    cells = json.loads(nb.read_text())["cells"]
+    title = next(line for c in cells if c["cell_type"] == "markdown" for line in "".join(c["source"]).splitlines()
+                 if line.startswith("# "))
+    assert "$" not in title, title
