@@ -148,3 +148,11 @@ def test_long_composition_curve_reaches_zero_only_at_one():
         assert np.all(raw(grid) <= norm(grid) + 1e-15) and np.max(norm(grid) - raw(grid)) < 1e-5
     sym = pld.tradeoff_curve(dist, "symmetrised", normalise=True)
     assert sym(0.0) > 1 - 1e-12
+
+
+def test_optimistic_curve_valid_when_tails_drop_mass():
+    """Found by hypothesis: sigma 5, p 0.01, N 4 (the optimistic measure drops A-mass in its tails)."""
+    bracket = pld.tradeoff_bracket("gaussian", 5.0, 0.01, 4, discretization=2e-3)
+    tradeoff.check_valid(bracket.upper, ALPHAS, atol=1e-9)
+    low, up = bracket.gamma(KAPPAS)
+    assert np.all(low <= up)

@@ -38,7 +38,7 @@ import numpy as np
 from dp_accounting.pld import common as _common
 from dp_accounting.pld import privacy_loss_distribution as _pld
 
-from .tradeoff import PiecewiseLinear, TradeOffCurve, symmetrise
+from .tradeoff import PiecewiseLinear, TradeOffCurve, lower_convex_envelope, symmetrise
 from .validation import check_open_unit, check_positive, check_positive_int, check_sampling_rate
 
 __all__ = [
@@ -181,10 +181,17 @@ def _lattice_breakpoints(
     betas = np.concatenate([[1.0 - m_inf], 1.0 - power])
     # the last test rejects everywhere B has mass; beyond it only A-mass at loss -inf remains
     if alphas[-1] < 1.0:
-        alphas, betas = np.append(alphas, 1.0), np.append(betas, betas[-1])
+        # An optimistic measure may have dropped A-mass (truncated tails): the exact curve is convex
+        # with f(1) = 0, so it lies below the chord to (1, 0), which is therefore still an upper bound.
+        alphas, betas = np.append(alphas, 1.0), np.append(betas, betas[-1] if pessimistic else 0.0)
     # equal alphas (tests that add only B-mass, or rounding at 1): keep the last, smallest beta
     last = np.r_[alphas[1:] > alphas[:-1], True]
-    return alphas[last], betas[last]
+    alphas, betas = alphas[last], betas[last]
+    if not pessimistic:
+        # the greatest convex minorant of an upper bound on a convex curve is still an upper bound,
+        # and with f(0) <= 1, f(1) = 0 it is a valid trade-off function (f <= 1 - alpha)
+        alphas, betas = lower_convex_envelope(alphas, betas)
+    return alphas, betas
 
 
 def tradeoff_curve(pld, direction: str = "add", name: str | None = None, normalise: bool = False) -> PiecewiseLinear:
