@@ -1,0 +1,95 @@
+"""Data sets that ship with scikit-learn: nothing is downloaded.
+
+* :func:`digits` -- the bundled 8x8 handwritten digits (1,797 images, 10 classes), our stand-in for
+  MNIST in the reconstruction experiments of Hayes et al. (2023).
+* :func:`diabetes` -- the bundled diabetes regression data (442 samples, 10 features), used in the
+  high-dimensional audit of the relaxed-threat-model paper (Kaissis et al. 2023, Fig. 3c).
+* :func:`one_feature_classification` -- ``make_classification`` with one informative feature and
+  two balanced classes (the RTM paper's audits, Fig. 3a-b, 1,025 samples).
+
+Every loader returns float64 features and int64 (or float64 for regression) targets and takes an
+explicit ``seed`` where it draws random numbers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .validation import check_positive_int
+
+__all__ = ["Dataset", "digits", "diabetes", "one_feature_classification"]
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """Features ``x`` (n x d), targets ``y`` (n,), and a short description."""
+
+    x: np.ndarray
+    y: np.ndarray
+    description: str
+
+    def __len__(self) -> int:
+        return len(self.y)
+
+
+def digits(n: int | None = None, seed: int | None = None, scale: str = "unit") -> Dataset:
+    """The 8x8 digits of scikit-learn as flat 64-vectors.
+
+    ``scale="unit"`` divides the pixel values (0..16) by 16, so that every pixel lies in [0, 1] like
+    MNIST scaled to [0, 1]; ``scale="raw"`` keeps 0..16.  With ``n`` given, a random subset of ``n``
+    images drawn without replacement with ``seed`` (an int; required then) is returned.
+    """
+    from sklearn.datasets import load_digits
+
+    if scale not in ("unit", "raw"):
+        raise ValueError(f"scale must be 'unit' or 'raw', got {scale!r}")
+    data = load_digits()
+    x = np.asarray(data.data, dtype=np.float64)
+    y = np.asarray(data.target, dtype=np.int64)
+    if scale == "unit":
+        x = x / 16.0
+    if n is not None:
+        n = check_positive_int("n", n)
+        if n > len(y):
+            raise ValueError(f"n must be <= {len(y)} (the number of digits images), got {n}")
+        if seed is None:
+            raise ValueError("seed must be given when n selects a random subset")
+        idx = np.random.default_rng(seed).choice(len(y), size=n, replace=False)
+        x, y = x[idx], y[idx]
+    return Dataset(x, y, f"scikit-learn digits, {len(y)} images of 8x8 pixels in [0, 1]" if scale == "unit" else "digits")
+
+
+def diabetes(standardise: bool = True) -> Dataset:
+    """The bundled diabetes data (442 x 10); features and target standardised to mean 0, sd 1."""
+    from sklearn.datasets import load_diabetes
+
+    data = load_diabetes()
+    x = np.asarray(data.data, dtype=np.float64)
+    y = np.asarray(data.target, dtype=np.float64)
+    if standardise:
+        x = (x - x.mean(axis=0)) / x.std(axis=0)
+        y = (y - y.mean()) / y.std()
+    return Dataset(x, y, "scikit-learn diabetes, 442 samples, 10 features")
+
+
+def one_feature_classification(n: int = 1025, seed: int = 0) -> Dataset:
+    """``make_classification`` with one informative feature and two balanced classes (RTM App. 7.3)."""
+    from sklearn.datasets import make_classification
+
+    n = check_positive_int("n", n)
+    if n < 2:
+        raise ValueError(f"n must be >= 2 (two classes), got {n}")
+    x, y = make_classification(
+        n_samples=n,
+        n_features=1,
+        n_informative=1,
+        n_redundant=0,
+        n_repeated=0,
+        n_classes=2,
+        n_clusters_per_class=1,
+        weights=None,
+        random_state=seed,
+    )
+    return Dataset(np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.int64), f"make_classification, {n} samples, 1 feature")

@@ -1,0 +1,43 @@
+"""The empirical trade-off curve of a threshold test against closed forms."""
+
+import numpy as np
+import pytest
+from scipy.stats import norm
+
+from fdp.attacks import empirical_tradeoff
+
+
+def test_gaussian_scores_approach_the_gaussian_tradeoff_curve():
+    rng = np.random.default_rng(1)
+    mu = 1.0
+    s0 = rng.standard_normal(200_000)
+    s1 = rng.standard_normal(200_000) + mu
+    t, alpha, beta = empirical_tradeoff(s0, s1, thresholds=np.linspace(-2, 3, 11))
+    assert np.allclose(alpha, norm.sf(t), atol=4e-3)
+    assert np.allclose(beta, norm.cdf(t - mu), atol=4e-3)
+
+
+def test_count_of_thresholds_spans_the_whole_curve_and_batches():
+    rng = np.random.default_rng(2)
+    s0 = rng.standard_normal((3, 100))
+    s1 = rng.standard_normal((3, 100)) + 2
+    t, alpha, beta = empirical_tradeoff(s0, s1, thresholds=50)
+    assert t.shape == (50,) and alpha.shape == beta.shape == (3, 50)
+    assert np.all(alpha[:, 0] == 1) and np.all(beta[:, 0] == 0)
+    assert np.all(alpha[:, -1] == 0) and np.all(beta[:, -1] == 1)
+    assert np.all(np.diff(alpha, axis=-1) <= 0) and np.all(np.diff(beta, axis=-1) >= 0)
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(scores_h0=[], scores_h1=[1.0]), "scores_h0"),
+        (dict(scores_h0=[np.nan], scores_h1=[1.0]), "scores_h0"),
+        (dict(scores_h0=[[0.0]], scores_h1=[[1.0], [2.0]]), "batch shape"),
+        (dict(scores_h0=[0.0], scores_h1=[1.0], thresholds=1), "thresholds"),
+        (dict(scores_h0=[0.0], scores_h1=[1.0], thresholds=[1.0, 0.0]), "increasing"),
+    ],
+)
+def test_bad_input_names_the_parameter(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        empirical_tradeoff(**kwargs)

@@ -1,0 +1,41 @@
+"""The bundled scikit-learn data sets: shapes, scaling, seeded subsets, bad input."""
+
+import numpy as np
+import pytest
+
+from fdp import datasets
+
+
+def test_digits_unit_scale_and_seeded_subset():
+    full = datasets.digits()
+    assert full.x.shape == (1797, 64) and full.x.min() == 0 and full.x.max() == 1
+    a = datasets.digits(1000, seed=3)
+    b = datasets.digits(1000, seed=3)
+    assert a.x.shape == (1000, 64) and np.array_equal(a.x, b.x)
+    assert not np.array_equal(a.x, datasets.digits(1000, seed=4).x)
+
+
+def test_diabetes_standardised():
+    d = datasets.diabetes()
+    assert d.x.shape == (442, 10)
+    assert np.allclose(d.x.mean(0), 0, atol=1e-12) and np.allclose(d.x.std(0), 1)
+
+
+def test_one_feature_classification_balanced():
+    d = datasets.one_feature_classification(1025, seed=0)
+    assert d.x.shape == (1025, 1) and set(np.unique(d.y)) == {0, 1}
+    assert abs(d.y.mean() - 0.5) < 0.01
+
+
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda: datasets.digits(2000, seed=0), "n must be <= 1797"),
+        (lambda: datasets.digits(10), "seed"),
+        (lambda: datasets.digits(scale="bytes"), "scale"),
+        (lambda: datasets.one_feature_classification(1), "n must be >= 2"),
+    ],
+)
+def test_bad_input(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
