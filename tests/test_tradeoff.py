@@ -575,3 +575,14 @@ def test_advantage_in_unit_interval(kappa, t):
     adv = rero.advantage(g, kappa)
     assert 0.0 <= adv <= 1.0
     assert adv == pytest.approx(t, abs=1e-6)
+
+
+def test_lower_convex_envelope_when_vectorised_sweeps_stall():
+    # a convex parabola whose last point drops far below: each sweep removes one point only, so the
+    # monotone-chain fallback must finish the job; the envelope is the single chord.
+    x = np.arange(301, dtype=float)
+    y = x**2
+    y[-1] = -1e9
+    a, b = tradeoff.lower_convex_envelope(x, y)
+    np.testing.assert_array_equal(a, [0.0, 300.0])
+    np.testing.assert_array_equal(b, [0.0, -1e9])

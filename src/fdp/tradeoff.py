@@ -209,7 +209,10 @@ def piecewise_linear(alphas, betas, name: str = "piecewise linear") -> Piecewise
 def lower_convex_envelope(alphas, betas) -> tuple[np.ndarray, np.ndarray]:
     """Vertices of the lower convex envelope (greatest convex minorant) of points ``(alphas, betas)``.
 
-    Andrew's monotone chain on points sorted by ``alphas``; returns the hull vertices in order.
+    Points sharing an alpha keep the smallest beta.  A point on or above the chord between its two
+    neighbours is not a vertex of the envelope, and removing every such point at once leaves the
+    envelope unchanged, so whole sweeps run vectorised until none is left; the last few points, if
+    the sweeps stall, go through Andrew's monotone chain.  Returns the vertices in order of alpha.
     """
     a = np.asarray(alphas, dtype=float)
     b = np.asarray(betas, dtype=float)
@@ -219,13 +222,22 @@ def lower_convex_envelope(alphas, betas) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError("alphas and betas must be finite (no NaN or inf)")
     order = np.lexsort((b, a))
     a, b = a[order], b[order]
+    first = np.concatenate(([True], a[1:] != a[:-1]))  # same alpha: the first (smallest beta) is kept
+    a, b = a[first], b[first]
+    for _ in range(64):
+        if a.size < 3:
+            return a, b
+        # cross >= 0: the middle point lies on or above the chord of its neighbours
+        cross = (b[1:-1] - b[:-2]) * (a[2:] - a[:-2]) - (b[2:] - b[:-2]) * (a[1:-1] - a[:-2])
+        drop = cross >= 0
+        if not drop.any():
+            return a, b
+        keep = np.concatenate(([True], ~drop, [True]))
+        a, b = a[keep], b[keep]
     hull: list[int] = []
     for i in range(a.size):
-        if hull and a[hull[-1]] == a[i]:
-            continue  # same alpha: the first (smallest beta) is kept
         while len(hull) >= 2:
             j, k = hull[-2], hull[-1]
-            # drop k if it lies on or above the chord from j to i
             if (b[k] - b[j]) * (a[i] - a[j]) >= (b[i] - b[j]) * (a[k] - a[j]):
                 hull.pop()
             else:
