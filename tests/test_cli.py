@@ -210,6 +210,15 @@ def test_gdp_dpsgd_json(capsys):
     assert set(out) >= {"mu", "regret", "epsilon", "seconds"}
     assert round(out["mu"], 2) == 1.57 and 5e-4 < out["regret"] < 2e-3
     assert 7.0 < out["epsilon"] < 8.0
+    # the default lattice (3e-4 here) is pessimistic and close: the certified interval of mu* from
+    # pld.tradeoff_bracket is [1.566947, 1.566949] (benchmarks/bench_gdp.py recomputes it)
+    assert out["discretization"] == 3e-4
+    assert 1.566947 <= out["mu"] <= 1.566949 + 2e-5
+
+
+def test_gdp_bad_dpsgd_parameter(capsys):
+    assert main(["gdp", "--noise-multiplier", "1", "--sampling-rate", "1.5", "--steps", "10"]) == 2
+    assert "--sampling-rate" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("mechanism, mu", [("gaussian", None), ("laplace", None), ("randomized-response", None)])

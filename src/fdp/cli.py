@@ -18,7 +18,7 @@ import numpy as np
 
 from . import rero, tradeoff
 from .paths import ROOT
-from .validation import check_open_unit, check_positive
+from .validation import check_open_unit, check_positive, check_positive_int, check_sampling_rate
 
 CLOSED_FORMS = {"gaussian": tradeoff.gaussian, "laplace": tradeoff.laplace}
 SUBSAMPLED = {"subsampled-gaussian": "gaussian", "subsampled-laplace": "laplace"}
@@ -84,7 +84,8 @@ def _build_parser() -> argparse.ArgumentParser:
     g.add_argument("--steps", type=int, default=1, help="number of DP-SGD steps (default 1)")
     g.add_argument("--epsilon", type=float, help="epsilon of the mechanism (with --mechanism)")
     g.add_argument("--delta", type=float, default=1e-5, help="delta (default 1e-5)")
-    g.add_argument("--discretization", type=float, default=1e-4, help="PLD loss discretisation (default 1e-4)")
+    g.add_argument("--discretization", type=float, default=None,
+                   help="PLD loss discretisation (default: for DP-SGD 1/200 of the CLT mu clipped to [1e-5, 3e-4]; for Laplace 1e-4)")
     g.add_argument("--tail", type=float, default=1e-10,
                    help="ignore breakpoints with alpha or beta below this (default 1e-10, as gdpnum): the pessimistic "
                    "PLD's truncated lower tail leaves A-mass at loss -inf, which would forbid any finite mu")
@@ -153,7 +154,7 @@ def _rero(args) -> int:
 
 def _rtm(args) -> int:
     from . import pld, rtm
-    from .validation import check_array_in, check_positive_int
+    from .validation import check_array_in
 
     alpha = check_array_in("--alpha", np.asarray(args.alpha, dtype=float), 0.0, 1.0)
     mu = check_positive("--mu", args.mu)
@@ -201,12 +202,15 @@ def _gdp(args) -> int:
     if args.mechanism is None:
         if args.noise_multiplier is None:
             raise ValueError("--noise-multiplier is required without --mechanism")
-        dist = pld.mechanism_pld(
-            "gaussian", args.noise_multiplier, args.sampling_rate, args.steps, discretization=args.discretization
-        )
-        mu, regret = gdp.mu_and_regret(pld.tradeoff_curve(dist, "symmetrised", normalise=True), tail=args.tail)
+        s = check_positive("--noise-multiplier", args.noise_multiplier)
+        q = check_sampling_rate("--sampling-rate", args.sampling_rate)
+        steps = check_positive_int("--steps", args.steps)
+        h = gdp.default_discretization(s, q, steps) if args.discretization is None else args.discretization
+        dist = pld.mechanism_pld("gaussian", s, q, steps, discretization=h)
+        curve = pld.tradeoff_curve(dist, "symmetrised", normalise=True)
+        mu, regret = gdp.mu_and_regret(curve, symmetrise=False, tail=args.tail)
         out = {"noise_multiplier": args.noise_multiplier, "sampling_rate": args.sampling_rate, "steps": args.steps,
-               "delta": args.delta, "mu": mu, "regret": regret,
+               "delta": args.delta, "discretization": h, "mu": mu, "regret": regret,
                "epsilon": float(dist.get_epsilon_for_delta(check_open_unit("--delta", args.delta)))}
     else:
         if args.epsilon is None:
@@ -218,7 +222,8 @@ def _gdp(args) -> int:
                        regret=0.0)
         else:
             if args.mechanism == "laplace":  # Laplace noise of scale 1/eps: pure eps-DP
-                curve = pld.tradeoff_curve(pld.mechanism_pld("laplace", 1.0 / eps, discretization=args.discretization),
+                curve = pld.tradeoff_curve(pld.mechanism_pld("laplace", 1.0 / eps,
+                                                             discretization=args.discretization or 1e-4),
                                            "symmetrised", normalise=True)
             else:
                 curve = gdp.randomized_response(eps)

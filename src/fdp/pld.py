@@ -203,19 +203,15 @@ def tradeoff_curve(pld, direction: str = "add", name: str | None = None, normali
     direction = _check_direction(direction)
     label = name or f"PLD ({direction})"
     if direction == "symmetrised":
-        add = PiecewiseLinear(*breakpoints(pld, "add", normalise))
-        remove = PiecewiseLinear(*breakpoints(pld, "remove", normalise))
-        grid = np.union1d(np.union1d(add.alphas, add.betas), np.union1d(remove.alphas, remove.betas))
-        # min over both curves and their inverses: for a discretised PLD "remove" is only close to
-        # the inverse of "add", and the guarantee must hold in both directions of the test
-        both = TradeOffCurve(
-            lambda a: np.minimum.reduce([add(a), remove(a), add.inverse(a), remove.inverse(a)]),
-            symmetric=True,
-            name=label,
-        )
-        curve = symmetrise(both, grid=grid)
-        curve.name = label
-        return curve
+        # min over both curves and their inverses (for a discretised PLD "remove" is only close to the
+        # inverse of "add", and the guarantee must hold in both directions of the test).  Each is
+        # convex and piecewise linear, so the envelope of their minimum is the envelope of all their
+        # vertices: the breakpoints, the same swapped (the inverses), and (0, 1), (1, 0), where an
+        # inverse's flat extensions end.
+        add, remove = breakpoints(pld, "add", normalise), breakpoints(pld, "remove", normalise)
+        alphas = np.concatenate([add[0], add[1], remove[0], remove[1], [0.0, 1.0]])
+        betas = np.concatenate([add[1], add[0], remove[1], remove[0], [1.0, 0.0]])
+        return PiecewiseLinear(*lower_convex_envelope(alphas, betas), name=label)
     return PiecewiseLinear(*breakpoints(pld, direction, normalise), name=label)
 
 
