@@ -1,0 +1,91 @@
+"""Gradient-space RTM audits (fdp.audit): training, clipping, and the canary statistic's laws."""
+
+import numpy as np
+import pytest
+from scipy.stats import chi, kstest, ncx2
+
+from fdp import audit, datasets, rtm, tradeoff
+from fdp.attacks import empirical_tradeoff
+
+
+def test_clip_rows_bounds_norms_and_keeps_small_vectors():
+    g = np.array([[3.0, 4.0], [0.3, 0.4], [0.0, 0.0]])
+    c = audit.clip_rows(g, 1.0)
+    np.testing.assert_allclose(np.linalg.norm(c, axis=1), [1.0, 0.5, 0.0])
+    np.testing.assert_allclose(c[1], g[1])
+
+
+def test_dpgd_training_is_seeded_clipped_and_learns():
+    data = datasets.one_feature_classification(1025, seed=0)
+    kw = dict(steps=60, learning_rate=2.0, clip=1.0, noise=1.0, runs=4)
+    a = audit.train_linear_dpgd(data.x, data.y, seed=5, **kw)
+    b = audit.train_linear_dpgd(data.x, data.y, seed=5, **kw)
+    np.testing.assert_array_equal(a.weights, b.weights)
+    assert a.final_gradients.shape == (4, 1025, 2)
+    assert np.all(np.linalg.norm(a.final_gradients, axis=-1) <= 1.0 + 1e-12)
+    xb = np.hstack([data.x, np.ones((1025, 1))])
+    acc = ((xb @ a.weights.T > 0) == data.y[:, None]).mean(axis=0)
+    assert np.all(acc > 0.8)  # make_classification's one informative feature separates well
+
+
+def test_per_sample_gradients_match_finite_differences():
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((3, 2))
+    y = np.array([0.0, 1.0, 1.0])
+    w = np.array([0.3, -0.2, 0.1])
+    xb = np.hstack([x, np.ones((3, 1))])
+
+    def loss(w, i):
+        z = xb[i] @ w
+        return np.logaddexp(0.0, z) - y[i] * z  # cross-entropy of sigmoid(z)
+
+    p = 1 / (1 + np.exp(-(xb @ w)))
+    analytic = (p - y)[:, None] * xb
+    h = 1e-6
+    for i in range(3):
+        fd = [(loss(w + h * e, i) - loss(w - h * e, i)) / (2 * h) for e in np.eye(3)]
+        np.testing.assert_allclose(analytic[i], fd, rtol=1e-6, atol=1e-9)
+
+
+@pytest.mark.parametrize("d, mu", [(1, 1.0), (50, 2.0)])
+def test_gaussian_canary_statistic_has_the_laws_of_theorem_2(d, mu):
+    ref = np.random.default_rng(1).standard_normal((20, d))
+    s0, s1 = audit.canary_scores(ref, mu, 1.0, 20_000, seed=2)
+    assert kstest(s0, chi(d).cdf).pvalue > 1e-3
+    assert kstest(s1**2, ncx2(d, mu**2).cdf).pvalue > 1e-3
+
+
+def test_gaussian_canary_audit_matches_the_rtm_curve():
+    s0, s1 = audit.canary_scores(np.zeros((5, 1)), 1.0, 1.0, 50_000, seed=3)
+    t, alpha, beta = empirical_tradeoff(s0, s1, thresholds=np.linspace(0.05, 3.5, 30))
+    j = rtm.gaussian(1.0, 1)
+    # 50,000 samples: binomial standard error of beta below 0.0023
+    assert np.max(np.abs(beta - j(alpha))) < 0.012
+    assert np.all(beta >= tradeoff.gaussian(1.0)(alpha) - 0.012)  # never below the DP curve (Lemma 6)
+
+
+def test_laplace_and_subsampled_canary_audits_match_theory():
+    s0, s1 = audit.canary_scores(np.zeros(1), 1.0, 1.0, 50_000, mechanism="laplace", seed=4)
+    _, alpha, beta = empirical_tradeoff(s0, s1, thresholds=np.linspace(0.05, 4.0, 30))
+    assert np.max(np.abs(beta - rtm.laplace(1.0)(alpha))) < 0.012
+    s0, s1 = audit.canary_scores(np.zeros(1), 1.5, 1.0, 50_000, sampling_rate=0.3, seed=5)
+    _, alpha, beta = empirical_tradeoff(s0, s1, thresholds=np.linspace(0.05, 4.0, 30))
+    j_p = tradeoff.subsample(rtm.gaussian(1.5, 1), 0.3)  # Lemma 9
+    assert np.max(np.abs(beta - j_p(alpha))) < 0.012
+
+
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda: audit.canary_scores(np.zeros(1), -1.0, 1.0, 10, seed=0), "canary_norm"),
+        (lambda: audit.canary_scores(np.zeros(1), 1.0, 0.0, 10, seed=0), "noise_scale"),
+        (lambda: audit.canary_scores(np.zeros(1), 1.0, 1.0, 10, mechanism="cauchy", seed=0), "mechanism"),
+        (lambda: audit.canary_scores(np.zeros(1), 1.0, 1.0, 10, sampling_rate=0.0, seed=0), "sampling_rate"),
+        (lambda: audit.canary_scores([np.nan], 1.0, 1.0, 10, seed=0), "reference_gradients"),
+        (lambda: audit.train_linear_dpgd([[0.0]], [2.0], steps=1, learning_rate=1.0, seed=0), "labels"),
+        (lambda: audit.train_linear_dpgd([[0.0]], [1.0], steps=0, learning_rate=1.0, seed=0), "steps"),
+    ],
+)
+def test_bad_input_names_the_parameter(call, name):
+    with pytest.raises(ValueError, match=name):
+        call()
