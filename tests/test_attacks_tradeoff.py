@@ -41,3 +41,24 @@ def test_count_of_thresholds_spans_the_whole_curve_and_batches():
 def test_bad_input_names_the_parameter(kwargs, match):
     with pytest.raises(ValueError, match=match):
         empirical_tradeoff(**kwargs)
+
+
+def test_compare_to_curve_finds_no_violation_for_the_true_curve_and_one_for_a_stronger_test():
+    from fdp import tradeoff
+    from fdp.attacks import compare_to_curve
+
+    rng = np.random.default_rng(11)
+    s0 = rng.standard_normal((400, 300))
+    s1 = 1.0 + rng.standard_normal((400, 300))
+    _, alpha, beta = empirical_tradeoff(s0, s1, thresholds=np.linspace(-2.5, 3.5, 40))
+    exact = compare_to_curve(alpha, beta, tradeoff.gaussian(1.0))
+    assert exact.violation == 0.0
+    assert exact.max_gap < 0.01
+    assert np.all(exact.error > 0) and exact.beta_sd.shape == (40,)
+    # the same points against the curve of a weaker mechanism (mu = 0.5) lie far below it
+    weaker = compare_to_curve(alpha, beta, tradeoff.gaussian(0.5))
+    assert weaker.violation > 0.1
+    with pytest.raises(ValueError, match="alpha and beta"):
+        compare_to_curve(alpha[:1], beta[:1], tradeoff.gaussian(1.0))
+    with pytest.raises(ValueError, match="z"):
+        compare_to_curve(alpha, beta, tradeoff.gaussian(1.0), z=0.0)

@@ -74,6 +74,65 @@ def test_laplace_and_subsampled_canary_audits_match_theory():
     assert np.max(np.abs(beta - j_p(alpha))) < 0.012
 
 
+def test_per_run_data_sets_and_no_intercept():
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((3, 40, 1))
+    y = (x[..., 0] > 0).astype(float)
+    runs = audit.train_linear_dpgd(x, y, steps=5, learning_rate=1.0, fit_intercept=False, seed=1)
+    assert runs.weights.shape == (3, 1) and runs.final_gradients.shape == (3, 40, 1)
+    # run r trained on x[r] alone: the same seed on one data set reproduces nothing of the others
+    with pytest.raises(ValueError, match="runs"):
+        audit.train_linear_dpgd(x, y, steps=1, learning_rate=1.0, runs=2, seed=1)
+
+
+def test_linear_network_gradients_match_finite_differences():
+    rng = np.random.default_rng(4)
+    x, y, latent = rng.standard_normal((4, 3)), rng.standard_normal(4), 5
+    params = rng.standard_normal(latent * (3 + 2) + 1)
+
+    def loss(p, i):
+        w1 = p[: latent * 3].reshape(latent, 3)
+        b1, w2, b2 = p[latent * 3 : latent * 4], p[latent * 4 : latent * 5], p[-1]
+        return 0.5 * (w2 @ (w1 @ x[i] + b1) + b2 - y[i]) ** 2
+
+    g = audit.linear_network_gradients(params, x, y, latent)
+    h = 1e-6
+    for i in range(4):
+        fd = [(loss(params + h * e, i) - loss(params - h * e, i)) / (2 * h) for e in np.eye(params.size)]
+        np.testing.assert_allclose(g[i], fd, rtol=1e-5, atol=1e-8)
+
+
+def test_linear_network_training_clips_and_fits_diabetes():
+    data = datasets.diabetes()
+    run = audit.train_linear_network_dpgd(data.x, data.y, latent=50, steps=150, learning_rate=0.5, noise=0.5, seed=0)
+    assert run.weights.shape == (1, 50 * 12 + 1) and run.final_gradients.shape == (1, 442, 601)
+    assert np.all(np.linalg.norm(run.final_gradients, axis=-1) <= 1.0 + 1e-12)
+    p = run.weights[0]
+    w1, b1, w2, b2 = p[:500].reshape(50, 10), p[500:550], p[550:600], p[600]
+    mse = np.mean(((data.x @ w1.T + b1) @ w2 + b2 - data.y) ** 2)
+    assert mse < 0.6  # standardised target: variance 1; least squares reaches about 0.48
+
+
+def test_lira_scores_follow_the_gaussian_shift_of_the_target_gradient():
+    # one converged model, one label-flipped target far from the boundary: its clipped gradient has
+    # norm 1 along the target's feature vector, so the logit moves by exactly Delta / sigma = 1 noise sd
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((200, 1))
+    y = (x[:, 0] > 0).astype(float)
+    w = np.array([[4.0, 0.0]])
+    s0, s1, effect = audit.lira_offline_scores(
+        x, y, w, np.array([[2.0]]), np.array([0.0]), learning_rate=1.0,
+        shadow_models=4000, target_models=20_000, seed=7,
+    )
+    np.testing.assert_allclose(effect, [1.0], rtol=1e-9)
+    assert abs(s0.mean()) < 0.05 and abs(s0.std() - 1) < 0.05
+    assert abs(s1.mean() - s0.mean() - 1.0) < 0.05
+    _, alpha, beta = empirical_tradeoff(s0, s1, thresholds=np.linspace(-2, 3, 20))
+    # the one-sided test reaches the DP curve G_1, below the RTM curve of the magnitude test
+    assert np.max(np.abs(beta - tradeoff.gaussian(1.0)(alpha))) < 0.03
+    assert np.max(rtm.gaussian(1.0, 1)(alpha) - beta) > 0.1
+
+
 @pytest.mark.parametrize(
     "call, name",
     [
@@ -84,6 +143,11 @@ def test_laplace_and_subsampled_canary_audits_match_theory():
         (lambda: audit.canary_scores([np.nan], 1.0, 1.0, 10, seed=0), "reference_gradients"),
         (lambda: audit.train_linear_dpgd([[0.0]], [2.0], steps=1, learning_rate=1.0, seed=0), "labels"),
         (lambda: audit.train_linear_dpgd([[0.0]], [1.0], steps=0, learning_rate=1.0, seed=0), "steps"),
+        (lambda: audit.train_linear_network_dpgd([[0.0]], [1.0], latent=0, steps=1, learning_rate=1.0, seed=0), "latent"),
+        (lambda: audit.lira_offline_scores([[0.0]], [1.0], [[0.0, 0.0]], [[1.0]], [0.0], learning_rate=1.0,
+                                           shadow_models=1, target_models=5, seed=0), "shadow_models"),
+        (lambda: audit.lira_offline_scores([[0.0]], [1.0], [[0.0, 0.0]], [[1.0, 2.0]], [0.0], learning_rate=1.0,
+                                           shadow_models=5, target_models=5, seed=0), "x_target"),
     ],
 )
 def test_bad_input_names_the_parameter(call, name):

@@ -19,10 +19,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import special
 
 from .validation import check_positive, check_positive_int, check_sampling_rate
 
-__all__ = ["LinearRuns", "train_linear_dpgd", "clip_rows", "canary_scores"]
+__all__ = [
+    "LinearRuns",
+    "clip_rows",
+    "logistic_gradients",
+    "train_linear_dpgd",
+    "linear_network_gradients",
+    "train_linear_network_dpgd",
+    "lira_offline_scores",
+    "canary_scores",
+]
 
 
 @dataclass(frozen=True)
@@ -40,6 +50,26 @@ def clip_rows(g: np.ndarray, clip: float) -> np.ndarray:
     return g * np.minimum(1.0, clip / np.maximum(norms, np.finfo(float).tiny))
 
 
+def _with_intercept(x: np.ndarray, fit_intercept: bool) -> np.ndarray:
+    """Append the constant feature 1 that carries the bias (on the last axis)."""
+    if not fit_intercept:
+        return x
+    return np.concatenate([x, np.ones(x.shape[:-1] + (1,))], axis=-1)
+
+
+def logistic_gradients(weights, features, labels) -> np.ndarray:
+    """Per-sample gradients ``(sigmoid(w . x) - y) x`` of the cross-entropy of a logistic unit.
+
+    ``weights`` (runs, p), ``features`` (n, p) or (runs, n, p) (bias column included),
+    ``labels`` (n,) or (runs, n); returns (runs, n, p).
+    """
+    w = np.asarray(weights, dtype=np.float64)
+    xb = np.asarray(features, dtype=np.float64)
+    logits = np.einsum("...np,rp->rn", xb, w) if xb.ndim == 2 else np.einsum("rnp,rp->rn", xb, w)
+    p = special.expit(logits)
+    return (p - labels)[..., None] * xb
+
+
 def train_linear_dpgd(
     x,
     y,
@@ -48,43 +78,184 @@ def train_linear_dpgd(
     learning_rate: float,
     clip: float = 1.0,
     noise: float = 1.0,
-    runs: int = 1,
+    runs: int | None = None,
     sampling_rate: float = 1.0,
-    seed: int,
+    fit_intercept: bool = True,
+    seed,
 ) -> LinearRuns:
-    """DP gradient descent of a single logistic unit ``sigmoid(w . x + b)``, ``runs`` models at once.
+    """DP gradient descent of a single logistic unit ``sigmoid(w . x + b)``, many models at once.
 
-    Each step: per-sample gradients of the cross-entropy, clipped to L2 norm ``clip``, summed over
-    the batch (all of D, or a Poisson sample with rate ``sampling_rate``), plus Gaussian noise of
-    standard deviation ``noise * clip`` per coordinate, divided by the expected batch size; then a
-    plain gradient step.  ``seed`` seeds one ``numpy.random.Generator`` for the noise and the
-    sampling of every run.
+    ``x`` is one data set (n, d) shared by ``runs`` models (default 1), or one data set per run,
+    (runs, n, d) with labels (runs, n).  Each step: per-sample gradients of the cross-entropy,
+    clipped to L2 norm ``clip``, summed over the batch (all of D, or a Poisson sample with rate
+    ``sampling_rate``), plus Gaussian noise of standard deviation ``noise * clip`` per coordinate,
+    divided by the expected batch size; then a plain gradient step from ``w = 0``.  Without
+    ``fit_intercept`` the unit has no bias (p = d parameters).  ``seed`` (int or SeedSequence)
+    seeds one ``numpy.random.Generator`` for the noise and the sampling of every run.
     """
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
-    if x.ndim != 2 or y.shape != (x.shape[0],) or x.shape[0] == 0:
-        raise ValueError(f"x must be (n, d) and y (n,), got shapes {x.shape} and {y.shape}")
+    if x.ndim not in (2, 3) or y.shape != x.shape[:-1] or x.shape[-2] == 0:
+        raise ValueError(f"x must be (n, d) or (runs, n, d) and y its labels, got shapes {x.shape} and {y.shape}")
     if not (np.all(np.isfinite(x)) and np.all((y == 0) | (y == 1))):
         raise ValueError("x must be finite and y must hold labels 0 or 1")
     steps = check_positive_int("steps", steps)
     learning_rate = check_positive("learning_rate", learning_rate)
     clip = check_positive("clip", clip)
     noise = check_positive("noise", noise)
-    runs = check_positive_int("runs", runs)
+    if x.ndim == 3:
+        if runs is not None and check_positive_int("runs", runs) != x.shape[0]:
+            raise ValueError(f"runs={runs} disagrees with the {x.shape[0]} data sets in x")
+        runs = x.shape[0]
+    runs = check_positive_int("runs", 1 if runs is None else runs)
     q = check_sampling_rate("sampling_rate", sampling_rate)
     rng = np.random.default_rng(seed)
-    n, d = x.shape
-    xb = np.hstack([x, np.ones((n, 1))])  # the bias as a constant feature
-    w = np.zeros((runs, d + 1))
+    n = x.shape[-2]
+    xb = _with_intercept(x, fit_intercept)
+    w = np.zeros((runs, xb.shape[-1]))
     grads = None
     for _ in range(steps):
-        p = 1.0 / (1.0 + np.exp(-(w @ xb.T)))  # (runs, n)
-        grads = clip_rows((p - y)[:, :, None] * xb[None, :, :], clip)  # d loss / d w per sample
+        grads = clip_rows(logistic_gradients(w, xb, y), clip)
         if q < 1.0:
             grads = grads * (rng.random((runs, n, 1)) < q)
-        total = grads.sum(axis=1) + noise * clip * rng.standard_normal((runs, d + 1))
+        total = grads.sum(axis=1) + noise * clip * rng.standard_normal(w.shape)
         w = w - learning_rate * total / (q * n)
     return LinearRuns(weights=w, final_gradients=grads)
+
+
+def linear_network_gradients(params, x, y, latent: int) -> np.ndarray:
+    """Per-sample gradients of ``(f(x) - y)^2 / 2`` for the linear network
+    ``f(x) = w2 . (W1 x + b1) + b2`` with a ``latent``-dimensional hidden layer.
+
+    ``params`` is the flat vector ``(W1 (latent x d), b1, w2, b2)`` of length
+    ``latent (d + 2) + 1``; returns (n, len(params)).
+    """
+    x = np.asarray(x, dtype=np.float64)
+    n, d = x.shape
+    w1 = params[: latent * d].reshape(latent, d)
+    b1 = params[latent * d : latent * (d + 1)]
+    w2 = params[latent * (d + 1) : latent * (d + 2)]
+    h = x @ w1.T + b1
+    r = h @ w2 + params[-1] - y  # residual = d loss / d f
+    g_w1 = (r[:, None] * w2)[:, :, None] * x[:, None, :]
+    return np.concatenate([g_w1.reshape(n, -1), r[:, None] * w2, r[:, None] * h, r[:, None]], axis=1)
+
+
+def train_linear_network_dpgd(
+    x,
+    y,
+    *,
+    latent: int,
+    steps: int,
+    learning_rate: float,
+    clip: float = 1.0,
+    noise: float = 1.0,
+    seed,
+) -> LinearRuns:
+    """Full-batch DP gradient descent of the linear network of :func:`linear_network_gradients`
+    (squared loss; the RTM paper's Fig. 3c model with ``latent = 50``).
+
+    Same step as :func:`train_linear_dpgd`; the weights start from N(0, 1/fan_in), the biases
+    from 0.  Returns one run: ``weights`` (1, P) and ``final_gradients`` (1, n, P), clipped.
+    """
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    if x.ndim != 2 or y.shape != (x.shape[0],) or x.shape[0] == 0:
+        raise ValueError(f"x must be (n, d) and y (n,), got shapes {x.shape} and {y.shape}")
+    if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
+        raise ValueError("x and y must be finite")
+    latent = check_positive_int("latent", latent)
+    steps = check_positive_int("steps", steps)
+    learning_rate = check_positive("learning_rate", learning_rate)
+    clip = check_positive("clip", clip)
+    noise = check_positive("noise", noise)
+    rng = np.random.default_rng(seed)
+    n, d = x.shape
+    params = np.concatenate([
+        rng.standard_normal(latent * d) / np.sqrt(d), np.zeros(latent),
+        rng.standard_normal(latent) / np.sqrt(latent), np.zeros(1),
+    ])
+    grads = None
+    for _ in range(steps):
+        grads = clip_rows(linear_network_gradients(params, x, y, latent), clip)
+        total = grads.sum(axis=0) + noise * clip * rng.standard_normal(params.shape)
+        params = params - learning_rate * total / n
+        if not np.all(np.isfinite(params)):
+            raise ValueError("training diverged: lower learning_rate")
+    return LinearRuns(weights=params[None, :], final_gradients=grads[None])
+
+
+def lira_offline_scores(
+    x,
+    y,
+    weights,
+    x_target,
+    y_target,
+    *,
+    learning_rate: float,
+    clip: float = 1.0,
+    noise: float = 1.0,
+    shadow_models: int,
+    target_models: int,
+    fit_intercept: bool = True,
+    seed,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Offline LiRA (Carlini et al. 2022, Sec. IV.C) on one DP gradient step, run by run.
+
+    Each run r starts from the trained weights ``weights[r]`` (the adversary knows them: earlier
+    steps are disregarded, RTM App. 7.3) and takes one full-batch DP step on its data set
+    ``x[r], y[r]`` (H0) or on that set plus the target ``(x_target[r], y_target[r])`` (H1),
+    normalised by ``n = |D|`` in both cases.  The attack:
+
+    1. trains ``shadow_models`` OUT models (the step on D with fresh noise) and fits a Gaussian
+       to their logit-scaled confidence ``phi = log(c / (1 - c))`` on the target's label;
+    2. scores each of ``target_models`` models per hypothesis by the one-sided statistic
+       ``(phi - mean) / sd``: large means "member".
+
+    Returns ``(scores_h0, scores_h1, effect)``, the scores of shape (runs, target_models) and, for
+    each run, the effect size of the target in logit space, ``|clip(g*) . x*| / (noise clip |x*|)``
+    (at most ``Delta / sigma = 1``, with equality when the target's gradient is clipped).
+    """
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    w = np.asarray(weights, dtype=np.float64)
+    if w.ndim != 2:
+        raise ValueError(f"weights must be (runs, p), got shape {w.shape}")
+    runs = w.shape[0]
+    if x.ndim == 2:
+        x, y = np.broadcast_to(x, (runs,) + x.shape), np.broadcast_to(y, (runs,) + y.shape)
+    if x.ndim != 3 or x.shape[0] != runs or y.shape != x.shape[:-1]:
+        raise ValueError(f"x must be (runs, n, d) with runs={runs} and y (runs, n), got {x.shape} and {y.shape}")
+    xt = _with_intercept(np.asarray(x_target, dtype=np.float64), fit_intercept)
+    yt = np.asarray(y_target, dtype=np.float64)
+    if xt.shape != (runs, w.shape[1]) or yt.shape != (runs,):
+        raise ValueError(f"x_target must be (runs, d) and y_target (runs,) for weights of shape {w.shape}")
+    learning_rate = check_positive("learning_rate", learning_rate)
+    clip = check_positive("clip", clip)
+    noise = check_positive("noise", noise)
+    shadow_models = check_positive_int("shadow_models", shadow_models)
+    if shadow_models < 2:
+        raise ValueError(f"shadow_models must be >= 2 to fit a Gaussian, got {shadow_models}")
+    target_models = check_positive_int("target_models", target_models)
+    rng = np.random.default_rng(seed)
+    n = x.shape[1]
+    known = clip_rows(logistic_gradients(w, _with_intercept(x, fit_intercept), y), clip).sum(axis=1)
+    target = clip_rows(logistic_gradients(w, xt[:, None, :], yt[:, None]), clip)[:, 0]
+    sign = np.where(yt == 1, 1.0, -1.0)[:, None]  # logit of the confidence in the target's label
+
+    def phi(models: int, include: bool) -> np.ndarray:
+        step = known[:, None, :] + noise * clip * rng.standard_normal((runs, models, w.shape[1]))
+        if include:
+            step = step + target[:, None, :]
+        w_new = w[:, None, :] - learning_rate * step / n
+        return sign * np.einsum("rmp,rp->rm", w_new, xt)
+
+    shadow = phi(shadow_models, False)
+    mean, sd = shadow.mean(axis=1, keepdims=True), shadow.std(axis=1, ddof=1, keepdims=True)
+    scores_h0 = (phi(target_models, False) - mean) / sd
+    scores_h1 = (phi(target_models, True) - mean) / sd
+    effect = np.abs(np.einsum("rp,rp->r", target, xt)) / (noise * clip * np.linalg.norm(xt, axis=1))
+    return scores_h0, scores_h1, effect
 
 
 def canary_scores(
