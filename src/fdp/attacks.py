@@ -11,9 +11,20 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .validation import check_positive, check_positive_int
+from .validation import check_positive, check_positive_int, check_sampling_rate
 
-__all__ = ["empirical_tradeoff", "CurveComparison", "compare_to_curve"]
+__all__ = [
+    "empirical_tradeoff",
+    "CurveComparison",
+    "compare_to_curve",
+    "PriorObserver",
+    "prior_aware_guess",
+    "top_steps_guess",
+    "log_likelihood_guess",
+    "success_rate",
+    "gradient_attack_loss",
+    "gradient_attack",
+]
 
 
 def empirical_tradeoff(scores_h0, scores_h1, thresholds=50) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -107,3 +118,194 @@ def compare_to_curve(alpha, beta, curve, z: float = 3.0) -> CurveComparison:
         max_gap=float(np.max(np.abs(gap))),
         violation=float(max(0.0, np.max(-gap - z * se))),
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# Reconstruction attacks on DP-SGD (Hayes et al. 2023, Secs. 2, 3.4, 4.3, Apps. E-G)
+# ---------------------------------------------------------------------------------------------
+
+
+class PriorObserver:
+    """Observer for :func:`fdp.dpsgd.train` that scores every candidate of a discrete prior.
+
+    ``x_prior`` (R, n, d), ``y_prior`` (R, n): the n candidates of each run's prior (the target is
+    one of them).  At every step t it stores, for each run and candidate z_i,
+    ``inner[r, i, t] = <clip_C(grad l(theta_t, z_i)), gbar_t>`` with ``gbar_t = g_t - known_t``
+    the privatised gradient minus the clipped gradients of the known points in the batch
+    (Alg. 2's observation), ``inner_known[r, i, t] = <clip_C(grad l(theta_t, z_i)), known_t>``
+    (so that ``inner + inner_known`` is the score without subtraction, App. E), and the squared
+    norm of the clipped candidate gradient ``sq[r, i, t]`` (for the likelihood attack, App. G).
+    Gradients are never formed: the inner products use the per-layer outer-product structure.
+    """
+
+    def __init__(self, model, x_prior, y_prior, clip_norm: float, steps: int):
+        from .dpsgd import MLP
+
+        if not isinstance(model, MLP):
+            raise ValueError("model must be an fdp.dpsgd.MLP")
+        self.model = model
+        self.x = np.asarray(x_prior, dtype=np.float64)
+        self.y = np.asarray(y_prior)
+        if self.x.ndim != 3 or self.x.shape[-1] != model.d or self.y.shape != self.x.shape[:2]:
+            raise ValueError(f"x_prior must be (runs, n, {model.d}) and y_prior (runs, n), got {self.x.shape}, {self.y.shape}")
+        self.clip_norm = check_positive("clip_norm", clip_norm)
+        steps = check_positive_int("steps", steps)
+        runs, n = self.y.shape
+        self.inner = np.zeros((runs, n, steps))
+        self.inner_known = np.zeros((runs, n, steps))
+        self.sq = np.zeros((runs, n, steps))
+
+    def _inner(self, delta, e, h, vec):
+        w1, b1, w2, b2 = self.model.unpack(vec)
+        # <delta x^T, W1> + <delta, b1> + <e h^T, W2> + <e, b2> for every candidate
+        s = np.einsum("rnh,rnh->rn", delta, np.einsum("rhd,rnd->rnh", w1, self.x) + b1[:, None, :])
+        s += np.einsum("rnk,rnk->rn", e, np.einsum("rkh,rnh->rnk", w2, h) + b2[:, None, :])
+        return s
+
+    def __call__(self, t, theta, g, known):
+        from .dpsgd import _factors, clip_factors
+
+        delta, e, h, sq = _factors(self.model, theta, self.x, self.y)
+        c = clip_factors(sq, self.clip_norm)
+        self.inner[:, :, t] = c * self._inner(delta, e, h, g - known)
+        self.inner_known[:, :, t] = c * self._inner(delta, e, h, known)
+        self.sq[:, :, t] = c * c * sq
+
+
+def _pick(scores: np.ndarray, rng) -> np.ndarray:
+    """Index of the largest score on the last axis; ties broken uniformly at random with ``rng``
+    (a Generator), or by the first index when ``rng`` is None."""
+    if rng is None:
+        return scores.argmax(axis=-1)
+    best = scores == scores.max(axis=-1, keepdims=True)
+    return (best * (1.0 + rng.random(scores.shape))).argmax(axis=-1)
+
+
+def prior_aware_guess(inner, rng=None) -> np.ndarray:
+    """Alg. 2: the candidate with the largest sum over steps of ``inner`` (R, n, T); returns (R,)."""
+    return _pick(np.asarray(inner).sum(axis=-1), rng)
+
+
+def top_steps_guess(inner, sampling_rate: float, rng=None) -> np.ndarray:
+    """Alg. 3 (App. F): sum only the ``round(q T)`` (at least 1) largest inner products per candidate."""
+    inner = np.asarray(inner)
+    q = check_sampling_rate("sampling_rate", sampling_rate)
+    steps = inner.shape[-1]
+    k = min(steps, max(1, int(round(q * steps))))
+    top = np.partition(inner, steps - k, axis=-1)[..., steps - k :]
+    return _pick(top.sum(axis=-1), rng)
+
+
+def log_likelihood_guess(inner, sq, sampling_rate: float, noise_std: float, rng=None) -> np.ndarray:
+    """App. G: the candidate maximising the log-likelihood of the observed gradients.
+
+    With ``gbar_t`` the observed gradient minus the known points and ``g^z_t`` the candidate's
+    clipped gradient, step t has density ``(1 - q) N(0, s^2) + q N(g^z_t, s^2)`` at ``gbar_t``
+    (``s = noise_std = sigma C``); relative to the candidate-free density the log-likelihood is
+    ``sum_t log(1 - q + q exp((|gbar_t|^2 - |gbar_t - g^z_t|^2) / (2 s^2)))`` and
+    ``|gbar_t|^2 - |gbar_t - g^z_t|^2 = 2 <g^z_t, gbar_t> - |g^z_t|^2``.  (App. G prints a plus
+    between the two squared norms; the ranking it gives differs from the likelihood when q < 1.)
+    """
+    q = check_sampling_rate("sampling_rate", sampling_rate)
+    s = check_positive("noise_std", noise_std)
+    x = (2.0 * np.asarray(inner) - np.asarray(sq)) / (2.0 * s * s)
+    if q == 1.0:
+        ll = x.sum(axis=-1)
+    else:  # log(1 - q + q e^x), stable for large |x|
+        ll = np.logaddexp(np.log1p(-q), np.log(q) + x).sum(axis=-1)
+    return _pick(ll, rng)
+
+
+def success_rate(successes, confidence: float = 0.95) -> tuple[float, float, float]:
+    """Fraction of successful trials with its Clopper-Pearson interval: ``(rate, low, high)``."""
+    from scipy.stats import beta as beta_dist
+
+    s = np.asarray(successes, dtype=bool).ravel()
+    if s.size == 0:
+        raise ValueError("successes must hold at least one trial")
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must lie in (0, 1), got {confidence}")
+    k, n = int(s.sum()), s.size
+    a = 1.0 - confidence
+    low = 0.0 if k == 0 else float(beta_dist.ppf(a / 2, k, n - k + 1))
+    high = 1.0 if k == n else float(beta_dist.ppf(1 - a / 2, k + 1, n - k))
+    return k / n, low, high
+
+
+def gradient_attack_loss(model, params, residual, z, label: int, clip_norm: float):
+    """Eq. (1) summed over steps, and its gradient with respect to the input ``z`` (B, d).
+
+    ``params`` (T, P) are the model parameters theta_t, ``residual`` (T, P) the privatised
+    gradients minus the known points' clipped gradients; the label of the target is known (App. A).
+    ``L(z) = sum_t -<c_t g_t(z), gbar_t> + ||c_t g_t(z) - gbar_t||_1`` with ``c_t`` the clipping
+    factor.  The gradient is a vector-Jacobian product written out for the MLP (tested against
+    finite differences).  Returns ``(loss (B,), grad (B, d))``.
+    """
+    z = np.atleast_2d(np.asarray(z, dtype=np.float64))
+    w1, b1, w2, b2 = model.unpack(np.asarray(params, dtype=np.float64))  # (T, h, d), (T, h), (T, k, h), (T, k)
+    r_w1, r_b1, r_w2, r_b2 = model.unpack(np.asarray(residual, dtype=np.float64))
+    onehot = np.eye(model.classes)[label]
+    a = np.einsum("thd,bd->tbh", w1, z) + b1[:, None, :]
+    s = np.exp(np.minimum(a, 0.0))  # elu'(a)
+    hid = np.maximum(a, 0.0) + s - 1.0  # elu(a)
+    s2 = np.where(a < 0.0, s, 0.0)  # elu''(a)
+    o = np.einsum("tkh,tbh->tbk", w2, hid) + b2[:, None, :]
+    p = np.exp(o - o.max(axis=-1, keepdims=True))
+    p /= p.sum(axis=-1, keepdims=True)
+    e = p - onehot
+    back = np.einsum("tkh,tbk->tbh", w2, e)  # W2^T e
+    delta = s * back
+    zsq = (z * z).sum(-1)
+    norm2 = (delta * delta).sum(-1) * (zsq + 1.0) + (e * e).sum(-1) * ((hid * hid).sum(-1) + 1.0)
+    norm = np.sqrt(np.maximum(norm2, 1e-300))
+    c = np.minimum(1.0, clip_norm / norm)  # (T, B)
+    # clipped gradient blocks and the loss
+    g_w1 = c[..., None, None] * delta[..., :, None] * z[None, :, None, :]
+    g_b1 = c[..., None] * delta
+    g_w2 = c[..., None, None] * e[..., :, None] * hid[..., None, :]
+    g_b2 = c[..., None] * e
+    blocks = ((g_w1, r_w1[:, None]), (g_b1, r_b1[:, None]), (g_w2, r_w2[:, None]), (g_b2, r_b2[:, None]))
+    inner = sum((g * r).reshape(g.shape[:2] + (-1,)).sum(-1) for g, r in blocks)
+    l1 = sum(np.abs(g - r).reshape(g.shape[:2] + (-1,)).sum(-1) for g, r in blocks)
+    loss = (l1 - inner).sum(axis=0)
+    # v = dL/d(clipped gradient); u = dL/d(gradient) through the clipping (projection when clipped)
+    v = [np.sign(g - r) - r for g, r in blocks]
+    vg = sum((vi * g).reshape(g.shape[:2] + (-1,)).sum(-1) for vi, (g, _) in zip(v, blocks))  # <v, c g>
+    clipped = norm > clip_norm
+    proj = np.where(clipped, vg / np.maximum(c * norm, 1e-300) ** 2, 0.0)  # <v, g_c> / |g_c|^2
+    u = [c.reshape(c.shape + (1,) * (vi.ndim - 2)) * (vi - proj.reshape(proj.shape + (1,) * (vi.ndim - 2)) * g)
+         for vi, (g, _) in zip(v, blocks)]
+    u_w1, u_b1, u_w2, u_b2 = u
+    # d/dz of S = delta . (U_W1 z + u_b1) + e . (U_W2 h + u_b2) with u held fixed
+    m = np.einsum("tbhd,bd->tbh", u_w1, z) + u_b1
+    n_vec = np.einsum("tbkh,tbh->tbk", u_w2, hid) + u_b2
+    v_o = n_vec + np.einsum("tkh,tbh->tbk", w2, s * m)
+    pv = p * v_o - p * (p * v_o).sum(-1, keepdims=True)  # softmax Jacobian
+    d_a = s * np.einsum("tkh,tbk->tbh", w2, pv) + s2 * back * m + s * np.einsum("tbkh,tbk->tbh", u_w2, e)
+    grad = np.einsum("thd,tbh->bd", w1, d_a) + np.einsum("tbhd,tbh->bd", u_w1, delta)
+    return loss, grad
+
+
+def gradient_attack(model, params, residual, label: int, clip_norm: float, *, restarts: int = 5,
+                    iterations: int = 300, learning_rate: float = 0.01, seed) -> tuple[np.ndarray, float]:
+    """The prior-oblivious gradient-based attack of Sec. 2: minimise eq. (1) over inputs in [0, 1]^d.
+
+    ``restarts`` starting points drawn uniformly from [0, 1]^d are optimised together with Adam
+    (step ``learning_rate``; the paper uses plain gradient descent for 10^6 steps) and projected
+    onto the box; the reconstruction with the lowest final loss is returned with its loss.
+    """
+    restarts = check_positive_int("restarts", restarts)
+    iterations = check_positive_int("iterations", iterations)
+    learning_rate = check_positive("learning_rate", learning_rate)
+    clip_norm = check_positive("clip_norm", clip_norm)
+    rng = np.random.default_rng(seed)
+    z = rng.random((restarts, model.d))
+    m1, m2 = np.zeros_like(z), np.zeros_like(z)
+    for i in range(1, iterations + 1):
+        _, g = gradient_attack_loss(model, params, residual, z, label, clip_norm)
+        m1 = 0.9 * m1 + 0.1 * g
+        m2 = 0.999 * m2 + 0.001 * g * g
+        z = np.clip(z - learning_rate * (m1 / (1 - 0.9**i)) / (np.sqrt(m2 / (1 - 0.999**i)) + 1e-8), 0.0, 1.0)
+    loss, _ = gradient_attack_loss(model, params, residual, z, label, clip_norm)
+    best = int(np.argmin(loss))
+    return z[best], float(loss[best])

@@ -9,6 +9,9 @@ output (``1/n`` for a uniform prior over n candidates and exact matching).
 * :func:`gamma_eps_delta` -- ``min(e^eps kappa + delta, 1)`` (ReRo paper Thm. 1).
 * :func:`gamma_rdp` -- the RDP-based bound of Balle et al. for full-batch DP-SGD (Hayes et al. eq. 2).
 * :func:`advantage` -- ``(gamma - kappa) / (1 - kappa)`` (Hayes et al. eq. 4).
+* :func:`orthogonal_prior_success` -- the success of the best attack on full-batch DP-SGD when the
+  n candidates' clipped gradients are mutually orthogonal with norm C (the Gaussian picture of
+  Hayes et al. Sec. 3.4): a reference between the bound and attacks on real data.
 * The Fano bound of Guo, Sablayrolles, Sanjabi (2022) as used in Hayes et al. App. H:
   :func:`fano_advantage` with :func:`guo_mutual_information_bound` (analytic) or
   :func:`guo_mutual_information_mc` (Monte Carlo).
@@ -37,6 +40,7 @@ __all__ = [
     "gamma_eps_delta",
     "gamma_rdp",
     "advantage",
+    "orthogonal_prior_success",
     "fano_advantage",
     "guo_mutual_information_bound",
     "guo_mutual_information_mc",
@@ -81,6 +85,27 @@ def advantage(gamma_value, kappa):
     k = _kappa(kappa)
     g = check_array_in("gamma", gamma_value, 0.0, 1.0)
     return (g - k) / (1.0 - k)
+
+
+def orthogonal_prior_success(mu: float, prior_size: int) -> float:
+    """``P(X_0 + mu > max_{i<n} X_i)`` for i.i.d. standard normals: the success probability of the
+    maximum-likelihood guess among ``n = prior_size`` candidates whose clipped gradients are
+    orthogonal with norm C, after full-batch DP-SGD with ``mu = sqrt(T) / sigma``.
+
+    Each candidate's summed inner product (Alg. 2), scaled by ``C^2 sigma sqrt(T)``, is then
+    N(mu, 1) for the target and N(0, 1) for the others, independently; for this geometry Alg. 2 is
+    the Bayes-optimal attack.  The value lies below the ReRo bound ``gamma(1/n)``.
+    """
+    from scipy import integrate
+    from scipy.stats import norm
+
+    mu = check_nonnegative("mu", mu)
+    n = _prior_size(prior_size)
+    # integrate phi(x - mu) Phi(x)^(n-1) over x; log-space power keeps Phi^(n-1) accurate for large n
+    f = lambda x: np.exp(norm.logpdf(x - mu) + (n - 1) * norm.logcdf(x))
+    lo, hi = min(-12.0, mu - 12.0), mu + 12.0
+    value, _ = integrate.quad(f, lo, hi, points=[mu], limit=200, epsabs=1e-12)
+    return float(min(1.0, value))
 
 
 def _prior_size(prior_size) -> int:

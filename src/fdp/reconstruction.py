@@ -1,0 +1,224 @@
+"""The reconstruction game of Hayes et al. (2023) played with real DP-SGD runs.
+
+An informed adversary knows D_- and a discrete prior of n candidates; the target z* is drawn
+uniformly from the prior, DP-SGD trains on ``D_- + {z*}`` and the adversary sees every
+intermediate model and privatised gradient.  Reconstruction succeeds when its guess is z*.  The
+ReRo bound (``fdp.rero``) says no adversary succeeds with probability above ``gamma(1/n)``.
+
+* :func:`prior_game` -- many games at once (vectorised DP-SGD runs, chunks in parallel with
+  joblib), scored by the prior-aware attacks of :mod:`fdp.attacks`: Alg. 2, Alg. 3, the
+  likelihood attack of App. G, and Alg. 2 without subtracting the known gradients (App. E).
+* :func:`gradient_reconstructions` -- the prior-oblivious gradient-based attack (eq. 1) on
+  full-batch runs, one run per joblib task.
+* :func:`nearest_prior_success` -- App. D / footnote 5: a free-form reconstruction counts as a
+  success when the target is its nearest point in a random prior.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from joblib import Parallel, delayed
+from tqdm.auto import tqdm
+
+from . import attacks, dpsgd
+from .validation import check_positive, check_positive_int, check_sampling_rate
+
+__all__ = ["ATTACKS", "GameResult", "prior_game", "gradient_reconstructions", "nearest_prior_success"]
+
+#: attack name -> what it is (keys of :attr:`GameResult.success`)
+ATTACKS = {
+    "prior-aware": "Alg. 2: largest sum of inner products over all steps",
+    "improved": "Alg. 3: largest sum of the top qT inner products",
+    "likelihood": "App. G: largest log-likelihood of the observed gradients",
+    "no subtraction": "Alg. 2 without subtracting the known gradients (App. E)",
+}
+
+
+@dataclass
+class GameResult:
+    """Outcome of :func:`prior_game`: per-attack success indicators (trials, prior sizes) and diagnostics.
+
+    ``mean_norm`` is the mean clipped per-example gradient norm over all batches and steps,
+    ``frac_clipped`` the fraction of per-example gradients that were clipped (Hayes et al.
+    Fig. 13a), ``accuracy`` the mean training accuracy of the final models on ``D_-``.
+    """
+
+    success: dict
+    prior_sizes: list
+    mean_norm: float
+    frac_clipped: float
+    accuracy: float
+    settings: dict = field(default_factory=dict)
+
+    @property
+    def trials(self) -> int:
+        return len(next(iter(self.success.values())))
+
+    def rate(self, attack: str, prior_size: int | None = None, confidence: float = 0.95) -> tuple[float, float, float]:
+        """Success probability of ``attack`` at ``prior_size`` (default: the only or first size)
+        with its Clopper-Pearson interval ``(rate, low, high)``."""
+        if attack not in self.success:
+            raise ValueError(f"attack must be one of {sorted(self.success)}, got {attack!r}")
+        size = self.prior_sizes[0] if prior_size is None else prior_size
+        if size not in self.prior_sizes:
+            raise ValueError(f"prior_size must be one of {self.prior_sizes}, got {prior_size}")
+        return attacks.success_rate(self.success[attack][:, self.prior_sizes.index(size)], confidence)
+
+
+def _check_data(x_known, y_known, x_pool, y_pool):
+    xk = np.asarray(x_known, dtype=np.float64).reshape(len(y_known), -1) if len(y_known) else None
+    xp = np.asarray(x_pool, dtype=np.float64)
+    if xp.ndim != 2 or len(xp) != len(y_pool) or len(xp) == 0:
+        raise ValueError(f"x_pool must be (m, d) with one label each, got {xp.shape} and {len(y_pool)} labels")
+    if xk is not None and xk.shape[1] != xp.shape[1]:
+        raise ValueError("x_known and x_pool must have the same number of features")
+    return (xk if xk is not None else np.zeros((0, xp.shape[1]))), np.asarray(y_known, dtype=np.int64), xp, np.asarray(y_pool, dtype=np.int64)
+
+
+def _game_chunk(xk, yk, xp, yp, runs, sizes, train_kw, seed_seq):
+    rng = np.random.default_rng(seed_seq)
+    # Candidate 0 is the target, drawn uniformly from the pool; candidates 1..n-1 are distinct other pool
+    # images.  By exchangeability the target is uniform within every prefix of size n, so one training
+    # run serves all (nested) prior sizes.
+    order = np.argsort(rng.random((runs, len(xp))), axis=1)[:, : max(sizes)]
+    x_prior, y_prior = xp[order], yp[order]
+    model = dpsgd.MLP(xp.shape[1], train_kw["hidden"])
+    obs = attacks.PriorObserver(model, x_prior, y_prior, train_kw["clip_norm"], train_kw["steps"])
+    trace = dpsgd.train(xk, yk, x_prior[:, 0], y_prior[:, 0], observer=obs, seed=rng, **train_kw)
+    q, noise_std = train_kw["q"], train_kw["sigma"] * train_kw["clip_norm"]
+    success = {k: np.zeros((runs, len(sizes)), dtype=bool) for k in ATTACKS}
+    for j, n in enumerate(sizes):
+        inner, sq, known = obs.inner[:, :n], obs.sq[:, :n], obs.inner_known[:, :n]
+        # the target is candidate 0: ties (e.g. duplicate images) are broken at random, never in its favour
+        success["prior-aware"][:, j] = attacks.prior_aware_guess(inner, rng) == 0
+        success["improved"][:, j] = attacks.top_steps_guess(inner, q, rng) == 0
+        success["likelihood"][:, j] = attacks.log_likelihood_guess(inner, sq, q, noise_std, rng) == 0
+        success["no subtraction"][:, j] = attacks.prior_aware_guess(inner + known, rng) == 0
+    acc = dpsgd.accuracy(trace.final, xk, yk).mean() if len(yk) else np.nan
+    return success, trace.mean_norm.mean(), trace.frac_clipped.mean(), acc
+
+
+def prior_game(
+    x_known,
+    y_known,
+    x_pool,
+    y_pool,
+    *,
+    prior_sizes,
+    trials: int,
+    sigma: float,
+    clip_norm: float,
+    steps: int,
+    lr: float,
+    q: float = 1.0,
+    hidden: int = 10,
+    seed,
+    chunk: int = 200,
+    n_jobs: int = 1,
+    progress: bool = False,
+) -> GameResult:
+    """Play ``trials`` reconstruction games for each prior size in ``prior_sizes`` (int or list).
+
+    ``(x_known, y_known)`` is D_-, fixed for all games; each game draws its target uniformly
+    from ``(x_pool, y_pool)`` (which must not overlap D_-) and its prior from the target and
+    distinct other pool images (nested across sizes), and trains DP-SGD (noise multiplier
+    ``sigma``, clipping ``clip_norm``, ``steps``, step size ``lr``, Poisson rate ``q``) on
+    ``D_- + {z*}``.  Games run in vectorised chunks of ``chunk`` runs, chunks in parallel over
+    ``n_jobs`` joblib workers, each with its own random stream spawned from ``seed``;
+    ``progress`` shows a tqdm bar over chunks.
+    """
+    xk, yk, xp, yp = _check_data(x_known, y_known, x_pool, y_pool)
+    sizes = [check_positive_int("prior_sizes", n) for n in np.atleast_1d(prior_sizes).tolist()]
+    if not sizes or min(sizes) < 2 or max(sizes) > len(xp):
+        raise ValueError(f"prior_sizes must lie between 2 and the pool size {len(xp)}, got {prior_sizes}")
+    trials = check_positive_int("trials", trials)
+    chunk = check_positive_int("chunk", chunk)
+    n_jobs = check_positive_int("n_jobs", n_jobs)
+    train_kw = dict(sigma=check_positive("sigma", sigma), clip_norm=check_positive("clip_norm", clip_norm),
+                    steps=check_positive_int("steps", steps), lr=check_positive("lr", lr),
+                    q=check_sampling_rate("q", q), hidden=check_positive_int("hidden", hidden))
+    counts = [min(chunk, trials - i) for i in range(0, trials, chunk)]
+    seeds = np.random.SeedSequence(seed).spawn(len(counts))
+    tasks = (delayed(_game_chunk)(xk, yk, xp, yp, r, sizes, train_kw, s) for r, s in zip(counts, seeds))
+    out = list(tqdm(Parallel(n_jobs=n_jobs, return_as="generator")(tasks), total=len(counts),
+                    disable=not progress, desc=f"games (sigma={sigma:.3g})"))
+    w = np.array(counts, dtype=float) / trials
+    return GameResult(
+        success={k: np.concatenate([o[0][k] for o in out]) for k in ATTACKS},
+        prior_sizes=sizes,
+        mean_norm=float(np.dot(w, [o[1] for o in out])),
+        frac_clipped=float(np.dot(w, [o[2] for o in out])),
+        accuracy=float(np.dot(w, [o[3] for o in out])),
+        settings=dict(trials=trials, known=len(yk), **train_kw),
+    )
+
+
+def _attack_one(model, params, residual, label, clip_norm, attack_kw, seed_seq):
+    z, _ = attacks.gradient_attack(model, params, residual, int(label), clip_norm, seed=seed_seq, **attack_kw)
+    return z
+
+
+def gradient_reconstructions(
+    x_known,
+    y_known,
+    x_targets,
+    y_targets,
+    *,
+    sigma: float,
+    clip_norm: float,
+    steps: int,
+    lr: float,
+    hidden: int = 10,
+    restarts: int = 5,
+    iterations: int = 300,
+    attack_lr: float = 0.01,
+    seed,
+    n_jobs: int = 1,
+    progress: bool = False,
+) -> np.ndarray:
+    """Full-batch DP-SGD on ``D_- + {z*_r}`` for every target r, then the eq. (1) attack on each run.
+
+    Returns the reconstructions, shape (R, d).  The adversary's view is recorded (memory
+    ``3 T R P`` floats), and ``gbar_t = g_t - known_t`` is formed as in Sec. 2.
+    """
+    xt = np.asarray(x_targets, dtype=np.float64)
+    if xt.ndim != 2:
+        raise ValueError(f"x_targets must be (R, d), got shape {xt.shape}")
+    n_jobs = check_positive_int("n_jobs", n_jobs)
+    train_seed, attack_seed = np.random.SeedSequence(seed).spawn(2)
+    trace = dpsgd.train(x_known, y_known, xt, y_targets, sigma=sigma, clip_norm=clip_norm, steps=steps, lr=lr,
+                        hidden=hidden, seed=np.random.default_rng(train_seed), record=True)
+    model = dpsgd.MLP(xt.shape[1], hidden)
+    residual = trace.noisy - trace.known
+    kw = dict(restarts=restarts, iterations=iterations, learning_rate=attack_lr)
+    seeds = attack_seed.spawn(len(xt))
+    tasks = (delayed(_attack_one)(model, trace.params[:, r], residual[:, r], y_targets[r], clip_norm, kw, seeds[r])
+             for r in range(len(xt)))
+    out = list(tqdm(Parallel(n_jobs=n_jobs, return_as="generator")(tasks), total=len(xt), disable=not progress,
+                    desc="gradient attacks"))
+    return np.array(out)
+
+
+def nearest_prior_success(reconstructions, targets, pool, prior_size: int, priors: int, *, seed) -> np.ndarray:
+    """App. D: success rate of free-form reconstructions turned into guesses from random priors.
+
+    For each reconstruction r, ``priors`` random priors are formed from its target and
+    ``prior_size - 1`` distinct images of ``pool`` (which must not contain the targets); the
+    guess is the prior point nearest to the reconstruction in L2.  Returns the success
+    indicators, shape (R, priors).
+    """
+    rec = np.asarray(reconstructions, dtype=np.float64)
+    tgt = np.asarray(targets, dtype=np.float64)
+    pool = np.asarray(pool, dtype=np.float64)
+    prior_size = check_positive_int("prior_size", prior_size)
+    if prior_size < 2 or prior_size - 1 > len(pool):
+        raise ValueError(f"prior_size must be between 2 and {len(pool) + 1}, got {prior_size}")
+    priors = check_positive_int("priors", priors)
+    rng = np.random.default_rng(seed)
+    d_target = ((rec - tgt) ** 2).sum(-1)  # (R,)
+    d_pool = ((rec[:, None, :] - pool[None, :, :]) ** 2).sum(-1)  # (R, m)
+    picks = np.argsort(rng.random((len(rec), priors, len(pool))), axis=-1)[..., : prior_size - 1]
+    nearest_other = np.take_along_axis(d_pool[:, None, :], picks, axis=-1).min(axis=-1)
+    return d_target[:, None] < nearest_other

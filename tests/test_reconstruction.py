@@ -1,0 +1,146 @@
+"""Reconstruction attacks on real DP-SGD runs (fdp.attacks, fdp.reconstruction) against the ReRo bounds."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fdp import attacks, datasets, dpsgd, gdp, pld, reconstruction, rero, tradeoff
+
+
+@pytest.fixture(scope="module")
+def digits_split():
+    data = datasets.digits()
+    perm = np.random.default_rng(0).permutation(len(data.y))
+    return data, perm[:199], perm[999:]
+
+
+def test_observer_inner_products_match_materialised_gradients():
+    rng = np.random.default_rng(0)
+    model = dpsgd.MLP(6)  # the trainer's default: 10 hidden units, 10 classes
+    xk, yk = rng.random((7, 6)), rng.integers(0, 10, 7)
+    xp, yp = rng.random((2, 4, 6)), rng.integers(0, 10, (2, 4))
+    obs = attacks.PriorObserver(model, xp, yp, 0.3, 5)
+    tr = dpsgd.train(xk, yk, xp[:, 1], yp[:, 1], sigma=1.0, clip_norm=0.3, steps=5, lr=0.5, seed=1,
+                     record=True, observer=obs)
+    for t in range(5):
+        g = dpsgd.clip(dpsgd.per_example_gradients(model, tr.params[t], xp, yp), 0.3)  # (R, n, P)
+        resid = tr.noisy[t] - tr.known[t]
+        np.testing.assert_allclose(obs.inner[:, :, t], np.einsum("rnp,rp->rn", g, resid), atol=1e-12)
+        np.testing.assert_allclose(obs.inner_known[:, :, t], np.einsum("rnp,rp->rn", g, tr.known[t]), atol=1e-12)
+        np.testing.assert_allclose(obs.sq[:, :, t], (g**2).sum(-1), atol=1e-14)
+
+
+def test_guesses_follow_their_definitions():
+    rng = np.random.default_rng(1)
+    inner = rng.standard_normal((50, 6, 20))
+    sq = rng.random((50, 6, 20))
+    np.testing.assert_array_equal(attacks.prior_aware_guess(inner), inner.sum(-1).argmax(-1))
+    np.testing.assert_array_equal(attacks.top_steps_guess(inner, 1.0), attacks.prior_aware_guess(inner))
+    np.testing.assert_array_equal(attacks.top_steps_guess(inner, 0.05), inner.max(-1).argmax(-1))  # top 1 of 20
+    # q = 1: the likelihood is the Gaussian one, maximal for the smallest ||gbar - g_z||^2 = const - (2 inner - sq)
+    np.testing.assert_array_equal(attacks.log_likelihood_guess(inner, sq, 1.0, 0.7), (2 * inner - sq).sum(-1).argmax(-1))
+    # ties are broken at random when a generator is given, by the first index otherwise
+    tied = np.zeros((4000, 4, 1))
+    assert np.all(attacks.prior_aware_guess(tied) == 0)
+    picks = attacks.prior_aware_guess(tied, np.random.default_rng(0))
+    assert abs(np.mean(picks == 0) - 0.25) < 0.03
+
+
+def test_clopper_pearson_interval():
+    rate, lo, hi = attacks.success_rate(np.zeros(20, dtype=bool))
+    assert rate == 0 and lo == 0 and hi == pytest.approx(1 - 0.025 ** (1 / 20))
+    rate, lo, hi = attacks.success_rate([True] * 7 + [False] * 3)
+    assert (lo, hi) == pytest.approx((0.3475, 0.9333), abs=1e-4)
+    with pytest.raises(ValueError, match="confidence"):
+        attacks.success_rate([True], confidence=1.0)
+
+
+@pytest.mark.parametrize("clip_norm", [0.05, 100.0])
+def test_gradient_attack_loss_gradient_matches_finite_differences(clip_norm):
+    rng = np.random.default_rng(2)
+    model = dpsgd.MLP(6, 5, 4)
+    params = model.init(3, rng) + 0.3 * rng.standard_normal((3, model.size))
+    resid = 0.05 * rng.standard_normal((3, model.size))
+    z = rng.random((2, 6))
+    loss, grad = attacks.gradient_attack_loss(model, params, resid, z, 2, clip_norm)
+    g = dpsgd.clip(dpsgd.per_example_gradients(model, params, z, np.array([2, 2])), clip_norm)
+    np.testing.assert_allclose(loss, (np.abs(g - resid[:, None]).sum(-1) - (g * resid[:, None]).sum(-1)).sum(0), atol=1e-12)
+    h = 1e-6
+    fd = np.array([(attacks.gradient_attack_loss(model, params, resid, z + h * e, 2, clip_norm)[0]
+                    - attacks.gradient_attack_loss(model, params, resid, z - h * e, 2, clip_norm)[0]) / (2 * h)
+                   for e in np.eye(6)]).T
+    np.testing.assert_allclose(grad, fd, rtol=1e-5, atol=1e-7)
+
+
+def test_gradient_attack_reconstructs_without_noise_and_fails_with_much_noise(digits_split):
+    data, known, pool = digits_split
+    targets = pool[:3]
+    kw = dict(clip_norm=1.0, steps=20, lr=1.0, restarts=2, iterations=200, attack_lr=0.02, seed=3)
+    clean = reconstruction.gradient_reconstructions(data.x[known], data.y[known], data.x[targets], data.y[targets],
+                                                    sigma=1e-4, **kw)
+    noisy = reconstruction.gradient_reconstructions(data.x[known], data.y[known], data.x[targets], data.y[targets],
+                                                    sigma=100.0, **kw)
+    mse_clean = ((clean - data.x[targets]) ** 2).mean(1)
+    mse_noisy = ((noisy - data.x[targets]) ** 2).mean(1)
+    assert mse_clean.max() < 0.05 < mse_noisy.min()
+    ok = reconstruction.nearest_prior_success(data.x[targets], data.x[targets], data.x[pool[3:]], 10, 5, seed=0)
+    assert ok.all()  # a perfect reconstruction is always nearest to its target
+
+
+def test_prior_game_is_sound_against_the_tight_bound(digits_split):
+    # soundness at small scale: full batch and Poisson sampling, each success CI must reach the bound
+    data, known, pool = digits_split
+    mu = gdp.mu_from_eps_delta(6.0, 1e-5)
+    steps = 20
+    full = reconstruction.prior_game(data.x[known], data.y[known], data.x[pool], data.y[pool], prior_sizes=[2, 10],
+                                     trials=300, sigma=np.sqrt(steps) / mu, clip_norm=0.1, steps=steps, lr=3.0, seed=4)
+    for n in (2, 10):
+        bound = float(rero.gamma(tradeoff.gaussian(mu), 1.0 / n))
+        for attack in reconstruction.ATTACKS:
+            _, lo, _ = full.rate(attack, n)
+            assert lo <= bound, (attack, n)
+    assert full.rate("prior-aware", 10)[0] > 0.3  # far above the prior 0.1: the attack works
+    assert full.rate("prior-aware", 2)[0] > full.rate("prior-aware", 10)[0]
+    assert full.frac_clipped > 0.95
+    q, sigma = 0.2, 0.8
+    sub = reconstruction.prior_game(data.x[known], data.y[known], data.x[pool], data.y[pool], prior_sizes=10,
+                                    trials=300, sigma=sigma, clip_norm=0.1, steps=steps, lr=3.0, q=q, seed=5)
+    _, up = pld.tradeoff_bracket("gaussian", sigma, q, steps, discretization=1e-3).gamma([0.1])
+    for attack in ("prior-aware", "improved", "likelihood"):
+        assert sub.rate(attack)[1] <= up[0], attack
+
+
+def test_without_subtraction_the_attack_falls_to_chance_on_a_large_known_set(digits_split):
+    data, known, pool = digits_split
+    res = reconstruction.prior_game(data.x[known[:128]], data.y[known[:128]], data.x[pool], data.y[pool],
+                                    prior_sizes=10, trials=300, sigma=0.3, clip_norm=0.1, steps=20, lr=3.0, seed=6)
+    assert res.rate("prior-aware")[0] > 0.8
+    _, lo, hi = res.rate("no subtraction")
+    assert lo < 0.2 and hi < 0.6
+
+
+@settings(max_examples=25, deadline=None)
+@given(mu=st.floats(0.0, 8.0), n=st.integers(2, 2048))
+def test_orthogonal_prior_success_lies_between_the_prior_and_the_bound(mu, n):
+    p = rero.orthogonal_prior_success(mu, n)
+    assert 1.0 / n - 1e-9 <= p <= float(rero.gamma(tradeoff.gaussian(mu), 1.0 / n)) + 1e-9
+
+
+def test_orthogonal_prior_success_matches_simulation():
+    x = np.random.default_rng(7).standard_normal((200_000, 10))
+    x[:, 0] += 2.0
+    assert rero.orthogonal_prior_success(2.0, 10) == pytest.approx((x.argmax(1) == 0).mean(), abs=0.005)
+
+
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [(dict(prior_sizes=1), "prior_sizes"), (dict(prior_sizes=10_000), "prior_sizes"), (dict(trials=0), "trials"),
+     (dict(q=0.0), "q"), (dict(sigma=0.0), "sigma"), (dict(n_jobs=0), "n_jobs")],
+)
+def test_prior_game_rejects_bad_arguments(digits_split, kwargs, name):
+    data, known, pool = digits_split
+    base = dict(prior_sizes=10, trials=4, sigma=1.0, clip_norm=0.1, steps=2, lr=1.0, seed=0)
+    base.update(kwargs)
+    with pytest.raises(ValueError, match=name):
+        reconstruction.prior_game(data.x[known], data.y[known], data.x[pool], data.y[pool], **base)
