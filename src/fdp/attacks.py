@@ -157,10 +157,12 @@ class PriorObserver:
 
     def _inner(self, delta, e, h, vec):
         w1, b1, w2, b2 = self.model.unpack(vec)
-        # <delta x^T, W1> + <delta, b1> + <e h^T, W2> + <e, b2> for every candidate
-        s = np.einsum("rnh,rnh->rn", delta, np.einsum("rhd,rnd->rnh", w1, self.x) + b1[:, None, :])
-        s += np.einsum("rnk,rnk->rn", e, np.einsum("rkh,rnh->rnk", w2, h) + b2[:, None, :])
-        return s
+        # <delta x^T, W1> + <delta, b1> + <e h^T, W2> + <e, b2> for every candidate (batched GEMMs)
+        a = np.matmul(self.x, np.swapaxes(w1, 1, 2))
+        a += b1[:, None, :]
+        o = np.matmul(h, np.swapaxes(w2, 1, 2))
+        o += b2[:, None, :]
+        return (delta * a).sum(-1) + (e * o).sum(-1)
 
     def __call__(self, t, theta, g, known):
         from .dpsgd import _factors, clip_factors
