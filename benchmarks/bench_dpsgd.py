@@ -16,9 +16,9 @@ Run with ``make bench``.
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
+
+from timing import best_of
 
 from fdp import attacks, datasets, dpsgd
 
@@ -39,15 +39,6 @@ def naive_clipped_sum(model, theta, x, y, clip_norm):
         g = np.concatenate([np.outer(delta, xi).ravel(), delta, np.outer(e, h).ravel(), e])
         total += g / max(1.0, np.linalg.norm(g) / clip_norm)
     return total
-
-
-def best_of(fn, repeats=5):
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        value = fn()
-        times.append(time.perf_counter() - t0)
-    return value, min(times)
 
 
 def main():

@@ -14,20 +14,11 @@ import time
 
 from gdpnum.dpsgd import get_mu_and_regret_for_dpsgd
 
+from timing import best_of
+
 from fdp import gdp, pld
 
 NOISE, RATE, STEPS = 9.4, 2**14 / 50_000, 2000
-REPEATS = 5
-
-
-def best_of(fn, repeats=REPEATS):
-    """The smallest wall time of ``repeats`` calls (and the last value)."""
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        value = fn()
-        times.append(time.perf_counter() - t0)
-    return value, min(times)
 
 
 def main():
