@@ -10,7 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.stats import beta as beta_dist
 
+from . import dpsgd
 from .validation import check_positive, check_positive_int, check_sampling_rate
 
 __all__ = [
@@ -139,9 +141,7 @@ class PriorObserver:
     """
 
     def __init__(self, model, x_prior, y_prior, clip_norm: float, steps: int):
-        from .dpsgd import MLP
-
-        if not isinstance(model, MLP):
+        if not isinstance(model, dpsgd.MLP):
             raise ValueError("model must be an fdp.dpsgd.MLP")
         self.model = model
         self.x = np.asarray(x_prior, dtype=np.float64)
@@ -165,10 +165,8 @@ class PriorObserver:
         return (delta * a).sum(-1) + (e * o).sum(-1)
 
     def __call__(self, t, theta, g, known):
-        from .dpsgd import _factors, clip_factors
-
-        delta, e, h, sq = _factors(self.model, theta, self.x, self.y)
-        c = clip_factors(sq, self.clip_norm)
+        delta, e, h, sq = dpsgd._factors(self.model, theta, self.x, self.y)
+        c = dpsgd.clip_factors(sq, self.clip_norm)
         self.inner[:, :, t] = c * self._inner(delta, e, h, g - known)
         self.inner_known[:, :, t] = c * self._inner(delta, e, h, known)
         self.sq[:, :, t] = c * c * sq
@@ -220,8 +218,6 @@ def log_likelihood_guess(inner, sq, sampling_rate: float, noise_std: float, rng=
 
 def success_rate(successes, confidence: float = 0.95) -> tuple[float, float, float]:
     """Fraction of successful trials with its Clopper-Pearson interval: ``(rate, low, high)``."""
-    from scipy.stats import beta as beta_dist
-
     s = np.asarray(successes, dtype=bool).ravel()
     if s.size == 0:
         raise ValueError("successes must hold at least one trial")

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
+from .dpsgd import clip as clip_rows  # DP-SGD's per-sample clipping, one implementation
 from .validation import check_positive, check_positive_int, check_sampling_rate
 
 __all__ = [
@@ -42,12 +43,6 @@ class LinearRuns:
 
     weights: np.ndarray
     final_gradients: np.ndarray
-
-
-def clip_rows(g: np.ndarray, clip: float) -> np.ndarray:
-    """Scale every vector on the last axis to L2 norm at most ``clip`` (DP-SGD clipping)."""
-    norms = np.linalg.norm(g, axis=-1, keepdims=True)
-    return g * np.minimum(1.0, clip / np.maximum(norms, np.finfo(float).tiny))
 
 
 def _with_intercept(x: np.ndarray, fit_intercept: bool) -> np.ndarray:

@@ -211,8 +211,7 @@ def clip(g, clip_norm: float) -> np.ndarray:
     """``clip_C(v) = v / max(1, ||v|| / C)`` along the last axis (Hayes et al. footnote 3)."""
     c = check_positive("clip_norm", clip_norm)
     g = np.asarray(g, dtype=np.float64)
-    n = np.linalg.norm(g, axis=-1, keepdims=True)
-    return g / np.maximum(1.0, n / c)
+    return g * clip_factors((g * g).sum(axis=-1), c)[..., None]
 
 
 def clip_factors(sq_norm, clip_norm: float) -> np.ndarray:
