@@ -110,7 +110,9 @@ book: $(EXECUTED) | $(STAMP)
 # PARAMS holds papermill options.  A `-p NAME VALUE` whose VALUE is a YAML list or mapping
 # ([...] or {...}) is passed as `-y "NAME: VALUE"` so that the notebook gets a list, not the
 # string papermill's -p would give; a -p/-r NAME that the notebook's parameters cell does not
-# define is an error (papermill itself only warns).  Results go to _build/runs/results.
+# define is an error (papermill itself only warns).  Results are written to a temporary folder
+# and moved to _build/runs/results, with the notebook, only when the run succeeds: a failed run
+# leaves the previous run's notebook and results untouched (a consistent pair) and nothing partial.
 NB_NAME := $(basename $(notdir $(NB)))
 RUNS := _build/runs
 export PARAMS
@@ -123,7 +125,6 @@ run: | $(STAMP)
 		echo 'error: NB=$(NB) names no notebook (no notebooks/$(NB_NAME).ipynb)' >&2; \
 		echo 'notebooks: $(NAMES)' >&2; exit 2; fi
 	@mkdir -p $(RUNS)/results
-	@rm -f $(RUNS)/$(NB_NAME).ipynb
 	@eval "set -- $${PARAMS:-}"; \
 	known=" $$($(PY) -c 'import sys, papermill; print(" ".join(papermill.inspect_notebook(sys.argv[1])))' notebooks/$(NB_NAME).ipynb) "; \
 	args=(); \
@@ -143,13 +144,18 @@ run: | $(STAMP)
 		*) args+=("$$1"); shift;; \
 		esac; \
 	done; \
-	tmp=$(RUNS)/.$(NB_NAME).tmp.ipynb; \
+	tmp=$(RUNS)/.$(NB_NAME).tmp.ipynb; tmpres=$(RUNS)/.$(NB_NAME).results.tmp; \
+	rm -rf $$tmpres; mkdir -p $$tmpres; \
 	printf '%s ' executing notebooks/$(NB_NAME).ipynb "$${args[@]}"; echo; \
-	if FDP_RESULTS_DIR="$(CURDIR)/$(RUNS)/results" $(PAPERMILL) "$${args[@]}" notebooks/$(NB_NAME).ipynb $$tmp; then \
-		mv -f $$tmp $(RUNS)/$(NB_NAME).ipynb; \
+	if FDP_RESULTS_DIR="$(CURDIR)/$$tmpres" $(PAPERMILL) "$${args[@]}" notebooks/$(NB_NAME).ipynb $$tmp; then \
+		rm -f $(RUNS)/results/$(NB_NAME).json; \
+		if [ -f $$tmpres/$(NB_NAME).json ]; then mv -f $$tmpres/$(NB_NAME).json $(RUNS)/results/; fi; \
+		mv -f $$tmp $(RUNS)/$(NB_NAME).ipynb; rm -rf $$tmpres; \
 		echo "wrote $(RUNS)/$(NB_NAME).ipynb (results in $(RUNS)/results)"; \
 	else \
-		rm -f $$tmp; echo "error: notebooks/$(NB_NAME).ipynb failed (see the traceback above)" >&2; exit 1; \
+		rm -rf $$tmp $$tmpres; \
+		echo "error: notebooks/$(NB_NAME).ipynb failed (see the traceback above); the previous run's notebook and results, if any, are left as they were" >&2; \
+		exit 1; \
 	fi
 
 # --- checks ----------------------------------------------------------------------------

@@ -254,7 +254,17 @@ def test_mu_star_infinite_and_tail():
     with pytest.raises(ValueError, match="curve"):
         gdp.mu_star(curve)
     mu = gdp.mu_star(curve, tail=1e-10)
-    assert mu == pytest.approx(norm.isf(0.3) * 2, rel=1e-12)
+    # the kept range alpha, beta >= 1e-10 starts at the curve's point (1e-10, f(1e-10)), which
+    # demands more than the breakpoint (0.3, 0.3) inside it: ignoring that end (the old convention)
+    # reported 2 Phi^-1(0.7) = 1.05 where the curve restricted to the range needs 5.08
+    f_floor = float(curve(1e-10))
+    assert mu == pytest.approx(norm.isf(1e-10) + norm.isf(f_floor), rel=1e-12)
+    assert mu > norm.isf(0.3) * 2
+    assert np.all(tradeoff.gaussian(mu)(np.array([1e-10, 0.3, 1 - 1e-12 - 1e-10])) <= curve(np.array([1e-10, 0.3, 1 - 1e-12 - 1e-10])))
+    # a higher floor can only lower mu; a floor above the curve's fixed point leaves nothing
+    assert gdp.mu_star(curve, tail=1e-3) <= mu
+    with pytest.raises(ValueError, match="passes below"):
+        gdp.mu_star(curve, tail=0.4)
 
 
 # ---------------------------------------------------------------------------------------------

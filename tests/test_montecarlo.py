@@ -130,7 +130,16 @@ def test_gamma_mc_does_not_depend_on_n_jobs():
 # ---------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("n,kappa", [(10, 0.1), (10, 0.15), (1000, 0.001), (7, 1e-9), (7, 0.999)])
+@pytest.mark.parametrize("n,kappa", [(10, 0.1), (7, 1e-9), (1000, 0.009)])
+def test_too_few_kept_samples_is_an_error(n, kappa):
+    # Algorithm 1 keeps ceil(kappa N) samples; below 10 the estimate is noise (kappa N < 10 refused)
+    with pytest.raises(ValueError, match="too few"):
+        mc.gamma_from_log_ratios(np.zeros(n), kappa)
+    with pytest.raises(ValueError, match="samples"):
+        mc.gamma_mc(1.0, 0.1, 2, kappa, samples=n)
+
+
+@pytest.mark.parametrize("n,kappa", [(100, 0.1), (100, 0.15), (10_000, 0.001), (100_000, 1e-4), (70, 0.999)])
 def test_equal_ratios_give_kept_fraction(n, kappa):
     # all ratios 1: gamma_hat = (1/N) * ceil(kappa N) (division by N, not by ceil(kappa N))
     res = mc.gamma_from_log_ratios(np.zeros(n), kappa)
@@ -139,7 +148,8 @@ def test_equal_ratios_give_kept_fraction(n, kappa):
 
 
 def test_hand_made_ratios():
-    ratios = np.array([0.5, 4.0, 1.0, 3.0, 2.0, 0.25, 0.25, 1.0])
+    # mean ratio 1 (E_P[Q/P] = 1, no collapse), 40 samples so that every kappa keeps >= 10
+    ratios = np.tile([0.5, 4.0, 1.0, 3.0, 2.0, 0.25, 0.25, 1.0], 5) / 1.5
     rng = np.random.default_rng(0)
     res = mc.gamma_from_log_ratios(np.log(rng.permutation(ratios)), [0.25, 0.3, 0.5])
     n = ratios.size

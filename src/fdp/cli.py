@@ -18,11 +18,21 @@ import numpy as np
 
 from . import rero, tradeoff
 from .paths import ROOT
-from .validation import check_open_unit, check_positive, check_positive_int, check_sampling_rate
+from .validation import (
+    ResourceLimitError,
+    check_array_in,
+    check_nonnegative,
+    check_open_unit,
+    check_positive,
+    check_sampling_rate,
+)
 
 CLOSED_FORMS = {"gaussian": tradeoff.gaussian, "laplace": tradeoff.laplace}
 SUBSAMPLED = {"subsampled-gaussian": "gaussian", "subsampled-laplace": "laplace"}
 METHODS = ("pld", "edgeworth", "clt", "mc", "mpmath")
+# relative error above which an approximation or a certified bracket gets a warning
+WARN_RELATIVE = 0.01
+KAPPA_FLOOR = 1e-30  # the certified lattice is built for kappa >= this (smaller kappa: bracket [kappa, gamma(1e-30)])
 
 
 class _Parser(argparse.ArgumentParser):
@@ -39,19 +49,22 @@ def _build_parser() -> argparse.ArgumentParser:
         help="ReRo bound gamma = 1 - f(kappa) for a mechanism (add direction)",
         description="gaussian/laplace: one mechanism with effect size --mu, closed form. "
         "subsampled-gaussian/subsampled-laplace: --steps-fold composition of the Poisson-subsampled "
-        "mechanism with sensitivity 1 and noise scale --noise-multiplier, computed by --method.",
+        "mechanism with sensitivity 1 and noise scale --noise-multiplier, computed by --method "
+        "(pld: certified bracket; edgeworth, clt: approximations with an error estimate; mc: Monte Carlo "
+        "with a confidence interval; mpmath: certified ground truth). Warnings go to stderr and to the "
+        "JSON field 'warnings'.",
     )
     p.add_argument("--mechanism", required=True, choices=sorted(CLOSED_FORMS) + sorted(SUBSAMPLED))
-    p.add_argument("--mu", type=float, help="effect size Delta_2/sigma (gaussian) or Delta_1/b (laplace)")
+    p.add_argument("--mu", type=float, help="effect size Delta_2/sigma (gaussian) or Delta_1/b (laplace), >= 0")
     p.add_argument("--noise-multiplier", type=float, help="sigma (Gaussian) or b (Laplace), sensitivity 1")
-    p.add_argument("--sampling-rate", type=float, default=1.0, help="Poisson sampling rate in (0, 1] (default 1)")
-    p.add_argument("--steps", type=int, default=1, help="number of composed steps (default 1)")
+    p.add_argument("--sampling-rate", type=float, help="Poisson sampling rate in (0, 1] (default 1)")
+    p.add_argument("--steps", type=int, help="number of composed steps (default 1)")
     p.add_argument("--kappa", required=True, type=float, nargs="+", help="prior success probability, in (0, 1)")
-    p.add_argument("--method", choices=METHODS, default="pld", help="for subsampled mechanisms (default pld)")
-    p.add_argument("--order", type=int, default=4, help="Edgeworth order 0..4 (default 4)")
-    p.add_argument("--discretization", type=float, default=1e-4, help="PLD loss discretisation (default 1e-4)")
-    p.add_argument("--samples", type=int, default=1_000_000, help="Monte-Carlo samples (default 1e6)")
-    p.add_argument("--seed", type=int, default=0, help="Monte-Carlo seed (default 0)")
+    p.add_argument("--method", choices=METHODS, help="for subsampled mechanisms (default pld)")
+    p.add_argument("--order", type=int, help="Edgeworth order 0..4 (default 4; --method edgeworth)")
+    p.add_argument("--discretization", type=float, help="loss lattice spacing (default 1e-4; --method pld)")
+    p.add_argument("--samples", type=int, help="Monte-Carlo samples (default 1e6; --method mc)")
+    p.add_argument("--seed", type=int, help="Monte-Carlo seed >= 0 (default 0; --method mc)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
     r = sub.add_parser(
@@ -63,10 +76,10 @@ def _build_parser() -> argparse.ArgumentParser:
         "product of the per-step RTM curves.",
     )
     r.add_argument("--mechanism", required=True, choices=("laplace", "gaussian", "subsampled-gaussian"))
-    r.add_argument("--mu", required=True, type=float, help="effect size Delta/b or Delta/sigma")
-    r.add_argument("--dim", type=int, default=1, help="output dimension d of the Gaussian mechanisms (default 1)")
+    r.add_argument("--mu", required=True, type=float, help="effect size Delta/b or Delta/sigma, > 0")
+    r.add_argument("--dim", type=int, help="output dimension d of the Gaussian mechanisms (default 1)")
     r.add_argument("--steps", type=int, default=1, help="number of non-adaptive compositions (default 1)")
-    r.add_argument("--sampling-rate", type=float, default=1.0, help="Poisson sampling rate (subsampled-gaussian)")
+    r.add_argument("--sampling-rate", type=float, help="Poisson sampling rate in (0, 1] (subsampled-gaussian; default 1)")
     r.add_argument("--alpha", required=True, type=float, nargs="+", help="levels in [0, 1]")
     r.add_argument("--json", action="store_true", help="print one JSON object")
 
@@ -74,21 +87,23 @@ def _build_parser() -> argparse.ArgumentParser:
         "gdp",
         help="tight mu-GDP and regret (GDP reporting paper)",
         description="Without --mechanism: DP-SGD (Poisson-subsampled Gaussian, sensitivity 1) with --noise-multiplier, "
-        "--sampling-rate and --steps; prints the tight mu*, its regret, eps at --delta and the run time. With "
-        "--mechanism gaussian|laplace|randomized-response and --epsilon (and --delta for gaussian): the mu of that "
-        "mechanism calibrated to (eps, delta), and its regret.",
+        "--sampling-rate and --steps; prints the tight mu* over alpha, beta >= --tail (the alpha floor), its regret, "
+        "eps at --delta and the run time (full batches, --sampling-rate 1, are exactly sqrt(steps)/sigma-GDP). With "
+        "--mechanism gaussian|laplace|randomized-response and --epsilon (and --delta for gaussian): the exact mu of "
+        "that mechanism calibrated to (eps, delta), from its closed form, and its regret.",
     )
     g.add_argument("--mechanism", choices=("gaussian", "laplace", "randomized-response"))
     g.add_argument("--noise-multiplier", type=float, help="DP-SGD noise multiplier sigma")
-    g.add_argument("--sampling-rate", type=float, default=1.0, help="Poisson sampling rate in (0, 1] (default 1)")
-    g.add_argument("--steps", type=int, default=1, help="number of DP-SGD steps (default 1)")
-    g.add_argument("--epsilon", type=float, help="epsilon of the mechanism (with --mechanism)")
-    g.add_argument("--delta", type=float, default=1e-5, help="delta (default 1e-5)")
-    g.add_argument("--discretization", type=float, default=None,
-                   help="PLD loss discretisation (default: for DP-SGD 1/200 of the CLT mu clipped to [1e-5, 3e-4]; for Laplace 1e-4)")
-    g.add_argument("--tail", type=float, default=1e-10,
-                   help="ignore breakpoints with alpha or beta below this (default 1e-10, as gdpnum): the pessimistic "
-                   "PLD's truncated lower tail leaves A-mass at loss -inf, which would forbid any finite mu")
+    g.add_argument("--sampling-rate", type=float, help="Poisson sampling rate in (0, 1] (default 1)")
+    g.add_argument("--steps", type=int, help="number of DP-SGD steps (default 1)")
+    g.add_argument("--epsilon", type=float, help="epsilon of the mechanism, in (0, 700] (with --mechanism)")
+    g.add_argument("--delta", type=float, help="delta in (0, 1) (default 1e-5; DP-SGD and --mechanism gaussian)")
+    g.add_argument("--discretization", type=float,
+                   help="PLD loss discretisation (DP-SGD with --sampling-rate < 1; default 1/200 of the CLT mu "
+                   "clipped to [1e-5, 3e-4])")
+    g.add_argument("--tail", type=float,
+                   help="alpha floor in [0, 0.5) (DP-SGD with --sampling-rate < 1; default 1e-10, as gdpnum): mu* "
+                   "is certified for alpha >= tail and beta >= tail, including the curve's points at both ends")
     g.add_argument("--json", action="store_true", help="print one JSON object")
 
     v = sub.add_parser("verify", help="check the results registry against the papers' values")
@@ -96,70 +111,215 @@ def _build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# --- validation: every flag checked, with its own name, before any computation ----------------
+
+
+def _flag(dest: str) -> str:
+    return "--" + dest.replace("_", "-")
+
+
+def _forbid(args, dests, why: str) -> None:
+    """Options that do not apply are an error, not silently ignored."""
+    for dest in dests:
+        if getattr(args, dest) is not None:
+            raise ValueError(f"{_flag(dest)} does not apply {why}")
+
+
+def _require(args, dest: str, why: str):
+    value = getattr(args, dest)
+    if value is None:
+        raise ValueError(f"{_flag(dest)} is required {why}")
+    return value
+
+
+def _int_at_least(flag: str, value, low: int) -> int:
+    if value < low:
+        raise ValueError(f"{flag} must be an integer >= {low}, got {value!r}")
+    return int(value)
+
+
+def _resource(error: ResourceLimitError, flags: str) -> ResourceLimitError:
+    return ResourceLimitError(f"{error} (flags: {flags})")
+
+
+def _emit(out: dict, args, columns=None) -> int:
+    """Print ``out`` as JSON or a table, warnings to stderr; refuse NaN or inf anywhere."""
+    for key, value in out.items():
+        arr = np.asarray(value) if isinstance(value, (list, float, int, np.floating)) else None
+        if arr is not None and arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
+            raise ValueError(f"internal error: {key} is not finite ({value!r}); please report this input")
+    for w in out.get("warnings", []):
+        print(f"python -m fdp {args.command}: warning: {w}", file=sys.stderr)
+    if args.json:
+        print(json.dumps(out, allow_nan=False))
+    elif columns is None:
+        print("\n".join(f"{k:>17}: {v}" for k, v in out.items() if k != "warnings"))
+    else:
+        print(" ".join(f"{c:>12}" for c in columns))
+        for i in range(len(out[columns[0]])):
+            print(" ".join(f"{out[c][i]:12.6g}" for c in columns))
+    return 0
+
+
+# --- rero ------------------------------------------------------------------------------------
+
+
+def _validate_rero(args) -> np.ndarray:
+    kappa = check_array_in("--kappa", args.kappa, 0.0, 1.0, open_low=True, open_high=True)
+    if args.mechanism in CLOSED_FORMS:
+        why = f"to --mechanism {args.mechanism} (a closed form of --mu)"
+        _forbid(args, ("noise_multiplier", "sampling_rate", "steps", "method", "order", "discretization", "samples",
+                       "seed"), why)
+        args.mu = check_nonnegative("--mu", _require(args, "mu", f"for --mechanism {args.mechanism}"))
+        return kappa
+    _forbid(args, ("mu",), f"to --mechanism {args.mechanism} (use --noise-multiplier)")
+    args.noise_multiplier = check_positive(
+        "--noise-multiplier", _require(args, "noise_multiplier", f"for --mechanism {args.mechanism}"))
+    args.sampling_rate = check_sampling_rate("--sampling-rate", 1.0 if args.sampling_rate is None else args.sampling_rate)
+    args.steps = _int_at_least("--steps", 1 if args.steps is None else args.steps, 1)
+    args.method = args.method or "pld"
+    why = f"to --method {args.method}"
+    if args.method != "edgeworth":
+        _forbid(args, ("order",), why)
+    if args.method != "pld":
+        _forbid(args, ("discretization",), why)
+    if args.method != "mc":
+        _forbid(args, ("samples", "seed"), why)
+    base, s, q, steps = SUBSAMPLED[args.mechanism], args.noise_multiplier, args.sampling_rate, args.steps
+    if args.method == "edgeworth":
+        args.order = 4 if args.order is None else args.order
+        if not 0 <= args.order <= 4:
+            raise ValueError(f"--order must be an integer in 0..4, got {args.order!r}")
+    elif args.method == "pld":
+        from . import pld
+
+        args.discretization = check_positive("--discretization", 1e-4 if args.discretization is None
+                                             else args.discretization)
+        try:
+            tail = 1e-12 * max(float(kappa.min()), KAPPA_FLOOR) / steps
+            pld.check_lattice_points(pld.lattice_points(base, s, q, steps, args.discretization, tail),
+                                     "this bracket", "use a larger --discretization or fewer --steps")
+        except ResourceLimitError as exc:
+            raise _resource(exc, "--noise-multiplier, --sampling-rate, --steps, --discretization") from None
+    elif args.method == "mc":
+        from . import montecarlo
+
+        args.samples = _int_at_least("--samples", 1_000_000 if args.samples is None else args.samples, 1)
+        args.seed = _int_at_least("--seed", 0 if args.seed is None else args.seed, 0)
+        montecarlo.check_samples_for_kappa(args.samples, kappa, "--samples")
+        if args.samples * steps > montecarlo.MAX_DRAWS:
+            raise ResourceLimitError(
+                f"--samples x --steps = {args.samples * steps:.3g} noise draws exceed the limit of "
+                f"{montecarlo.MAX_DRAWS:.3g} (about a minute): use fewer --samples or --method pld")
+    elif args.method == "mpmath" and steps > 10**7:
+        raise ResourceLimitError(f"--steps must be <= 1e7 for --method mpmath, got {steps}")
+    return kappa
+
+
 def _subsampled_gamma(args, kappa) -> dict:
-    """gamma (and its bracket or interval where the method has one) for a subsampled mechanism."""
+    """gamma (and its bracket, interval or error estimate) for a subsampled mechanism, with warnings."""
     base = SUBSAMPLED[args.mechanism]
     scale, rate, steps = args.noise_multiplier, args.sampling_rate, args.steps
-    if scale is None:
-        raise ValueError(f"--noise-multiplier is required for {args.mechanism}")
-    if args.method == "pld":
-        from .pld import tradeoff_bracket
+    warnings: list[str] = []
+    if args.method in ("pld", "mpmath"):
+        if args.method == "pld":
+            from .pld import tradeoff_bracket
 
-        lower, upper = tradeoff_bracket(base, scale, rate, steps, discretization=args.discretization).gamma(kappa)
+            bracket = tradeoff_bracket(base, scale, rate, steps, discretization=args.discretization,
+                                       kappa_min=max(float(kappa.min()), KAPPA_FLOOR))
+            lower, upper = bracket.gamma(kappa)
+        else:
+            from .groundtruth import gamma_ground_truth
+
+            gt = gamma_ground_truth(base, scale, rate, steps, kappa)
+            lower, upper = gt.lower, gt.upper
+        lower = np.maximum(lower, kappa)
+        rel = (upper - lower) / upper
+        for k, lo, up, r in zip(kappa, lower, upper, rel):
+            if r > WARN_RELATIVE:
+                warnings.append(f"the certified bracket at kappa={k:g} is wide: gamma in [{lo:.6g}, {up:.6g}] "
+                                f"({100 * r:.3g} %); the reported gamma is its upper end"
+                                + ("; use a smaller --discretization" if args.method == "pld" else ""))
         # the certified upper end is the bound to report
-        return {"gamma": upper, "gamma_lower": lower, "gamma_upper": upper}
-    if args.method == "mpmath":
-        from .groundtruth import gamma_ground_truth
+        return {"gamma": upper, "gamma_lower": lower, "gamma_upper": upper, "certified": True, "warnings": warnings}
+    if args.method in ("edgeworth", "clt"):
+        from .edgeworth import clt_curve, edgeworth_curve
 
-        gt = gamma_ground_truth(base, scale, rate, steps, kappa)
-        return {"gamma": gt.upper, "gamma_lower": gt.lower, "gamma_upper": gt.upper}
-    if args.method == "edgeworth":
-        from .edgeworth import gamma_edgeworth
-
-        return {"gamma": gamma_edgeworth(base, scale, rate, steps, kappa, order=args.order)}
-    if args.method == "clt":
-        from .edgeworth import clt_curve
-
-        return {"gamma": rero.gamma(clt_curve(base, scale, rate, steps), kappa)}
+        try:
+            series = edgeworth_curve(base, scale, rate, steps, order=4 if args.method == "clt" else args.order)
+            reference = series.power(kappa)
+            err = series.error_estimate(kappa)
+        except ValueError as exc:
+            series = None
+            if args.method == "edgeworth":
+                raise
+            warnings.append(f"no error estimate for the CLT: the Edgeworth series is not valid here ({exc})")
+        if args.method == "edgeworth":
+            gamma = rero.gamma(series, kappa)
+            label = f"the order-{args.order} Edgeworth approximation"
+        else:
+            gamma = rero.gamma(clt_curve(base, scale, rate, steps), kappa)
+            label = "the CLT approximation"
+            if series is not None:  # the CLT's error: its distance to the Edgeworth series, plus the series' own
+                err = np.abs(gamma - reference) + err
+        out = {"gamma": gamma, "certified": False}
+        if series is not None:
+            out["error_estimate"] = err
+            for k, g, e in zip(kappa, gamma, err):
+                if e > WARN_RELATIVE * g:
+                    warnings.append(f"{label} at kappa={k:g} is unreliable: estimated error {e:.3g} on gamma {g:.6g} "
+                                    f"({100 * e / g:.3g} %); use --method pld for a certified bound")
+        out["warnings"] = warnings
+        return out
     # mc: Hayes et al. Algorithm 1 (Gaussian or Laplace noise)
     from .montecarlo import gamma_mc
 
     res = gamma_mc(scale, rate, steps, kappa, samples=args.samples, seed=args.seed, mechanism=base)
-    return {"gamma": res.estimate, "ci_lower": res.lower, "ci_upper": res.upper}
+    if res.warning:
+        warnings.append(res.warning)
+    return {"gamma": res.estimate, "ci_lower": res.lower, "ci_upper": res.upper, "certified": False,
+            "warnings": warnings}
 
 
 def _rero(args) -> int:
-    kappa = np.asarray(args.kappa, dtype=float)
+    kappa = _validate_rero(args)
     inputs = {"mechanism": args.mechanism}
     if args.mechanism in CLOSED_FORMS:
-        if args.mu is None:
-            raise ValueError(f"--mu is required for {args.mechanism}")
-        out = {"gamma": rero.gamma(CLOSED_FORMS[args.mechanism](args.mu), kappa)}
+        out = {"gamma": rero.gamma(CLOSED_FORMS[args.mechanism](args.mu), kappa), "certified": True, "warnings": []}
         inputs["mu"] = args.mu
     else:
         out = _subsampled_gamma(args, kappa)
         inputs.update(noise_multiplier=args.noise_multiplier, sampling_rate=args.sampling_rate, steps=args.steps,
                       method=args.method)
+    warnings, certified = out.pop("warnings"), out.pop("certified")
     out = {k: np.atleast_1d(v).astype(float).tolist() for k, v in out.items()}
-    out["advantage"] = np.atleast_1d(rero.advantage(np.minimum(out["gamma"], 1.0), kappa)).tolist()
-    if args.json:
-        print(json.dumps({**inputs, "kappa": kappa.tolist(), **out}))
-    else:
-        cols = ["kappa", *out]
-        print(" ".join(f"{c:>12}" for c in cols))
-        for i, k in enumerate(kappa):
-            print(" ".join(f"{v:12.6g}" for v in [k, *(out[c][i] for c in out)]))
-    return 0
+    out["advantage"] = np.atleast_1d(rero.advantage(out["gamma"], kappa)).tolist()
+    result = {**inputs, "kappa": kappa.tolist(), **out, "certified": certified, "warnings": warnings}
+    return _emit(result, args, None if args.json else ["kappa", *out])
+
+
+# --- rtm -------------------------------------------------------------------------------------
 
 
 def _rtm(args) -> int:
     from . import pld, rtm
-    from .validation import check_array_in
 
-    alpha = check_array_in("--alpha", np.asarray(args.alpha, dtype=float), 0.0, 1.0)
+    alpha = check_array_in("--alpha", args.alpha, 0.0, 1.0)
     mu = check_positive("--mu", args.mu)
-    steps = check_positive_int("--steps", args.steps)
-    d = check_positive_int("--dim", args.dim)
+    steps = _int_at_least("--steps", args.steps, 1)
+    if args.mechanism == "laplace":
+        _forbid(args, ("dim", "sampling_rate"), "to --mechanism laplace")
+    elif args.mechanism == "gaussian":
+        _forbid(args, ("sampling_rate",), "to --mechanism gaussian (use subsampled-gaussian)")
+    d = _int_at_least("--dim", 1 if args.dim is None else args.dim, 1)
+    p = check_sampling_rate("--sampling-rate", 1.0 if args.sampling_rate is None else args.sampling_rate)
+    if args.mechanism != "gaussian" and steps > 1:  # the DP curve from a composed PLD: check its size first
+        base = "laplace" if args.mechanism == "laplace" else "gaussian"
+        try:
+            pld.check_lattice_points(pld.lattice_points(base, 1.0 / mu, p, steps, 1e-4), "the DP curve f_dp",
+                                     "use fewer --steps or a smaller --mu")
+        except ResourceLimitError as exc:
+            raise _resource(exc, "--mu, --sampling-rate, --steps") from None
     grid = np.union1d(tradeoff.default_grid(), alpha)  # sample the envelope at the asked levels too
     if args.mechanism == "laplace":
         if steps == 1:
@@ -172,25 +332,20 @@ def _rtm(args) -> int:
         j, f_dp = rtm.gaussian(mu, d, steps), tradeoff.gaussian_composition(mu, steps=steps)
         big_j = tradeoff.symmetrise(j, grid)
     else:
-        p = args.sampling_rate
         if steps == 1:
             j, big_j = tradeoff.subsample(rtm.gaussian(mu, d), p), rtm.subsampled_gaussian(mu, p, d, grid)
         else:
             j = rtm.tensor_composition("gaussian", mu, p, steps, d)
             big_j = rtm.composed_subsampled_gaussian(mu, p, steps, d)
         f_dp = pld.tradeoff_curve(pld.mechanism_pld("gaussian", 1.0 / mu, p, steps), "symmetrised")
-    out = {"mechanism": args.mechanism, "mu": mu, "dim": d, "steps": steps, "sampling_rate": args.sampling_rate,
+    out = {"mechanism": args.mechanism, "mu": mu, "dim": d, "steps": steps, "sampling_rate": p,
            "alpha": alpha.tolist()}
     for key, curve in (("j", j), ("j_inv", j.inverse), ("J", big_j), ("f_dp", f_dp)):
         out[key] = np.atleast_1d(np.asarray(curve(alpha), dtype=float)).tolist()
-    if args.json:
-        print(json.dumps(out))
-    else:
-        cols = ["alpha", "j", "j_inv", "J", "f_dp"]
-        print(" ".join(f"{c:>12}" for c in cols))
-        for i in range(alpha.size):
-            print(" ".join(f"{out[c][i]:12.6g}" for c in cols))
-    return 0
+    return _emit(out, args, None if args.json else ["alpha", "j", "j_inv", "J", "f_dp"])
+
+
+# --- gdp -------------------------------------------------------------------------------------
 
 
 def _gdp(args) -> int:
@@ -199,43 +354,80 @@ def _gdp(args) -> int:
     from . import gdp, pld
 
     t0 = time.perf_counter()
+    warnings: list[str] = []
     if args.mechanism is None:
-        if args.noise_multiplier is None:
-            raise ValueError("--noise-multiplier is required without --mechanism")
-        s = check_positive("--noise-multiplier", args.noise_multiplier)
-        q = check_sampling_rate("--sampling-rate", args.sampling_rate)
-        steps = check_positive_int("--steps", args.steps)
-        h = gdp.default_discretization(s, q, steps) if args.discretization is None else args.discretization
-        dist = pld.mechanism_pld("gaussian", s, q, steps, discretization=h)
-        curve = pld.tradeoff_curve(dist, "symmetrised", normalise=True)
-        mu, regret = gdp.mu_and_regret(curve, symmetrise=False, tail=args.tail)
-        out = {"noise_multiplier": args.noise_multiplier, "sampling_rate": args.sampling_rate, "steps": args.steps,
-               "delta": args.delta, "discretization": h, "mu": mu, "regret": regret,
-               "epsilon": float(dist.get_epsilon_for_delta(check_open_unit("--delta", args.delta)))}
+        _forbid(args, ("epsilon",), "without --mechanism (DP-SGD is given by --noise-multiplier)")
+        s = check_positive("--noise-multiplier", _require(args, "noise_multiplier", "without --mechanism"))
+        q = check_sampling_rate("--sampling-rate", 1.0 if args.sampling_rate is None else args.sampling_rate)
+        steps = _int_at_least("--steps", 1 if args.steps is None else args.steps, 1)
+        delta = check_open_unit("--delta", 1e-5 if args.delta is None else args.delta)
+        out = {"noise_multiplier": s, "sampling_rate": q, "steps": steps, "delta": delta}
+        if q == 1.0:  # the steps-fold Gaussian mechanism: exactly sqrt(steps)/sigma-GDP
+            _forbid(args, ("discretization", "tail"), "to full batches (--sampling-rate 1: exact closed form)")
+            mu = float(np.sqrt(steps) / s)
+            out.update(mu=mu, regret=0.0, alpha_floor=0.0, method="closed form")
+            try:
+                out["epsilon"] = float(gdp.eps_from_mu_delta(mu, delta))
+            except ValueError as exc:
+                out["epsilon"] = None
+                warnings.append(f"no epsilon at --delta {delta:g}: {exc}")
+        else:
+            tail = 1e-10 if args.tail is None else check_nonnegative("--tail", args.tail)
+            if tail >= 0.5:
+                raise ValueError(f"--tail must lie in [0, 0.5), got {tail!r}")
+            if args.discretization is None:  # the default, coarsened so that one step stays affordable
+                h = gdp.default_discretization(s, q, steps)
+                one = pld.lattice_points("gaussian", s, q, 1, h)
+                if one > pld.MAX_ONE_STEP_POINTS:
+                    h *= one / pld.MAX_ONE_STEP_POINTS
+                    warnings.append(f"the lattice spacing was coarsened to {h:.3g} to keep one step below "
+                                    f"{pld.MAX_ONE_STEP_POINTS:.3g} points (the curve stays pessimistic)")
+            else:
+                h = check_positive("--discretization", args.discretization)
+            try:
+                pld.check_lattice_points(pld.lattice_points("gaussian", s, q, 1, h), "one step",
+                                         "use a larger --noise-multiplier or --discretization",
+                                         pld.MAX_ONE_STEP_POINTS)
+                pld.check_lattice_points(pld.lattice_points("gaussian", s, q, steps, h), f"{steps} steps",
+                                         "use fewer --steps or a larger --discretization")
+            except ResourceLimitError as exc:
+                raise _resource(exc, "--noise-multiplier, --sampling-rate, --steps, --discretization") from None
+            dist = pld.mechanism_pld("gaussian", s, q, steps, discretization=h)
+            curve = pld.tradeoff_curve(dist, "symmetrised", normalise=True)
+            try:
+                mu, regret = gdp.mu_and_regret(curve, symmetrise=False, tail=tail)
+            except ValueError as exc:
+                raise ValueError(f"--tail {tail:g}: {exc}") from None
+            eps = float(dist.get_epsilon_for_delta(delta))
+            out.update(discretization=h, alpha_floor=tail, method="pld", mu=mu, regret=regret,
+                       epsilon=eps if np.isfinite(eps) else None)
+            if not np.isfinite(eps):
+                warnings.append(f"epsilon at --delta {delta:g} is infinite for this lattice")
+            if tail > 0:
+                warnings.append(f"mu holds for type-I and type-II errors >= {tail:g} (the alpha floor --tail); "
+                                "a subsampled mechanism's mu* grows as the floor decreases")
     else:
-        if args.epsilon is None:
-            raise ValueError(f"--epsilon is required with --mechanism {args.mechanism}")
-        eps = check_positive("--epsilon", args.epsilon)
+        _forbid(args, ("noise_multiplier", "sampling_rate", "steps", "discretization", "tail"),
+                f"to --mechanism {args.mechanism} (its mu is a closed form of --epsilon)")
+        if args.mechanism != "gaussian":
+            _forbid(args, ("delta",), f"to --mechanism {args.mechanism} (pure eps-DP)")
+        eps = _require(args, "epsilon", f"with --mechanism {args.mechanism}")
+        eps = float(check_array_in("--epsilon", eps, 0.0, 700.0, open_low=True))
         out = {"mechanism": args.mechanism, "epsilon": eps}
         if args.mechanism == "gaussian":  # exactly Gaussian: regret 0
-            out.update(delta=args.delta, mu=float(gdp.mu_from_eps_delta(eps, check_open_unit("--delta", args.delta))),
-                       regret=0.0)
+            delta = check_open_unit("--delta", 1e-5 if args.delta is None else args.delta)
+            out.update(delta=delta, mu=float(gdp.mu_from_eps_delta(eps, delta)), regret=0.0)
+        elif args.mechanism == "laplace":  # Laplace noise of scale 1/eps: closed-form mu*, regret on its chords
+            mu = gdp.mu_laplace(eps)
+            out.update(mu=mu, regret=gdp.gdp_regret(gdp.laplace_tradeoff(eps), mu))
         else:
-            if args.mechanism == "laplace":  # Laplace noise of scale 1/eps: pure eps-DP
-                curve = pld.tradeoff_curve(pld.mechanism_pld("laplace", 1.0 / eps,
-                                                             discretization=args.discretization or 1e-4),
-                                           "symmetrised", normalise=True)
-            else:
-                curve = gdp.randomized_response(eps)
-            mu, regret = gdp.mu_and_regret(curve, tail=args.tail)
-            out.update(mu=mu, regret=regret)
+            mu = gdp.mu_pure_dp(eps)
+            out.update(mu=mu, regret=gdp.gdp_regret(gdp.randomized_response(eps), mu))
+        out["alpha_floor"] = 0.0
     out = {k: (float(v) if isinstance(v, (float, np.floating)) else v) for k, v in out.items()}
     out["seconds"] = time.perf_counter() - t0
-    if args.json:
-        print(json.dumps(out))
-    else:
-        print("\n".join(f"{k:>17}: {v}" for k, v in out.items()))
-    return 0
+    out["warnings"] = warnings
+    return _emit(out, args)
 
 
 def _verify(args) -> int:
@@ -253,6 +445,6 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     try:
         return {"rero": _rero, "rtm": _rtm, "gdp": _gdp, "verify": _verify}[args.command](args)
-    except ValueError as exc:
+    except ValueError as exc:  # bad input, or a computation refused before it starts (ResourceLimitError)
         print(f"{parser.prog} {args.command}: error: {exc}", file=sys.stderr)
         return 2

@@ -60,7 +60,7 @@ gdpnum 0.1.2 (the paper's code) instead bisects ``kappa`` with the condition che
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import log_ndtr, ndtr
+from scipy.special import log_ndtr, ndtr, ndtri_exp
 from scipy.stats import norm
 
 from .tradeoff import PiecewiseLinear, check_valid
@@ -76,6 +76,8 @@ __all__ = [
     "mu_and_regret",
     "delta_divergence",
     "mu_pure_dp",
+    "mu_laplace",
+    "laplace_tradeoff",
     "approx_dp",
     "randomized_response",
     "profile_to_tradeoff",
@@ -262,22 +264,57 @@ def eps_from_mu_delta(mu, delta):
 # ---------------------------------------------------------------------------------------------
 
 
+def _floor_points(a: np.ndarray, b: np.ndarray, floor: float, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """The breakpoints of the kept range ``{alpha >= floor, f(alpha) >= floor}`` and the curve's two
+    points at its ends, ``(floor, f(floor))`` and ``(f^{-1}(floor), floor)``.
+
+    The curve is linear between breakpoints, so ``f_mu <= f`` holds on the whole kept range iff it
+    holds at these points (``f_mu`` is convex): eq. 21 over them is the tail-free ``mu*`` of the
+    curve restricted to the kept range, never less.
+    """
+    b_at = float(np.interp(floor, a, b))
+    if b_at < floor:
+        raise ValueError(
+            f"{name} passes below the point (alpha, beta) = ({floor:g}, {floor:g}) (f({floor:g}) = {b_at:.3g}): "
+            f"no level with alpha >= {floor:g} and beta >= {floor:g} is left for the alpha floor tail={floor:g}; "
+            "pass a smaller tail (or tail=0 for the exact curve)"
+        )
+    j = int(np.argmax(b <= floor)) if np.any(b <= floor) else a.size - 1
+    if b[j] <= floor and j > 0 and b[j - 1] > floor:  # f crosses the floor inside segment (j-1, j)
+        a_at = a[j - 1] + (b[j - 1] - floor) * (a[j] - a[j - 1]) / (b[j - 1] - b[j])
+    else:
+        a_at = a[j]
+    a_at = min(max(float(a_at), floor), 1.0)
+    inside = (a >= floor) & (b >= floor)
+    return np.concatenate([a[inside], [floor, a_at]]), np.concatenate([b[inside], [b_at, max(floor, b[j])]])
+
+
+def _fixed_point(a: np.ndarray, b: np.ndarray) -> float:
+    """The level where a piecewise-linear curve crosses the diagonal ``f(alpha) = alpha``."""
+    j = int(np.argmax(b <= a))
+    if j == 0:
+        return 0.0
+    d0, d1 = b[j - 1] - a[j - 1], b[j] - a[j]  # > 0, then <= 0
+    return float(a[j - 1] + d0 / (d0 - d1) * (a[j] - a[j - 1]))
+
+
 def _mu_star(a: np.ndarray, b: np.ndarray, tail: float, name: str) -> float:
-    counted = (a > tail) & (b > tail) if tail > 0.0 else np.ones(a.shape, dtype=bool)
-    keep = counted & (b < 1.0 - a)  # points on the diagonal give mu_i = 0
+    if tail > 0.0:
+        a, b = _floor_points(a, b, tail, name)
+    keep = b < 1.0 - a  # points on the diagonal give mu_i = 0
     infinite = keep & ((a == 0.0) | (b == 0.0))
     if np.any(infinite):
         i = int(np.argmax(infinite))
         raise ValueError(
             f"{name} has the breakpoint (alpha, beta) = ({a[i]!r}, {b[i]!r}) with alpha = 0 or beta = 0 "
             "strictly below 1 - alpha: no finite mu satisfies f_mu <= f (GDP paper Prop. 6.2); "
-            "pass tail > 0 to ignore breakpoints with alpha or beta <= tail"
+            "pass tail > 0 to certify mu for alpha >= tail and beta >= tail only"
         )
     mu = float(max(0.0, np.max(norm.isf(a[keep]) + norm.isf(b[keep]), initial=0.0)))
     # Eq. 21 holds exactly; make it hold in floating point too, with the same evaluation of f_mu
     # as fdp.tradeoff.gaussian, by raising mu in doubling steps if rounding put f_mu above a
-    # counted breakpoint (the increase is at most twice the rounding error it compensates).
-    za, bb = norm.isf(a[counted]), b[counted]
+    # counted point (the increase is at most twice the rounding error it compensates).
+    za, bb = norm.isf(a), b
     step = max(float(np.spacing(mu)), 2.0**-60)
     for _ in range(80):
         above = norm.cdf(za - mu) > bb
@@ -313,11 +350,14 @@ def mu_star(curve: PiecewiseLinear, *, tail: float = 0.0) -> float:
     curve : PiecewiseLinear
         A valid trade-off curve (convex, non-increasing, ``f <= 1 - alpha``).
     tail : float, default 0
-        Breakpoints with ``alpha <= tail`` or ``beta <= tail`` are ignored (gdpnum's ``err``
-        convention for accountant curves whose truncated tails reach ``beta = 0`` before
-        ``alpha = 1``).  With ``tail > 0`` the guarantee ``f_mu* <= f`` is certified only between the
-        kept breakpoints.  With ``tail = 0`` (default) such a curve raises ValueError, because no
-        finite mu is valid for it (Prop. 6.2).
+        The alpha floor: ``f_mu* <= f`` is certified on the kept range ``alpha >= tail`` and
+        ``f(alpha) >= tail`` (for accountant curves whose truncated tails reach ``beta = 0`` before
+        ``alpha = 1``, like gdpnum's ``err``).  The kept breakpoints *and* the curve's points at the
+        two ends of the range enter eq. 21, so the result is the exact ``mu*`` of the curve restricted
+        to the range: it never decreases as ``tail`` decreases, and it is never below what the
+        breakpoints inside the range demand.  ValueError if the curve passes below ``(tail, tail)``
+        (the range is empty).  With ``tail = 0`` (default) a curve reaching ``alpha = 0`` or
+        ``beta = 0`` strictly below the diagonal raises ValueError: no finite mu is valid (Prop. 6.2).
     """
     curve = _check_curve("curve", curve)
     tail = check_nonnegative("tail", tail)
@@ -473,12 +513,49 @@ def mu_pure_dp(eps) -> float | np.ndarray:
     """GDP paper Prop. 6.1: every eps-DP mechanism is mu-GDP with ``mu = -2 Phi^{-1}(1 / (e^eps + 1))``.
 
     The value is tight: it is :func:`mu_star` of the randomized-response curve
-    (:func:`randomized_response`), which dominates every eps-DP mechanism.  Vectorised over
+    (:func:`randomized_response`), which dominates every eps-DP mechanism.  Computed as
+    ``-2 Phi^{-1}(exp(-log(1 + e^eps)))`` through ``ndtri_exp`` (the inverse of ``log Phi``), so
+    it keeps its digits where ``1 / (e^eps + 1)`` is far below 1e-10.  Vectorised over
     ``eps`` in [0, 700].
     """
     eps = _check_eps_array("eps", eps)
-    out = 2.0 * norm.isf(1.0 / (np.exp(eps) + 1.0))
+    out = -2.0 * ndtri_exp(-np.logaddexp(0.0, eps))
     return out if out.ndim else float(out)
+
+
+def mu_laplace(eps) -> float | np.ndarray:
+    """Tight ``mu*`` of the Laplace mechanism with ``eps = Delta_1 / b``: ``2 Phi^{-1}(1 - e^{-eps/2} / 2)``.
+
+    Eq. 21 for the Laplace curve (ReRo paper eq. 1): with ``s(u) = Phi^{-1}(1 - e^u)``, which is
+    concave (``log Phi`` is concave, so its inverse is convex), the quantity
+    ``Phi^{-1}(1 - alpha) - Phi^{-1}(f(alpha))`` is ``s(u) - s(u + eps)`` on the linear piece
+    ``alpha < e^{-eps} / 2`` (non-decreasing in ``u = log alpha``) and ``s(u) + s(-eps - log 4 - u)``
+    on the hyperbolic piece, concave and symmetric about the curve's fixed point
+    ``alpha = e^{-eps/2} / 2``, where the maximum is.  Computed through ``ndtri_exp``, so it holds
+    for any ``eps`` in [0, 700] (no alpha floor).
+    """
+    eps = _check_eps_array("eps", eps)
+    out = -2.0 * ndtri_exp(-0.5 * eps - np.log(2.0))
+    return out if out.ndim else float(out)
+
+
+def laplace_tradeoff(eps: float, points: int = 2000) -> PiecewiseLinear:
+    """The Laplace curve (ReRo paper eq. 1, ``eps = Delta_1 / b``) as breakpoints, on or above the exact one.
+
+    The two linear pieces are exact; the hyperbola ``e^{-eps} / (4 alpha)`` between them is sampled at
+    ``points`` log-spaced levels, and its chords lie above it (it is convex), so a regret computed on
+    this curve is an upper bound of the exact one.  ``eps`` in (0, 700].
+    """
+    eps = float(_check_eps_array("eps", eps))
+    if eps == 0.0:
+        raise ValueError("eps must be > 0 for laplace_tradeoff (eps = 0 is the identity curve)")
+    points = check_positive_int("points", points)
+    corner = 0.5 * np.exp(-eps)
+    mid = np.geomspace(corner, 0.5, points + 2)[1:-1]
+    alphas = np.concatenate([[0.0, corner], mid, [0.5, 1.0]])
+    betas = np.concatenate([[1.0, 0.5], np.exp(-eps - np.log(4.0) - np.log(mid)), [corner, 0.0]])
+    keep = np.r_[True, np.diff(alphas) > 0]  # eps near 0: the corner meets 1/2
+    return PiecewiseLinear(alphas[keep], np.minimum.accumulate(betas[keep]), name=f"Laplace eps={eps:g}")
 
 
 def approx_dp(eps: float, delta: float = 0.0) -> PiecewiseLinear:
@@ -803,6 +880,9 @@ def default_discretization(noise: float, sampling_rate: float, steps: int) -> fl
     above the certified interval [1.566947, 1.566949] of :func:`fdp.pld.tradeoff_bracket` (at 1e-3 it
     lies 1.1e-4 above; across the Fig. 4 grid the 1e-3 cap moved mu* by up to 0.36 %).
     """
+    noise = check_positive("noise", noise)
+    sampling_rate = check_sampling_rate("sampling_rate", sampling_rate)
+    steps = check_positive_int("steps", steps)
     with np.errstate(over="ignore"):
         mu_clt = sampling_rate * np.sqrt(steps * np.expm1(1.0 / noise**2))
     return float(np.clip(mu_clt / 200.0, 1e-5, 3e-4))
@@ -832,12 +912,22 @@ def mu_and_regret_dpsgd(
 ) -> tuple[float, float]:
     """GDP paper Alg. 1 for DP-SGD (the paper's Fig. 3 interface): ``(mu*, Delta(f, f_mu*))``.
 
-    :func:`dpsgd_tradeoff` then :func:`mu_and_regret` on the (already symmetric) curve.  ``tail``
+    :func:`dpsgd_tradeoff` then :func:`mu_and_regret` on the (already symmetric) curve; with
+    ``sampling_rate = 1`` the exact ``(sqrt(steps) / noise, 0)`` of the Gaussian mechanism.  A
+    mechanism so far from private that its curve passes below ``(tail, tail)`` (for example noise 1,
+    rate 0.56, 2,000 steps, whose curve meets the diagonal near alpha = 1e-53) has no level left
+    above the floor; the floor is then lowered to the curve's fixed point ``f(alpha) = alpha``, so
+    that ``mu*`` is the (large) value eq. 21 demands there instead of the vacuous 0.  ``tail``
     defaults to 1e-10, the ``err`` of gdpnum (the paper's code): an accountant curve carries truncated
     tails (beta reaches 0 a hair before alpha = 1), which eq. 21 must ignore (see :func:`mu_star`).
     """
+    if check_sampling_rate("sampling_rate", sampling_rate) == 1.0:
+        # full batches: the steps-fold Gaussian mechanism, exactly sqrt(steps)/noise-GDP (regret 0)
+        return float(np.sqrt(check_positive_int("steps", steps)) / check_positive("noise", noise)), 0.0
     curve = dpsgd_tradeoff(noise, sampling_rate, steps, discretization=discretization)
-    return mu_and_regret(curve, symmetrise=False, tail=tail)
+    tail = check_nonnegative("tail", tail)
+    floor = min(tail, _fixed_point(curve.alphas, curve.betas) * (1.0 - 1e-9))
+    return mu_and_regret(curve, symmetrise=False, tail=floor)
 
 
 def discrete_gaussian_pld(rhos, repeats=1, *, sensitivity: int = 1, discretization: float = 1e-4):

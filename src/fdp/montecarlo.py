@@ -26,14 +26,24 @@ from scipy.special import logsumexp
 from scipy.stats import norm
 
 from .validation import (
+    ResourceLimitError,
     check_array_in,
+    check_seed,
     check_open_unit,
     check_positive,
     check_positive_int,
     check_sampling_rate,
 )
 
-__all__ = ["MonteCarloGamma", "sgm_log_likelihood_ratios", "gamma_from_log_ratios", "gamma_mc"]
+__all__ = [
+    "MonteCarloGamma",
+    "MIN_KEPT",
+    "MAX_DRAWS",
+    "check_samples_for_kappa",
+    "sgm_log_likelihood_ratios",
+    "gamma_from_log_ratios",
+    "gamma_mc",
+]
 
 
 @dataclass(frozen=True)
@@ -43,6 +53,13 @@ class MonteCarloGamma:
     ``lower``/``upper`` form a two-sided confidence interval of level ``confidence``:
     with ``interval="asymptotic"`` the normal interval ``estimate +- z * std_error``; with
     ``interval="dkw"`` a conservative one that also moves the quantile by the DKW radius.
+    Everything lies in [kappa, 1] (``gamma >= kappa`` holds for every mechanism).
+
+    ``mass`` is the sample mean of all likelihood ratios, an estimate of ``E_P[Q/P] = 1``; far below
+    1 the samples missed where Q has its mass (the importance sampling collapsed).  ``collapsed``
+    flags, per kappa, a mass outside [0.9, 1.1] or kept ratios dominated by fewer than 5 samples
+    (their effective sample size ``(sum r)^2 / sum r^2``); there the estimate is not trustworthy, the
+    interval is widened to the trivially valid ``[kappa, 1]`` and ``warning`` says why.
     """
 
     kappa: np.ndarray
@@ -54,6 +71,14 @@ class MonteCarloGamma:
     seed: int
     confidence: float
     interval: str
+    mass: float = 1.0
+    collapsed: np.ndarray | None = None
+    warning: str | None = None
+
+
+MIN_KEPT = 10  # Algorithm 1 needs at least this many samples above its threshold (kappa * samples)
+_MIN_ESS = 5.0
+_MASS_RANGE = (0.9, 1.1)
 
 
 def _log_ratio_chunk(sigma, q, steps, samples, block, seed_seq, mechanism="gaussian"):
@@ -72,6 +97,40 @@ def _log_ratio_chunk(sigma, q, steps, samples, block, seed_seq, mechanism="gauss
             x = (np.abs(w) - np.abs(w - 1.0)) / sigma
         total += np.logaddexp(log_keep, np.log(q) + x).sum(axis=1)
     return total
+
+
+MAX_DRAWS = 2 * 10**9  # samples x steps: about 50 s of draws on one core
+
+
+def _check_setup(sigma, q, steps, samples, mechanism):
+    sigma = check_positive("sigma", sigma)
+    q = check_sampling_rate("q", q)
+    steps = check_positive_int("steps", steps)
+    samples = check_positive_int("samples", samples)
+    if mechanism not in ("gaussian", "laplace"):
+        raise ValueError(f"mechanism must be 'gaussian' or 'laplace', got {mechanism!r}")
+    if samples * steps > MAX_DRAWS:
+        raise ResourceLimitError(
+            f"samples * steps = {samples * steps:.3g} noise draws exceed the limit of {MAX_DRAWS:.3g} "
+            "(about a minute a core): use fewer samples or an accountant (fdp.pld)"
+        )
+    return sigma, q, steps, samples
+
+
+def _check_n_jobs(n_jobs) -> int:
+    if isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0 or n_jobs < -1:
+        raise ValueError(f"n_jobs must be an integer >= 1 or -1 (all cores), got {n_jobs!r}")
+    return int(n_jobs)
+
+
+def check_samples_for_kappa(samples: int, kappa, name: str = "samples") -> None:
+    """ValueError unless ``kappa * samples >= MIN_KEPT`` for every kappa (Algorithm 1 keeps ``ceil(kappa N)``)."""
+    k = float(np.min(kappa))
+    if k * samples < MIN_KEPT:
+        raise ValueError(
+            f"{name}={samples} is too few for kappa={k:g}: Algorithm 1 keeps the ceil(kappa * samples) largest "
+            f"ratios and needs at least {MIN_KEPT} of them, i.e. {name} >= {int(np.ceil(MIN_KEPT / k)):d}"
+        )
 
 
 def sgm_log_likelihood_ratios(
@@ -93,14 +152,11 @@ def sgm_log_likelihood_ratios(
     Samples are produced in chunks of ``chunk`` (each with its own spawned seed) and steps in
     blocks of ``block``, so peak memory is about ``samples + chunk * block`` floats.
     """
-    sigma = check_positive("sigma", sigma)
-    q = check_sampling_rate("q", q)
-    steps = check_positive_int("steps", steps)
-    samples = check_positive_int("samples", samples)
+    sigma, q, steps, samples = _check_setup(sigma, q, steps, samples, mechanism)
+    seed = check_seed("seed", seed)
     chunk = check_positive_int("chunk", chunk)
     block = check_positive_int("block", block)
-    if mechanism not in ("gaussian", "laplace"):
-        raise ValueError(f"mechanism must be 'gaussian' or 'laplace', got {mechanism!r}")
+    n_jobs = _check_n_jobs(n_jobs)
     sizes = [chunk] * (samples // chunk) + ([samples % chunk] if samples % chunk else [])
     seeds = np.random.SeedSequence(seed).spawn(len(sizes))
     parts = Parallel(n_jobs=n_jobs)(
@@ -125,6 +181,7 @@ def gamma_from_log_ratios(log_ratios, kappa, confidence: float = 0.95, interval:
     lr = np.sort(lr)[::-1]
     n = lr.size
     k = check_array_in("kappa", np.atleast_1d(kappa), 0.0, 1.0, open_low=True, open_high=True)
+    check_samples_for_kappa(n, k, "log_ratios' length (samples)")
     confidence = check_open_unit("confidence", confidence)
     if interval not in ("asymptotic", "dkw"):
         raise ValueError(f"interval must be 'asymptotic' or 'dkw', got {interval!r}")
@@ -139,18 +196,34 @@ def gamma_from_log_ratios(log_ratios, kappa, confidence: float = 0.95, interval:
     kept = np.ceil(k * n).astype(int)
     est = top_mean(kept)
     se = np.empty_like(est)
+    ess = np.empty_like(est)
     for i, m in enumerate(np.clip(kept, 1, n)):
         excess = np.exp(lr[:m]) - np.exp(lr[m - 1])
         # second moment of (r - t)^+ over all n samples (zeros beyond the kept ones)
         mean = excess.sum() / n
         se[i] = np.sqrt(max((excess**2).sum() / n - mean**2, 0.0) / n)
+        w = np.exp(lr[:m] - lr[0])  # kept ratios scaled by the largest
+        ess[i] = w.sum() ** 2 / np.sum(w**2)
+    mass = float(np.exp(log_top[-1] - np.log(n)))  # estimates E_P[Q/P] = 1
+    collapsed = (ess < _MIN_ESS) | (not _MASS_RANGE[0] <= mass <= _MASS_RANGE[1])
     if interval == "dkw":
         eps = np.sqrt(np.log(2.0 / ((1.0 - confidence) / 2.0)) / (2.0 * n))
         lower = top_mean(np.floor((k - eps) * n).astype(int)) - z * se
         upper = top_mean(np.ceil((k + eps) * n).astype(int)) + z * se
     else:
         lower, upper = est - z * se, est + z * se
-    return MonteCarloGamma(k, est, se, np.maximum(lower, 0.0), np.minimum(upper, 1.0), n, -1, confidence, interval)
+    warning = None
+    if np.any(collapsed):
+        lower = np.where(collapsed, k, lower)
+        upper = np.where(collapsed, 1.0, upper)
+        warning = (
+            f"Monte Carlo collapsed at kappa={float(k[collapsed][0]):g}: the {n} samples carry a likelihood-ratio mass "
+            f"of {mass:.3g} (should be 1) and the kept ratios an effective sample size of {float(ess[collapsed][0]):.3g}; "
+            "the estimate is unreliable and only the trivial interval [kappa, 1] is reported (use an accountant)"
+        )
+    clip = lambda v: np.clip(v, k, 1.0)  # noqa: E731  (gamma >= kappa for every trade-off curve)
+    return MonteCarloGamma(k, clip(est), se, clip(lower), clip(upper), n, -1, confidence, interval,
+                           mass, collapsed, warning)
 
 
 def gamma_mc(
@@ -169,6 +242,8 @@ def gamma_mc(
 
     Returns a :class:`MonteCarloGamma` with the estimate and a confidence interval for each kappa.
     """
+    _check_setup(sigma, q, steps, samples, mechanism)
+    check_samples_for_kappa(samples, check_array_in("kappa", np.atleast_1d(kappa), 0.0, 1.0, open_low=True, open_high=True))
     lr = sgm_log_likelihood_ratios(sigma, q, steps, samples, seed=seed, n_jobs=n_jobs, mechanism=mechanism)
     res = gamma_from_log_ratios(lr, kappa, confidence=confidence, interval=interval)
     return MonteCarloGamma(**{**res.__dict__, "seed": seed})

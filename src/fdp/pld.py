@@ -39,7 +39,13 @@ from dp_accounting.pld import common as _common
 from dp_accounting.pld import privacy_loss_distribution as _pld
 
 from .tradeoff import PiecewiseLinear, TradeOffCurve, lower_convex_envelope, symmetrise
-from .validation import check_open_unit, check_positive, check_positive_int, check_sampling_rate
+from .validation import (
+    ResourceLimitError,
+    check_open_unit,
+    check_positive,
+    check_positive_int,
+    check_sampling_rate,
+)
 
 __all__ = [
     "MECHANISMS",
@@ -50,7 +56,18 @@ __all__ = [
     "tradeoff_curve",
     "Bracket",
     "tradeoff_bracket",
+    "MAX_LATTICE_POINTS",
+    "MAX_ONE_STEP_POINTS",
+    "lattice_points",
+    "check_lattice_points",
 ]
+
+# The largest loss lattice we allocate: its FFT composition holds a few complex arrays of this
+# length (16 bytes a point each), about 1.6 GB at 2^25 points, inside a 4 GB budget.
+MAX_LATTICE_POINTS = 2**25
+# dp_accounting builds a one-step lattice at about 5 us a point: 4e6 points stay near 20 s
+MAX_ONE_STEP_POINTS = 4 * 10**6
+_TRUNCATION_Z = 10.0  # dp_accounting cuts Gaussian noise at about 9.7 sd (mass e^-50)
 
 MECHANISMS = ("gaussian", "laplace")
 DIRECTIONS = ("add", "remove", "symmetrised")
@@ -66,6 +83,64 @@ def _check_direction(direction) -> str:
     if direction not in DIRECTIONS:
         raise ValueError(f"direction must be one of {DIRECTIONS}, got {direction!r}")
     return direction
+
+
+def _one_step_moments(mechanism: str, scale: float, p: float) -> tuple[float, float]:
+    """Range and variance (under H1) of one step's privacy loss, by a grid over the noise (estimates)."""
+    x = np.linspace(-_TRUNCATION_Z * scale, 1.0 + _TRUNCATION_Z * scale, 4001)
+    with np.errstate(over="ignore", under="ignore"):
+        if mechanism == "gaussian":
+            z = (2.0 * x - 1.0) / (2.0 * scale * scale)
+            dens_p = np.exp(-0.5 * (x / scale) ** 2)
+        else:
+            z = (np.abs(x) - np.abs(x - 1.0)) / scale
+            dens_p = np.exp(-np.abs(x) / scale)
+        if p == 1.0:
+            loss = z
+        else:  # log(1 - p + p e^z), with e^z overflow-free
+            loss = np.where(z > 30.0, np.log(p) + z, np.log1p(p * np.expm1(np.minimum(z, 30.0))))
+        w = dens_p * np.exp(np.minimum(loss, 700.0))  # H1 density up to a constant
+    w = w / np.sum(w) if np.sum(w) > 0 else np.full(x.shape, 1.0 / x.size)
+    mean = float(np.sum(w * loss))
+    return float(np.ptp(loss)), float(np.sum(w * (loss - mean) ** 2))
+
+
+def lattice_points(mechanism: str, scale: float, sampling_rate: float = 1.0, steps: int = 1,
+                   discretization: float = 1e-4, tail: float = 1e-15) -> int:
+    """Estimated length of the (composed) privacy-loss lattice of ``steps`` subsampled steps.
+
+    One step spans the loss range of the noise cut at about 10 standard deviations (Laplace:
+    ``2 / b``) in steps of ``discretization``; a composition keeps the Chernoff window of
+    ``dp_accounting``'s ``self_convolve``, about ``2 sqrt(2 log(2 / tail) steps Var(L)) / h`` (at most
+    ``steps`` times the one-step length).  Used to refuse a computation before it allocates.
+    """
+    mechanism = _check_mechanism(mechanism)
+    scale = check_positive("scale", scale)
+    p = check_sampling_rate("sampling_rate", sampling_rate)
+    steps = check_positive_int("steps", steps)
+    h = check_positive("discretization", discretization)
+    width, var = _one_step_moments(mechanism, scale, p)
+    one = width / h + 1.0
+    window = 2.0 * np.sqrt(2.0 * np.log(2.0 / tail) * steps * var) / h + one
+    return int(min(float(steps) * one, window, 1e300))
+
+
+def check_lattice_points(points: float, what: str, hint: str, limit: int = MAX_LATTICE_POINTS) -> None:
+    """ResourceLimitError if a lattice of ``points`` points exceeds ``limit`` (:data:`MAX_LATTICE_POINTS`:
+    memory of the FFT composition; :data:`MAX_ONE_STEP_POINTS`: time of a one-step construction)."""
+    if points > limit:
+        gb = points * 48.0 / 2**30  # three complex128 FFT arrays
+        raise ResourceLimitError(
+            f"{what} would need a privacy-loss lattice of about {points:.3g} points (about {gb:.3g} GB), "
+            f"above the limit of {limit:.3g} points (memory 4 GB, time about a minute): {hint}"
+        )
+
+
+def _check_composed(probs, steps: int, tail: float, what: str, hint: str) -> None:
+    """The exact output length of ``self_convolve`` (its Chernoff window), checked before the FFT."""
+    if steps > 1:
+        low, high = _common.compute_self_convolve_bounds(np.asarray(probs, dtype=float), steps, tail)
+        check_lattice_points(float(high - low + 1), what, hint)
 
 
 def mechanism_pld(
@@ -90,6 +165,10 @@ def mechanism_pld(
     p = check_sampling_rate("sampling_rate", sampling_rate)
     steps = check_positive_int("steps", steps)
     h = check_positive("discretization", discretization)
+    what = f"{mechanism} noise {scale:g} with sampling rate {p:g}, {steps} steps, discretization {h:g}"
+    hint = "use a larger discretization, fewer steps or more noise"
+    check_lattice_points(lattice_points(mechanism, scale, p, 1, h), what + " (one step)", hint, MAX_ONE_STEP_POINTS)
+    check_lattice_points(lattice_points(mechanism, scale, p, steps, h), what, hint)
     kwargs = dict(
         sensitivity=1.0,
         pessimistic_estimate=bool(pessimistic),
@@ -101,7 +180,12 @@ def mechanism_pld(
         one = _pld.from_gaussian_mechanism(scale, **kwargs)
     else:
         one = _pld.from_laplace_mechanism(scale, **kwargs)
-    return one if steps == 1 else one.self_compose(steps)
+    if steps == 1:
+        return one
+    # pylint: disable=protected-access
+    for pmf in (one._pmf_remove, one._pmf_add):
+        _check_composed(pmf.to_dense_pmf()._probs, steps, 1e-15, what, hint)
+    return one.self_compose(steps)
 
 
 def compose(plds):
@@ -145,12 +229,15 @@ def breakpoints(pld, direction: str = "add", normalise: bool = False) -> tuple[n
 
 
 def _lattice_breakpoints(
-    l_0: float, h: float, masses, infinite: float, pessimistic: bool = True, normalise: bool = False
-) -> tuple[np.ndarray, np.ndarray]:
+    l_0: float, h: float, masses, infinite: float, pessimistic: bool = True, normalise: bool = False,
+    with_powers: bool = False,
+):
     """Breakpoints of T(A, B) for Q-view ``masses`` of B at losses ``l_0 + k h`` and ``infinite`` at +inf.
 
     ``pessimistic`` says which side the measure bounds; it decides how a truncated lower tail is repaired.
     ``normalise`` rescales a total B-mass above 1 (round-off) to 1; see :func:`breakpoints`.
+    ``with_powers`` also returns the breakpoints' powers ``B(L >= l) = 1 - beta`` as cumulative
+    masses, without the cancellation of ``1 - beta`` near alpha = 0 (for gamma at tiny kappa).
     """
     probs = np.asarray(masses, dtype=float)
     losses = l_0 + np.arange(probs.size) * h
@@ -179,19 +266,28 @@ def _lattice_breakpoints(
     alphas = np.minimum(np.cumsum(q * np.exp(-losses)), 1.0)  # A(L >= l) = sum b e^{-l}
     alphas = np.concatenate([[0.0], alphas])
     betas = np.concatenate([[1.0 - m_inf], 1.0 - power])
+    powers = np.concatenate([[m_inf], power])
     # the last test rejects everywhere B has mass; beyond it only A-mass at loss -inf remains
     if alphas[-1] < 1.0:
         # An optimistic measure may have dropped A-mass (truncated tails): the exact curve is convex
         # with f(1) = 0, so it lies below the chord to (1, 0), which is therefore still an upper bound.
         alphas, betas = np.append(alphas, 1.0), np.append(betas, betas[-1] if pessimistic else 0.0)
+        powers = np.append(powers, powers[-1] if pessimistic else 1.0)
     # equal alphas (tests that add only B-mass, or rounding at 1): keep the last, smallest beta
     last = np.r_[alphas[1:] > alphas[:-1], True]
-    alphas, betas = alphas[last], betas[last]
+    alphas, betas, powers = alphas[last], betas[last], powers[last]
     if not pessimistic:
         # the greatest convex minorant of an upper bound on a convex curve is still an upper bound,
         # and with f(0) <= 1, f(1) = 0 it is a valid trade-off function (f <= 1 - alpha)
-        alphas, betas = lower_convex_envelope(alphas, betas)
-    return alphas, betas
+        env_a, betas = lower_convex_envelope(alphas, betas)
+        powers = powers[np.searchsorted(alphas, env_a)]  # the envelope's vertices are breakpoints
+        alphas = env_a
+    if not (np.all(np.isfinite(alphas)) and np.all(np.isfinite(betas))):
+        raise ValueError(
+            "the privacy-loss lattice reaches losses whose likelihood ratio overflows double precision "
+            f"(lowest loss {l_0:.4g}): the mechanism is too far from private for this read-off"
+        )
+    return (alphas, betas, powers) if with_powers else (alphas, betas)
 
 
 def tradeoff_curve(pld, direction: str = "add", name: str | None = None, normalise: bool = False) -> PiecewiseLinear:
@@ -231,6 +327,7 @@ class Bracket:
         """Certified ``(gamma_lower, gamma_upper)`` of the ReRo bound at prior(s) ``kappa`` (in (0, 1))."""
         from .rero import gamma
 
+        # rero.gamma is at least kappa: the trivial bound f(kappa) <= 1 - kappa holds for the exact curve
         g_low, g_up = gamma(self.upper, kappa), gamma(self.lower, kappa)
         return np.minimum(g_low, g_up), g_up
 
@@ -248,6 +345,8 @@ def _compose_lattice(l_0, h, masses, infinite, steps, pessimistic, tail):
     masses = np.asarray(masses, dtype=float)
     if steps == 1:
         return l_0, masses, infinite
+    _check_composed(masses, steps, tail, f"composing {steps} steps on a lattice of spacing {h:g}",
+                    "use fewer steps or a larger discretization")
     shift, out = _common.self_convolve(masses, steps, tail)
     out = np.clip(np.asarray(out, dtype=float), 0.0, None)
     finite = float(np.sum(masses)) ** steps  # finite part of the composed measure
@@ -310,11 +409,17 @@ def tradeoff_bracket(
     tail = 1e-12 * kappa_min / steps
     width = groundtruth.loss_range(mechanism, scale, p, np.log(tail))
     grid = int(np.clip(np.ceil(width / h), 16, max_grid)) + 1
+    check_lattice_points(
+        lattice_points(mechanism, scale, p, steps, width / (grid - 1), tail),
+        f"the certified bracket of {steps} steps ({mechanism} noise {scale:g}, sampling rate {p:g})",
+        "use fewer steps or a larger discretization",
+    )
     measures = groundtruth.one_step_lattices(mechanism, scale, p, grid, np.log(tail))
     curves = {}
     for side, (l_0, step_h, masses, infinite) in measures.items():
         pessimistic = side == "pessimistic"
         base, out, inf_mass = _compose_lattice(l_0, step_h, masses, infinite, steps, pessimistic, tail)
         name = f"{mechanism} lattice {side} (add)"
-        curves[side] = PiecewiseLinear(*_lattice_breakpoints(base, step_h, out, inf_mass, pessimistic), name=name)
+        a, b, pw = _lattice_breakpoints(base, step_h, out, inf_mass, pessimistic, with_powers=True)
+        curves[side] = PiecewiseLinear(a, b, name=name, powers=pw)
     return Bracket(lower=curves["pessimistic"], upper=curves["optimistic"], discretization=width / (grid - 1))

@@ -56,8 +56,12 @@ def gamma(curve: TradeOffCurve, kappa):
     """ReRo bound ``gamma = 1 - f(kappa)`` for the add-direction curve ``f`` (ReRo paper Thm. 1).
 
     ``kappa`` must lie in (0, 1); the result lies in [kappa, 1] and is non-decreasing in kappa.
+    Every trade-off function has ``f(kappa) <= 1 - kappa``, so ``gamma >= kappa`` always holds; the
+    result is the larger of the two, which only removes rounding (or an approximation's error)
+    below that trivial bound.
     """
-    return curve.power(_kappa(kappa))
+    k = _kappa(kappa)
+    return np.maximum(curve.power(k), k)
 
 
 def gamma_eps_delta(eps: float, delta: float, kappa):

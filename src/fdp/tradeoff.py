@@ -90,21 +90,35 @@ class TradeOffCurve:
     def __repr__(self) -> str:
         return f"TradeOffCurve({self.name})"
 
+    def _probabilities(self, what: str, levels: np.ndarray, values):
+        """A curve never returns NaN or inf: that is an error naming the level (range checks: :func:`check_valid`)."""
+        out = np.asarray(values, dtype=float)
+        bad = ~np.isfinite(out)
+        if np.any(bad):
+            i = np.flatnonzero(bad.ravel())[0]
+            lv = np.broadcast_to(levels, out.shape).ravel()[i]
+            raise ValueError(
+                f"{self.name}: {what} at {float(lv)!r} is {float(out.ravel()[i])!r} "
+                "(the curve cannot be evaluated there in double precision)"
+            )
+        return values
+
     def __call__(self, alpha):
         """Type-II error ``f(alpha)`` for levels ``alpha`` in [0, 1]."""
         a = check_array_in("alpha", alpha, 0.0, 1.0)
-        return self._f(a)
+        return self._probabilities("f(alpha)", a, self._f(a))
 
     def power(self, alpha):
         """Power ``1 - f(alpha)`` of the most powerful level-``alpha`` test (accurate near 0)."""
         a = check_array_in("alpha", alpha, 0.0, 1.0)
-        return self._power(a) if self._power is not None else 1.0 - self._f(a)
+        out = self._power(a) if self._power is not None else 1.0 - self._f(a)
+        return self._probabilities("1 - f(alpha)", a, out)
 
     def inverse(self, beta):
         """The inverse curve ``f^{-1}(beta) = T(Q, P)(beta)``."""
         b = check_array_in("beta", beta, 0.0, 1.0)
         if self._inverse is not None:
-            return self._inverse(b)
+            return self._probabilities("f^-1(beta)", b, self._inverse(b))
         return _bisect_inverse(self._f, np.atleast_1d(b)).reshape(b.shape)
 
     def swapped(self) -> "TradeOffCurve":
@@ -136,17 +150,19 @@ def laplace(mu: float) -> TradeOffCurve:
     ``(1 - alpha) e^-mu`` above.  The curve is symmetric.
     """
     mu = check_nonnegative("mu", mu)
-    corner = 0.5 * np.exp(-mu)
+    corner = 0.5 * np.exp(-mu)  # 0 for mu > 745: then only alpha = 0 lies below it
+    scale = np.exp(min(mu, 700.0))  # only used below the corner, where alpha e^mu <= 1/2
 
     def f(a):
         a = np.asarray(a, dtype=float)
-        with np.errstate(divide="ignore"):
-            middle = np.exp(-mu) / (4.0 * np.maximum(a, corner))
-        return np.where(a < corner, 1.0 - a * np.exp(mu), np.where(a <= 0.5, middle, (1.0 - a) * np.exp(-mu)))
+        with np.errstate(divide="ignore", under="ignore"):
+            middle = np.exp(-mu - np.log(4.0) - np.log(np.where(a > 0.0, a, 1.0)))
+        out = np.where(a < corner, 1.0 - a * scale, np.where(a <= 0.5, middle, (1.0 - a) * np.exp(-mu)))
+        return np.where(a == 0.0, 1.0, out)
 
     def power(a):
         a = np.asarray(a, dtype=float)
-        return np.where(a < corner, a * np.exp(mu), 1.0 - f(a))
+        return np.where(a < corner, a * scale, 1.0 - f(a))
 
     return TradeOffCurve(f, power=power, symmetric=True, name=f"Laplace mu={mu:g}")
 
@@ -156,11 +172,15 @@ def eps_delta(eps: float, delta: float) -> TradeOffCurve:
     eps = check_nonnegative("eps", eps)
     delta = check_probability("delta", delta)
 
+    def scaled(a):  # e^eps alpha, with 0 at alpha = 0 also when e^eps overflows
+        with np.errstate(over="ignore"):
+            return np.where(a > 0.0, np.exp(eps) * np.where(a > 0.0, a, 1.0), 0.0)
+
     def f(a):
-        return np.maximum.reduce([np.zeros_like(a), 1.0 - delta - np.exp(eps) * a, np.exp(-eps) * (1.0 - delta - a)])
+        return np.maximum.reduce([np.zeros_like(a), 1.0 - delta - scaled(a), np.exp(-eps) * (1.0 - delta - a)])
 
     def power(a):
-        return np.minimum(1.0, np.minimum(delta + np.exp(eps) * a, 1.0 - np.exp(-eps) * (1.0 - delta - a)))
+        return np.minimum(1.0, np.minimum(delta + scaled(a), 1.0 - np.exp(-eps) * (1.0 - delta - a)))
 
     return TradeOffCurve(f, power=power, symmetric=True, name=f"({eps:g}, {delta:g})-DP")
 
@@ -174,10 +194,12 @@ class PiecewiseLinear(TradeOffCurve):
     """Linear interpolation of a curve's breakpoints ``(alphas[i], betas[i])``.
 
     ``alphas`` must increase from 0 to 1 and ``betas`` must not increase.  The inverse is
-    exact: the breakpoints with their coordinates swapped.
+    exact: the breakpoints with their coordinates swapped.  ``powers``, if given, are the
+    breakpoints' ``1 - beta`` computed without cancellation (for example as a cumulative mass of
+    H1): ``.power`` then interpolates them and keeps its digits where ``beta`` rounds to 1.
     """
 
-    def __init__(self, alphas, betas, name="piecewise linear"):
+    def __init__(self, alphas, betas, name="piecewise linear", powers=None):
         alphas = check_array_in("alphas", alphas, 0.0, 1.0)
         betas = check_array_in("betas", betas, 0.0, 1.0)
         if alphas.ndim != 1 or alphas.shape != betas.shape or alphas.size < 2:
@@ -189,10 +211,17 @@ class PiecewiseLinear(TradeOffCurve):
         if np.any(np.diff(betas) > 0):
             raise ValueError("betas must be non-increasing")
         self.alphas, self.betas = alphas, betas
+        self.powers = None
+        if powers is not None:
+            powers = check_array_in("powers", powers, 0.0, 1.0)
+            if powers.shape != betas.shape or np.any(np.abs(powers - (1.0 - betas)) > 1e-12):
+                raise ValueError("powers must have the shape of betas and equal 1 - betas up to rounding")
+            self.powers = powers
         # inverse: for each distinct beta the smallest alpha reaching it (generalised inverse)
         b_rev, first = np.unique(betas, return_index=True)
         self._inv_b, self._inv_a = b_rev, alphas[first]
-        super().__init__(self._eval, self._eval_inverse, name=name)
+        power = None if self.powers is None else (lambda a: np.interp(a, self.alphas, self.powers))
+        super().__init__(self._eval, self._eval_inverse, power, name=name)
 
     def _eval(self, a):
         return np.interp(a, self.alphas, self.betas)
@@ -201,9 +230,9 @@ class PiecewiseLinear(TradeOffCurve):
         return np.where(b >= self.betas[0], 0.0, np.interp(b, self._inv_b, self._inv_a))
 
 
-def piecewise_linear(alphas, betas, name: str = "piecewise linear") -> PiecewiseLinear:
+def piecewise_linear(alphas, betas, name: str = "piecewise linear", powers=None) -> PiecewiseLinear:
     """A trade-off curve from breakpoints, linearly interpolated (see :class:`PiecewiseLinear`)."""
-    return PiecewiseLinear(alphas, betas, name=name)
+    return PiecewiseLinear(alphas, betas, name=name, powers=powers)
 
 
 def lower_convex_envelope(alphas, betas) -> tuple[np.ndarray, np.ndarray]:
@@ -304,7 +333,7 @@ def check_valid(curve: TradeOffCurve, alphas=None, atol: float = 1e-9) -> None:
     ``f(alpha) <= 1 - alpha``, each up to ``atol``.
     """
     a = default_grid(401) if alphas is None else np.unique(check_array_in("alphas", alphas, 0.0, 1.0))
-    f = np.asarray(curve(a), dtype=float)
+    f = np.asarray(curve._f(a), dtype=float)  # raw values: the checks below name what is wrong
     if not np.all(np.isfinite(f)):
         raise ValueError(f"{curve.name}: non-finite values")
     if np.any(f < -atol) or np.any(f > 1 + atol):

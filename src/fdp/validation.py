@@ -19,12 +19,15 @@ __all__ = [
     "check_sampling_rate",
     "check_positive_int",
     "check_array_in",
+    "as_real_array",
+    "check_seed",
+    "ResourceLimitError",
     "as_list",
 ]
 
 
 def _as_float(name: str, value) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise ValueError(f"{name} must be a real number, got {value!r}")
     value = float(value)
     if not np.isfinite(value):
@@ -74,28 +77,82 @@ def check_open_unit(name: str, value) -> float:
 
 def check_positive_int(name: str, value) -> int:
     """Return ``value`` as int if it is an integer >= 1 (floats like 3.0 are refused)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
         raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
     if value < 1:
         raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
     return int(value)
 
 
-def check_array_in(name: str, values, low: float, high: float, *, open_low=False, open_high=False) -> np.ndarray:
-    """Return ``values`` as a float array after checking every entry lies in the interval.
+def _reject_bools(name: str, values) -> None:
+    """Refuse ``True``/``False`` anywhere in a (nested) list or tuple: they are not numbers here."""
+    if isinstance(values, (bool, np.bool_)):
+        raise ValueError(f"{name} must hold real numbers, got the boolean {values!r}")
+    if isinstance(values, (list, tuple)):
+        for v in values:
+            _reject_bools(name, v)
 
-    The interval is [low, high] with the ends made open by ``open_low``/``open_high``.
-    NaN entries are always refused.
+
+def as_real_array(name: str, values, *, allow_empty: bool = False) -> np.ndarray:
+    """``values`` as a float array of finite reals, else ValueError naming ``name``.
+
+    The one rule for array arguments: numbers (ints or floats, scalars or nested lists/arrays of
+    them) only; strings, ``None``, booleans and complex numbers are refused, as are NaN, +-inf and
+    (unless ``allow_empty``) empty arrays.
     """
-    arr = np.asarray(values, dtype=float)
+    if values is None:
+        raise ValueError(f"{name} must be a real number or an array of real numbers, got None")
+    if isinstance(values, (str, bytes)):
+        raise ValueError(f"{name} must be a real number or an array of real numbers, got the string {values!r}")
+    _reject_bools(name, values)
+    try:
+        raw = np.asarray(values)
+    except (ValueError, TypeError) as exc:  # ragged nested lists
+        raise ValueError(f"{name} must be a real number or a regular array of real numbers ({exc})") from None
+    if raw.dtype.kind not in "iuf":
+        kind = {"b": "booleans", "c": "complex numbers", "U": "strings", "S": "strings", "O": "objects"}.get(
+            raw.dtype.kind, f"dtype {raw.dtype}"
+        )
+        raise ValueError(f"{name} must hold real numbers, got {kind}: {values!r}"[:300])
+    arr = raw.astype(float)
+    if arr.size == 0 and not allow_empty:
+        raise ValueError(f"{name} must not be empty")
+    bad = ~np.isfinite(arr)
+    if np.any(bad):
+        raise ValueError(f"{name} must be finite, got {float(arr[bad].flat[0])!r}")
+    return arr
+
+
+def check_array_in(name: str, values, low: float, high: float, *, open_low=False, open_high=False,
+                   allow_empty: bool = False) -> np.ndarray:
+    """Return ``values`` as a float array after checking every entry is finite and lies in the interval.
+
+    The interval is [low, high] with the ends made open by ``open_low``/``open_high`` (``high`` may be
+    ``inf``: finite values only).  Input rules: :func:`as_real_array`.
+    """
+    arr = as_real_array(name, values, allow_empty=allow_empty)
     lo_ok = arr > low if open_low else arr >= low
     hi_ok = arr < high if open_high else arr <= high
     bad = ~(lo_ok & hi_ok)
     if np.any(bad):
         first = arr[bad].flat[0]
-        interval = ("(" if open_low else "[") + f"{low:g}, {high:g}" + (")" if open_high else "]")
+        interval = ("(" if open_low else "[") + f"{low:g}, {high:g}" + (")" if open_high or np.isinf(high) else "]")
         raise ValueError(f"{name} must lie in {interval}, got {float(first)!r}")
     return arr
+
+
+def check_seed(name: str, value) -> int:
+    """A seed for ``numpy.random.SeedSequence``: an integer >= 0."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or value < 0:
+        raise ValueError(f"{name} must be an integer >= 0, got {value!r}")
+    return int(value)
+
+
+class ResourceLimitError(ValueError):
+    """A computation would need more memory or time than the configured budget.
+
+    Raised before anything large is allocated; the message names the argument to change.
+    """
 
 
 def as_list(name: str, value) -> list:
