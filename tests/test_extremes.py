@@ -13,7 +13,7 @@ import time
 import mpmath
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy.stats import norm
 
@@ -83,10 +83,21 @@ def test_full_batch_dpsgd_is_exactly_gaussian(capsys, sigma, steps):
         assert out["epsilon"] is None and "700" in err
 
 
+def test_full_batch_rero_is_the_gaussian_closed_form(capsys):
+    argv = ["rero", "--mechanism", "subsampled-gaussian", "--noise-multiplier", "2", "--steps", "16",
+            "--kappa", "1e-300", "1e-6", "0.5"]
+    code, out, _ = _run(capsys, argv)
+    assert code == 0 and out["method"] == "closed form" and out["certified"] is True
+    expected = norm.cdf(norm.ppf(np.array([1e-300, 1e-6, 0.5])) + 2.0)  # gamma = Phi(Phi^-1(kappa) + sqrt(N)/sigma)
+    assert np.allclose(out["gamma"], expected, rtol=1e-9, atol=0)
+    code, _, err = _run(capsys, [*argv, "--discretization", "1e-3"])
+    assert code == 2 and "--discretization" in err
+
+
 def test_subsampled_mu_states_its_floor_and_never_falls_below_it(capsys):
     code, out, err = _run(capsys, ["gdp", "--noise-multiplier", "0.05", "--sampling-rate", "0.5"])
     assert code == 0 and _finite_tree(out)
-    assert out["alpha_floor"] == 1e-10 and "alpha floor" in err
+    assert out["alpha_floor"] == 1e-10 and err == ""  # the floor is a field of the output, not a warning
     # at alpha = 1e-10 the curve is about 1 - q = 0.5 (f_20 is 0 there): eq. 21 needs isf(1e-10) + isf(0.5)
     assert out["mu"] >= norm.isf(1e-10) - 1e-9
 
@@ -217,8 +228,8 @@ def test_clt_warns_where_it_is_far_off(capsys):
     [
         (["gdp", "--noise-multiplier", "1e-6", "--sampling-rate", "0.5", "--discretization", "1e-5"], "--noise-multiplier"),
         (["rtm", "--mechanism", "laplace", "--mu", "1", "--steps", "1000000", "--alpha", "0.5"], "--steps"),
-        (["rero", "--mechanism", "subsampled-gaussian", "--noise-multiplier", "1", "--steps", "1000000000",
-          "--kappa", "0.1"], "--steps"),
+        (["rero", "--mechanism", "subsampled-gaussian", "--noise-multiplier", "1", "--sampling-rate", "0.5",
+          "--steps", "1000000000", "--kappa", "0.1"], "--steps"),
         (["rero", "--mechanism", "subsampled-gaussian", "--noise-multiplier", "1", "--steps", "10000000",
           "--kappa", "0.1", "--method", "mc"], "--samples"),
         (["gdp", "--mechanism", "laplace", "--epsilon", "1e4"], "--epsilon"),
@@ -348,3 +359,57 @@ def test_gamma_in_kappa_one(mu, kappa, kind):
     assert np.isfinite(g) and kappa <= g <= 1.0
     f = float(curve(kappa))
     assert np.isfinite(f) and 0.0 <= f <= 1.0
+
+
+# --- end to end over wide ranges: an answer in range, or exit 2 with a message ------------------------
+
+
+def _log_uniform(lo: float, hi: float):
+    return st.floats(np.log10(lo), np.log10(hi)).map(lambda x: float(10.0**x))
+
+
+_BUDGET_SECONDS = 60.0  # the budget per call; memory is held by the lattice guards
+
+
+def _answer_or_refusal(capsys, argv):
+    t0 = time.perf_counter()
+    code, out, err = _run(capsys, argv)
+    assert time.perf_counter() - t0 < _BUDGET_SECONDS, " ".join(argv)
+    if code == 2:
+        lines = err.strip().splitlines()
+        assert len(lines) == 1 and "error:" in lines[0] and "--" in lines[0], err
+        return None
+    assert code == 0 and _finite_tree(out), (argv, out)
+    return out
+
+
+@settings(max_examples=10, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(sigma=_log_uniform(0.01, 100.0), q=_log_uniform(1e-6, 1.0), steps=_log_uniform(1, 1e7).map(round))
+def test_gdp_cli_answers_or_refuses(capsys, sigma, q, steps):
+    argv = ["gdp", "--noise-multiplier", repr(sigma), "--sampling-rate", repr(q), "--steps", str(steps)]
+    out = _answer_or_refusal(capsys, argv)
+    if out is None:
+        return
+    assert out["mu"] >= 0.0 and 0.0 <= out["regret"] <= 1.0
+    if q == 1.0:  # full batches: exactly sqrt(T)/sigma
+        assert out["mu"] == pytest.approx(np.sqrt(steps) / sigma, rel=1e-12)
+
+
+_KAPPA = st.one_of(_log_uniform(1e-300, 0.5), _log_uniform(1e-12, 0.5).map(lambda x: 1.0 - x))
+
+
+@settings(max_examples=10, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(sigma=_log_uniform(0.01, 100.0), q=_log_uniform(1e-6, 1.0), steps=_log_uniform(1, 1e7).map(round),
+       kappa=_KAPPA, method=st.sampled_from(["pld", "edgeworth", "clt"]))
+def test_rero_cli_answers_or_refuses(capsys, sigma, q, steps, kappa, method):
+    argv = ["rero", "--mechanism", "subsampled-gaussian", "--noise-multiplier", repr(sigma), "--sampling-rate",
+            repr(q), "--steps", str(steps), "--kappa", repr(kappa), "--method", method]
+    out = _answer_or_refusal(capsys, argv)
+    if out is None:
+        return
+    k = out["kappa"][0]
+    assert k == kappa and kappa <= out["gamma"][0] <= 1.0
+    if method == "pld":
+        assert kappa <= out["gamma_lower"][0] <= out["gamma"][0] <= out["gamma_upper"][0] <= 1.0
+    else:  # approximations are never presented as certified
+        assert out["certified"] is False and "error_estimate" in out

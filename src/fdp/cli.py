@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -138,8 +139,15 @@ def _int_at_least(flag: str, value, low: int) -> int:
     return int(value)
 
 
-def _resource(error: ResourceLimitError, flags: str) -> ResourceLimitError:
-    return ResourceLimitError(f"{error} (flags: {flags})")
+@contextmanager
+def _flags(names: str):
+    """Name the CLI flags in an error raised by the library (a guard or a refused computation)."""
+    try:
+        yield
+    except ValueError as exc:
+        if "--" in str(exc):  # already phrased in flags
+            raise
+        raise type(exc)(f"{exc} (flags: {names})") from None
 
 
 def _emit(out: dict, args, columns=None) -> int:
@@ -190,17 +198,17 @@ def _validate_rero(args) -> np.ndarray:
         args.order = 4 if args.order is None else args.order
         if not 0 <= args.order <= 4:
             raise ValueError(f"--order must be an integer in 0..4, got {args.order!r}")
+    elif _full_batch_gaussian(args):
+        _forbid(args, ("discretization",), "to full batches (--sampling-rate 1: the exact Gaussian closed form)")
     elif args.method == "pld":
         from . import pld
 
         args.discretization = check_positive("--discretization", 1e-4 if args.discretization is None
                                              else args.discretization)
-        try:
+        with _flags("--noise-multiplier, --sampling-rate, --steps, --discretization"):
             tail = 1e-12 * max(float(kappa.min()), KAPPA_FLOOR) / steps
             pld.check_lattice_points(pld.lattice_points(base, s, q, steps, args.discretization, tail),
                                      "this bracket", "use a larger --discretization or fewer --steps")
-        except ResourceLimitError as exc:
-            raise _resource(exc, "--noise-multiplier, --sampling-rate, --steps, --discretization") from None
     elif args.method == "mc":
         from . import montecarlo
 
@@ -216,17 +224,26 @@ def _validate_rero(args) -> np.ndarray:
     return kappa
 
 
+def _full_batch_gaussian(args) -> bool:
+    """--method pld for Gaussian noise without subsampling: answered by the exact closed form."""
+    return args.method == "pld" and SUBSAMPLED[args.mechanism] == "gaussian" and args.sampling_rate == 1.0
+
+
 def _subsampled_gamma(args, kappa) -> dict:
     """gamma (and its bracket, interval or error estimate) for a subsampled mechanism, with warnings."""
     base = SUBSAMPLED[args.mechanism]
     scale, rate, steps = args.noise_multiplier, args.sampling_rate, args.steps
     warnings: list[str] = []
+    if _full_batch_gaussian(args):  # the steps-fold Gaussian mechanism: exactly sqrt(steps)/sigma-GDP
+        gamma = rero.gamma(tradeoff.gaussian(np.sqrt(steps) / scale), kappa)
+        return {"gamma": gamma, "gamma_lower": gamma, "gamma_upper": gamma, "certified": True, "warnings": warnings}
     if args.method in ("pld", "mpmath"):
         if args.method == "pld":
             from .pld import tradeoff_bracket
 
-            bracket = tradeoff_bracket(base, scale, rate, steps, discretization=args.discretization,
-                                       kappa_min=max(float(kappa.min()), KAPPA_FLOOR))
+            with _flags("--noise-multiplier, --sampling-rate, --steps, --discretization"):
+                bracket = tradeoff_bracket(base, scale, rate, steps, discretization=args.discretization,
+                                           kappa_min=max(float(kappa.min()), KAPPA_FLOOR))
             lower, upper = bracket.gamma(kappa)
         else:
             from .groundtruth import gamma_ground_truth
@@ -252,7 +269,7 @@ def _subsampled_gamma(args, kappa) -> dict:
         except ValueError as exc:
             series = None
             if args.method == "edgeworth":
-                raise
+                raise ValueError(f"{exc} (flags: --order, --method)") from None
             warnings.append(f"no error estimate for the CLT: the Edgeworth series is not valid here ({exc})")
         if args.method == "edgeworth":
             gamma = rero.gamma(series, kappa)
@@ -290,7 +307,7 @@ def _rero(args) -> int:
     else:
         out = _subsampled_gamma(args, kappa)
         inputs.update(noise_multiplier=args.noise_multiplier, sampling_rate=args.sampling_rate, steps=args.steps,
-                      method=args.method)
+                      method="closed form" if _full_batch_gaussian(args) else args.method)
     warnings, certified = out.pop("warnings"), out.pop("certified")
     out = {k: np.atleast_1d(v).astype(float).tolist() for k, v in out.items()}
     out["advantage"] = np.atleast_1d(rero.advantage(out["gamma"], kappa)).tolist()
@@ -315,18 +332,17 @@ def _rtm(args) -> int:
     p = check_sampling_rate("--sampling-rate", 1.0 if args.sampling_rate is None else args.sampling_rate)
     if args.mechanism != "gaussian" and steps > 1:  # the DP curve from a composed PLD: check its size first
         base = "laplace" if args.mechanism == "laplace" else "gaussian"
-        try:
+        with _flags("--mu, --sampling-rate, --steps"):
             pld.check_lattice_points(pld.lattice_points(base, 1.0 / mu, p, steps, 1e-4), "the DP curve f_dp",
                                      "use fewer --steps or a smaller --mu")
-        except ResourceLimitError as exc:
-            raise _resource(exc, "--mu, --sampling-rate, --steps") from None
     grid = np.union1d(tradeoff.default_grid(), alpha)  # sample the envelope at the asked levels too
     if args.mechanism == "laplace":
         if steps == 1:
             j, f_dp = rtm.laplace(mu), tradeoff.laplace(mu)
         else:
             j = rtm.tensor_composition("laplace", mu, 1.0, steps)
-            f_dp = pld.tradeoff_curve(pld.mechanism_pld("laplace", 1.0 / mu, 1.0, steps), "symmetrised")
+            with _flags("--mu, --steps"):
+                f_dp = pld.tradeoff_curve(pld.mechanism_pld("laplace", 1.0 / mu, 1.0, steps), "symmetrised")
         big_j = tradeoff.symmetrise(j, grid)
     elif args.mechanism == "gaussian":
         j, f_dp = rtm.gaussian(mu, d, steps), tradeoff.gaussian_composition(mu, steps=steps)
@@ -337,7 +353,8 @@ def _rtm(args) -> int:
         else:
             j = rtm.tensor_composition("gaussian", mu, p, steps, d)
             big_j = rtm.composed_subsampled_gaussian(mu, p, steps, d)
-        f_dp = pld.tradeoff_curve(pld.mechanism_pld("gaussian", 1.0 / mu, p, steps), "symmetrised")
+        with _flags("--mu, --sampling-rate, --steps"):
+            f_dp = pld.tradeoff_curve(pld.mechanism_pld("gaussian", 1.0 / mu, p, steps), "symmetrised")
     out = {"mechanism": args.mechanism, "mu": mu, "dim": d, "steps": steps, "sampling_rate": p,
            "alpha": alpha.tolist()}
     for key, curve in (("j", j), ("j_inv", j.inverse), ("J", big_j), ("f_dp", f_dp)):
@@ -384,16 +401,14 @@ def _gdp(args) -> int:
                                     f"{pld.MAX_ONE_STEP_POINTS:.3g} points (the curve stays pessimistic)")
             else:
                 h = check_positive("--discretization", args.discretization)
-            try:
+            with _flags("--noise-multiplier, --sampling-rate, --steps, --discretization"):
                 pld.check_lattice_points(pld.lattice_points("gaussian", s, q, 1, h), "one step",
                                          "use a larger --noise-multiplier or --discretization",
                                          pld.MAX_ONE_STEP_POINTS)
                 pld.check_lattice_points(pld.lattice_points("gaussian", s, q, steps, h), f"{steps} steps",
                                          "use fewer --steps or a larger --discretization")
-            except ResourceLimitError as exc:
-                raise _resource(exc, "--noise-multiplier, --sampling-rate, --steps, --discretization") from None
-            dist = pld.mechanism_pld("gaussian", s, q, steps, discretization=h)
-            curve = pld.tradeoff_curve(dist, "symmetrised", normalise=True)
+                dist = pld.mechanism_pld("gaussian", s, q, steps, discretization=h)
+                curve = pld.tradeoff_curve(dist, "symmetrised", normalise=True)
             try:
                 mu, regret = gdp.mu_and_regret(curve, symmetrise=False, tail=tail)
             except ValueError as exc:
@@ -403,9 +418,6 @@ def _gdp(args) -> int:
                        epsilon=eps if np.isfinite(eps) else None)
             if not np.isfinite(eps):
                 warnings.append(f"epsilon at --delta {delta:g} is infinite for this lattice")
-            if tail > 0:
-                warnings.append(f"mu holds for type-I and type-II errors >= {tail:g} (the alpha floor --tail); "
-                                "a subsampled mechanism's mu* grows as the floor decreases")
     else:
         _forbid(args, ("noise_multiplier", "sampling_rate", "steps", "discretization", "tail"),
                 f"to --mechanism {args.mechanism} (its mu is a closed form of --epsilon)")

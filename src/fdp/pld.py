@@ -37,6 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 from dp_accounting.pld import common as _common
 from dp_accounting.pld import privacy_loss_distribution as _pld
+from scipy.special import logsumexp
 
 from .tradeoff import PiecewiseLinear, TradeOffCurve, lower_convex_envelope, symmetrise
 from .validation import (
@@ -85,24 +86,21 @@ def _check_direction(direction) -> str:
     return direction
 
 
-def _one_step_moments(mechanism: str, scale: float, p: float) -> tuple[float, float]:
-    """Range and variance (under H1) of one step's privacy loss, by a grid over the noise (estimates)."""
+def _one_step_loss(mechanism: str, scale: float, p: float) -> tuple[np.ndarray, np.ndarray]:
+    """One step's privacy loss on a grid over the noise, with its log-probabilities under H1 (an estimate)."""
     x = np.linspace(-_TRUNCATION_Z * scale, 1.0 + _TRUNCATION_Z * scale, 4001)
-    with np.errstate(over="ignore", under="ignore"):
-        if mechanism == "gaussian":
-            z = (2.0 * x - 1.0) / (2.0 * scale * scale)
-            dens_p = np.exp(-0.5 * (x / scale) ** 2)
-        else:
-            z = (np.abs(x) - np.abs(x - 1.0)) / scale
-            dens_p = np.exp(-np.abs(x) / scale)
-        if p == 1.0:
-            loss = z
-        else:  # log(1 - p + p e^z), with e^z overflow-free
-            loss = np.where(z > 30.0, np.log(p) + z, np.log1p(p * np.expm1(np.minimum(z, 30.0))))
-        w = dens_p * np.exp(np.minimum(loss, 700.0))  # H1 density up to a constant
-    w = w / np.sum(w) if np.sum(w) > 0 else np.full(x.shape, 1.0 / x.size)
-    mean = float(np.sum(w * loss))
-    return float(np.ptp(loss)), float(np.sum(w * (loss - mean) ** 2))
+    if mechanism == "gaussian":
+        z = (2.0 * x - 1.0) / (2.0 * scale * scale)
+        log_p = -0.5 * (x / scale) ** 2
+    else:
+        z = (np.abs(x) - np.abs(x - 1.0)) / scale
+        log_p = -np.abs(x) / scale
+    if p == 1.0:
+        loss = z
+    else:  # log(1 - p + p e^z), with e^z overflow-free
+        loss = np.where(z > 30.0, np.log(p) + z, np.log1p(p * np.expm1(np.minimum(z, 30.0))))
+    log_q = log_p + loss  # H1 density: P's density times the likelihood ratio
+    return loss, log_q - logsumexp(log_q)
 
 
 def lattice_points(mechanism: str, scale: float, sampling_rate: float = 1.0, steps: int = 1,
@@ -110,19 +108,28 @@ def lattice_points(mechanism: str, scale: float, sampling_rate: float = 1.0, ste
     """Estimated length of the (composed) privacy-loss lattice of ``steps`` subsampled steps.
 
     One step spans the loss range of the noise cut at about 10 standard deviations (Laplace:
-    ``2 / b``) in steps of ``discretization``; a composition keeps the Chernoff window of
-    ``dp_accounting``'s ``self_convolve``, about ``2 sqrt(2 log(2 / tail) steps Var(L)) / h`` (at most
-    ``steps`` times the one-step length).  Used to refuse a computation before it allocates.
+    ``2 / b``) in steps of ``discretization``.  A composition keeps the window of ``dp_accounting``'s
+    ``self_convolve``: its Chernoff bound (``compute_self_convolve_bounds``, orders ``+-k / width``,
+    k = 1..20, in loss units) evaluated on the grid distribution of one step's loss.  Used to refuse a
+    computation before it allocates; the exact check on the built lattice follows before the FFT.
     """
     mechanism = _check_mechanism(mechanism)
     scale = check_positive("scale", scale)
     p = check_sampling_rate("sampling_rate", sampling_rate)
     steps = check_positive_int("steps", steps)
     h = check_positive("discretization", discretization)
-    width, var = _one_step_moments(mechanism, scale, p)
+    loss, log_w = _one_step_loss(mechanism, scale, p)
+    width = float(np.ptp(loss))
     one = width / h + 1.0
-    window = 2.0 * np.sqrt(2.0 * np.log(2.0 / tail) * steps * var) / h + one
-    return int(min(float(steps) * one, window, 1e300))
+    if steps == 1 or width == 0.0:
+        return int(min(one, 1e300))
+    shifted = loss - loss.min()
+    low, high, log_tail = 0.0, steps * width, np.log(2.0 / tail)
+    for k in range(1, 21):
+        t = k / width
+        high = min(high, (steps * logsumexp(t * shifted + log_w) + log_tail) / t)
+        low = max(low, -(steps * logsumexp(-t * shifted + log_w) + log_tail) / t)
+    return int(min((high - low) / h + 1.0, steps * one, 1e300))
 
 
 def check_lattice_points(points: float, what: str, hint: str, limit: int = MAX_LATTICE_POINTS) -> None:
@@ -228,6 +235,13 @@ def breakpoints(pld, direction: str = "add", normalise: bool = False) -> tuple[n
     )
 
 
+def _overflow_error(l_0: float) -> ValueError:
+    return ValueError(
+        "the privacy-loss lattice reaches losses whose likelihood ratio overflows double precision "
+        f"(lowest loss {l_0:.4g}): the mechanism is too far from private for this read-off"
+    )
+
+
 def _lattice_breakpoints(
     l_0: float, h: float, masses, infinite: float, pessimistic: bool = True, normalise: bool = False,
     with_powers: bool = False,
@@ -251,14 +265,17 @@ def _lattice_breakpoints(
     # D (e^{l_0} - t)^+ and the hockey-stick divergence can only grow (pessimistic).
     # (An optimistic measure keeps the deficit: there it only lowers the curve's power.)
     if q.size and pessimistic:
-        deficit = 1.0 - float(np.sum(q * np.exp(-losses)))
-        if deficit > 0:
-            q = q.copy()
-            q[0] += deficit * np.exp(losses[0])
+        with np.errstate(over="ignore"):  # exp(l_0) beyond double range: caught by the finiteness check below
+            deficit = 1.0 - float(np.sum(q * np.exp(-losses)))
+            if deficit > 0:
+                q = q.copy()
+                q[0] += deficit * np.exp(losses[0])
     # Round-off (connect-the-dots ends, long FFT compositions) can leave a total B-mass slightly above
     # 1 (1 + 1.5e-6 after 2,000 SGM steps). Kept, the curve is pessimistic but reaches beta = 0 before
     # alpha = 1; normalised, it is a proper trade-off function within that surplus of the exact one.
     total = float(np.sum(q))
+    if not np.isfinite(total):
+        raise _overflow_error(l_0)
     if normalise and q.size and m_inf + total > 1.0:
         q = q * ((1.0 - m_inf) / total)
     q, losses = q[::-1], losses[::-1]  # largest loss first
@@ -283,10 +300,7 @@ def _lattice_breakpoints(
         powers = powers[np.searchsorted(alphas, env_a)]  # the envelope's vertices are breakpoints
         alphas = env_a
     if not (np.all(np.isfinite(alphas)) and np.all(np.isfinite(betas))):
-        raise ValueError(
-            "the privacy-loss lattice reaches losses whose likelihood ratio overflows double precision "
-            f"(lowest loss {l_0:.4g}): the mechanism is too far from private for this read-off"
-        )
+        raise _overflow_error(l_0)
     return (alphas, betas, powers) if with_powers else (alphas, betas)
 
 
