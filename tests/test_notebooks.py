@@ -77,17 +77,30 @@ def test_same_quick_run_gives_identical_results(quick_runs, tmp_path):
 
 
 @pytest.mark.notebook
-def test_bad_notebook_parameter_fails_and_leaves_no_output():
-    target = ROOT / "_build" / "runs" / "guo_comparison.ipynb"
-    target.unlink(missing_ok=True)
-    proc = subprocess.run(
-        ["make", "--no-print-directory", "run", "NB=guo_comparison", "PARAMS=-p sigmas '[-1.0]'"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert proc.returncode != 0
-    assert "sigmas must be > 0" in proc.stdout + proc.stderr
-    assert not target.exists()
-    assert not list(target.parent.glob("*guo_comparison*")) if target.parent.exists() else True
+def test_failed_run_keeps_the_previous_outputs_and_leaves_nothing_half_written():
+    """A run that fails keeps the previous run's notebook and results byte for byte, and no temporaries."""
+    runs = ROOT / "_build" / "runs"
+    notebook, results = runs / "guo_comparison.ipynb", runs / "results" / "guo_comparison.json"
+    saved = {path: path.read_bytes() if path.exists() else None for path in (notebook, results)}
+    results.parent.mkdir(parents=True, exist_ok=True)
+    notebook.write_bytes(b"previous notebook")
+    results.write_bytes(b"previous results")
+    try:
+        proc = subprocess.run(
+            ["make", "--no-print-directory", "run", "NB=guo_comparison", "PARAMS=-p sigmas '[-1.0]'"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        assert proc.returncode != 0
+        assert "sigmas must be > 0" in proc.stdout + proc.stderr
+        assert notebook.read_bytes() == b"previous notebook"
+        assert results.read_bytes() == b"previous results"
+        assert not list(runs.glob(".guo_comparison*")), "temporary outputs left behind"
+    finally:
+        for path, content in saved.items():
+            if content is None:
+                path.unlink(missing_ok=True)
+            else:
+                path.write_bytes(content)
