@@ -177,3 +177,143 @@ def test_files_are_byte_identical_across_runs(tmp_path, monkeypatch):
     _sample_run()
     assert (tmp_path / "two" / "demo_nb.json").read_bytes() == blobs[1]
     assert sorted(p.name for p in (tmp_path / "two").iterdir()) == ["demo_nb.json"]
+
+
+# --- paper values as data (data/paper/<notebook>.yaml) ---------------------------------------------
+
+SPEC = """
+records:
+  table/a:
+    source: Paper, Table 1
+    kind: exact
+    paper: 0.322
+    tol: 0.0005
+  table/b:
+    source: Paper, Table 1
+    kind: exact
+    paper: 0.5
+    tol: 0.0005
+    explained:
+      expected: 0.4
+      tol: 0.01
+      reason: the paper's value uses another prior
+      errata: table1-prior
+  claim/below:
+    source: Paper, Sec. 4
+    kind: claim
+    quantity: largest amount by which the attack exceeds the bound
+    paper: 0.0
+    tol: 0.001
+"""
+
+
+@pytest.fixture
+def spec_registry(registry, tmp_path, monkeypatch):
+    """A spec for notebook 'spec_nb', an errata page with its label, and a good run recorded."""
+    paper = tmp_path / "paper"
+    paper.mkdir()
+    (paper / "spec_nb.yaml").write_text(SPEC)
+    errata = tmp_path / "errata.md"
+    errata.write_text("# Errata\n\n(table1-prior)=\n### Table 1: the prior\n\ntext\n")
+    monkeypatch.setenv("FDP_PAPER_DIR", str(paper))
+    results.start("spec_nb")
+    results.record("table/a", 0.3221)
+    results.record("table/b", 0.403)
+    results.record("claim/below", 0.0)
+    return registry, paper, errata
+
+
+def _verify(spec_registry, records=None):
+    folder, paper, errata = spec_registry
+    if records is not None:  # a broken copy of the results file
+        path = folder / "spec_nb.json"
+        path.write_text(json.dumps({"notebook": "spec_nb", "records": records}))
+    return results.verify(["spec_nb"], folder, paper, errata)
+
+
+def _records(folder):
+    return json.loads((folder / "spec_nb.json").read_text())["records"]
+
+
+def test_spec_supplies_paper_values_and_pins_deviations(spec_registry):
+    folder = spec_registry[0]
+    recs = {r["key"]: r for r in _records(folder)}
+    assert recs["table/a"]["paper"] == 0.322 and recs["table/a"]["status"] == "match"
+    assert recs["table/b"]["status"] == "explained" and recs["table/b"]["errata"] == "table1-prior"
+    assert recs["claim/below"]["quantity"].startswith("largest amount")
+    ok, lines = _verify(spec_registry)
+    assert ok, lines
+
+
+def test_spec_values_cannot_be_passed_by_the_notebook(spec_registry):
+    results.start("spec_nb")
+    with pytest.raises(ValueError, match="come from data/paper/spec_nb.yaml"):
+        results.record("table/a", 0.3, paper=0.3, tol=0.1)
+    with pytest.raises(ValueError, match="not in data/paper"):
+        results.record("table/unknown", 0.3)
+
+
+def _broken(spec_registry, key, value):
+    recs = _records(spec_registry[0])
+    for r in recs:
+        if r["key"] == key:
+            r["value"] = value
+    return recs
+
+
+def test_verify_fails_on_a_mismatch(spec_registry):  # (a)
+    ok, lines = _verify(spec_registry, _broken(spec_registry, "table/a", 0.33))
+    assert not ok and any(line.startswith("MISMATCH spec_nb/table/a") and "0.33" in line and "0.322" in line
+                          for line in lines)
+
+
+def test_verify_fails_when_an_explained_value_drifts(spec_registry):  # (b)
+    ok, lines = _verify(spec_registry, _broken(spec_registry, "table/b", 0.45))
+    assert not ok and any(line.startswith("DRIFT    spec_nb/table/b") and "0.45" in line and "0.4" in line
+                          for line in lines)
+
+
+def test_verify_fails_on_a_stale_explanation(spec_registry):  # (c)
+    ok, lines = _verify(spec_registry, _broken(spec_registry, "table/b", 0.5))
+    assert not ok and any(line.startswith("STALE    spec_nb/table/b") for line in lines)
+
+
+def test_verify_fails_on_a_missing_errata_label(spec_registry):  # (d)
+    spec_registry[2].write_text("# Errata\n\n(another-label)=\n### Something else\n")
+    ok, lines = _verify(spec_registry)
+    assert not ok and any(line.startswith("ERRATA   spec_nb/table/b") and "table1-prior" in line for line in lines)
+
+
+def test_verify_fails_on_a_dropped_record(spec_registry):  # (e)
+    recs = [r for r in _records(spec_registry[0]) if r["key"] != "claim/below"]
+    ok, lines = _verify(spec_registry, recs)
+    assert not ok and any(line.startswith("DROPPED  spec_nb/claim/below") for line in lines)
+
+
+def test_not_compared_records_pass_and_say_why(spec_registry):
+    results.start("spec_nb")
+    results.record("table/a", 0.9, not_compared="quick run: 100 samples instead of 10^5")
+    results.record("table/b", 0.403)
+    results.record("claim/below", 0.0)
+    ok, lines = _verify(spec_registry)
+    assert ok and any("1 not compared" in line for line in lines)
+    table = results.markdown_table(_records(spec_registry[0]))
+    assert "quick run: 100 samples" in table and "Claims of the paper" in table and "table1-prior" in table
+
+
+@pytest.mark.parametrize(
+    "entry, message",
+    [
+        ("{source: S, kind: exact, paper: .nan, tol: 0.1}", "paper must be a finite number"),
+        ("{source: S, kind: guess, paper: 1, tol: 0.1}", "kind must be one of"),
+        ("{kind: exact, paper: 1, tol: 0.1}", "needs a source"),
+        ("{source: S, kind: exact, paper: 1, tol: 0}", "tol must be > 0"),
+        ("{source: S, kind: claim, paper: 0, tol: 0.1}", "needs the quantity"),
+        ("{source: S, kind: exact, paper: 1, tol: 0.1, explained: {expected: 1, tol: 0.1}}", "explained needs"),
+        ("{source: S, kind: exact, paper: 1, tol: 0.1, typo: 2}", "unknown fields"),
+    ],
+)
+def test_malformed_spec_is_an_error(tmp_path, entry, message):
+    (tmp_path / "bad.yaml").write_text(f"records:\n  k: {entry}\n")
+    with pytest.raises(ValueError, match=message):
+        results.load_spec("bad", tmp_path)

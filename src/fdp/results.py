@@ -11,10 +11,27 @@ Each record has a ``kind``:
 * ``mc`` -- a Monte-Carlo quantity; ``tol`` comes from the Monte-Carlo error.
 * ``figure`` -- read off a plot; ``tol`` is the reading accuracy, stated by the notebook.
 
-A record's status is ``match`` if ``|value - paper| <= tol``, ``explained`` if it is outside the
-tolerance but carries an ``explanation`` (a deviation we can account for, e.g. an error in the
-paper, discussed on the errata page), and ``mismatch`` otherwise.  ``make verify`` fails on any
-mismatch.  Tolerances are never widened to make a number pass.
+* ``claim`` -- not a printed number but a statement of the paper ("the attack stays below the
+  bound"), tested through a quantity and a threshold.
+
+**Paper values are data.**  A notebook with a file ``data/paper/<notebook>.yaml`` (see
+:func:`load_spec`) records ``record(key, value)`` only: the paper value, its source, kind and
+tolerance come from that file, so a papermill ``-p`` cannot change what counts as the paper's
+value.  An explained deviation lives there too and *pins our number*: the expected value with its
+own tolerance, the reason in one line and the label of its errata entry.  A record's status is
+
+* ``match`` -- ``|value - paper| <= tol`` (and no explanation is pinned);
+* ``explained`` -- a pinned deviation, and ``|value - expected| <= expected_tol``;
+* ``drift`` -- a pinned deviation, but the value has moved away from the pinned one;
+* ``stale`` -- a pinned deviation, but the value now matches the paper (drop the explanation);
+* ``mismatch`` -- outside the tolerance with no explanation;
+* ``not compared`` -- the run's parameters cannot reproduce the number (a quick run); the
+  record says why.
+
+Notebooks without such a file still pass the paper value to :func:`record` (``explained`` then
+means outside the tolerance with an explanation); they are being moved to data.  ``make verify``
+fails on ``mismatch``, ``drift`` and ``stale``, on an errata label that does not exist and on a key
+of ``data/paper`` that no record reproduces.  Tolerances are never widened to make a number pass.
 """
 
 from __future__ import annotations
@@ -22,16 +39,74 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import tempfile
 from pathlib import Path
 
-from .paths import results_dir
+import yaml
 
-__all__ = ["KINDS", "start", "record", "load", "load_all", "status_of", "verify", "markdown_table"]
+from .paths import ERRATA, paper_dir, results_dir
 
-KINDS = ("exact", "mc", "figure")
+__all__ = ["KINDS", "FAILING", "start", "record", "load", "load_all", "load_spec", "status_of", "verify",
+           "errata_labels", "markdown_table"]
 
-_current: dict = {"notebook": None, "records": []}
+KINDS = ("exact", "mc", "figure", "claim")
+FAILING = ("mismatch", "drift", "stale")  # statuses that fail ``make verify``
+
+_current: dict = {"notebook": None, "records": [], "spec": None}
+
+
+def _finite(where: str, name: str, x) -> float:
+    if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x):
+        raise ValueError(f"{where}: {name} must be a finite number, got {x!r}")
+    return float(x)
+
+
+def load_spec(notebook: str, directory: Path | None = None) -> dict | None:
+    """The paper values of ``notebook`` from ``data/paper/<notebook>.yaml``, by record key, or None.
+
+    The file holds ``records:``, a mapping from record key to ``source`` (paper, table/figure/
+    equation), ``kind`` (one of :data:`KINDS`), ``paper`` (the printed value; for a claim the
+    threshold's reference value), ``tol`` (printed rounding, Monte-Carlo error or read-off
+    accuracy) and, for a claim, ``quantity`` (what is tested).  An explained deviation adds
+    ``explained: {expected, tol, reason, errata}``.  Malformed entries raise ValueError naming
+    the file and key.
+    """
+    path = Path(directory or paper_dir()) / f"{notebook}.yaml"
+    if not path.exists():
+        return None
+    data = yaml.safe_load(path.read_text())
+    if not isinstance(data, dict) or not isinstance(data.get("records"), dict) or not data["records"]:
+        raise ValueError(f"{path}: needs a non-empty mapping 'records: {{key: {{...}}}}'")
+    spec = {}
+    for key, entry in data["records"].items():
+        where = f"{path.name}: {key}"
+        if not isinstance(entry, dict):
+            raise ValueError(f"{where}: must be a mapping")
+        unknown = set(entry) - {"source", "kind", "paper", "tol", "quantity", "explained"}
+        if unknown:
+            raise ValueError(f"{where}: unknown fields {sorted(unknown)}")
+        if entry.get("kind") not in KINDS:
+            raise ValueError(f"{where}: kind must be one of {KINDS}, got {entry.get('kind')!r}")
+        if not isinstance(entry.get("source"), str) or not entry["source"]:
+            raise ValueError(f"{where}: needs a source")
+        if entry["kind"] == "claim" and not entry.get("quantity"):
+            raise ValueError(f"{where}: a claim needs the quantity it tests")
+        item = {"source": entry["source"], "kind": entry["kind"], "paper": _finite(where, "paper", entry.get("paper")),
+                "tol": _finite(where, "tol", entry.get("tol")), "quantity": entry.get("quantity", "")}
+        if item["tol"] <= 0:
+            raise ValueError(f"{where}: tol must be > 0")
+        explained = entry.get("explained")
+        if explained is not None:
+            if not isinstance(explained, dict) or set(explained) != {"expected", "tol", "reason", "errata"}:
+                raise ValueError(f"{where}: explained needs exactly expected, tol, reason, errata")
+            item.update(expected=_finite(where, "explained.expected", explained["expected"]),
+                        expected_tol=_finite(where, "explained.tol", explained["tol"]),
+                        explanation=str(explained["reason"]), errata=str(explained["errata"]))
+            if item["expected_tol"] <= 0:
+                raise ValueError(f"{where}: explained.tol must be > 0")
+        spec[str(key)] = item
+    return spec
 
 
 def _path(notebook: str, directory: Path | None = None) -> Path:
@@ -55,32 +130,76 @@ def start(notebook: str) -> None:
         raise ValueError(f"notebook must be a name made of letters, digits and '_', got {notebook!r}")
     _current["notebook"] = notebook
     _current["records"] = []
+    _current["spec"] = load_spec(notebook)
     _write(notebook, [])
 
 
-def status_of(rec: dict) -> str:
-    """``match``, ``explained`` or ``mismatch`` for one record (see the module docstring)."""
+def _within(a: float, b: float, tol: float) -> bool:
     # the relative slack only absorbs float noise at a rounding edge (|0.3215 - 0.322| = 5.000000000000004e-4)
-    if abs(rec["value"] - rec["paper"]) <= rec["tol"] * (1.0 + 1e-9):
+    return abs(a - b) <= tol * (1.0 + 1e-9)
+
+
+def status_of(rec: dict) -> str:
+    """The status of one record (see the module docstring)."""
+    if rec.get("not_compared"):
+        return "not compared"
+    matches = _within(rec["value"], rec["paper"], rec["tol"])
+    if "expected" in rec:  # a deviation pinned in data/paper
+        if matches:
+            return "stale"
+        return "explained" if _within(rec["value"], rec["expected"], rec["expected_tol"]) else "drift"
+    if matches:
         return "match"
     return "explained" if rec.get("explanation") else "mismatch"
 
 
-def record(key: str, value, *, paper, source: str, tol, kind: str, explanation: str | None = None) -> dict:
-    """Record a reproduced number ``value`` against the paper's ``paper`` value.
+def _record_from_spec(key: str, value, not_compared, given: dict) -> dict:
+    notebook, spec = _current["notebook"], _current["spec"]
+    passed = sorted(k for k, v in given.items() if v is not None)
+    if passed:
+        raise ValueError(f"{', '.join(passed)} of {key!r} come from data/paper/{notebook}.yaml, not from the notebook")
+    if key not in spec:
+        raise ValueError(f"key {key!r} is not in data/paper/{notebook}.yaml")
+    value = float(value)
+    if not math.isfinite(value):
+        raise ValueError(f"value of {key!r} must be finite, got {value!r}")
+    rec = {"key": key, "value": value, **{k: v for k, v in spec[key].items() if k != "quantity"}}
+    rec.setdefault("explanation", "")
+    if spec[key]["quantity"]:
+        rec["quantity"] = spec[key]["quantity"]
+    if not_compared:
+        rec["not_compared"] = str(not_compared)
+    return rec
 
-    ``source`` names where the paper prints it (e.g. "Hayes et al. Table 2"); ``tol`` is the
-    accepted absolute difference for ``kind`` (see the module docstring); ``explanation``
-    documents a deviation we account for.  Returns the stored record, including its status.
+
+def record(key: str, value, *, paper=None, source: str | None = None, tol=None, kind: str | None = None,
+           explanation: str | None = None, not_compared: str | None = None) -> dict:
+    """Record a reproduced number ``value`` under ``key``; returns the stored record with its status.
+
+    For a notebook with ``data/paper/<notebook>.yaml`` pass only ``key`` and ``value`` (and
+    ``not_compared``, the reason, when this run's parameters cannot reproduce the number): the
+    rest comes from the file.  Otherwise pass the paper's value ``paper``, its ``source`` (e.g.
+    "Hayes et al. Table 2"), the accepted absolute difference ``tol`` for ``kind`` (see the
+    module docstring) and an ``explanation`` of a deviation we account for.
     """
     if _current["notebook"] is None:
         raise ValueError("call fdp.results.start(notebook) before record()")
-    if kind not in KINDS:
-        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
     if not key:
         raise ValueError("key must be a non-empty string")
     if any(r["key"] == key for r in _current["records"]):
         raise ValueError(f"key {key!r} was already recorded")
+    if _current["spec"] is not None:
+        rec = _record_from_spec(key, value, not_compared,
+                                dict(paper=paper, source=source, tol=tol, kind=kind, explanation=explanation))
+        rec["status"] = status_of(rec)
+        _current["records"].append(rec)
+        _write(_current["notebook"], _current["records"])
+        return rec
+    if paper is None or source is None or tol is None or kind is None:
+        raise ValueError(f"record {key!r}: paper, source, tol and kind are required without data/paper/"
+                         f"{_current['notebook']}.yaml")
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
     value, paper, tol = float(value), float(paper), float(tol)
     for name, x in (("value", value), ("paper", paper), ("tol", tol)):
         if not math.isfinite(x):
@@ -96,6 +215,8 @@ def record(key: str, value, *, paper, source: str, tol, kind: str, explanation: 
         "source": source,
         "explanation": explanation or "",
     }
+    if not_compared:
+        rec["not_compared"] = str(not_compared)
     rec["status"] = status_of(rec)
     _current["records"].append(rec)
     _write(_current["notebook"], _current["records"])
@@ -119,45 +240,86 @@ def load_all(directory: Path | None = None) -> dict[str, list[dict]]:
     return out
 
 
-def verify(expected: list[str], directory: Path | None = None) -> tuple[bool, list[str]]:
-    """Check the registry: every notebook in ``expected`` has records, and none is a mismatch.
+def errata_labels(path: Path | None = None) -> set[str]:
+    """The MyST labels ``(label)=`` of the errata page."""
+    text = Path(path or ERRATA).read_text()
+    return set(re.findall(r"^\(([A-Za-z0-9_.:-]+)\)=\s*$", text, flags=re.M))
 
-    Returns ``(ok, lines)`` where ``lines`` is a human-readable report.
+
+def verify(expected: list[str], directory: Path | None = None, paper_directory: Path | None = None,
+           errata: Path | None = None) -> tuple[bool, list[str]]:
+    """Check the registry; returns ``(ok, lines)``, a report naming every failing key with its numbers.
+
+    Fails when a notebook in ``expected`` has no records, a record is a ``mismatch`` (no
+    explanation), ``drift`` (away from its pinned value) or ``stale`` (an explanation for a value
+    that now matches), an explanation cites an errata label that does not exist, or a key of
+    ``data/paper/<notebook>.yaml`` has no record (a reproduction silently dropped).
     """
     found = load_all(directory)
+    labels = errata_labels(errata)
     ok, lines = True, []
     for name in expected:
         if not found.get(name):
             ok = False
             lines.append(f"MISSING  {name}: no recorded results (run `make`)")
     for name, records in found.items():
-        counts = {s: sum(status_of(r) == s for r in records) for s in ("match", "explained", "mismatch")}
+        statuses = [status_of(r) for r in records]
+        counts = {s: statuses.count(s) for s in ("match", "explained", "not compared", *FAILING) if statuses.count(s)}
         lines.append(f"{name}: {len(records)} records, " + ", ".join(f"{v} {k}" for k, v in counts.items()))
-        for r in records:
-            if status_of(r) == "mismatch":
+        for r, status in zip(records, statuses):
+            diff = abs(r["value"] - r["paper"])
+            if status == "mismatch":
+                lines.append(f"MISMATCH {name}/{r['key']}: value {r['value']:.6g}, paper {r['paper']:.6g}, "
+                             f"|diff| {diff:.3g} > tol {r['tol']:.3g} ({r['source']})")
+            elif status == "drift":
+                lines.append(f"DRIFT    {name}/{r['key']}: value {r['value']:.6g}, pinned {r['expected']:.6g} "
+                             f"+- {r['expected_tol']:.3g} (paper {r['paper']:.6g}; {r['explanation']})")
+            elif status == "stale":
+                lines.append(f"STALE    {name}/{r['key']}: value {r['value']:.6g} now matches the paper "
+                             f"{r['paper']:.6g} (tol {r['tol']:.3g}): remove its explanation from data/paper")
+            ok &= status not in FAILING
+        spec = load_spec(name, paper_directory)
+        if spec is None:
+            continue
+        recorded = {r["key"] for r in records}
+        for key in sorted(set(spec) - recorded):
+            ok = False
+            lines.append(f"DROPPED  {name}/{key}: in data/paper/{name}.yaml (paper {spec[key]['paper']:.6g}) "
+                         "but not recorded")
+        for key, item in sorted(spec.items()):
+            if "errata" in item and item["errata"] not in labels:
                 ok = False
-                lines.append(
-                    f"MISMATCH {name}/{r['key']}: value {r['value']:.6g}, paper {r['paper']:.6g}, "
-                    f"|diff| {abs(r['value'] - r['paper']):.3g} > tol {r['tol']:.3g} ({r['source']})"
-                )
+                lines.append(f"ERRATA   {name}/{key}: label {item['errata']!r} is not on the errata page")
     return ok, lines
 
 
 def markdown_table(records: list[dict]) -> str:
-    """Markdown for the report page: a table of records, their sources, and the explanations of deviations."""
-    head = "| key | ours | paper | abs. diff. | tol. | kind | status |\n"
-    head += "|---|---:|---:|---:|---:|---|---|\n"
-    rows, notes = [], []
+    """Markdown for the report page: printed values and claims in separate tables, then the notes.
+
+    Notes list the explained deviations (with their errata label) and the records this run could
+    not compare (with the reason).
+    """
+    printed = [r for r in records if r["kind"] != "claim"]
+    claims = [r for r in records if r["kind"] == "claim"]
+    text, notes = "", []
+    if printed:
+        text += "| key | ours | paper | abs. diff. | tol. | kind | status |\n|---|---:|---:|---:|---:|---|---|\n"
+        text += "\n".join(f"| `{r['key']}` | {r['value']:.4g} | {r['paper']:.4g} | {abs(r['value'] - r['paper']):.2g} "
+                           f"| {r['tol']:.2g} | {r['kind']} | {status_of(r)} |" for r in printed) + "\n"
+    if claims:
+        text += "\nClaims of the paper, each tested through a quantity:\n\n"
+        text += "| key | quantity | ours | holds at | status |\n|---|---|---:|---:|---|\n"
+        text += "\n".join(f"| `{r['key']}` | {r.get('quantity') or r['source']} | {r['value']:.4g} | "
+                           f"{r['paper']:.4g} +- {r['tol']:.2g} | {status_of(r)} |" for r in claims) + "\n"
     for r in records:
-        diff = abs(r["value"] - r["paper"])
         status = status_of(r)
-        rows.append(
-            f"| `{r['key']}` | {r['value']:.4g} | {r['paper']:.4g} | {diff:.2g} | {r['tol']:.2g} | {r['kind']} | {status} |"
-        )
-        if status != "match" and r["explanation"]:
-            notes.append(f"* `{r['key']}`: {r['explanation']}")
+        if status == "not compared":
+            notes.append(f"* `{r['key']}` (not compared): {r['not_compared']}")
+        elif status != "match" and r["explanation"]:
+            cite = f" (errata: `{r['errata']}`)" if r.get("errata") else ""
+            notes.append(f"* `{r['key']}`: {r['explanation']}{cite}")
     sources = sorted({r["source"] for r in records})
-    text = head + "\n".join(rows) + "\n\nSource: " + "; ".join(sources).replace("|", "\\|") + ".\n"
+    text += "\nSource: " + "; ".join(sources).replace("|", "\\|") + ".\n"
     if notes:
-        text += "\nExplained deviations:\n\n" + "\n".join(notes) + "\n"
+        text += "\nExplained deviations and records not compared:\n\n" + "\n".join(notes) + "\n"
     return text
