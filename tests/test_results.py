@@ -182,6 +182,9 @@ def test_files_are_byte_identical_across_runs(tmp_path, monkeypatch):
 # --- paper values as data (data/paper/<notebook>.yaml) ---------------------------------------------
 
 SPEC = """
+setting:
+  steps: 100
+  rates: [0.01, 0.99]
 records:
   table/a:
     source: Paper, Table 1
@@ -317,3 +320,14 @@ def test_malformed_spec_is_an_error(tmp_path, entry, message):
     (tmp_path / "bad.yaml").write_text(f"records:\n  k: {entry}\n")
     with pytest.raises(ValueError, match=message):
         results.load_spec("bad", tmp_path)
+
+
+def test_a_setting_that_differs_from_the_paper_is_not_compared(spec_registry):
+    results.start("spec_nb")
+    same = results.record("table/a", 0.3221, setting={"steps": 100, "rates": [0.01, 0.99]})
+    other = results.record("table/b", 0.9, setting={"steps": 20})
+    assert same["status"] == "match" and other["status"] == "not compared"
+    assert other["not_compared"] == "this run uses steps = 20 (full run: 100)"
+    assert results.paper_setting("spec_nb") == {"steps": 100, "rates": [0.01, 0.99]}
+    with pytest.raises(ValueError, match="not in the 'setting'"):
+        results.record("claim/below", 0.0, setting={"samples": 5})

@@ -48,12 +48,12 @@ import yaml
 from .paths import ERRATA, paper_dir, results_dir
 
 __all__ = ["KINDS", "FAILING", "start", "record", "load", "load_all", "load_spec", "status_of", "verify",
-           "errata_labels", "markdown_table"]
+           "errata_labels", "paper_setting", "markdown_table"]
 
 KINDS = ("exact", "mc", "figure", "claim")
 FAILING = ("mismatch", "drift", "stale")  # statuses that fail ``make verify``
 
-_current: dict = {"notebook": None, "records": [], "spec": None}
+_current: dict = {"notebook": None, "records": [], "spec": None, "setting": {}}
 
 
 def _finite(where: str, name: str, x) -> float:
@@ -62,10 +62,11 @@ def _finite(where: str, name: str, x) -> float:
     return float(x)
 
 
-def load_spec(notebook: str, directory: Path | None = None) -> dict | None:
-    """The paper values of ``notebook`` from ``data/paper/<notebook>.yaml``, by record key, or None.
+def _load_paper_file(notebook: str, directory: Path | None = None) -> tuple[dict, dict] | None:
+    """``(records, setting)`` from ``data/paper/<notebook>.yaml``, or None without such a file.
 
-    The file holds ``records:``, a mapping from record key to ``source`` (paper, table/figure/
+    The file holds ``setting:`` (optional), the paper's parameters of the reproduced results, and
+    ``records:``, a mapping from record key to ``source`` (paper, table/figure/
     equation), ``kind`` (one of :data:`KINDS`), ``paper`` (the printed value; for a claim the
     threshold's reference value), ``tol`` (printed rounding, Monte-Carlo error or read-off
     accuracy) and, for a claim, ``quantity`` (what is tested).  An explained deviation adds
@@ -78,6 +79,8 @@ def load_spec(notebook: str, directory: Path | None = None) -> dict | None:
     data = yaml.safe_load(path.read_text())
     if not isinstance(data, dict) or not isinstance(data.get("records"), dict) or not data["records"]:
         raise ValueError(f"{path}: needs a non-empty mapping 'records: {{key: {{...}}}}'")
+    if not isinstance(data.get("setting", {}), dict):
+        raise ValueError(f"{path}: 'setting' must map parameter names to the paper's values")
     spec = {}
     for key, entry in data["records"].items():
         where = f"{path.name}: {key}"
@@ -106,7 +109,29 @@ def load_spec(notebook: str, directory: Path | None = None) -> dict | None:
             if item["expected_tol"] <= 0:
                 raise ValueError(f"{where}: explained.tol must be > 0")
         spec[str(key)] = item
-    return spec
+    return spec, dict(data.get("setting") or {})
+
+
+def load_spec(notebook: str, directory: Path | None = None) -> dict | None:
+    """The paper values of ``notebook`` by record key (see :func:`_load_paper_file`), or None."""
+    loaded = _load_paper_file(notebook, directory)
+    return None if loaded is None else loaded[0]
+
+
+def paper_setting(notebook: str, directory: Path | None = None) -> dict:
+    """The paper's parameters of ``notebook`` (the ``setting:`` of its data/paper file; {} if none)."""
+    loaded = _load_paper_file(notebook, directory)
+    return {} if loaded is None else loaded[1]
+
+
+def _differences(notebook: str, setting: dict) -> str | None:
+    """Why this run cannot reproduce the paper: the parameters of ``setting`` that differ from it."""
+    paper = _current["setting"]
+    unknown = sorted(set(setting) - set(paper))
+    if unknown:
+        raise ValueError(f"setting names {unknown} are not in the 'setting' of data/paper/{notebook}.yaml")
+    diff = [f"{k} = {v!r} (full run: {paper[k]!r})" for k, v in setting.items() if v != paper[k]]
+    return "this run uses " + "; ".join(diff) if diff else None
 
 
 def _path(notebook: str, directory: Path | None = None) -> Path:
@@ -130,7 +155,8 @@ def start(notebook: str) -> None:
         raise ValueError(f"notebook must be a name made of letters, digits and '_', got {notebook!r}")
     _current["notebook"] = notebook
     _current["records"] = []
-    _current["spec"] = load_spec(notebook)
+    loaded = _load_paper_file(notebook)
+    _current["spec"], _current["setting"] = loaded if loaded is not None else (None, {})
     _write(notebook, [])
 
 
@@ -153,7 +179,7 @@ def status_of(rec: dict) -> str:
     return "explained" if rec.get("explanation") else "mismatch"
 
 
-def _record_from_spec(key: str, value, not_compared, given: dict) -> dict:
+def _record_from_spec(key: str, value, not_compared, setting, given: dict) -> dict:
     notebook, spec = _current["notebook"], _current["spec"]
     passed = sorted(k for k, v in given.items() if v is not None)
     if passed:
@@ -167,18 +193,21 @@ def _record_from_spec(key: str, value, not_compared, given: dict) -> dict:
     rec.setdefault("explanation", "")
     if spec[key]["quantity"]:
         rec["quantity"] = spec[key]["quantity"]
+    not_compared = not_compared or (_differences(notebook, setting) if setting else None)
     if not_compared:
         rec["not_compared"] = str(not_compared)
     return rec
 
 
 def record(key: str, value, *, paper=None, source: str | None = None, tol=None, kind: str | None = None,
-           explanation: str | None = None, not_compared: str | None = None) -> dict:
+           explanation: str | None = None, not_compared: str | None = None, setting: dict | None = None) -> dict:
     """Record a reproduced number ``value`` under ``key``; returns the stored record with its status.
 
     For a notebook with ``data/paper/<notebook>.yaml`` pass only ``key`` and ``value`` (and
     ``not_compared``, the reason, when this run's parameters cannot reproduce the number): the
-    rest comes from the file.  Otherwise pass the paper's value ``paper``, its ``source`` (e.g.
+    rest comes from the file.  ``setting`` maps the parameters the number depends on to this
+    run's values; where one differs from the file's ``setting:`` (the paper's), the record is not
+    compared and says which.  Otherwise pass the paper's value ``paper``, its ``source`` (e.g.
     "Hayes et al. Table 2"), the accepted absolute difference ``tol`` for ``kind`` (see the
     module docstring) and an ``explanation`` of a deviation we account for.
     """
@@ -189,7 +218,7 @@ def record(key: str, value, *, paper=None, source: str | None = None, tol=None, 
     if any(r["key"] == key for r in _current["records"]):
         raise ValueError(f"key {key!r} was already recorded")
     if _current["spec"] is not None:
-        rec = _record_from_spec(key, value, not_compared,
+        rec = _record_from_spec(key, value, not_compared, setting,
                                 dict(paper=paper, source=source, tol=tol, kind=kind, explanation=explanation))
         rec["status"] = status_of(rec)
         _current["records"].append(rec)
