@@ -187,7 +187,15 @@ def test_laplace_json(capsys):
     assert len(data["advantage"]) == 2
 
 
-def test_verify_complete_results_pass(capsys, tmp_path):
+@pytest.fixture
+def no_paper_data(tmp_path, monkeypatch):
+    """An empty data/paper: the fake registries below record the paper value themselves."""
+    folder = tmp_path / "paper"
+    folder.mkdir()
+    monkeypatch.setenv("FDP_PAPER_DIR", str(folder))
+
+
+def test_verify_complete_results_pass(capsys, tmp_path, no_paper_data):
     _fill_registry(tmp_path, 1.0)
     code, out, _ = _main(capsys, ["verify", "--results-dir", str(tmp_path)])
     assert code == 0, out
@@ -195,7 +203,7 @@ def test_verify_complete_results_pass(capsys, tmp_path):
     assert "MISSING" not in out and "MISMATCH" not in out
 
 
-def test_verify_mismatch_fails(capsys, tmp_path):
+def test_verify_mismatch_fails(capsys, tmp_path, no_paper_data):
     _fill_registry(tmp_path, 2.0)
     code, out, _ = _main(capsys, ["verify", "--results-dir", str(tmp_path)])
     assert code == 1
