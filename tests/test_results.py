@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
+import yaml
 
 from fdp import results
+from fdp.paths import ROOT
 
 
 @pytest.fixture
@@ -272,8 +275,8 @@ def test_verify_fails_on_a_mismatch(spec_registry):  # (a)
 
 def test_verify_fails_when_an_explained_value_drifts(spec_registry):  # (b)
     ok, lines = _verify(spec_registry, _broken(spec_registry, "table/b", 0.45))
-    assert not ok and any(line.startswith("DRIFT    spec_nb/table/b") and "0.45" in line and "0.4" in line
-                          for line in lines)
+    assert not ok and any(line.startswith("DRIFT    spec_nb/table/b") and "value 0.45," in line
+                          and "pinned 0.4 +- 0.01" in line for line in lines)
 
 
 def test_verify_fails_on_a_stale_explanation(spec_registry):  # (c)
@@ -293,13 +296,14 @@ def test_verify_fails_on_a_dropped_record(spec_registry):  # (e)
     assert not ok and any(line.startswith("DROPPED  spec_nb/claim/below") for line in lines)
 
 
-def test_not_compared_records_pass_and_say_why(spec_registry):
+def test_not_compared_records_say_why_and_fail_a_full_build(spec_registry):
     results.start("spec_nb")
     results.record("table/a", 0.9, not_compared="quick run: 100 samples instead of 10^5")
     results.record("table/b", 0.403)
     results.record("claim/below", 0.0)
     ok, lines = _verify(spec_registry)
-    assert ok and any("1 not compared" in line for line in lines)
+    assert not ok and any("1 not compared" in line for line in lines)
+    assert any(line.startswith("UNCOMPARED spec_nb/table/a") and "100 samples" in line for line in lines)
     table = results.markdown_table(_records(spec_registry[0]))
     assert "quick run: 100 samples" in table and "Claims of the paper" in table and "table1-prior" in table
 
@@ -331,3 +335,41 @@ def test_a_setting_that_differs_from_the_paper_is_not_compared(spec_registry):
     assert results.paper_setting("spec_nb") == {"steps": 100, "rates": [0.01, 0.99]}
     with pytest.raises(ValueError, match="not in the 'setting'"):
         results.record("claim/below", 0.0, setting={"samples": 5})
+
+
+def test_verify_judges_against_the_current_paper_file(spec_registry):
+    folder, paper, _ = spec_registry
+    (paper / "spec_nb.yaml").write_text(SPEC.replace("paper: 0.322", "paper: 0.5"))  # the transcription changed
+    ok, lines = _verify(spec_registry)
+    assert not ok and any(line.startswith("MISMATCH spec_nb/table/a") and "paper 0.5" in line for line in lines)
+
+
+def test_verify_fails_on_a_key_that_is_not_in_the_paper_file(spec_registry):
+    recs = _records(spec_registry[0]) + [dict(_records(spec_registry[0])[0], key="table/renamed")]
+    ok, lines = _verify(spec_registry, recs)
+    assert not ok and any(line.startswith("UNKNOWN  spec_nb/table/renamed") for line in lines)
+
+
+def test_settings_compare_as_data(spec_registry):
+    results.start("spec_nb")
+    rec = results.record("table/a", 0.3221, setting={"steps": 100.0, "rates": (0.01, 0.99)})
+    assert rec["status"] == "match"
+    rec = results.record("table/b", 0.403, setting={"rates": np.array([0.01, 0.5])})
+    assert rec["status"] == "not compared"
+
+
+# --- the project's own paper files ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "data" / "paper").glob("*.yaml")), ids=lambda p: p.stem)
+def test_paper_file_is_valid_and_matches_its_notebook(path):
+    """Loads, cites existing errata labels, and its setting is the notebook's full-run parameters."""
+    spec = results.load_spec(path.stem, path.parent)
+    assert spec and (ROOT / "notebooks" / f"{path.stem}.ipynb").exists()
+    labels = results.errata_labels()
+    assert all(item["errata"] in labels for item in spec.values() if "errata" in item)
+    params = yaml.safe_load((ROOT / "notebooks" / "params" / f"{path.stem}.yaml").read_text())
+    setting = results.paper_setting(path.stem, path.parent)
+    shared = set(setting) & set(params)
+    assert shared, "the setting names none of the notebook's parameters"
+    assert all(results._same(params[k], setting[k]) for k in shared), {k: (params[k], setting[k]) for k in shared}

@@ -43,6 +43,7 @@ import re
 import tempfile
 from pathlib import Path
 
+import numpy as np
 import yaml
 
 from .paths import ERRATA, paper_dir, results_dir
@@ -124,13 +125,22 @@ def paper_setting(notebook: str, directory: Path | None = None) -> dict:
     return {} if loaded is None else loaded[1]
 
 
+def _same(a, b) -> bool:
+    """Parameter values equal as data: tuples and arrays compare as lists, ints as floats."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple, np.ndarray)) and isinstance(b, (list, tuple, np.ndarray)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return bool(a == b) if not isinstance(a, (list, tuple, dict, np.ndarray)) else False
+
+
 def _differences(notebook: str, setting: dict) -> str | None:
     """Why this run cannot reproduce the paper: the parameters of ``setting`` that differ from it."""
     paper = _current["setting"]
     unknown = sorted(set(setting) - set(paper))
     if unknown:
         raise ValueError(f"setting names {unknown} are not in the 'setting' of data/paper/{notebook}.yaml")
-    diff = [f"{k} = {v!r} (full run: {paper[k]!r})" for k, v in setting.items() if v != paper[k]]
+    diff = [f"{k} = {v!r} (full run: {paper[k]!r})" for k, v in setting.items() if not _same(v, paper[k])]
     return "this run uses " + "; ".join(diff) if diff else None
 
 
@@ -275,14 +285,32 @@ def errata_labels(path: Path | None = None) -> set[str]:
     return set(re.findall(r"^\(([A-Za-z0-9_.:-]+)\)=\s*$", text, flags=re.M))
 
 
+def _against_spec(records: list[dict], spec: dict) -> tuple[list[dict], list[str]]:
+    """Records re-judged against the current data/paper values (not those stored with them), and unknown keys."""
+    fields = ("paper", "tol", "kind", "source", "explanation", "expected", "expected_tol", "errata")
+    judged, unknown = [], []
+    for r in records:
+        if r["key"] not in spec:
+            unknown.append(r["key"])
+            continue
+        item = spec[r["key"]]
+        rec = {k: v for k, v in r.items() if k not in fields}
+        rec.update({k: item[k] for k in fields if k in item})
+        rec.setdefault("explanation", "")
+        judged.append(rec)
+    return judged, unknown
+
+
 def verify(expected: list[str], directory: Path | None = None, paper_directory: Path | None = None,
            errata: Path | None = None) -> tuple[bool, list[str]]:
-    """Check the registry; returns ``(ok, lines)``, a report naming every failing key with its numbers.
+    """Check the registry of a full build; returns ``(ok, lines)``, naming every failing key with its numbers.
 
-    Fails when a notebook in ``expected`` has no records, a record is a ``mismatch`` (no
-    explanation), ``drift`` (away from its pinned value) or ``stale`` (an explanation for a value
-    that now matches), an explanation cites an errata label that does not exist, or a key of
-    ``data/paper/<notebook>.yaml`` has no record (a reproduction silently dropped).
+    Records of a notebook with ``data/paper/<notebook>.yaml`` are judged against the current file,
+    not the values stored with them.  Fails when a notebook in ``expected`` has no records, a record
+    is a ``mismatch`` (no explanation), ``drift`` (away from its pinned value), ``stale`` (an
+    explanation for a value that now matches) or ``not compared`` (a full build compares every
+    record), a record's key is not in the file, an explanation cites an errata label that does not
+    exist, or a key of the file has no record (a reproduction silently dropped).
     """
     found = load_all(directory)
     labels = errata_labels(errata)
@@ -292,9 +320,16 @@ def verify(expected: list[str], directory: Path | None = None, paper_directory: 
             ok = False
             lines.append(f"MISSING  {name}: no recorded results (run `make`)")
     for name, records in found.items():
+        spec = load_spec(name, paper_directory)
+        unknown = []
+        if spec is not None:
+            records, unknown = _against_spec(records, spec)
         statuses = [status_of(r) for r in records]
         counts = {s: statuses.count(s) for s in ("match", "explained", "not compared", *FAILING) if statuses.count(s)}
         lines.append(f"{name}: {len(records)} records, " + ", ".join(f"{v} {k}" for k, v in counts.items()))
+        for key in unknown:
+            ok = False
+            lines.append(f"UNKNOWN  {name}/{key}: recorded but not in data/paper/{name}.yaml")
         for r, status in zip(records, statuses):
             diff = abs(r["value"] - r["paper"])
             if status == "mismatch":
@@ -306,8 +341,10 @@ def verify(expected: list[str], directory: Path | None = None, paper_directory: 
             elif status == "stale":
                 lines.append(f"STALE    {name}/{r['key']}: value {r['value']:.6g} now matches the paper "
                              f"{r['paper']:.6g} (tol {r['tol']:.3g}): remove its explanation from data/paper")
-            ok &= status not in FAILING
-        spec = load_spec(name, paper_directory)
+            elif status == "not compared":
+                lines.append(f"UNCOMPARED {name}/{r['key']}: value {r['value']:.6g}, not compared in a full build "
+                             f"({r['not_compared']})")
+            ok &= status not in FAILING and status != "not compared"
         if spec is None:
             continue
         recorded = {r["key"] for r in records}
