@@ -401,12 +401,7 @@ def _gdp(args) -> int:
                                     f"{pld.MAX_ONE_STEP_POINTS:.3g} points (the curve stays pessimistic)")
             else:
                 h = check_positive("--discretization", args.discretization)
-            with _flags("--noise-multiplier, --sampling-rate, --steps, --discretization"):
-                pld.check_lattice_points(pld.lattice_points("gaussian", s, q, 1, h), "one step",
-                                         "use a larger --noise-multiplier or --discretization",
-                                         pld.MAX_ONE_STEP_POINTS)
-                pld.check_lattice_points(pld.lattice_points("gaussian", s, q, steps, h), f"{steps} steps",
-                                         "use fewer --steps or a larger --discretization")
+            with _flags("--noise-multiplier, --sampling-rate, --steps, --discretization"):  # guards run first
                 dist = pld.mechanism_pld("gaussian", s, q, steps, discretization=h)
                 curve = pld.tradeoff_curve(dist, "symmetrised", normalise=True)
             try:

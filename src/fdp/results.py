@@ -127,11 +127,13 @@ def paper_setting(notebook: str, directory: Path | None = None) -> dict:
 
 def _same(a, b) -> bool:
     """Parameter values equal as data: tuples and arrays compare as lists, ints as floats."""
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
-    if isinstance(a, (list, tuple, np.ndarray)) and isinstance(b, (list, tuple, np.ndarray)):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
-    return bool(a == b) if not isinstance(a, (list, tuple, dict, np.ndarray)) else False
+    if isinstance(a, dict) or isinstance(b, dict):
+        return isinstance(a, dict) and isinstance(b, dict) and a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    sequence = (list, tuple, np.ndarray)
+    if isinstance(a, sequence) or isinstance(b, sequence):
+        return (isinstance(a, sequence) and isinstance(b, sequence) and len(a) == len(b)
+                and all(_same(x, y) for x, y in zip(a, b)))
+    return bool(a == b)
 
 
 def _differences(notebook: str, setting: dict) -> str | None:
@@ -230,10 +232,16 @@ def record(key: str, value, *, paper=None, source: str | None = None, tol=None, 
     if _current["spec"] is not None:
         rec = _record_from_spec(key, value, not_compared, setting,
                                 dict(paper=paper, source=source, tol=tol, kind=kind, explanation=explanation))
-        rec["status"] = status_of(rec)
-        _current["records"].append(rec)
-        _write(_current["notebook"], _current["records"])
-        return rec
+    else:
+        rec = _legacy_record(key, value, paper, source, tol, kind, explanation, not_compared)
+    rec["status"] = status_of(rec)
+    _current["records"].append(rec)
+    _write(_current["notebook"], _current["records"])
+    return rec
+
+
+def _legacy_record(key, value, paper, source, tol, kind, explanation, not_compared) -> dict:
+    """A record whose paper value the notebook passes (notebooks without data/paper/<notebook>.yaml)."""
     if paper is None or source is None or tol is None or kind is None:
         raise ValueError(f"record {key!r}: paper, source, tol and kind are required without data/paper/"
                          f"{_current['notebook']}.yaml")
@@ -256,9 +264,6 @@ def record(key: str, value, *, paper=None, source: str | None = None, tol=None, 
     }
     if not_compared:
         rec["not_compared"] = str(not_compared)
-    rec["status"] = status_of(rec)
-    _current["records"].append(rec)
-    _write(_current["notebook"], _current["records"])
     return rec
 
 
