@@ -156,3 +156,40 @@ def test_optimistic_curve_valid_when_tails_drop_mass():
     tradeoff.check_valid(bracket.upper, ALPHAS, atol=1e-9)
     low, up = bracket.gamma(KAPPAS)
     assert np.all(low <= up)
+
+
+def test_lower_tail_repair_stays_a_probability_pair():
+    """A lattice whose kept losses are all positive dropped nearly all A-mass with its lower tail.
+
+    Regression: the repair once put B-mass D e^{l_0} = 900 at l_0 (noise 1, rate 0.56, 1,000 steps);
+    normalising then shrank every mass 900-fold and the curve's fixed point rose from 1e-13 to 2e-5,
+    more private than the 400-step mechanism.  Here an exact discrete pair (Binomial likelihood ratios)
+    is truncated below loss 2: the repaired curve must lie below the exact one and be a trade-off curve.
+    """
+    h = 0.25
+    losses = np.arange(-40, 81) * h  # B-mass b_k at loss l_k, A-mass b_k e^{-l_k}
+    b = np.exp(-0.5 * ((losses - 10.0) / 3.0) ** 2)
+    a = b * np.exp(-losses)
+    b, a = b / b.sum(), a / b.sum()  # the rest of A's mass, 1 - sum(a), sits at loss -inf
+    a_total = a.sum()
+    exact_a = np.concatenate([[0.0], np.cumsum(a[::-1]), [1.0]])
+    exact_b = np.clip(1.0 - np.concatenate([[0.0], np.cumsum(b[::-1]), [1.0]]), 0.0, 1.0)
+    exact = tradeoff.PiecewiseLinear(exact_a, exact_b)
+    assert a_total < 1.0
+    kept = losses >= 2.0
+    l_0 = float(losses[kept][0])
+    alphas, betas = pld._lattice_breakpoints(l_0, h, b[kept], 0.0, pessimistic=True, normalise=True)
+    repaired = tradeoff.PiecewiseLinear(alphas, betas)
+    tradeoff.check_valid(repaired, ALPHAS, atol=1e-12)
+    assert np.all(repaired(ALPHAS) <= exact(ALPHAS) + 1e-12)
+    # the kept part is untouched: same powers at the kept tests
+    assert repaired(exact_a[5]) == pytest.approx(float(exact(exact_a[5])), abs=1e-12)
+
+
+def test_more_steps_never_more_private_far_from_privacy():
+    """The fixed point f(alpha) = alpha of DP-SGD can only fall with the steps (noise 1, rate 0.56)."""
+    from fdp import gdp
+
+    fixed = [gdp._fixed_point(c.alphas, c.betas)
+             for c in (gdp.dpsgd_tradeoff(1.0, 0.5623, t, discretization=1e-3) for t in (400, 1000))]
+    assert fixed[1] <= fixed[0]

@@ -915,9 +915,12 @@ def mu_and_regret_dpsgd(
     :func:`dpsgd_tradeoff` then :func:`mu_and_regret` on the (already symmetric) curve; with
     ``sampling_rate = 1`` the exact ``(sqrt(steps) / noise, 0)`` of the Gaussian mechanism.  A
     mechanism so far from private that its curve passes below ``(tail, tail)`` (for example noise 1,
-    rate 0.56, 2,000 steps, whose curve meets the diagonal near alpha = 1e-53) has no level left
-    above the floor; the floor is then lowered to the curve's fixed point ``f(alpha) = alpha``, so
-    that ``mu*`` is the (large) value eq. 21 demands there instead of the vacuous 0.  ``tail``
+    rate 0.56, 1,000 steps) has no level left above the floor; the floor is then lowered to the
+    curve's fixed point ``f(alpha) = alpha``, so that ``mu*`` is the (large) value eq. 21 demands
+    there instead of the vacuous 0.  Such a ``mu*`` exceeds ``2 Phi^-1(1 - tail)`` (12.7 at the
+    default), but its value is set by the lattice's resolution (the curve's betas carry round-off of
+    about 1e-13, so it stays near 14-15 and need not grow with the steps): read it as "beyond 12.7".
+    The regret there is below 1e-11.  ``tail``
     defaults to 1e-10, the ``err`` of gdpnum (the paper's code): an accountant curve carries truncated
     tails (beta reaches 0 a hair before alpha = 1), which eq. 21 must ignore (see :func:`mu_star`).
     """

@@ -69,6 +69,8 @@ MAX_LATTICE_POINTS = 2**25
 # dp_accounting builds a one-step lattice at about 5 us a point: 4e6 points stay near 20 s
 MAX_ONE_STEP_POINTS = 4 * 10**6
 _TRUNCATION_Z = 10.0  # dp_accounting cuts Gaussian noise at about 9.7 sd (mass e^-50)
+# B-mass the lower-tail repair may add beyond what the PMF leaves free (round-off of its total)
+REPAIR_ROUNDOFF = 1e-12
 
 MECHANISMS = ("gaussian", "laplace")
 DIRECTIONS = ("add", "remove", "symmetrised")
@@ -264,12 +266,18 @@ def _lattice_breakpoints(
     # D e^{l_0}: the dropped part had all its losses below l_0, so sum_i A_i (e^{l_i} - t)^+ <=
     # D (e^{l_0} - t)^+ and the hockey-stick divergence can only grow (pessimistic).
     # (An optimistic measure keeps the deficit: there it only lowers the curve's power.)
+    # The B-mass D e^{l_0} must fit into what the PMF leaves free, 1 - m_inf - sum(q) (up to
+    # round-off): for a mechanism far from private the lowest kept loss is positive and D is nearly
+    # 1 (noise 1, rate 0.56, 1,000 steps: l_0 = 6.8, D e^{l_0} = 900).  Then only the free B-mass
+    # goes to l_0 and the rest of D stays at loss -inf: the curve falls to 0 with slope -e^{l_0}
+    # and stays there, below the true curve (whose slopes there are at most e^{l_0}): pessimistic.
     if q.size and pessimistic:
         with np.errstate(over="ignore"):  # exp(l_0) beyond double range: caught by the finiteness check below
             deficit = 1.0 - float(np.sum(q * np.exp(-losses)))
             if deficit > 0:
                 q = q.copy()
-                q[0] += deficit * np.exp(losses[0])
+                free = max(0.0, 1.0 - min(float(infinite), 1.0) - float(np.sum(q)))
+                q[0] += min(deficit * np.exp(losses[0]), free + REPAIR_ROUNDOFF)
     # Round-off (connect-the-dots ends, long FFT compositions) can leave a total B-mass slightly above
     # 1 (1 + 1.5e-6 after 2,000 SGM steps). Kept, the curve is pessimistic but reaches beta = 0 before
     # alpha = 1; normalised, it is a proper trade-off function within that surplus of the exact one.
