@@ -44,14 +44,14 @@ def _expected_notebooks():
 
 
 def _fill_registry(folder, value):
-    """One record (paper value 1.0, tol 0.01) for every notebook that `verify` expects."""
+    """One record "x" (paper value 1.0, tol 0.01, from a fake data/paper) for every notebook that `verify` expects."""
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("FDP_RESULTS_DIR", str(folder))
         mp.setitem(results._current, "notebook", None)
         mp.setitem(results._current, "records", [])
         for name in _expected_notebooks():
             results.start(name)
-            results.record("x", value, paper=1.0, source="test", tol=0.01, kind="exact")
+            results.record("x", value)
 
 
 @pytest.fixture(scope="module")
@@ -188,14 +188,16 @@ def test_laplace_json(capsys):
 
 
 @pytest.fixture
-def no_paper_data(tmp_path, monkeypatch):
-    """An empty data/paper: the fake registries below record the paper value themselves."""
+def fake_paper_data(tmp_path, monkeypatch):
+    """A fake data/paper: one record "x" (paper 1.0, tol 0.01) for every notebook."""
     folder = tmp_path / "paper"
     folder.mkdir()
+    for name in _expected_notebooks():
+        (folder / f"{name}.yaml").write_text("records:\n  x: {source: test, kind: exact, paper: 1.0, tol: 0.01}\n")
     monkeypatch.setenv("FDP_PAPER_DIR", str(folder))
 
 
-def test_verify_complete_results_pass(capsys, tmp_path, no_paper_data):
+def test_verify_complete_results_pass(capsys, tmp_path, fake_paper_data):
     _fill_registry(tmp_path, 1.0)
     code, out, _ = _main(capsys, ["verify", "--results-dir", str(tmp_path)])
     assert code == 0, out
@@ -203,7 +205,7 @@ def test_verify_complete_results_pass(capsys, tmp_path, no_paper_data):
     assert "MISSING" not in out and "MISMATCH" not in out
 
 
-def test_verify_mismatch_fails(capsys, tmp_path, no_paper_data):
+def test_verify_mismatch_fails(capsys, tmp_path, fake_paper_data):
     _fill_registry(tmp_path, 2.0)
     code, out, _ = _main(capsys, ["verify", "--results-dir", str(tmp_path)])
     assert code == 1

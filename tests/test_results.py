@@ -12,26 +12,58 @@ from fdp import results
 from fdp.paths import ROOT
 
 
+DEMO = """
+records:
+  a: {source: Table 1, kind: exact, paper: 0.123, tol: 0.0005}
+  b:
+    source: Fig. 2
+    kind: figure
+    paper: 0.7
+    tol: 0.05
+    explained: {expected: 0.5, tol: 0.01, reason: "paper uses another prior", errata: demo-prior}
+  c: {source: Table 3, kind: mc, paper: 1.0, tol: 0.1}
+  pipe: {source: s, kind: exact, paper: 2.0, tol: 0.1, explained: {expected: 1.0, tol: 0.1, reason: "a | b", errata: demo-prior}}
+"""
+GOOD = """
+records:
+  a: {source: s, kind: exact, paper: 1.0004, tol: 0.0005}
+  b: {source: s, kind: mc, paper: 1.0, tol: 0.1, explained: {expected: 3.0, tol: 0.1, reason: "the paper divides by ceil(kappa N)", errata: demo-prior}}
+"""
+
+
 @pytest.fixture
 def registry(tmp_path, monkeypatch):
-    """An empty results folder (FDP_RESULTS_DIR) and no notebook started."""
+    """An empty results folder (FDP_RESULTS_DIR), paper files for 'demo_nb' and 'good_nb' (FDP_PAPER_DIR),
+    and no notebook started."""
     folder = tmp_path / "results"
+    paper = tmp_path / "paper"
+    paper.mkdir()
+    (paper / "demo_nb.yaml").write_text(DEMO)
+    (paper / "good_nb.yaml").write_text(GOOD)
+    (paper / "empty_nb.yaml").write_text(GOOD)
     monkeypatch.setenv("FDP_RESULTS_DIR", str(folder))
+    monkeypatch.setenv("FDP_PAPER_DIR", str(paper))
     monkeypatch.setitem(results._current, "notebook", None)
     monkeypatch.setitem(results._current, "records", [])
     return folder
 
 
+def _errata(tmp_path):
+    path = tmp_path / "errata.md"
+    path.write_text("# Errata\n\n(demo-prior)=\n### The prior\n\n(table1-prior)=\n### Table 1: the prior\n")
+    return path
+
+
 def _sample_run():
     results.start("demo_nb")
-    results.record("a", 0.1234, paper=0.123, source="Table 1", tol=5e-4, kind="exact")
-    results.record("b", 0.5, paper=0.7, source="Fig. 2", tol=0.05, kind="figure", explanation="paper uses another prior")
-    results.record("c", 2.0, paper=1.0, source="Table 3", tol=0.1, kind="mc")
+    results.record("a", 0.1234)
+    results.record("b", 0.503)
+    results.record("c", 2.0)
 
 
 def test_round_trip(registry):
     results.start("demo_nb")
-    rec = results.record("gamma_sigma1", 0.3217, paper=0.322, source="Hayes et al. Table 2", tol=5e-4, kind="exact")
+    rec = results.record("a", 0.1232)
     assert rec["status"] == "match"
     path = registry / "demo_nb.json"
     assert path.exists()
@@ -39,8 +71,8 @@ def test_round_trip(registry):
     assert data["notebook"] == "demo_nb"
     loaded = results.load("demo_nb")
     assert loaded == [rec]
-    assert loaded[0]["value"] == 0.3217 and loaded[0]["paper"] == 0.322 and loaded[0]["tol"] == 5e-4
-    assert loaded[0]["source"] == "Hayes et al. Table 2" and loaded[0]["kind"] == "exact"
+    assert loaded[0]["value"] == 0.1232 and loaded[0]["paper"] == 0.123 and loaded[0]["tol"] == 5e-4
+    assert loaded[0]["source"] == "Table 1" and loaded[0]["kind"] == "exact"
     assert results.load_all() == {"demo_nb": [rec]}
     # explicit directory argument gives the same
     assert results.load("demo_nb", registry) == [rec]
@@ -53,51 +85,50 @@ def test_start_discards_previous_records(registry):
     assert results.load("demo_nb") == []
 
 
+def test_a_notebook_without_paper_file_cannot_record(registry):
+    with pytest.raises(ValueError, match="no_such_nb.yaml"):
+        results.start("no_such_nb")
+
+
 def test_statuses(registry):
     _sample_run()
     status = {r["key"]: r["status"] for r in results.load("demo_nb")}
     assert status == {"a": "match", "b": "explained", "c": "mismatch"}
-    # status_of agrees with |value - paper| <= tol
+    # status_of agrees with |value - paper| <= tol, and with the pinned value of an explained deviation
     assert results.status_of({"value": 1.0, "paper": 1.1, "tol": 0.1 + 1e-12}) == "match"
     assert results.status_of({"value": 1.0, "paper": 1.2, "tol": 0.1}) == "mismatch"
-    assert results.status_of({"value": 1.0, "paper": 1.2, "tol": 0.1, "explanation": "why"}) == "explained"
+    pinned = {"value": 1.0, "paper": 1.2, "tol": 0.1, "expected": 1.05, "expected_tol": 0.05}
+    assert results.status_of(pinned) == "explained"
+    assert results.status_of(dict(pinned, value=0.9)) == "drift"
+    assert results.status_of(dict(pinned, value=1.15)) == "stale"
 
 
 def test_record_before_start_is_refused(registry):
     with pytest.raises(ValueError, match="start"):
-        results.record("a", 1.0, paper=1.0, source="s", tol=0.1, kind="exact")
+        results.record("a", 1.0)
     assert not registry.exists() or not any(registry.iterdir())
 
 
-@pytest.mark.parametrize(
-    "kwargs,match",
-    [
-        (dict(tol=0.0), "tol"),
-        (dict(tol=-1.0), "tol"),
-        (dict(value=float("nan")), "value"),
-        (dict(paper=float("nan")), "paper"),
-        (dict(tol=float("nan")), "tol"),
-        (dict(value=float("inf")), "value"),
-        (dict(kind="guess"), "kind"),
-        (dict(key=""), "key"),
-    ],
-)
-def test_bad_records_are_refused(registry, kwargs, match):
+@pytest.mark.parametrize("key, value, match", [("a", float("nan"), "value"), ("a", float("inf"), "value"),
+                                               ("", 1.0, "key"), ("zzz", 1.0, "not in data/paper")])
+def test_bad_records_are_refused(registry, key, value, match):
     results.start("demo_nb")
-    args = dict(key="k", value=1.0, paper=1.0, source="s", tol=0.1, kind="exact")
-    args.update(kwargs)
-    key = args.pop("key")
-    value = args.pop("value")
     with pytest.raises(ValueError, match=match):
-        results.record(key, value, **args)
+        results.record(key, value)
     assert results.load("demo_nb") == []
+
+
+def test_paper_values_cannot_be_passed_by_the_notebook(registry):
+    results.start("demo_nb")
+    with pytest.raises(TypeError, match="paper"):
+        results.record("a", 0.3, paper=0.3)  # pylint: disable=unexpected-keyword-arg
 
 
 def test_duplicate_key_is_refused(registry):
     results.start("demo_nb")
-    results.record("k", 1.0, paper=1.0, source="s", tol=0.1, kind="exact")
-    with pytest.raises(ValueError, match="k"):
-        results.record("k", 2.0, paper=2.0, source="s", tol=0.1, kind="exact")
+    results.record("a", 1.0)
+    with pytest.raises(ValueError, match="a"):
+        results.record("a", 2.0)
     assert len(results.load("demo_nb")) == 1
 
 
@@ -112,44 +143,47 @@ def test_load_missing_notebook(registry):
         results.load("nothing_here")
 
 
-def test_verify_reports_missing_and_mismatch(registry):
-    _sample_run()  # has one mismatch
-    ok, lines = results.verify(["demo_nb", "other_nb"], registry)
+def test_verify_reports_missing_and_mismatch(registry, tmp_path):
+    _sample_run()  # has one mismatch, and 'pipe' is not recorded
+    ok, lines = results.verify(["demo_nb", "other_nb"], registry, errata=_errata(tmp_path))
     assert ok is False
     text = "\n".join(lines)
     assert "MISSING" in text and "other_nb" in text
-    assert "MISMATCH" in text and "demo_nb/c" in text
+    assert "MISMATCH demo_nb/c" in text and "DROPPED  demo_nb/pipe" in text
     assert "demo_nb/a" not in text and "demo_nb/b" not in text
 
 
-def test_verify_started_but_empty_counts_as_missing(registry):
+def test_verify_started_but_empty_counts_as_missing(registry, tmp_path):
     results.start("empty_nb")
-    ok, lines = results.verify(["empty_nb"], registry)
+    ok, lines = results.verify(["empty_nb"], registry, errata=_errata(tmp_path))
     assert ok is False
     assert any("MISSING" in line and "empty_nb" in line for line in lines)
 
 
-def test_verify_mismatch_alone_fails(registry):
-    _sample_run()
-    ok, _ = results.verify(["demo_nb"], registry)
-    assert ok is False
-
-
-def test_verify_passes_with_matches_and_explained(registry):
+def test_verify_fails_on_records_without_paper_file(registry, tmp_path):
     results.start("good_nb")
-    results.record("a", 1.0, paper=1.0004, source="s", tol=5e-4, kind="exact")
-    results.record("b", 3.0, paper=1.0, source="s", tol=0.1, kind="mc", explanation="the paper divides by ceil(kappa N)")
-    ok, lines = results.verify(["good_nb"], registry)
-    assert ok is True
+    results.record("a", 1.0)
+    results.record("b", 3.0)
+    (registry / "good_nb.json").rename(registry / "orphan_nb.json")
+    ok, lines = results.verify([], registry, errata=_errata(tmp_path))
+    assert ok is False and any(line.startswith("NOPAPER  orphan_nb") for line in lines)
+
+
+def test_verify_passes_with_matches_and_explained(registry, tmp_path):
+    results.start("good_nb")
+    results.record("a", 1.0)
+    results.record("b", 3.0)
+    ok, lines = results.verify(["good_nb"], registry, errata=_errata(tmp_path))
+    assert ok is True, lines
     assert not any(line.startswith(("MISSING", "MISMATCH")) for line in lines)
     assert any("good_nb: 2 records" in line for line in lines)
-    # without an explicit directory it reads FDP_RESULTS_DIR
-    assert results.verify(["good_nb"])[0] is True
+    # without an explicit directory it reads FDP_RESULTS_DIR and FDP_PAPER_DIR
+    assert results.verify(["good_nb"], errata=_errata(tmp_path))[0] is True
 
 
 def test_markdown_table_has_one_row_per_record(registry):
     _sample_run()
-    results.record("pipe", 1.0, paper=2.0, source="s", tol=0.1, kind="exact", explanation="a | b\nnext line")
+    results.record("pipe", 1.0)
     recs = results.load("demo_nb")
     table = results.markdown_table(recs)
     lines = table.splitlines()
@@ -169,7 +203,7 @@ def test_markdown_table_has_one_row_per_record(registry):
     assert results.markdown_table([]).count("\n") >= 2
 
 
-def test_files_are_byte_identical_across_runs(tmp_path, monkeypatch):
+def test_files_are_byte_identical_across_runs(registry, tmp_path, monkeypatch):
     blobs = []
     for run in ("one", "two"):
         monkeypatch.setenv("FDP_RESULTS_DIR", str(tmp_path / run))
@@ -216,12 +250,10 @@ records:
 @pytest.fixture
 def spec_registry(registry, tmp_path, monkeypatch):
     """A spec for notebook 'spec_nb', an errata page with its label, and a good run recorded."""
-    paper = tmp_path / "paper"
-    paper.mkdir()
+    paper = tmp_path / "paper"  # made by the registry fixture
     (paper / "spec_nb.yaml").write_text(SPEC)
     errata = tmp_path / "errata.md"
     errata.write_text("# Errata\n\n(table1-prior)=\n### Table 1: the prior\n\ntext\n")
-    monkeypatch.setenv("FDP_PAPER_DIR", str(paper))
     results.start("spec_nb")
     results.record("table/a", 0.3221)
     results.record("table/b", 0.403)
@@ -249,14 +281,6 @@ def test_spec_supplies_paper_values_and_pins_deviations(spec_registry):
     assert recs["claim/below"]["quantity"].startswith("largest amount")
     ok, lines = _verify(spec_registry)
     assert ok, lines
-
-
-def test_spec_values_cannot_be_passed_by_the_notebook(spec_registry):
-    results.start("spec_nb")
-    with pytest.raises(ValueError, match="come from data/paper/spec_nb.yaml"):
-        results.record("table/a", 0.3, paper=0.3, tol=0.1)
-    with pytest.raises(ValueError, match="not in data/paper"):
-        results.record("table/unknown", 0.3)
 
 
 def _broken(spec_registry, key, value):

@@ -14,8 +14,8 @@ Each record has a ``kind``:
 * ``claim`` -- not a printed number but a statement of the paper ("the attack stays below the
   bound"), tested through a quantity and a threshold.
 
-**Paper values are data.**  A notebook with a file ``data/paper/<notebook>.yaml`` (see
-:func:`load_spec`) records ``record(key, value)`` only: the paper value, its source, kind and
+**Paper values are data.**  Every notebook has a file ``data/paper/<notebook>.yaml`` (see
+:func:`load_spec`) and records ``record(key, value)`` only: the paper value, its source, kind and
 tolerance come from that file, so a papermill ``-p`` cannot change what counts as the paper's
 value.  An explained deviation lives there too and *pins our number*: the expected value with its
 own tolerance, the reason in one line and the label of its errata entry.  A record's status is
@@ -28,9 +28,7 @@ own tolerance, the reason in one line and the label of its errata entry.  A reco
 * ``not compared`` -- the run's parameters cannot reproduce the number (a quick run); the
   record says why.
 
-Notebooks without such a file still pass the paper value to :func:`record` (``explained`` then
-means outside the tolerance with an explanation); they are being moved to data.  ``make verify``
-fails on ``mismatch``, ``drift`` and ``stale``, on an errata label that does not exist and on a key
+``make verify`` fails on ``mismatch``, ``drift`` and ``stale``, on an errata label that does not exist and on a key
 of ``data/paper`` that no record reproduces.  Tolerances are never widened to make a number pass.
 """
 
@@ -162,13 +160,19 @@ def _write(notebook: str, records: list) -> None:
 
 
 def start(notebook: str) -> None:
-    """Begin recording for ``notebook``: previous records of that notebook are discarded."""
+    """Begin recording for ``notebook``: previous records of that notebook are discarded.
+
+    ValueError without ``data/paper/<notebook>.yaml``: the paper values a notebook reproduces are data.
+    """
     if not notebook or not notebook.replace("_", "").isalnum():
         raise ValueError(f"notebook must be a name made of letters, digits and '_', got {notebook!r}")
+    loaded = _load_paper_file(notebook)
+    if loaded is None:
+        raise ValueError(f"no {paper_dir() / (notebook + '.yaml')}: write the paper values that notebook "
+                         f"{notebook!r} reproduces there (see fdp.results.load_spec)")
     _current["notebook"] = notebook
     _current["records"] = []
-    loaded = _load_paper_file(notebook)
-    _current["spec"], _current["setting"] = loaded if loaded is not None else (None, {})
+    _current["spec"], _current["setting"] = loaded
     _write(notebook, [])
 
 
@@ -186,16 +190,11 @@ def status_of(rec: dict) -> str:
         if matches:
             return "stale"
         return "explained" if _within(rec["value"], rec["expected"], rec["expected_tol"]) else "drift"
-    if matches:
-        return "match"
-    return "explained" if rec.get("explanation") else "mismatch"
+    return "match" if matches else "mismatch"
 
 
-def _record_from_spec(key: str, value, not_compared, setting, given: dict) -> dict:
+def _record_from_spec(key: str, value, not_compared, setting) -> dict:
     notebook, spec = _current["notebook"], _current["spec"]
-    passed = sorted(k for k, v in given.items() if v is not None)
-    if passed:
-        raise ValueError(f"{', '.join(passed)} of {key!r} come from data/paper/{notebook}.yaml, not from the notebook")
     if key not in spec:
         raise ValueError(f"key {key!r} is not in data/paper/{notebook}.yaml")
     value = float(value)
@@ -211,17 +210,14 @@ def _record_from_spec(key: str, value, not_compared, setting, given: dict) -> di
     return rec
 
 
-def record(key: str, value, *, paper=None, source: str | None = None, tol=None, kind: str | None = None,
-           explanation: str | None = None, not_compared: str | None = None, setting: dict | None = None) -> dict:
+def record(key: str, value, *, not_compared: str | None = None, setting: dict | None = None) -> dict:
     """Record a reproduced number ``value`` under ``key``; returns the stored record with its status.
 
-    For a notebook with ``data/paper/<notebook>.yaml`` pass only ``key`` and ``value`` (and
-    ``not_compared``, the reason, when this run's parameters cannot reproduce the number): the
-    rest comes from the file.  ``setting`` maps the parameters the number depends on to this
-    run's values; where one differs from the file's ``setting:`` (the paper's), the record is not
-    compared and says which.  Otherwise pass the paper's value ``paper``, its ``source`` (e.g.
-    "Hayes et al. Table 2"), the accepted absolute difference ``tol`` for ``kind`` (see the
-    module docstring) and an ``explanation`` of a deviation we account for.
+    The paper's value, source, kind, tolerance and any pinned deviation of ``key`` come from
+    ``data/paper/<notebook>.yaml`` (ValueError for a key that is not there).  ``setting`` maps the
+    parameters the number depends on to this run's values; where one differs from the file's
+    ``setting:`` (the paper's), the record is not compared and says which.  ``not_compared`` gives
+    another reason why this run cannot reproduce the number.
     """
     if _current["notebook"] is None:
         raise ValueError("call fdp.results.start(notebook) before record()")
@@ -229,41 +225,10 @@ def record(key: str, value, *, paper=None, source: str | None = None, tol=None, 
         raise ValueError("key must be a non-empty string")
     if any(r["key"] == key for r in _current["records"]):
         raise ValueError(f"key {key!r} was already recorded")
-    if _current["spec"] is not None:
-        rec = _record_from_spec(key, value, not_compared, setting,
-                                dict(paper=paper, source=source, tol=tol, kind=kind, explanation=explanation))
-    else:
-        rec = _legacy_record(key, value, paper, source, tol, kind, explanation, not_compared)
+    rec = _record_from_spec(key, value, not_compared, setting)
     rec["status"] = status_of(rec)
     _current["records"].append(rec)
     _write(_current["notebook"], _current["records"])
-    return rec
-
-
-def _legacy_record(key, value, paper, source, tol, kind, explanation, not_compared) -> dict:
-    """A record whose paper value the notebook passes (notebooks without data/paper/<notebook>.yaml)."""
-    if paper is None or source is None or tol is None or kind is None:
-        raise ValueError(f"record {key!r}: paper, source, tol and kind are required without data/paper/"
-                         f"{_current['notebook']}.yaml")
-    if kind not in KINDS:
-        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
-    value, paper, tol = float(value), float(paper), float(tol)
-    for name, x in (("value", value), ("paper", paper), ("tol", tol)):
-        if not math.isfinite(x):
-            raise ValueError(f"{name} must be finite, got {x!r}")
-    if tol <= 0:
-        raise ValueError(f"tol must be > 0, got {tol!r}")
-    rec = {
-        "key": key,
-        "value": value,
-        "paper": paper,
-        "tol": tol,
-        "kind": kind,
-        "source": source,
-        "explanation": explanation or "",
-    }
-    if not_compared:
-        rec["not_compared"] = str(not_compared)
     return rec
 
 
@@ -326,9 +291,11 @@ def verify(expected: list[str], directory: Path | None = None, paper_directory: 
             lines.append(f"MISSING  {name}: no recorded results (run `make`)")
     for name, records in found.items():
         spec = load_spec(name, paper_directory)
-        unknown = []
-        if spec is not None:
-            records, unknown = _against_spec(records, spec)
+        if spec is None:
+            ok = False
+            lines.append(f"NOPAPER  {name}: {len(records)} records but no data/paper/{name}.yaml to judge them")
+            continue
+        records, unknown = _against_spec(records, spec)
         statuses = [status_of(r) for r in records]
         counts = {s: statuses.count(s) for s in ("match", "explained", "not compared", *FAILING) if statuses.count(s)}
         lines.append(f"{name}: {len(records)} records, " + ", ".join(f"{v} {k}" for k, v in counts.items()))
@@ -350,8 +317,6 @@ def verify(expected: list[str], directory: Path | None = None, paper_directory: 
                 lines.append(f"UNCOMPARED {name}/{r['key']}: value {r['value']:.6g}, not compared in a full build "
                              f"({r['not_compared']})")
             ok &= status not in FAILING and status != "not compared"
-        if spec is None:
-            continue
         recorded = {r["key"] for r in records}
         for key in sorted(set(spec) - recorded):
             ok = False
