@@ -8,10 +8,12 @@
 #   make bench           run benchmarks/bench_*.py
 #   make check-book      render every page of _build/html in headless Chromium
 #   make mathjax         refresh the bundled MathJax from the npm registry (maintainers only)
+#   make lock            re-resolve requirements.lock (exact versions, hashes) from pyproject.toml
+#                        and mirror it in environment.yml (maintainers; needs the package index)
 #   make clean           remove _build, book/executed, data/results
 #   make distclean       clean, and remove .venv
 #
-# Only python3 (>= 3.10) and make are needed; everything else goes into .venv.
+# Only python3 (3.11, as requirements.lock) and make are needed; everything else goes into .venv.
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -25,6 +27,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 EXTRAS := book,test,check
+comma := ,
 
 # Inputs of every notebook: the library and the values transcribed from the papers.
 SRC := $(shell find src/fdp -name '*.py' 2>/dev/null) $(wildcard data/paper/*)
@@ -46,21 +49,57 @@ endif
 CHROMIUM ?= $(firstword $(wildcard /usr/bin/chromium /usr/bin/chromium-browser /usr/bin/google-chrome /usr/bin/google-chrome-stable))
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: all book venv test run verify bench check-book chromium mathjax clean distclean help
+.PHONY: all book venv lock test run verify bench check-book chromium mathjax clean distclean help
 
 all: book
 
 help:
-	@sed -n '3,14p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,16p' Makefile | sed 's/^# \{0,1\}//'
 
 # --- the virtual environment -------------------------------------------------------------
-# Reinstalled whenever pyproject.toml changes.
+# Exactly the versions of requirements.lock, each checked against its hashes (the lock is
+# resolved for CPython 3.11 on Linux); then fdp itself, editable, with nothing else.
+# Reinstalled whenever the lock or pyproject.toml changes.
+LOCK := requirements.lock
+
 venv: $(STAMP)
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml $(LOCK)
 	@if [ ! -x $(PY) ]; then echo "creating $(VENV) with $(PYTHON)"; $(PYTHON) -m venv $(VENV); fi
-	$(PY) -m pip install --quiet -e ".[$(EXTRAS)]"
+	$(PY) -m pip install --quiet --require-hashes --no-deps -r $(LOCK)
+	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
+	$(PY) -m pip check
 	@touch $@
+
+# environment.yml (conda) mirrors the lock's pins.
+define ENV_FROM_LOCK
+import re, sys
+pins = re.findall(r"^([A-Za-z0-9_.-]+==[^ \\]+)", open(sys.argv[1]).read(), flags=re.M)
+head = """# Conda environment with exactly the versions of requirements.lock (written by `make lock`; do not edit).
+# The Makefile does not use it (it installs the lock into .venv with pip, checking hashes); for conda users:
+#   conda env create -f environment.yml && conda activate fdp
+#   make VENV=$$CONDA_PREFIX ...   (or run papermill / jupyter-book / pytest directly)
+name: fdp
+channels:
+  - conda-forge
+dependencies:
+  - python=3.11
+  - pip
+  - pip:
+"""
+open(sys.argv[2], "w").write(head + "".join(f"      - {p}\n" for p in pins) + "      - -e .\n")
+endef
+export ENV_FROM_LOCK
+
+lock:
+	rm -rf _build/lock-venv
+	$(PYTHON) -m venv _build/lock-venv
+	_build/lock-venv/bin/python -m pip install --quiet "pip-tools==7.6.2"
+	_build/lock-venv/bin/pip-compile --quiet --generate-hashes --allow-unsafe --strip-extras --no-emit-index-url \
+		--no-emit-find-links $(foreach e,$(subst $(comma), ,$(EXTRAS)),--extra $(e)) --output-file $(LOCK) pyproject.toml
+	$(PYTHON) -c "$$ENV_FROM_LOCK" $(LOCK) environment.yml
+	rm -rf _build/lock-venv
+	@echo "wrote $(LOCK) and environment.yml"
 
 # --- notebooks -------------------------------------------------------------------------
 # In the book, papermill's injected-parameters cell only repeats the parameters cell (the

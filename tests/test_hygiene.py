@@ -70,25 +70,55 @@ def test_listed_in_toc(nb):
     assert f"book/executed/{nb.stem}" in (ROOT / "_toc.yml").read_text()
 
 
-def _normalise(req: str) -> str:
-    return re.sub(r"\s+", "", req).lower().replace("_", "-")
+def _lock() -> dict[str, tuple[str, list[str]]]:
+    """requirements.lock as {name: (version, hashes)}; names normalised as in PEP 503."""
+    text = (ROOT / "requirements.lock").read_text()
+    pins = {}
+    for block in re.split(r"\n(?=[A-Za-z0-9])", text):
+        m = re.match(r"([A-Za-z0-9_.-]+)==([^\s\\;]+)", block)
+        if m:
+            pins[re.sub(r"[-_.]+", "-", m[1]).lower()] = (m[2], re.findall(r"--hash=sha256:([0-9a-f]{64})", block))
+    return pins
 
 
-def test_environment_yml_mirrors_pyproject():
+def test_lock_pins_every_requirement_with_hashes():
+    """Every dependency of pyproject.toml (core and extras) is locked, within its declared bounds, with hashes."""
     import tomllib
 
+    from packaging.requirements import Requirement
+
+    lock = _lock()
+    assert len(lock) > 50 and all(hashes for _, hashes in lock.values()), [k for k, (_, h) in lock.items() if not h]
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    wanted = set(map(_normalise, project["dependencies"]))
-    for extra in project["optional-dependencies"].values():
-        wanted |= set(map(_normalise, extra))
+    declared = [Requirement(r) for r in project["dependencies"]]
+    declared += [Requirement(r) for extra in project["optional-dependencies"].values() for r in extra]
+    for req in declared:
+        name = re.sub(r"[-_.]+", "-", req.name).lower()
+        assert name in lock, f"{req.name} is not in requirements.lock (run `make lock`)"
+        assert req.specifier.contains(lock[name][0], prereleases=True), f"{req} but the lock has {lock[name][0]}"
+
+
+def test_environment_yml_mirrors_the_lock():
     env = yaml.safe_load((ROOT / "environment.yml").read_text())["dependencies"]
-    listed = set()
-    for dep in env:
-        if isinstance(dep, dict):
-            listed |= {_normalise(d) for d in dep["pip"] if d != "-e ."}
-        elif not dep.startswith(("python=", "pip")):
-            listed.add(_normalise(dep))
-    assert listed == wanted, f"only in pyproject: {wanted - listed}; only in environment.yml: {listed - wanted}"
+    pip = next(d["pip"] for d in env if isinstance(d, dict))
+    pins = {re.sub(r"[-_.]+", "-", p.split("==")[0]).lower(): p.split("==")[1] for p in pip if "==" in p}
+    assert pins == {k: v for k, (v, _) in _lock().items()}, "environment.yml differs from requirements.lock (run `make lock`)"
+    assert "python=3.11" in env and "-e ." in pip
+
+
+def test_installed_versions_are_the_locked_ones():
+    """The test environment is the locked one (a stale .venv would test other versions)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    wrong = {}
+    for name, (pinned, _) in _lock().items():
+        try:
+            got = version(name)
+        except PackageNotFoundError:
+            got = None
+        if got != pinned:
+            wrong[name] = (got, pinned)
+    assert not wrong, f"installed vs locked: {wrong}"
 
 
 @pytest.mark.parametrize("nb", NOTEBOOKS, ids=lambda p: p.stem)
