@@ -60,6 +60,12 @@ TEX = re.compile(r"\\\(|\\\)|\\\[|\\\]|\$\$|\\(?:frac|begin|end|sqrt|left|right|
                  r"leq|geq|cdot|infty|text|operatorname)(?![A-Za-z])"
                  r"|\$[^$\s][^$\n]{0,80}?[\\^_{}][^$\n]{0,80}?\$")
 
+#: Pages laid out as publications (issue 13): their main column must not overflow at 1280 px, and
+#: their images must be shown at IMAGE_SCALE of their pixel width (drawn for the column at up to
+#: 2x, never upscaled, never shrunk to illegibility).  Pages join as they are converted.
+PUBLISHED = {"rero_sampling_rate"}
+IMAGE_SCALE = (0.45, 1.05)
+
 REDIRECT = re.compile(r"<meta[^>]+http-equiv=[\"']?refresh", re.IGNORECASE)
 
 # Runs in the page once it has loaded: waits for MathJax and for every image, then reports.
@@ -116,7 +122,27 @@ async () => {
     if (el.checkVisibility && !el.checkVisibility({visibilityProperty: true, opacityProperty: false})) continue;
     if (n.textContent.trim()) texts.push(n.textContent);
   }
-  return {problems, images, untypeset, typeset, math: math.length, texErrors, text: texts.join('\n')};
+  // Layout of the main column (the publication checks): overflow, image scale, tables left as text.
+  const article = document.querySelector('article.bd-article') || document.querySelector('main') || document.body;
+  const overflow = [];
+  if (article.scrollWidth > article.clientWidth + 1) overflow.push('the main column is ' + article.scrollWidth + ' px wide in ' + article.clientWidth);
+  for (const el of article.querySelectorAll('*')) {
+    if (el.closest('pre, .highlight, mjx-container')) continue;
+    const ox = getComputedStyle(el).overflowX;
+    if ((ox === 'auto' || ox === 'scroll') && el.scrollWidth > el.clientWidth + 1)
+      overflow.push(el.tagName.toLowerCase() + (el.className ? '.' + String(el.className).split(' ')[0] : '') +
+                    ' scrolls sideways: ' + el.scrollWidth + ' px in ' + el.clientWidth);
+  }
+  const scales = Array.from(article.querySelectorAll('img'))
+    .filter(img => img.naturalWidth > 0 && img.clientWidth > 0)
+    .map(img => ({src: img.getAttribute('src'), ratio: img.clientWidth / img.naturalWidth,
+                  shown: img.clientWidth, natural: img.naturalWidth}));
+  const rawTables = Array.from(article.querySelectorAll('p'))
+    .map(p => p.textContent.trim())
+    .filter(t => t.startsWith('|') && (t.match(/\|/g) || []).length >= 4)
+    .map(t => t.slice(0, 80));
+  return {problems, images, untypeset, typeset, math: math.length, texErrors, text: texts.join('\n'),
+          overflow, scales, rawTables};
 }
 """
 
@@ -241,6 +267,12 @@ def check_page(context, base: str, rel: str) -> list[str]:
                 problems.append(f"visible TeX {m.group(0)!r}: {line[start:m.end() + 40].strip()!r}")
         if report["math"] and not report["typeset"]:
             problems.append(f"page has {report['math']} formulas but no rendered mjx-container")
+        problems.extend(f"markdown table left as text: {t!r}" for t in report["rawTables"])
+        if Path(rel).stem in PUBLISHED:
+            problems.extend(f"overflow: {o}" for o in report["overflow"])
+            problems.extend(f"image {s['src']} shown at {s['ratio']:.2f} of its width ({s['shown']} of {s['natural']} px; "
+                            f"draw it for the column at up to 2x: between {IMAGE_SCALE[0]} and {IMAGE_SCALE[1]})"
+                            for s in report["scales"] if not IMAGE_SCALE[0] <= s["ratio"] <= IMAGE_SCALE[1])
         SHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SHOTS / screenshot_name(rel)), full_page=True)
     except Exception as exc:  # noqa: BLE001 - one broken page must not hide the others
@@ -275,3 +307,37 @@ def test_every_page_renders(server, browser_context):
             lines.append(f"  {rel}:")
             lines.extend(f"    - {p}" for p in problems)
         pytest.fail("\n".join(lines), pytrace=False)
+
+
+@pytest.mark.browser
+def test_errata_links_resolve():
+    """Every link to the errata page lands on an existing entry (or the page's top)."""
+    errata = HTML / "book" / "errata.html"
+    if not errata.is_file():
+        pytest.fail(f"{errata} does not exist: build the book first (`make`)", pytrace=False)
+    anchors = set(re.findall(r'id="([^"]+)"', errata.read_text(encoding="utf-8")))
+    broken = []
+    for path in pages(HTML):
+        for href in re.findall(r'href="([^"]*errata\.html(?:#[^"]*)?)"', path.read_text(encoding="utf-8")):
+            target = href.split("#", 1)[1] if "#" in href else ""
+            if target and target not in anchors:
+                broken.append(f"{path.relative_to(HTML)}: {href}")
+    assert not broken, "errata links to missing anchors:\n" + "\n".join(broken)
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("name", sorted(PUBLISHED))
+def test_published_notebook_prints_no_stderr_or_warning(name):
+    """A published page shows no stderr stream, warning or raw repr of a record."""
+    import json
+
+    nb = ROOT / "book" / "executed" / f"{name}.ipynb"
+    if not nb.is_file():
+        pytest.fail(f"{nb} does not exist: build the book first (`make`)", pytrace=False)
+    bad = []
+    for i, cell in enumerate(json.loads(nb.read_text())["cells"]):
+        for out in cell.get("outputs", []):
+            text = "".join(out.get("text", "")) + "".join(out.get("data", {}).get("text/plain", ""))
+            if out.get("name") == "stderr" or "Warning" in text or "{'key':" in text:
+                bad.append(f"cell {i}: {text[:120]!r}")
+    assert not bad, "\n".join(bad)

@@ -1,0 +1,106 @@
+"""What a book page shows around its computation: the results box and the rerun box.
+
+A reproduction page opens with two boxes that are written at the end of its run and pasted at the
+top with myst-nb's ``glue`` (so they always describe the run that produced the page):
+
+* :func:`glance` -- what the page reproduces, how many of its numbers and claims match the paper,
+  how many are explained deviations (each linked to its errata entry) and how many this run could
+  not compare;
+* :func:`rerun` -- the ``make run`` line and the page's parameters, with the paper's value, this
+  run's value where it differs, and the meaning (the comment of the parameters cell).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+
+from . import results
+from .paths import ROOT
+
+__all__ = ["glance", "rerun", "parameters"]
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def glance(notebook: str, reproduces: str, directory: Path | None = None) -> str:
+    """MyST markdown of the "Results at a glance" box of ``notebook``, from its recorded results.
+
+    ``reproduces`` names the paper's figures and tables the page reproduces (with citations).
+    """
+    if not reproduces:
+        raise ValueError("reproduces must name what the page reproduces")
+    records = results.load(notebook, directory)
+    status = [results.status_of(r) for r in records]
+    claims = sum(r["kind"] == "claim" for r in records)
+    explained = [r for r, s in zip(records, status) if s == "explained"]
+    failing = [r["key"] for r, s in zip(records, status) if s in results.FAILING]
+    uncompared = status.count("not compared")
+    lines = [f"**Reproduces:** {reproduces}", ""]
+    lines.append(f"**Compared with the paper:** {_plural(len(records) - claims, 'printed value')} and "
+                 f"{_plural(claims, 'claim')}: {status.count('match')} match, "
+                 f"{_plural(len(explained), 'explained deviation')}"
+                 + (f", {uncompared} not compared (this run's parameters differ from the paper's)" if uncompared else "")
+                 + (f", **{len(failing)} failing** ({', '.join(failing)})" if failing else "") + ".")
+    labels = sorted({r["errata"] for r in explained if r.get("errata")})
+    if labels:
+        lines += ["", "**Errata:** " + ", ".join(f"{{ref}}`{label}`" for label in labels)]
+    body = "\n".join(lines)
+    return f":::{{admonition}} Results at a glance\n:class: tip\n\n{body}\n:::\n"
+
+
+def parameters(notebook: str) -> list[tuple[str, str, str]]:
+    """``(name, default source text, comment)`` of each assignment in the notebook's parameters cell.
+
+    A comment on a line of its own applies to the assignments that follow it, until the next one.
+    """
+    path = ROOT / "notebooks" / f"{notebook}.ipynb"
+    if not path.exists():
+        raise ValueError(f"no notebook {path}")
+    cells = [c for c in json.loads(path.read_text())["cells"]
+             if "parameters" in c.get("metadata", {}).get("tags", [])]
+    if len(cells) != 1:
+        raise ValueError(f"{path.name} must have exactly one cell tagged 'parameters', found {len(cells)}")
+    source = "".join(cells[0]["source"])
+    lines = source.splitlines()
+    out, heading = [], ""
+    for node in ast.parse(source).body:
+        before = [line.strip() for line in lines[:node.lineno - 1]]
+        own = [line[1:].strip() for line in before if line.startswith("#")]
+        heading = own[-1] if own else heading
+        if not isinstance(node, ast.Assign) or len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
+            continue
+        tail = lines[node.end_lineno - 1][node.end_col_offset:]  # after the value, on its last line
+        comment = tail.split("#", 1)[1].strip() if "#" in tail else heading
+        out.append((node.targets[0].id, ast.get_source_segment(source, node.value), comment))
+    return out
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def rerun(notebook: str, current: dict | None = None) -> str:
+    """MyST markdown of the "Rerun this page" box: the command and the table of parameters.
+
+    ``current`` maps parameter names to this run's values; a value that differs from the paper's
+    (the default in the parameters cell) is shown in its own column.
+    """
+    params = parameters(notebook)
+    current = current or {}
+    changed = {name: current[name] for name, default, _ in params
+               if name in current and repr(current[name]) != repr(ast.literal_eval(default))}
+    head = "| parameter | paper's value | " + ("this run | " if changed else "") + "meaning |"
+    rows = [head, "|---|---|" + ("---|" if changed else "") + "---|"]
+    for name, default, comment in params:
+        run = f" `{_cell(repr(changed[name]))}` |" if name in changed else (" |" if changed else "")
+        rows.append(f"| `{name}` | `{_cell(default)}` |{run} {_cell(comment)} |")
+    example = next((name for name, default, _ in params if default.replace(".", "", 1).isdigit()), params[0][0])
+    command = f'make run NB={notebook} PARAMS="-p {example} <value>"'
+    body = (f"Run this page with other parameters (lists as YAML, e.g. `-p rates \"[0.1, 0.5]\"`):\n\n"
+            f"```bash\n{command}\n```\n\nThe notebook and its results go to `_build/runs/`; records whose parameters "
+            "differ from the paper's are marked *not compared*.\n\n" + "\n".join(rows))
+    return f":::{{dropdown}} Rerun this page\n\n{body}\n:::\n"

@@ -1,0 +1,86 @@
+"""The boxes of a book page (fdp.page) and the column-wide figure (fdp.plotting.column_figure)."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from fdp import page, plotting, results
+from fdp.paths import ROOT
+
+SPEC = """
+records:
+  a: {source: Table 1, kind: exact, paper: 0.5, tol: 0.01}
+  b:
+    source: Fig. 2
+    kind: figure
+    paper: 0.7
+    tol: 0.05
+    explained: {expected: 0.5, tol: 0.01, reason: another prior, errata: demo-prior}
+  c: {source: Sec. 3, kind: claim, quantity: excess over the bound, paper: 0.0, tol: 0.001}
+"""
+
+
+@pytest.fixture
+def recorded(tmp_path, monkeypatch):
+    (tmp_path / "paper").mkdir()
+    (tmp_path / "paper" / "demo_nb.yaml").write_text(SPEC)
+    monkeypatch.setenv("FDP_PAPER_DIR", str(tmp_path / "paper"))
+    monkeypatch.setenv("FDP_RESULTS_DIR", str(tmp_path / "results"))
+    monkeypatch.setitem(results._current, "notebook", None)
+    results.start("demo_nb")
+    results.record("a", 0.505)
+    results.record("b", 0.502)
+    return tmp_path
+
+
+def test_glance_counts_the_records_and_links_errata(recorded):
+    results.record("c", 0.0, not_compared="quick run")
+    text = page.glance("demo_nb", "Table 1 and Figure 2 of {cite}`x`")
+    assert text.startswith(":::{admonition} Results at a glance") and text.rstrip().endswith(":::")
+    assert "2 printed values and 1 claim: 1 match, 1 explained deviation, 1 not compared" in text
+    assert "{ref}`demo-prior`" in text and "Table 1 and Figure 2" in text
+
+
+def test_glance_names_failing_records(recorded):
+    results.record("c", 0.5)  # the claim fails
+    text = page.glance("demo_nb", "Table 1")
+    assert "**1 failing** (c)" in text
+
+
+def test_glance_needs_what_the_page_reproduces(recorded):
+    with pytest.raises(ValueError, match="reproduces"):
+        page.glance("demo_nb", "")
+
+
+@pytest.mark.parametrize("nb", ["rero_sampling_rate"])
+def test_parameters_are_those_of_the_notebook_with_their_meaning(nb):
+    params = page.parameters(nb)
+    names = [name for name, _, _ in params]
+    assert set(names) == set(yaml.safe_load((ROOT / "notebooks" / "params" / f"{nb}.yaml").read_text()))
+    assert all(comment for _, _, comment in params), [n for n, _, c in params if not c]
+
+
+def test_rerun_box_shows_changed_values_only_when_changed():
+    box = page.rerun("rero_sampling_rate")
+    assert box.startswith(":::{dropdown} Rerun this page") and "make run NB=rero_sampling_rate" in box
+    assert "this run" not in box and "| `eps` | `4.0` |" in box
+    changed = page.rerun("rero_sampling_rate", {"eps": 2.0, "delta": 1e-5})
+    assert "| parameter | paper's value | this run | meaning |" in changed
+    assert "| `eps` | `4.0` | `2.0` |" in changed and "| `delta` | `1e-5` | |" in changed
+
+
+def test_unknown_notebook_is_an_error():
+    with pytest.raises(ValueError, match="no notebook"):
+        page.parameters("no_such_notebook")
+
+
+def test_column_figure_is_drawn_at_twice_the_column_width():
+    fig, axes = plotting.column_figure(2, 2)
+    assert len(axes) == 4
+    width_px = fig.get_figwidth() * fig.dpi
+    assert 2 * 660 <= width_px <= 2 * 700  # the column is 688 px wide at 1280 px
+    with pytest.raises(ValueError, match="ncols"):
+        plotting.column_figure(1, 3)
+    with pytest.raises(ValueError, match="nrows"):
+        plotting.column_figure(0, 1)
