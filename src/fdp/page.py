@@ -96,8 +96,8 @@ def rerun(notebook: str, current: dict | None = None) -> str:
     head = "| parameter | paper's value | " + ("this run | " if changed else "") + "meaning |"
     rows = [head, "|---|---|" + ("---|" if changed else "") + "---|"]
     for name, default, comment in params:
-        run = f" `{_cell(repr(changed[name]))}` |" if name in changed else (" |" if changed else "")
-        rows.append(f"| `{name}` | `{_cell(default)}` |{run} {_cell(comment)} |")
+        run = f" {_cell(repr(changed[name]))} |" if name in changed else (" |" if changed else "")
+        rows.append(f"| `{name}` | {_cell(default)} |{run} {_cell(comment)} |")  # values wrap: no code spans
     example = next((name for name, default, _ in params if default.replace(".", "", 1).isdigit()), params[0][0])
     command = f'make run NB={notebook} PARAMS="-p {example} <value>"'
     body = (f"Run this page with other parameters (lists as YAML, e.g. `-p rates \"[0.1, 0.5]\"`):\n\n"

@@ -210,8 +210,10 @@ def _record_from_spec(key: str, value, not_compared, setting) -> dict:
     return rec
 
 
-def record(key: str, value, *, not_compared: str | None = None, setting: dict | None = None) -> dict:
-    """Record a reproduced number ``value`` under ``key``; returns the stored record with its status.
+def record(key: str, value, *, not_compared: str | None = None, setting: dict | None = None) -> None:
+    """Record a reproduced number ``value`` under ``key`` (with its status; :func:`load` reads it back).
+
+    Returns None, so that a notebook cell ending in a record shows nothing.
 
     The paper's value, source, kind, tolerance and any pinned deviation of ``key`` come from
     ``data/paper/<notebook>.yaml`` (ValueError for a key that is not there).  ``setting`` maps the
@@ -229,7 +231,6 @@ def record(key: str, value, *, not_compared: str | None = None, setting: dict | 
     rec["status"] = status_of(rec)
     _current["records"].append(rec)
     _write(_current["notebook"], _current["records"])
-    return rec
 
 
 def load(notebook: str, directory: Path | None = None) -> list[dict]:
