@@ -53,7 +53,7 @@ def test_glance_needs_what_the_page_reproduces(recorded):
         page.glance("demo_nb", "")
 
 
-@pytest.mark.parametrize("nb", ["rero_bounds", "rero_sampling_rate"])
+@pytest.mark.parametrize("nb", ["guo_comparison", "rero_bounds", "rero_sampling_rate"])
 def test_parameters_are_those_of_the_notebook_with_their_meaning(nb):
     params = page.parameters(nb)
     names = [name for name, _, _ in params]
