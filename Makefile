@@ -65,7 +65,10 @@ LOCK := requirements.lock
 venv: $(STAMP)
 
 $(STAMP): pyproject.toml $(LOCK)
-	@if [ ! -x $(PY) ]; then echo "creating $(VENV) with $(PYTHON)"; $(PYTHON) -m venv $(VENV); fi
+	@if [ ! -x $(PY) ]; then \
+		$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 11) else "error: $(LOCK) is resolved for CPython 3.11, but $(PYTHON) is " + sys.version.split()[0] + ": run make PYTHON=python3.11")'; \
+		echo "creating $(VENV) with $(PYTHON)"; $(PYTHON) -m venv $(VENV); fi
+	@$(PY) -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 11) else "error: $(VENV) has Python " + sys.version.split()[0] + " but $(LOCK) is resolved for 3.11: make distclean, then make PYTHON=python3.11")'
 	$(PY) -m pip install --quiet --require-hashes --no-deps -r $(LOCK)
 	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
 	$(PY) -m pip check

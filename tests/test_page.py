@@ -84,3 +84,25 @@ def test_column_figure_is_drawn_at_twice_the_column_width():
         plotting.column_figure(1, 3)
     with pytest.raises(ValueError, match="nrows"):
         plotting.column_figure(0, 1)
+
+
+def test_meanings_come_from_the_line_or_the_block_above():
+    source = ("# Parameters of this page (the opening block describes the cell)\n"
+              "# and goes on here\n"
+              "a = 1\n"
+              "label = \"é\"  # a label with an accent\n"
+              "# the noise of the run,\n"
+              "# in units of the sensitivity\n"
+              "sigma = [1.0,\n"
+              "         2.0]  # noise multipliers\n"
+              "steps = 2**10\n"
+              "\n"
+              "# rate of Fig. 2\n"
+              "rate = 0.5\n")
+    got = {name: (default, meaning) for name, default, meaning in page._assignments(source)}
+    assert got["a"] == ("1", "")
+    assert got["label"] == ('"é"', "a label with an accent")
+    assert got["sigma"][1] == "noise multipliers"
+    assert got["steps"] == ("2**10", "")
+    assert got["rate"] == ("0.5", "rate of Fig. 2")
+    assert page._value("2**10") == "2**10" and page._value("[1, 2]") == [1, 2]

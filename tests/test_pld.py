@@ -193,3 +193,9 @@ def test_more_steps_never_more_private_far_from_privacy():
     fixed = [gdp._fixed_point(c.alphas, c.betas)
              for c in (gdp.dpsgd_tradeoff(1.0, 0.5623, t, discretization=1e-3) for t in (400, 1000))]
     assert fixed[1] <= fixed[0]
+
+
+def test_repair_beyond_double_range_is_an_error():
+    """A lowest loss whose likelihood ratio overflows is refused, not turned into a vacuous curve."""
+    with pytest.raises(ValueError, match="overflows double precision"):
+        pld._lattice_breakpoints(800.0, 0.1, [0.5, 0.5], 0.0)

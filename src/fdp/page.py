@@ -13,7 +13,9 @@ top with myst-nb's ``glue`` (so they always describe the run that produced the p
 from __future__ import annotations
 
 import ast
+import io
 import json
+import tokenize
 from pathlib import Path
 
 from . import results
@@ -53,9 +55,10 @@ def glance(notebook: str, reproduces: str, directory: Path | None = None) -> str
 
 
 def parameters(notebook: str) -> list[tuple[str, str, str]]:
-    """``(name, default source text, comment)`` of each assignment in the notebook's parameters cell.
+    """``(name, default source text, meaning)`` of each assignment in the notebook's parameters cell.
 
-    A comment on a line of its own applies to the assignments that follow it, until the next one.
+    The meaning is the comment at the end of the assignment's line, else the block of comment lines
+    directly above it (not the block that opens the cell), else empty.
     """
     path = ROOT / "notebooks" / f"{notebook}.ipynb"
     if not path.exists():
@@ -64,19 +67,41 @@ def parameters(notebook: str) -> list[tuple[str, str, str]]:
              if "parameters" in c.get("metadata", {}).get("tags", [])]
     if len(cells) != 1:
         raise ValueError(f"{path.name} must have exactly one cell tagged 'parameters', found {len(cells)}")
-    source = "".join(cells[0]["source"])
+    return _assignments("".join(cells[0]["source"]))
+
+
+def _assignments(source: str) -> list[tuple[str, str, str]]:
+    """The ``(name, default, meaning)`` of each plain assignment in ``source`` (see :func:`parameters`)."""
     lines = source.splitlines()
-    out, heading = [], ""
+    comments = {tok.start[0]: tok.string[1:].strip()
+                for tok in tokenize.generate_tokens(io.StringIO(source).readline) if tok.type == tokenize.COMMENT}
+    own_line = {row for row in comments if lines[row - 1].lstrip().startswith("#")}
+    opening = set()
+    row = 1
+    while row in own_line:  # the block that opens the cell describes the cell, not a parameter
+        opening.add(row)
+        row += 1
+    out = []
     for node in ast.parse(source).body:
-        before = [line.strip() for line in lines[:node.lineno - 1]]
-        own = [line[1:].strip() for line in before if line.startswith("#")]
-        heading = own[-1] if own else heading
         if not isinstance(node, ast.Assign) or len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
             continue
-        tail = lines[node.end_lineno - 1][node.end_col_offset:]  # after the value, on its last line
-        comment = tail.split("#", 1)[1].strip() if "#" in tail else heading
-        out.append((node.targets[0].id, ast.get_source_segment(source, node.value), comment))
+        meaning = comments.get(node.end_lineno, "") if node.end_lineno not in own_line else ""
+        if not meaning:
+            above, row = [], node.lineno - 1
+            while row in own_line and row not in opening:
+                above.insert(0, comments[row])
+                row -= 1
+            meaning = " ".join(above)
+        out.append((node.targets[0].id, ast.get_source_segment(source, node.value), meaning))
     return out
+
+
+def _value(default: str):
+    """The value of a default written as a literal; the text itself for an expression (``2**20``)."""
+    try:
+        return ast.literal_eval(default)
+    except (ValueError, SyntaxError):
+        return default
 
 
 def _cell(text: str) -> str:
@@ -92,7 +117,7 @@ def rerun(notebook: str, current: dict | None = None) -> str:
     params = parameters(notebook)
     current = current or {}
     changed = {name: current[name] for name, default, _ in params
-               if name in current and repr(current[name]) != repr(ast.literal_eval(default))}
+               if name in current and repr(current[name]) != repr(_value(default))}
     head = "| parameter | paper's value | " + ("this run | " if changed else "") + "meaning |"
     rows = [head, "|---|---|" + ("---|" if changed else "") + "---|"]
     for name, default, comment in params:

@@ -272,12 +272,15 @@ def _lattice_breakpoints(
     # goes to l_0 and the rest of D stays at loss -inf: the curve falls to 0 with slope -e^{l_0}
     # and stays there, below the true curve (whose slopes there are at most e^{l_0}): pessimistic.
     if q.size and pessimistic:
-        with np.errstate(over="ignore"):  # exp(l_0) beyond double range: caught by the finiteness check below
+        with np.errstate(over="ignore"):  # exp(+-l) beyond double range: raised below
             deficit = 1.0 - float(np.sum(q * np.exp(-losses)))
             if deficit > 0:
                 q = q.copy()
                 free = max(0.0, 1.0 - min(float(infinite), 1.0) - float(np.sum(q)))
-                q[0] += min(deficit * np.exp(losses[0]), free + REPAIR_ROUNDOFF)
+                needed = deficit * np.exp(losses[0])
+                if not np.isfinite(needed):
+                    raise _overflow_error(l_0)
+                q[0] += min(needed, free + REPAIR_ROUNDOFF)
     # Round-off (connect-the-dots ends, long FFT compositions) can leave a total B-mass slightly above
     # 1 (1 + 1.5e-6 after 2,000 SGM steps). Kept, the curve is pessimistic but reaches beta = 0 before
     # alpha = 1; normalised, it is a proper trade-off function within that surplus of the exact one.
