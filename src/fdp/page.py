@@ -108,16 +108,17 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def rerun(notebook: str, current: dict | None = None) -> str:
+def rerun(notebook: str, namespace: dict | None = None) -> str:
     """MyST markdown of the "Rerun this page" box: the command and the table of parameters.
 
-    ``current`` maps parameter names to this run's values; a value that differs from the paper's
-    (the default in the parameters cell) is shown in its own column.
+    ``namespace`` holds this run's values by parameter name (a notebook passes ``globals()``); a
+    value that differs as data from the paper's (the default in the parameters cell) is shown in
+    its own column.
     """
     params = parameters(notebook)
-    current = current or {}
-    changed = {name: current[name] for name, default, _ in params
-               if name in current and repr(current[name]) != repr(_value(default))}
+    namespace = namespace or {}
+    changed = {name: namespace[name] for name, default, _ in params
+               if name in namespace and not results._same(namespace[name], _value(default))}
     head = "| parameter | paper's value | " + ("this run | " if changed else "") + "meaning |"
     rows = [head, "|---|---|" + ("---|" if changed else "") + "---|"]
     for name, default, comment in params:
