@@ -63,7 +63,8 @@ TEX = re.compile(r"\\\(|\\\)|\\\[|\\\]|\$\$|\\(?:frac|begin|end|sqrt|left|right|
 #: Pages laid out as publications (issue 13): their main column must not overflow at 1280 px, and
 #: their images must be shown at IMAGE_SCALE of their pixel width (drawn for the column at up to
 #: 2x, never upscaled, never shrunk to illegibility).  Pages join as they are converted.
-PUBLISHED = {"guo_comparison", "rero_bounds", "rero_sampling_rate"}
+PUBLISHED = {"gdp_tables", "guo_comparison", "reconstruction_attacks", "rero_bounds", "rero_sampling_rate", "rtm_auditing",
+             "rtm_dpsgd"}
 IMAGE_SCALE = (0.45, 1.05)
 
 REDIRECT = re.compile(r"<meta[^>]+http-equiv=[\"']?refresh", re.IGNORECASE)

@@ -128,3 +128,11 @@ def test_title_has_no_tex(nb):
     title = next(line for c in cells if c["cell_type"] == "markdown" for line in "".join(c["source"]).splitlines()
                  if line.startswith("# "))
     assert "$" not in title, title
+
+
+def test_report_has_a_section_for_every_reproduction():
+    """The report's right-hand contents lists every page with a paper file, each section linking to it."""
+    cells = _load(ROOT / "notebooks" / "report.ipynb")["cells"]
+    text = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    for paper in sorted((ROOT / "data" / "paper").glob("*.yaml")):
+        assert f"{{doc}}`{paper.stem}`" in text and f"records_{paper.stem}\n" in text, paper.stem

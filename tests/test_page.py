@@ -53,7 +53,8 @@ def test_glance_needs_what_the_page_reproduces(recorded):
         page.glance("demo_nb", "")
 
 
-@pytest.mark.parametrize("nb", ["guo_comparison", "rero_bounds", "rero_sampling_rate"])
+@pytest.mark.parametrize("nb", ["gdp_tables", "guo_comparison", "reconstruction_attacks", "rero_bounds", "rero_sampling_rate",
+                                "rtm_auditing", "rtm_dpsgd"])
 def test_parameters_are_those_of_the_notebook_with_their_meaning(nb):
     params = page.parameters(nb)
     names = [name for name, _, _ in params]
@@ -106,3 +107,14 @@ def test_meanings_come_from_the_line_or_the_block_above():
     assert got["steps"] == ("2**10", "")
     assert got["rate"] == ("0.5", "rate of Fig. 2")
     assert page._value("2**10") == "2**10" and page._value("[1, 2]") == [1, 2]
+
+
+def test_table_is_markdown_with_escaped_pipes():
+    text = page.table(["|D|", "eps"], [[10, 1.5], ["a", "b"]])
+    lines = text.splitlines()
+    assert lines[0] == "| \\|D\\| | eps |" and lines[1] == "|---|---|"
+    assert lines[2] == "| 10 | 1.5 |" and len(lines) == 4
+    with pytest.raises(ValueError, match="cells"):
+        page.table(["a", "b"], [[1]])
+    with pytest.raises(ValueError, match="header"):
+        page.table([], [])

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import yaml
 
-from fdp import results
+from fdp import page, results
 from fdp.paths import ROOT
 
 
@@ -95,6 +95,9 @@ def test_statuses(registry):
     _sample_run()
     status = {r["key"]: r["status"] for r in results.load("demo_nb")}
     assert status == {"a": "match", "b": "explained", "c": "mismatch"}
+    assert {key: results.status(key) for key in status} == status  # the current run's view
+    with pytest.raises(ValueError, match="not been recorded"):
+        results.status("zzz")
     # status_of agrees with |value - paper| <= tol, and with the pinned value of an explained deviation
     assert results.status_of({"value": 1.0, "paper": 1.1, "tol": 0.1 + 1e-12}) == "match"
     assert results.status_of({"value": 1.0, "paper": 1.2, "tol": 0.1}) == "mismatch"
@@ -182,26 +185,26 @@ def test_verify_passes_with_matches_and_explained(registry, tmp_path):
     assert results.verify(["good_nb"], errata=_errata(tmp_path))[0] is True
 
 
-def test_markdown_table_has_one_row_per_record(registry):
+def test_records_table_has_one_row_per_record_with_its_source(registry):
     _sample_run()
     results.record("pipe", 1.0)
     recs = results.load("demo_nb")
-    table = results.markdown_table(recs)
-    lines = table.splitlines()
-    n_table = next((i for i, line in enumerate(lines) if not line.startswith("|")), len(lines))
-    block = lines[:n_table]  # the table: header, separator, one row per record
+    text = page.records_table(recs)
+    lines = text.splitlines()
+    start = lines.index(next(line for line in lines if line.startswith("| source |")))
+    block = [line for line in lines[start:] if line.startswith("|")][: 2 + len(recs)]
     assert len(block) == 2 + len(recs)
-    assert all(set(c.strip()) <= set("-:") for c in block[1].strip("|").split("|"))
     # every row has as many cells as the header (pipes in free text are escaped)
     cells = lambda line: len(line.replace("\\|", "").split("|"))  # noqa: E731
     assert all(cells(line) == cells(block[0]) for line in block)
     for rec, row in zip(recs, block[2:]):
-        first = row.strip("|").split("|")[0].strip().strip("`")
-        assert first == rec["key"]
-        assert f"| {rec['status']} |" in row
+        assert row.startswith(f"| {rec['source'].replace('|', chr(92) + '|')} |")
+    status = {r["key"]: r["status"] for r in recs}
+    assert status["b"] == "explained" and "explained ({ref}`erratum <" in text  # links to its errata entry
+    assert status["c"] == "mismatch" and "**mismatch**" in text
     # the explanation of a deviation is shown on the page
-    assert "paper uses another prior" in table
-    assert results.markdown_table([]).count("\n") >= 2
+    assert "paper uses another prior" in text
+    assert page.records_table([]) == "No records."
 
 
 def test_files_are_byte_identical_across_runs(registry, tmp_path, monkeypatch):
@@ -329,7 +332,7 @@ def test_not_compared_records_say_why_and_fail_a_full_build(spec_registry):
     ok, lines = _verify(spec_registry)
     assert not ok and any("1 not compared" in line for line in lines)
     assert any(line.startswith("UNCOMPARED spec_nb/table/a") and "100 samples" in line for line in lines)
-    table = results.markdown_table(_records(spec_registry[0]))
+    table = page.records_table(_records(spec_registry[0]))
     assert "quick run: 100 samples" in table and "Claims of the paper" in table and "table1-prior" in table
 
 

@@ -59,6 +59,8 @@ gdpnum 0.1.2 (the paper's code) instead bisects ``kappa`` with the condition che
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from scipy.special import log_ndtr, ndtr, ndtri_exp
 from scipy.stats import norm
@@ -977,8 +979,12 @@ def mu_and_regret_dpsgd_grid(
     t = [check_positive_int("steps", v) for v in np.atleast_1d(steps).tolist()]
     n_jobs = check_positive_int("n_jobs", n_jobs)
     points = [(a, c, b) for a in s for b in t for c in q]
-    res = Parallel(n_jobs=n_jobs)(
-        delayed(mu_and_regret_dpsgd)(a, c, b, discretization=discretization, tail=tail) for a, c, b in points
-    )
+    with warnings.catch_warnings():
+        # loky replaces a worker whose memory grew by 300 MB (freed lattices stay with the process) and
+        # resubmits its queued tasks: nothing is lost, so its UserWarning would only alarm the reader.
+        warnings.filterwarnings("ignore", message="A worker stopped while some jobs", category=UserWarning)
+        res = Parallel(n_jobs=n_jobs)(
+            delayed(mu_and_regret_dpsgd)(a, c, b, discretization=discretization, tail=tail) for a, c, b in points
+        )
     arr = np.array(res, dtype=float).reshape(len(s), len(t), len(q), 2)
     return arr[..., 0], arr[..., 1]

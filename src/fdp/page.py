@@ -21,7 +21,7 @@ from pathlib import Path
 from . import results
 from .paths import ROOT
 
-__all__ = ["glance", "rerun", "parameters"]
+__all__ = ["glance", "rerun", "parameters", "table", "records_table"]
 
 
 def _plural(n: int, word: str) -> str:
@@ -104,6 +104,19 @@ def _value(default: str):
         return default
 
 
+def table(header, rows) -> str:
+    """A Markdown table (rendered as an HTML table by the book) from a header and rows of cells."""
+    header = [str(h) for h in header]
+    if not header:
+        raise ValueError("header must name at least one column")
+    rows = [[str(c) for c in r] for r in rows]
+    bad = [r for r in rows if len(r) != len(header)]
+    if bad:
+        raise ValueError(f"every row must have {len(header)} cells (the header's), got {bad[0]!r}")
+    lines = ["| " + " | ".join(_cell(h) for h in header) + " |", "|" + "---|" * len(header)]
+    return "\n".join(lines + ["| " + " | ".join(_cell(c) for c in r) + " |" for r in rows])
+
+
 def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
@@ -130,3 +143,46 @@ def rerun(notebook: str, namespace: dict | None = None) -> str:
             f"```bash\n{command}\n```\n\nThe notebook and its results go to `_build/runs/`; records whose parameters "
             "differ from the paper's are marked *not compared*.\n\n" + "\n".join(rows))
     return f":::{{dropdown}} Rerun this page\n\n{body}\n:::\n"
+
+
+def _status_cell(rec: dict) -> str:
+    status = results.status_of(rec)
+    if status == "explained" and rec.get("errata"):
+        return f"explained ({{ref}}`erratum <{rec['errata']}>`)"
+    return f"**{status}**" if status in results.FAILING else status
+
+
+def records_table(records: list[dict]) -> str:
+    """MyST markdown of one notebook's records for the report page.
+
+    Values printed in the paper and the paper's claims (statements tested through a quantity whose
+    paper value is a threshold) go to separate tables; every row names its source, and an explained
+    deviation links to its errata entry.  Then the reasons of the explained deviations and of the
+    records this run could not compare.
+    """
+    printed = [r for r in records if r["kind"] != "claim"]
+    claims = [r for r in records if r["kind"] == "claim"]
+    parts = []
+    if printed:
+        parts.append("**Values printed in the paper** (kind: exact = rounding of the print, mc = Monte-Carlo error, "
+                     "figure = reading accuracy)\n\n" + table(
+                         ["source", "ours", "paper", "tol.", "kind", "status"],
+                         [[r["source"], f"{r['value']:.4g}", f"{r['paper']:.4g}", f"{r['tol']:.2g}", r["kind"], _status_cell(r)]
+                          for r in printed]))
+    if claims:
+        parts.append("**Claims of the paper**, each tested through a quantity that must stay within the threshold\n\n" + table(
+            ["claim", "quantity", "ours", "holds if", "status"],
+            [[r["source"], r.get("quantity", ""), f"{r['value']:.4g}",
+              f"≤ {r['tol']:.2g}" if r["paper"] == 0 else f"{r['paper']:.4g} ± {r['tol']:.2g}", _status_cell(r)]
+             for r in claims]))
+    notes = []
+    for r in records:
+        status = results.status_of(r)
+        if status == "not compared":
+            notes.append(f"* `{r['key']}` (not compared): {r['not_compared']}")
+        elif status != "match" and r.get("explanation"):
+            link = f" ({{ref}}`erratum <{r['errata']}>`)" if r.get("errata") else ""
+            notes.append(f"* `{r['key']}`: {r['explanation']}{link}")
+    if notes:
+        parts.append("**Explained deviations and records not compared**\n\n" + "\n".join(notes))
+    return "\n\n".join(parts) if parts else "No records."

@@ -46,8 +46,8 @@ import yaml
 
 from .paths import ERRATA, paper_dir, results_dir
 
-__all__ = ["KINDS", "FAILING", "start", "record", "load", "load_all", "load_spec", "status_of", "verify",
-           "errata_labels", "paper_setting", "markdown_table"]
+__all__ = ["KINDS", "FAILING", "start", "record", "status", "load", "load_all", "load_spec", "status_of", "verify",
+           "errata_labels", "paper_setting"]
 
 KINDS = ("exact", "mc", "figure", "claim")
 FAILING = ("mismatch", "drift", "stale")  # statuses that fail ``make verify``
@@ -233,6 +233,14 @@ def record(key: str, value, *, not_compared: str | None = None, setting: dict | 
     _write(_current["notebook"], _current["records"])
 
 
+def status(key: str) -> str:
+    """The status of ``key`` as recorded in this run (for prose that depends on the outcome)."""
+    for rec in _current["records"] or []:
+        if rec["key"] == key:
+            return rec["status"]
+    raise ValueError(f"key {key!r} has not been recorded in this run")
+
+
 def load(notebook: str, directory: Path | None = None) -> list[dict]:
     """The records of one notebook."""
     path = _path(notebook, directory)
@@ -328,35 +336,3 @@ def verify(expected: list[str], directory: Path | None = None, paper_directory: 
                 ok = False
                 lines.append(f"ERRATA   {name}/{key}: label {item['errata']!r} is not on the errata page")
     return ok, lines
-
-
-def markdown_table(records: list[dict]) -> str:
-    """Markdown for the report page: printed values and claims in separate tables, then the notes.
-
-    Notes list the explained deviations (with their errata label) and the records this run could
-    not compare (with the reason).
-    """
-    printed = [r for r in records if r["kind"] != "claim"]
-    claims = [r for r in records if r["kind"] == "claim"]
-    text, notes = "", []
-    if printed:
-        text += "| key | ours | paper | abs. diff. | tol. | kind | status |\n|---|---:|---:|---:|---:|---|---|\n"
-        text += "\n".join(f"| `{r['key']}` | {r['value']:.4g} | {r['paper']:.4g} | {abs(r['value'] - r['paper']):.2g} "
-                           f"| {r['tol']:.2g} | {r['kind']} | {status_of(r)} |" for r in printed) + "\n"
-    if claims:
-        text += "\nClaims of the paper, each tested through a quantity:\n\n"
-        text += "| key | quantity | ours | holds at | status |\n|---|---|---:|---:|---|\n"
-        text += "\n".join(f"| `{r['key']}` | {r.get('quantity') or r['source']} | {r['value']:.4g} | "
-                           f"{r['paper']:.4g} +- {r['tol']:.2g} | {status_of(r)} |" for r in claims) + "\n"
-    for r in records:
-        status = status_of(r)
-        if status == "not compared":
-            notes.append(f"* `{r['key']}` (not compared): {r['not_compared']}")
-        elif status != "match" and r["explanation"]:
-            cite = f" (errata: `{r['errata']}`)" if r.get("errata") else ""
-            notes.append(f"* `{r['key']}`: {r['explanation']}{cite}")
-    sources = sorted({r["source"] for r in records})
-    text += "\nSource: " + "; ".join(sources).replace("|", "\\|") + ".\n"
-    if notes:
-        text += "\nExplained deviations and records not compared:\n\n" + "\n".join(notes) + "\n"
-    return text
