@@ -60,12 +60,12 @@ TEX = re.compile(r"\\\(|\\\)|\\\[|\\\]|\$\$|\\(?:frac|begin|end|sqrt|left|right|
                  r"leq|geq|cdot|infty|text|operatorname)(?![A-Za-z])"
                  r"|\$[^$\s][^$\n]{0,80}?[\\^_{}][^$\n]{0,80}?\$")
 
-#: Pages laid out as publications (issue 13): their main column must not overflow at 1280 px, and
-#: their images must be shown at IMAGE_SCALE of their pixel width (drawn for the column at up to
-#: 2x, never upscaled, never shrunk to illegibility).  Pages join as they are converted.
-PUBLISHED = {"gdp_tables", "guo_comparison", "reconstruction_attacks", "rero_bounds", "rero_sampling_rate", "rtm_auditing",
-             "rtm_dpsgd"}
+#: Every page is laid out as a publication (issue 13): its main column must not overflow at 1280 px,
+#: and its images must be shown at IMAGE_SCALE of their pixel width (drawn for the column at up to
+#: 2x, never upscaled, never shrunk to illegibility).
+NOTEBOOKS = sorted(p.stem for p in (ROOT / "notebooks").glob("*.ipynb"))
 IMAGE_SCALE = (0.45, 1.05)
+VIEWPORT = {"width": 1280, "height": 900}
 
 REDIRECT = re.compile(r"<meta[^>]+http-equiv=[\"']?refresh", re.IGNORECASE)
 
@@ -168,6 +168,16 @@ def screenshot_name(rel: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "__", rel.removesuffix(".html")) + ".png"
 
 
+def save_tiles(shot: Path, height: int) -> None:
+    """Split a full-page screenshot into viewport-sized tiles ``<name>.tileNN.png`` next to it."""
+    from PIL import Image
+
+    with Image.open(shot) as image:
+        for i, top in enumerate(range(0, image.height, height)):
+            image.crop((0, top, image.width, min(image.height, top + height))).save(
+                shot.with_suffix(f".tile{i:02d}.png"))
+
+
 class _Handler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, format, *args):  # noqa: A002 - quiet: problems are reported by the test
         pass
@@ -207,7 +217,7 @@ def browser_context(tmp_path_factory):
             executable_path=exe,
             headless=True,
             args=CHROMIUM_ARGS,
-            viewport={"width": 1280, "height": 900},
+            viewport=VIEWPORT,
             service_workers="block",
         )
         try:
@@ -269,13 +279,14 @@ def check_page(context, base: str, rel: str) -> list[str]:
         if report["math"] and not report["typeset"]:
             problems.append(f"page has {report['math']} formulas but no rendered mjx-container")
         problems.extend(f"markdown table left as text: {t!r}" for t in report["rawTables"])
-        if Path(rel).stem in PUBLISHED:
-            problems.extend(f"overflow: {o}" for o in report["overflow"])
-            problems.extend(f"image {s['src']} shown at {s['ratio']:.2f} of its width ({s['shown']} of {s['natural']} px; "
-                            f"draw it for the column at up to 2x: between {IMAGE_SCALE[0]} and {IMAGE_SCALE[1]})"
-                            for s in report["scales"] if not IMAGE_SCALE[0] <= s["ratio"] <= IMAGE_SCALE[1])
+        problems.extend(f"overflow: {o}" for o in report["overflow"])
+        problems.extend(f"image {s['src']} shown at {s['ratio']:.2f} of its width ({s['shown']} of {s['natural']} px; "
+                        f"draw it for the column at up to 2x: between {IMAGE_SCALE[0]} and {IMAGE_SCALE[1]})"
+                        for s in report["scales"] if not IMAGE_SCALE[0] <= s["ratio"] <= IMAGE_SCALE[1])
         SHOTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SHOTS / screenshot_name(rel)), full_page=True)
+        shot = SHOTS / screenshot_name(rel)
+        page.screenshot(path=str(shot), full_page=True)
+        save_tiles(shot, VIEWPORT["height"])
     except Exception as exc:  # noqa: BLE001 - one broken page must not hide the others
         problems.append(f"could not render: {type(exc).__name__}: {exc}")
     finally:
@@ -327,9 +338,9 @@ def test_errata_links_resolve():
 
 
 @pytest.mark.browser
-@pytest.mark.parametrize("name", sorted(PUBLISHED))
-def test_published_notebook_prints_no_stderr_or_warning(name):
-    """A published page shows no stderr stream, warning or raw repr of a record."""
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_executed_notebook_prints_no_stderr_or_warning(name):
+    """An executed notebook has no stderr stream, warning or raw repr of a record in its outputs."""
     import json
 
     nb = ROOT / "book" / "executed" / f"{name}.ipynb"

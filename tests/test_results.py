@@ -198,7 +198,7 @@ def test_records_table_has_one_row_per_record_with_its_source(registry):
     cells = lambda line: len(line.replace("\\|", "").split("|"))  # noqa: E731
     assert all(cells(line) == cells(block[0]) for line in block)
     for rec, row in zip(recs, block[2:]):
-        assert row.startswith(f"| {rec['source'].replace('|', chr(92) + '|')} |")
+        assert row.startswith(f"| {rec['source'].replace('|', chr(92) + '|')}: `{rec['key'].replace('/', '/' + chr(0x200B))}` |")
     status = {r["key"]: r["status"] for r in recs}
     assert status["b"] == "explained" and "explained ({ref}`erratum <" in text  # links to its errata entry
     assert status["c"] == "mismatch" and "**mismatch**" in text

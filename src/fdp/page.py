@@ -152,6 +152,11 @@ def _status_cell(rec: dict) -> str:
     return f"**{status}**" if status in results.FAILING else status
 
 
+def _source_cell(rec: dict) -> str:
+    # the paper's place, then the record's key (the name `make verify` reports), breakable after each "/"
+    return f"{rec['source']}: `{rec['key'].replace('/', '/' + chr(0x200B))}`"
+
+
 def records_table(records: list[dict]) -> str:
     """MyST markdown of one notebook's records for the report page.
 
@@ -167,12 +172,12 @@ def records_table(records: list[dict]) -> str:
         parts.append("**Values printed in the paper** (kind: exact = rounding of the print, mc = Monte-Carlo error, "
                      "figure = reading accuracy)\n\n" + table(
                          ["source", "ours", "paper", "tol.", "kind", "status"],
-                         [[r["source"], f"{r['value']:.4g}", f"{r['paper']:.4g}", f"{r['tol']:.2g}", r["kind"], _status_cell(r)]
+                         [[_source_cell(r), f"{r['value']:.4g}", f"{r['paper']:.4g}", f"{r['tol']:.2g}", r["kind"], _status_cell(r)]
                           for r in printed]))
     if claims:
         parts.append("**Claims of the paper**, each tested through a quantity that must stay within the threshold\n\n" + table(
             ["claim", "quantity", "ours", "holds if", "status"],
-            [[r["source"], r.get("quantity", ""), f"{r['value']:.4g}",
+            [[_source_cell(r), r.get("quantity", ""), f"{r['value']:.4g}",
               f"≤ {r['tol']:.2g}" if r["paper"] == 0 else f"{r['paper']:.4g} ± {r['tol']:.2g}", _status_cell(r)]
              for r in claims]))
     notes = []
