@@ -140,12 +140,26 @@ notebooks/params/%.yaml:
 	@echo "error: notebooks/$*.ipynb has no parameter file $@" >&2; exit 1
 
 # --- the HTML book ---------------------------------------------------------------------
+# After the build: how long each notebook ran (papermill's metadata), longest first.
+define NOTEBOOK_TIMES
+import json, pathlib
+runs = {p.stem: json.loads(p.read_text()).get("metadata", {}).get("papermill", {}).get("duration")
+        for p in sorted(pathlib.Path("book/executed").glob("*.ipynb"))}
+runs = {name: t for name, t in runs.items() if t is not None}
+print("notebook execution times:")
+for name, t in sorted(runs.items(), key=lambda item: -item[1]):
+    print(f"  {t:7.1f} s  {name}")
+print(f"  {sum(runs.values()):7.1f} s  in all")
+endef
+export NOTEBOOK_TIMES
+
 # Always a clean Sphinx build (incremental builds can leave stale sidebars); the notebooks
 # above are only re-executed when their inputs change.
 book: $(EXECUTED) | $(STAMP)
 	rm -rf $(HTML) _build/.doctrees _build/jupyter_execute
 	$(VENV)/bin/jupyter-book build . -W -n --keep-going
 	@test -f $(HTML)/index.html || { echo "error: jupyter-book wrote no $(HTML)/index.html" >&2; exit 1; }
+	@$(PY) -c "$$NOTEBOOK_TIMES"
 	@echo "book: $(HTML)/index.html"
 
 # --- one notebook with your own parameters ---------------------------------------------

@@ -353,3 +353,20 @@ def test_executed_notebook_prints_no_stderr_or_warning(name):
             if out.get("name") == "stderr" or "Warning" in text or "{'key':" in text:
                 bad.append(f"cell {i}: {text[:120]!r}")
     assert not bad, "\n".join(bad)
+
+
+@pytest.mark.browser
+def test_every_page_names_its_build():
+    """The foot of every page names the commit it was built from; a notebook page also when and how long it ran."""
+    missing = []
+    for path in pages(HTML):
+        text = path.read_text()
+        info = re.search(r'<p class="buildinfo">([^<]*)</p>', text)
+        rel = path.relative_to(HTML).as_posix()
+        if path.name in ("genindex.html", "search.html") or REDIRECT.search(text):
+            continue
+        if not info or not re.search(r"Built from commit [0-9a-f]{10}", info.group(1)):
+            missing.append(f"{rel}: no build commit")
+        elif rel.startswith("book/executed/") and not re.search(r"executed on \d{4}-\d\d-\d\d in \d+ s", info.group(1)):
+            missing.append(f"{rel}: no execution date and time")
+    assert not missing, "\n".join(missing)

@@ -136,3 +136,18 @@ def test_report_has_a_section_for_every_reproduction():
     text = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
     for paper in sorted((ROOT / "data" / "paper").glob("*.yaml")):
         assert f"{{doc}}`{paper.stem}`" in text and f"records_{paper.stem}\n" in text, paper.stem
+
+
+def test_citation_matches_the_package_and_the_intro():
+    """CITATION.cff, the BibTeX entry of the introduction and pyproject.toml give one version; LICENSE names both licences."""
+    import tomllib
+
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    cff = yaml.safe_load((ROOT / "CITATION.cff").read_text())
+    assert cff["cff-version"] == "1.2.0" and cff["authors"] and cff["title"] and cff["license"] == "MIT"
+    assert str(cff["version"]) == version
+    intro = (ROOT / "book" / "intro.md").read_text()
+    bibtex = re.search(r"```bibtex\n(@software\{.*?\n\})\n```", intro, flags=re.S)
+    assert bibtex and f"version = {{{version}}}" in bibtex.group(1) and cff["title"] in bibtex.group(1)
+    licence = (ROOT / "LICENSE").read_text()
+    assert "MIT License" in licence and "CC BY 4.0" in licence

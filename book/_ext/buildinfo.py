@@ -1,0 +1,50 @@
+"""Sphinx extension: at the foot of every page, the commit the book was built from and its date;
+on a notebook page also when its notebook was executed and how long it ran (papermill's metadata).
+
+Dates are those of the commit and of the execution, not of the Sphinx run, so that rebuilding the
+same executed notebooks gives the same pages.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import subprocess
+from pathlib import Path
+
+
+def _git(root: Path, *args: str) -> str:
+    try:
+        return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):  # not a git checkout (e.g. an unpacked archive)
+        return ""
+
+
+def _footer(app, pagename, templatename, context, doctree) -> None:
+    if doctree is None or "body" not in context:
+        return
+    info = app.env.fdp_buildinfo
+    parts = [f"Built from commit {info['commit']}" + (f" of {info['date']}" if info["date"] else "")
+             + (" with uncommitted changes" if info["dirty"] else "")]
+    notebook = Path(app.srcdir) / f"{pagename}.ipynb"
+    if notebook.is_file():
+        run = json.loads(notebook.read_text()).get("metadata", {}).get("papermill", {})
+        if run.get("duration") is not None:
+            parts.append(f"this page's notebook was executed on {str(run.get('start_time', ''))[:10]} "
+                         f"in {run['duration']:.0f} s")
+    context["body"] += f'\n<p class="buildinfo">{html.escape("; ".join(parts))}.</p>\n'
+
+
+def _collect(app) -> None:
+    root = Path(app.srcdir)
+    app.env.fdp_buildinfo = {
+        "commit": _git(root, "rev-parse", "--short=10", "HEAD") or "(unknown)",
+        "date": _git(root, "log", "-1", "--format=%cs"),
+        "dirty": bool(_git(root, "status", "--porcelain", "--untracked-files=no")),
+    }
+
+
+def setup(app):
+    app.connect("builder-inited", _collect)
+    app.connect("html-page-context", _footer)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
