@@ -1,7 +1,11 @@
 """fdp.calibrate: eps of the subsampled Gaussian and its inversion."""
 
 import numpy as np
+import math
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.stats import norm
 
 from fdp import calibrate
@@ -42,3 +46,32 @@ def test_bad_input(kwargs, name):
     args.update(kwargs)
     with pytest.raises(ValueError, match=name):
         calibrate.noise_multiplier_for(**args)
+
+
+@settings(max_examples=200, deadline=None)
+@given(root=st.floats(-3.0, 3.0), slope=st.floats(0.05, 20.0), cubic=st.floats(0.0, 5.0),
+       width=st.sampled_from([1e-2, 1e-3, 1e-5]))
+def test_bracket_search_keeps_the_bisection_guarantee(root, slope, cubic, width):
+    """For any decreasing g with a root in (-4, 4): g(ln result) <= 0 < g(ln result - width), in few evaluations."""
+    calls = []
+
+    def g(x):
+        calls.append(x)
+        return slope * (root - x) + cubic * (root - x) ** 3
+
+    result = calibrate._shrink_bracket(g, -4.0, 4.0, width)
+    x = math.log(result)
+    assert g(x) <= 0.0 < g(x - width)
+    assert len(calls) - 2 <= 2 * math.ceil(math.log2(8.0 / width))  # never much worse than bisection
+
+
+def test_bracket_search_is_fast_on_a_nearly_linear_function():
+    # eps(noise) is close to a power law: log eps is nearly linear in log noise
+    calls = []
+
+    def g(x):
+        calls.append(x)
+        return -1.3 * (x - 0.7) + 0.01 * (x - 0.7) ** 2
+
+    calibrate._shrink_bracket(g, 0.0, 1.5, math.log1p(1e-3))
+    assert len(calls) <= 7  # bisection needs 2 + ceil(log2(1.5 / 1e-3)) = 13

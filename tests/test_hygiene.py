@@ -151,3 +151,19 @@ def test_citation_matches_the_package_and_the_intro():
     assert bibtex and f"version = {{{version}}}" in bibtex.group(1) and cff["title"] in bibtex.group(1)
     licence = (ROOT / "LICENSE").read_text()
     assert "MIT License" in licence and "CC BY 4.0" in licence
+
+
+def test_every_mention_of_the_errata_links_to_an_entry():
+    """A chapter or notebook that mentions the errata links there ({ref} to an entry's label, or the page)."""
+    texts = {p.relative_to(ROOT).as_posix(): p.read_text() for p in sorted((ROOT / "book").rglob("*.md"))
+             if p.name != "errata.md" and "executed" not in p.parts}
+    for nb in NOTEBOOKS:
+        texts[nb.relative_to(ROOT).as_posix()] = "\n".join(
+            "".join(c["source"]) for c in _load(nb)["cells"] if c["cell_type"] == "markdown")
+    unlinked = []
+    for name, text in texts.items():
+        for line in text.splitlines():
+            if re.search(r"\berrat(a|um)\b", line, flags=re.I) and not line.startswith("#") \
+                    and not re.search(r"\{ref\}`|\{doc\}`[^`]*errata|\]\(errata\.md\)", line):
+                unlinked.append(f"{name}: {line.strip()[:100]}")
+    assert not unlinked, "mentions of the errata without a link:\n" + "\n".join(unlinked)

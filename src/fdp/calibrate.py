@@ -10,6 +10,7 @@ accountant (Mironov et al.; looser).  :func:`noise_multiplier_for` inverts it by
 
 from __future__ import annotations
 
+import functools
 import math
 
 import dp_accounting
@@ -65,6 +66,7 @@ def noise_multiplier_for(
     _check_accountant(accountant)
     rtol = check_positive("rtol", rtol)
 
+    @functools.lru_cache(maxsize=None)  # the bracket search asks for its end points again
     def eps_of(noise):
         return epsilon(noise, q, steps, delta, accountant, discretization)
 
@@ -77,10 +79,33 @@ def noise_multiplier_for(
         lo, hi = lo / 2.0, lo
         if lo < 1e-3:
             raise ValueError(f"eps={eps} is reached by any noise multiplier above 1e-3 (delta={delta})")
-    while hi / lo > 1.0 + rtol:
-        mid = math.sqrt(lo * hi)
-        if eps_of(mid) <= eps:
-            hi = mid
+    return _shrink_bracket(lambda x: math.log(eps_of(math.exp(x)) / eps), math.log(lo), math.log(hi), math.log1p(rtol))
+
+
+def _shrink_bracket(g, a: float, b: float, width: float) -> float:
+    """``exp(b)`` for a bracket ``a < b`` with ``g(a) > 0 >= g(b)`` shrunk below ``width``.
+
+    ``g`` is the log of eps(noise) / target as a function of log noise: nearly linear, so false
+    position with the Illinois modification (halve the weight of an end point kept twice) needs a
+    handful of evaluations where bisection needs about ten.  A trial point is kept at least
+    ``width / 2`` inside the bracket, so that once the root is located the bracket closes around it.
+    The invariant of bisection holds throughout: the returned noise meets the target, and a noise
+    smaller by the factor ``exp(width)`` does not.
+    """
+    ga, gb = g(a), g(b)
+    kept = 0  # +1: a kept in a row, -1: b kept in a row
+    while b - a > width:
+        x = b - gb * (b - a) / (gb - ga) if ga != gb else 0.5 * (a + b)
+        x = min(max(x, a + 0.5 * width), b - 0.5 * width)
+        gx = g(x)
+        if gx <= 0.0:
+            b, gb = x, gx
+            kept = kept + 1 if kept > 0 else 1
+            if kept >= 2:
+                ga *= 0.5
         else:
-            lo = mid
-    return hi
+            a, ga = x, gx
+            kept = kept - 1 if kept < 0 else -1
+            if kept <= -2:
+                gb *= 0.5
+    return math.exp(b)
