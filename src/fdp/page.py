@@ -172,12 +172,12 @@ def records_table(records: list[dict]) -> str:
         parts.append("**Values printed in the paper** (kind: exact = rounding of the print, mc = Monte-Carlo error, "
                      "figure = reading accuracy)\n\n" + table(
                          ["source", "ours", "paper", "tol.", "kind", "status"],
-                         [[_source_cell(r), f"{r['value']:.4g}", f"{r['paper']:.4g}", f"{r['tol']:.2g}", r["kind"], _status_cell(r)]
+                         [[_source_cell(r), f"{r['value']:.5g}", f"{r['paper']:.5g}", f"{r['tol']:.2g}", r["kind"], _status_cell(r)]
                           for r in printed]))
     if claims:
         parts.append("**Claims of the paper**, each tested through a quantity that must stay within the threshold\n\n" + table(
             ["claim", "quantity", "ours", "holds if", "status"],
-            [[_source_cell(r), r.get("quantity", ""), f"{r['value']:.4g}",
+            [[_source_cell(r), r.get("quantity", ""), f"{r['value']:.5g}",
               f"≤ {r['tol']:.2g}" if r["paper"] == 0 else f"{r['paper']:.4g} ± {r['tol']:.2g}", _status_cell(r)]
              for r in claims]))
     notes = []
