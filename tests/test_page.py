@@ -118,3 +118,23 @@ def test_table_is_markdown_with_escaped_pipes():
         page.table(["a", "b"], [[1]])
     with pytest.raises(ValueError, match="header"):
         page.table([], [])
+
+
+def test_show_displays_a_captioned_table(monkeypatch):
+    import IPython.display
+
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda obj: shown.append(obj.data))
+    page.show(["μ*", "regret"], [[1.5, 0.001]], "μ* and regret")
+    assert shown == ["**μ\\* and regret**\n\n| μ* | regret |\n|---|---|\n| 1.5 | 0.001 |"]
+    with pytest.raises(ValueError, match="caption"):
+        page.show(["a"], [[1]], "")
+
+
+def test_paste_glues_each_value_without_displaying_it(monkeypatch):
+    import myst_nb
+
+    glued = []
+    monkeypatch.setattr(myst_nb, "glue", lambda name, value, display: glued.append((name, value, display)))
+    page.paste(eps="1.5", note="text")
+    assert glued == [("eps", "1.5", False), ("note", "text", False)]

@@ -21,7 +21,7 @@ from pathlib import Path
 from . import results
 from .paths import ROOT
 
-__all__ = ["glance", "rerun", "parameters", "table", "records_table"]
+__all__ = ["glance", "rerun", "parameters", "table", "show", "paste", "records_table"]
 
 
 def _plural(n: int, word: str) -> str:
@@ -115,6 +115,24 @@ def table(header, rows) -> str:
         raise ValueError(f"every row must have {len(header)} cells (the header's), got {bad[0]!r}")
     lines = ["| " + " | ".join(_cell(h) for h in header) + " |", "|" + "---|" * len(header)]
     return "\n".join(lines + ["| " + " | ".join(_cell(c) for c in r) + " |" for r in rows])
+
+
+def show(header, rows, caption: str) -> None:
+    """Display a table with a bold caption above it (units and meaning belong in the caption)."""
+    from IPython.display import Markdown, display
+
+    if not caption:
+        raise ValueError("caption must say what the table shows")
+    caption = caption.replace("*", "\\*")  # mu* must not close the bold
+    display(Markdown(f"**{caption}**\n\n" + table(header, rows)))
+
+
+def paste(**values) -> None:
+    """Glue numbers and run-dependent sentences for the page's prose ({glue:text} and {glue:md})."""
+    from myst_nb import glue
+
+    for name, value in values.items():
+        glue(name, value, display=False)
 
 
 def _cell(text: str) -> str:
