@@ -167,3 +167,13 @@ def test_every_mention_of_the_errata_links_to_an_entry():
                     and not re.search(r"\{ref\}`|\{doc\}`[^`]*errata|\]\(errata\.md\)", line):
                 unlinked.append(f"{name}: {line.strip()[:100]}")
     assert not unlinked, "mentions of the errata without a link:\n" + "\n".join(unlinked)
+
+
+def test_every_paper_chapter_has_the_same_structure_and_a_comparison_table():
+    """Setting, main result, what we reproduce, findings, open points; the findings show the recorded comparison."""
+    for chapter in sorted((ROOT / "book" / "papers").glob("*.md")):
+        text = chapter.read_text()
+        headings = re.findall(r"^## (.+)$", text, flags=re.M)
+        assert headings == ["Setting", "Main result", "What we reproduce", "Findings", "Open points"], chapter.name
+        findings = text.split("## Findings", 1)[1]
+        assert f"```{{include}} ../executed/chapter_{chapter.stem}.inc" in findings, chapter.name

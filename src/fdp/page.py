@@ -21,7 +21,7 @@ from pathlib import Path
 from . import results
 from .paths import ROOT
 
-__all__ = ["glance", "rerun", "parameters", "table", "show", "paste", "records_table"]
+__all__ = ["glance", "rerun", "parameters", "table", "show", "paste", "records_table", "chapter_table"]
 
 
 def _plural(n: int, word: str) -> str:
@@ -209,3 +209,19 @@ def records_table(records: list[dict]) -> str:
     if notes:
         parts.append("**Explained deviations and records not compared**\n\n" + "\n".join(notes))
     return "\n\n".join(parts) if parts else "No records."
+
+
+def chapter_table(records: list[dict], most: int = 8) -> str:
+    """MyST markdown of a paper chapter's comparison: the counts, then the explained deviations
+    (each linked to its erratum), or some of the printed values where every number matches."""
+    if not records:
+        raise ValueError("records must not be empty")
+    status = [results.status_of(r) for r in records]
+    explained = [r for r, s in zip(records, status) if s == "explained"]
+    shown = explained or [r for r in records if r["kind"] != "claim"][:most] or records[:most]
+    lead = (f"{_plural(len(records), 'number')} and claims recorded: {status.count('match')} match the paper, "
+            f"{_plural(len(explained), 'explained deviation')}"
+            + (f", {len(records) - status.count('match') - len(explained)} other" if len(records) > status.count("match") + len(explained) else "")
+            + (". The deviations:" if explained else ". Some of the printed values:"))
+    return lead + "\n\n" + table(["source", "ours", "paper", "status"],
+                                  [[_source_cell(r), f"{r['value']:.5g}", f"{r['paper']:.5g}", _status_cell(r)] for r in shown])
