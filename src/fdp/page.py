@@ -8,6 +8,10 @@ top with myst-nb's ``glue`` (so they always describe the run that produced the p
   not compare;
 * :func:`rerun` -- the ``make run`` line and the page's parameters, with the paper's value, this
   run's value where it differs, and the meaning (the comment of the parameters cell).
+
+Inside a page, :func:`show` displays a captioned table (built by :func:`table`) and :func:`paste`
+glues numbers and run-dependent sentences for the prose.  The report page renders each notebook's
+records with :func:`records_table`, and each paper chapter's comparison with :func:`chapter_table`.
 """
 
 from __future__ import annotations
