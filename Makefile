@@ -1,6 +1,6 @@
 # Build, test and check the reproduction book.
 #
-#   make                 create .venv, execute every notebook with papermill, build the HTML book
+#   make                 create .venv, execute every notebook with papermill (NB_JOBS=2 at a time), build the HTML book
 #   make test            the test-suite without the browser check
 #   make run NB=<name> PARAMS="-p key value ..."
 #                        execute one notebook with extra parameters into _build/runs/<name>.ipynb
@@ -38,6 +38,11 @@ EXECUTED := $(patsubst notebooks/%.ipynb,book/executed/%.ipynb,$(NOTEBOOKS))
 # The reproduction report reads data/results/*.json, written by all the other notebooks.
 REPORT := book/executed/report.ipynb
 OTHERS := $(filter-out $(REPORT),$(EXECUTED))
+# Notebooks run NB_JOBS at a time (much of each runs on one core); the long ones start first.
+NB_JOBS ?= 2
+LONG_FIRST := rero_sampling_rate reconstruction_attacks rero_bounds
+ORDERED := $(filter $(patsubst %,book/executed/%.ipynb,$(LONG_FIRST)),$(OTHERS)) \
+	$(filter-out $(patsubst %,book/executed/%.ipynb,$(LONG_FIRST)),$(OTHERS)) $(filter $(REPORT),$(EXECUTED))
 
 HTML := _build/html
 PAPERMILL := $(PY) -m papermill --kernel python3 --cwd notebooks
@@ -49,7 +54,7 @@ endif
 CHROMIUM ?= $(firstword $(wildcard /usr/bin/chromium /usr/bin/chromium-browser /usr/bin/google-chrome /usr/bin/google-chrome-stable))
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: all book venv lock test run verify bench check-book chromium mathjax clean distclean help
+.PHONY: all book notebooks venv lock test run verify bench check-book chromium mathjax clean distclean help
 
 all: book
 
@@ -135,6 +140,8 @@ ifneq ($(filter $(REPORT),$(EXECUTED)),)
 $(REPORT): $(OTHERS)
 endif
 
+notebooks: $(ORDERED)
+
 # A notebook without a parameter file is an error that names the missing file.
 notebooks/params/%.yaml:
 	@echo "error: notebooks/$*.ipynb has no parameter file $@" >&2; exit 1
@@ -155,7 +162,8 @@ export NOTEBOOK_TIMES
 
 # Always a clean Sphinx build (incremental builds can leave stale sidebars); the notebooks
 # above are only re-executed when their inputs change.
-book: $(EXECUTED) | $(STAMP)
+book: | $(STAMP)
+	@$(MAKE) --no-print-directory -j$(NB_JOBS) notebooks
 	rm -rf $(HTML) _build/.doctrees _build/jupyter_execute
 	$(VENV)/bin/jupyter-book build . -W -n --keep-going
 	@test -f $(HTML)/index.html || { echo "error: jupyter-book wrote no $(HTML)/index.html" >&2; exit 1; }
