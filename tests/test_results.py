@@ -96,6 +96,7 @@ def test_statuses(registry):
     status = {r["key"]: r["status"] for r in results.load("demo_nb")}
     assert status == {"a": "match", "b": "explained", "c": "mismatch"}
     assert {key: results.status(key) for key in status} == status  # the current run's view
+    assert results.recorded() == set(status)
     with pytest.raises(ValueError, match="not been recorded"):
         results.status("zzz")
     # status_of agrees with |value - paper| <= tol, and with the pinned value of an explained deviation

@@ -46,7 +46,7 @@ import yaml
 
 from .paths import ERRATA, paper_dir, results_dir
 
-__all__ = ["KINDS", "FAILING", "start", "record", "status", "load", "load_all", "load_spec", "status_of", "verify",
+__all__ = ["KINDS", "FAILING", "start", "record", "recorded", "status", "load", "load_all", "load_spec", "status_of", "verify",
            "errata_labels", "paper_setting"]
 
 KINDS = ("exact", "mc", "figure", "claim")
@@ -231,6 +231,11 @@ def record(key: str, value, *, not_compared: str | None = None, setting: dict | 
     rec["status"] = status_of(rec)
     _current["records"].append(rec)
     _write(_current["notebook"], _current["records"])
+
+
+def recorded() -> set[str]:
+    """The keys recorded so far in this run (a quick run records fewer than the paper file holds)."""
+    return {rec["key"] for rec in _current["records"] or []}
 
 
 def status(key: str) -> str:
