@@ -177,3 +177,36 @@ def test_every_paper_chapter_has_the_same_structure_and_a_comparison_table():
         assert headings == ["Setting", "Main result", "What we reproduce", "Findings", "Open points"], chapter.name
         findings = text.split("## Findings", 1)[1]
         assert f"```{{include}} ../executed/chapter_{chapter.stem}.inc" in findings, chapter.name
+
+
+def _buildinfo():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("buildinfo", ROOT / "book" / "_ext" / "buildinfo.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize(
+    ("environ", "expected"),
+    [
+        ({"FDP_REPOSITORY_URL": "https://github.com/owner/fdp.git"}, "https://github.com/owner/fdp"),
+        ({"FDP_REPOSITORY_URL": "git@github.com:owner/fdp.git"}, "https://github.com/owner/fdp"),
+        ({"FDP_REPOSITORY_URL": "https://gitlab.example.org/group/fdp/"}, "https://gitlab.example.org/group/fdp"),
+        ({"FDP_REPOSITORY_URL": "/work/main"}, ""),
+        ({"FDP_REPOSITORY_URL": "file:///srv/fdp.git"}, ""),
+    ],
+)
+def test_repository_buttons_link_only_to_a_public_address(environ, expected):
+    assert _buildinfo().repository_url(ROOT, environ) == expected
+
+
+def test_repository_address_falls_back_to_the_origin_remote(tmp_path):
+    import subprocess
+
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    info = _buildinfo()
+    assert info.repository_url(tmp_path, {}) == ""  # no remote: no buttons
+    subprocess.run(["git", "-C", str(tmp_path), "remote", "add", "origin", "https://github.com/o/r.git"], check=True)
+    assert info.repository_url(tmp_path, {}) == "https://github.com/o/r"

@@ -1,5 +1,6 @@
 """Sphinx extension: at the foot of every page, the commit the book was built from and its date;
 on a notebook page also when its notebook was executed and how long it ran (papermill's metadata).
+When the repository has a public address, the repository and issue buttons link to it.
 
 Dates are those of the commit and of the execution, not of the Sphinx run, so that rebuilding the
 same executed notebooks gives the same pages.
@@ -9,6 +10,8 @@ from __future__ import annotations
 
 import html
 import json
+import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -18,6 +21,29 @@ def _git(root: Path, *args: str) -> str:
         return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, check=True).stdout.strip()
     except (OSError, subprocess.CalledProcessError):  # not a git checkout (e.g. an unpacked archive)
         return ""
+
+
+def repository_url(root: Path, environ=os.environ) -> str:
+    """The public web address of the book's repository, or "" when it has none.
+
+    ``FDP_REPOSITORY_URL`` when set (a release build names its home), else the ``origin`` remote
+    when it is a web address (``https://...`` or GitHub's ``git@github.com:owner/name.git``).  A clone
+    of a local path has no public address: no button is shown rather than a link that leads nowhere.
+    """
+    url = environ.get("FDP_REPOSITORY_URL", "").strip() or _git(root, "remote", "get-url", "origin")
+    url = re.sub(r"^git@([^:/]+):", r"https://\1/", url)
+    if not re.match(r"^https://[^/\s]+/\S+$", url):
+        return ""
+    return url.removesuffix(".git").rstrip("/")
+
+
+def _buttons(app, config) -> None:
+    url = repository_url(Path(app.srcdir))
+    if url:
+        options = dict(config.html_theme_options or {})
+        options.update(repository_url=url, use_repository_button=True, use_issues_button=True,
+                       use_download_button=True)
+        config.html_theme_options = options
 
 
 def _footer(app, pagename, templatename, context, doctree) -> None:
@@ -45,6 +71,7 @@ def _collect(app) -> None:
 
 
 def setup(app):
+    app.connect("config-inited", _buttons)
     app.connect("builder-inited", _collect)
     app.connect("html-page-context", _footer)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
