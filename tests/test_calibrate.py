@@ -1,8 +1,8 @@
 """fdp.calibrate: eps of the subsampled Gaussian and its inversion."""
 
-import numpy as np
 import math
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st

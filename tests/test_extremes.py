@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy.stats import norm
 
-from fdp import edgeworth, gdp, groundtruth, montecarlo, pld, rero, rtm, tradeoff
+from fdp import edgeworth, gdp, lattice, montecarlo, pld, rero, rtm, tradeoff
 from fdp.cli import main
 from fdp.validation import ResourceLimitError, check_array_in
 
@@ -51,7 +51,7 @@ def no_computation(monkeypatch):
 
     monkeypatch.setattr(pld._pld, "from_gaussian_mechanism", refuse)
     monkeypatch.setattr(pld._pld, "from_laplace_mechanism", refuse)
-    monkeypatch.setattr(groundtruth, "one_step_lattices", refuse)
+    monkeypatch.setattr(lattice, "one_step_lattices", refuse)
     monkeypatch.setattr(montecarlo, "_log_ratio_chunk", refuse)
     monkeypatch.setattr(rtm, "tensor_composition", refuse)
     monkeypatch.setattr(edgeworth, "edgeworth_curve", refuse)
@@ -272,10 +272,10 @@ def test_library_guards():
 )
 def test_lattice_guard_answers_for_every_setting(sigma, q, steps, h):
     """The guard's estimate is finite and positive, so every call is either accepted or refused."""
-    n = pld.lattice_points("gaussian", sigma, q, steps, h)
+    n = lattice.lattice_points("gaussian", sigma, q, steps, h)
     assert 1 <= n < float("inf")
     try:
-        pld.check_lattice_points(n, "test", "hint")
+        lattice.check_lattice_points(n, "test", "hint")
     except ResourceLimitError as exc:
         assert "limit" in str(exc)
 

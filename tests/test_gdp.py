@@ -597,7 +597,9 @@ def test_rdp_laplace_matches_dp_accounting_and_kl_limit():
 
 
 def test_rdp_subsampled_gaussian_integer_orders_closed_form_and_monotone():
-    from dp_accounting.rdp.rdp_privacy_accountant import _compute_rdp_poisson_subsampled_gaussian
+    from dp_accounting.rdp.rdp_privacy_accountant import (
+        _compute_rdp_poisson_subsampled_gaussian,
+    )
 
     ints = np.array([2.0, 3.0, 5.0, 10.0, 32.0, 100.0, 256.0])
     for sigma, q in ((9.4, 2**14 / 50000), (1.0, 0.01), (0.7, 0.3), (2.0, 0.05)):

@@ -84,7 +84,6 @@ def _lock() -> dict[str, tuple[str, list[str]]]:
 def test_lock_pins_every_requirement_with_hashes():
     """Every dependency of pyproject.toml (core and extras) is locked, within its declared bounds, with hashes."""
     import tomllib
-
     from packaging.requirements import Requirement
 
     lock = _lock()

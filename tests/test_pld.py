@@ -6,7 +6,7 @@ from dp_accounting.pld import privacy_loss_distribution as dpl
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fdp import pld, rero, tradeoff
+from fdp import lattice, pld, rero, tradeoff
 
 ALPHAS = np.linspace(0.0, 1.0, 201)
 KAPPAS = np.array([1e-7, 1e-5, 1e-3, 0.1, 0.5])
@@ -46,7 +46,7 @@ def test_composition_equals_exact_convolution():
     conv = probs
     for _ in range(n - 1):
         conv = np.convolve(conv, probs)
-    mine = tradeoff.piecewise_linear(*pld._lattice_breakpoints(n * lo * h, h, conv, 1 - (1 - inf) ** n))
+    mine = tradeoff.piecewise_linear(*lattice.breakpoints(n * lo * h, h, conv, 1 - (1 - inf) ** n))
     theirs = pld.tradeoff_curve(pld.mechanism_pld("gaussian", 1.5, 0.4, n, discretization=h))
     assert np.max(np.abs(mine(ALPHAS) - theirs(ALPHAS))) < 1e-9
     assert np.max(np.abs(mine.power(KAPPAS) - theirs.power(KAPPAS)) / mine.power(KAPPAS)) < 1e-6
@@ -178,7 +178,7 @@ def test_lower_tail_repair_stays_a_probability_pair():
     assert a_total < 1.0
     kept = losses >= 2.0
     l_0 = float(losses[kept][0])
-    alphas, betas = pld._lattice_breakpoints(l_0, h, b[kept], 0.0, pessimistic=True, normalise=True)
+    alphas, betas = lattice.breakpoints(l_0, h, b[kept], 0.0, pessimistic=True, normalise=True)
     repaired = tradeoff.PiecewiseLinear(alphas, betas)
     tradeoff.check_valid(repaired, ALPHAS, atol=1e-12)
     assert np.all(repaired(ALPHAS) <= exact(ALPHAS) + 1e-12)
@@ -198,4 +198,4 @@ def test_more_steps_never_more_private_far_from_privacy():
 def test_repair_beyond_double_range_is_an_error():
     """A lowest loss whose likelihood ratio overflows is refused, not turned into a vacuous curve."""
     with pytest.raises(ValueError, match="overflows double precision"):
-        pld._lattice_breakpoints(800.0, 0.1, [0.5, 0.5], 0.0)
+        lattice.breakpoints(800.0, 0.1, [0.5, 0.5], 0.0)

@@ -11,7 +11,6 @@ import yaml
 from fdp import page, results
 from fdp.paths import ROOT
 
-
 DEMO = """
 records:
   a: {source: Table 1, kind: exact, paper: 0.123, tol: 0.0005}

@@ -13,6 +13,7 @@ import numpy as np
 from scipy.stats import beta as beta_dist
 
 from . import dpsgd
+from .privacy_loss import subsampled
 from .validation import check_positive, check_positive_int, check_sampling_rate
 
 __all__ = [
@@ -209,11 +210,7 @@ def log_likelihood_guess(inner, sq, sampling_rate: float, noise_std: float, rng=
     q = check_sampling_rate("sampling_rate", sampling_rate)
     s = check_positive("noise_std", noise_std)
     x = (2.0 * np.asarray(inner) - np.asarray(sq)) / (2.0 * s * s)
-    if q == 1.0:
-        ll = x.sum(axis=-1)
-    else:  # log(1 - q + q e^x), stable for large |x|
-        ll = np.logaddexp(np.log1p(-q), np.log(q) + x).sum(axis=-1)
-    return _pick(ll, rng)
+    return _pick(subsampled(x, q).sum(axis=-1), rng)
 
 
 def success_rate(successes, confidence: float = 0.95) -> tuple[float, float, float]:

@@ -17,7 +17,12 @@ import dp_accounting
 from dp_accounting.rdp import rdp_privacy_accountant
 
 from . import pld
-from .validation import check_open_unit, check_positive, check_positive_int, check_sampling_rate
+from .validation import (
+    check_open_unit,
+    check_positive,
+    check_positive_int,
+    check_sampling_rate,
+)
 
 __all__ = ["ACCOUNTANTS", "epsilon", "noise_multiplier_for"]
 

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from . import rero, tradeoff
+from . import lattice, rero, tradeoff
 from .paths import ROOT
 from .validation import (
     ResourceLimitError,
@@ -201,13 +201,12 @@ def _validate_rero(args) -> np.ndarray:
     elif _full_batch_gaussian(args):
         _forbid(args, ("discretization",), "to full batches (--sampling-rate 1: the exact Gaussian closed form)")
     elif args.method == "pld":
-        from . import pld
 
         args.discretization = check_positive("--discretization", 1e-4 if args.discretization is None
                                              else args.discretization)
         with _flags("--noise-multiplier, --sampling-rate, --steps, --discretization"):
             tail = 1e-12 * max(float(kappa.min()), KAPPA_FLOOR) / steps
-            pld.check_lattice_points(pld.lattice_points(base, s, q, steps, args.discretization, tail),
+            lattice.check_lattice_points(lattice.lattice_points(base, s, q, steps, args.discretization, tail),
                                      "this bracket", "use a larger --discretization or fewer --steps")
     elif args.method == "mc":
         from . import montecarlo
@@ -246,7 +245,7 @@ def _subsampled_gamma(args, kappa) -> dict:
                                            kappa_min=max(float(kappa.min()), KAPPA_FLOOR))
             lower, upper = bracket.gamma(kappa)
         else:
-            from .groundtruth import gamma_ground_truth
+            from .lattice import gamma_ground_truth
 
             gt = gamma_ground_truth(base, scale, rate, steps, kappa)
             lower, upper = gt.lower, gt.upper
@@ -333,7 +332,7 @@ def _rtm(args) -> int:
     if args.mechanism != "gaussian" and steps > 1:  # the DP curve from a composed PLD: check its size first
         base = "laplace" if args.mechanism == "laplace" else "gaussian"
         with _flags("--mu, --sampling-rate, --steps"):
-            pld.check_lattice_points(pld.lattice_points(base, 1.0 / mu, p, steps, 1e-4), "the DP curve f_dp",
+            lattice.check_lattice_points(lattice.lattice_points(base, 1.0 / mu, p, steps, 1e-4), "the DP curve f_dp",
                                      "use fewer --steps or a smaller --mu")
     grid = np.union1d(tradeoff.default_grid(), alpha)  # sample the envelope at the asked levels too
     if args.mechanism == "laplace":
@@ -394,11 +393,11 @@ def _gdp(args) -> int:
                 raise ValueError(f"--tail must lie in [0, 0.5), got {tail!r}")
             if args.discretization is None:  # the default, coarsened so that one step stays affordable
                 h = gdp.default_discretization(s, q, steps)
-                one = pld.lattice_points("gaussian", s, q, 1, h)
-                if one > pld.MAX_ONE_STEP_POINTS:
-                    h *= one / pld.MAX_ONE_STEP_POINTS
+                one = lattice.lattice_points("gaussian", s, q, 1, h)
+                if one > lattice.MAX_ONE_STEP_POINTS:
+                    h *= one / lattice.MAX_ONE_STEP_POINTS
                     warnings.append(f"the lattice spacing was coarsened to {h:.3g} to keep one step below "
-                                    f"{pld.MAX_ONE_STEP_POINTS:.3g} points (the curve stays pessimistic)")
+                                    f"{lattice.MAX_ONE_STEP_POINTS:.3g} points (the curve stays pessimistic)")
             else:
                 h = check_positive("--discretization", args.discretization)
             with _flags("--noise-multiplier, --sampling-rate, --steps, --discretization"):  # guards run first

@@ -33,7 +33,12 @@ from typing import Callable
 
 import numpy as np
 
-from .validation import check_nonnegative, check_positive, check_positive_int, check_sampling_rate
+from .validation import (
+    check_nonnegative,
+    check_positive,
+    check_positive_int,
+    check_sampling_rate,
+)
 
 __all__ = [
     "MLP",
@@ -281,7 +286,6 @@ class Trace:
 
 def _gather_known(model, theta, xk, yk, mask, clip_norm):
     """Clipped sums over each run's own sampled D_- points (padded gather, for small q)."""
-    runs = theta.shape[0]
     counts = mask.sum(1)
     width = max(int(counts.max()), 1)
     order = np.argsort(~mask, axis=1, kind="stable")[:, :width]

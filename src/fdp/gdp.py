@@ -65,9 +65,16 @@ import numpy as np
 from scipy.special import log_ndtr, ndtr, ndtri_exp
 from scipy.stats import norm
 
+from .privacy_loss import log_ratio, subsampled
 from .tradeoff import PiecewiseLinear, check_valid
 from .tradeoff import symmetrise as _symmetrise
-from .validation import check_array_in, check_nonnegative, check_positive, check_positive_int, check_sampling_rate
+from .validation import (
+    check_array_in,
+    check_nonnegative,
+    check_positive,
+    check_positive_int,
+    check_sampling_rate,
+)
 
 __all__ = [
     "gaussian_delta",
@@ -800,14 +807,8 @@ def rdp_subsampled_gaussian(orders, noise: float, sampling_rate: float = 1.0, st
     def log_p(x):
         return -0.5 * (x / s) ** 2 + log_norm
 
-    log_q, log_1mq = np.log(q), (np.log1p(-q) if q < 1.0 else -np.inf)
-
-    def r(x):  # log Q/P = log(1 - q + q e^z): log1p where e^z is finite, logaddexp beyond
-        z = (2.0 * x - 1.0) / (2.0 * s * s)
-        small = z < 700.0
-        with np.errstate(over="ignore"):
-            near = np.log1p(q * np.expm1(np.where(small, z, 0.0)))
-        return np.where(small, near, np.logaddexp(log_1mq, log_q + z))
+    def r(x):  # log Q/P, the one-step privacy loss
+        return subsampled(log_ratio("gaussian", s, x), q)
 
     dx, k = s / 20.0, 14.0 * s
     out = np.empty(t.shape)
@@ -899,7 +900,9 @@ def dpsgd_tradeoff(noise: float, sampling_rate: float, steps: int, *, discretiza
     1/200 of the CLT parameter ``q sqrt(T (e^{1/sigma^2} - 1))``, clipped to [1e-5, 3e-4] (see
     ``default_discretization`` for the error this leaves).
     """
-    from . import pld  # local import: pld does not depend on gdp, but keep gdp importable alone
+    from . import (
+        pld,  # local import: pld does not depend on gdp, but keep gdp importable alone
+    )
 
     s = check_positive("noise", noise)
     q = check_sampling_rate("sampling_rate", sampling_rate)

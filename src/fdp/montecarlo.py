@@ -22,17 +22,18 @@ from dataclasses import dataclass
 
 import numpy as np
 from joblib import Parallel, delayed
-from scipy.special import logsumexp
 from scipy.stats import norm
 
+from .parallel import chunks
+from .privacy_loss import check_mechanism, log_ratio, subsampled
 from .validation import (
     ResourceLimitError,
     check_array_in,
-    check_seed,
     check_open_unit,
     check_positive,
     check_positive_int,
     check_sampling_rate,
+    check_seed,
 )
 
 __all__ = [
@@ -84,18 +85,12 @@ _MASS_RANGE = (0.9, 1.1)
 def _log_ratio_chunk(sigma, q, steps, samples, block, seed_seq, mechanism="gaussian"):
     rng = np.random.default_rng(seed_seq)
     total = np.zeros(samples)
-    log_keep = np.log1p(-q) if q < 1.0 else -np.inf
     for start in range(0, steps, block):
         width = min(block, steps - start)
         # step-major draws: the noise of a (sample, step) pair does not depend on the block size
-        if mechanism == "gaussian":
-            w = sigma * rng.standard_normal((width, samples)).T
-            # log[(1 - q) + q N(w; 1, sigma^2) / N(w; 0, sigma^2)], the ratio of one step
-            x = (w - 0.5) / sigma**2
-        else:  # Laplace with scale b = sigma: log Lap(w; 1, b) / Lap(w; 0, b) = (|w| - |w - 1|) / b
-            w = sigma * rng.laplace(size=(width, samples)).T
-            x = (np.abs(w) - np.abs(w - 1.0)) / sigma
-        total += np.logaddexp(log_keep, np.log(q) + x).sum(axis=1)
+        draw = rng.standard_normal if mechanism == "gaussian" else rng.laplace
+        w = sigma * draw(size=(width, samples)).T
+        total += subsampled(log_ratio(mechanism, sigma, w), q).sum(axis=1)  # one step's loss, summed
     return total
 
 
@@ -107,8 +102,7 @@ def _check_setup(sigma, q, steps, samples, mechanism):
     q = check_sampling_rate("q", q)
     steps = check_positive_int("steps", steps)
     samples = check_positive_int("samples", samples)
-    if mechanism not in ("gaussian", "laplace"):
-        raise ValueError(f"mechanism must be 'gaussian' or 'laplace', got {mechanism!r}")
+    check_mechanism(mechanism)
     if samples * steps > MAX_DRAWS:
         raise ResourceLimitError(
             f"samples * steps = {samples * steps:.3g} noise draws exceed the limit of {MAX_DRAWS:.3g} "
@@ -157,10 +151,8 @@ def sgm_log_likelihood_ratios(
     chunk = check_positive_int("chunk", chunk)
     block = check_positive_int("block", block)
     n_jobs = _check_n_jobs(n_jobs)
-    sizes = [chunk] * (samples // chunk) + ([samples % chunk] if samples % chunk else [])
-    seeds = np.random.SeedSequence(seed).spawn(len(sizes))
     parts = Parallel(n_jobs=n_jobs)(
-        delayed(_log_ratio_chunk)(sigma, q, steps, s, block, ss, mechanism) for s, ss in zip(sizes, seeds)
+        delayed(_log_ratio_chunk)(sigma, q, steps, s, block, ss, mechanism) for s, ss in chunks(samples, chunk, seed)
     )
     return np.concatenate(parts)
 

@@ -27,7 +27,7 @@ piecewise linear in alpha exactly as that infimum is, so ``gamma_lower <= gamma 
 gamma_upper`` holds up to floating-point rounding in the FFT convolutions (about 1e-15 per
 lattice point, far below any width we report).  Rounding down shifts every step's loss by up to
 one lattice spacing h, so the optimistic side is first order in N h: pick ``discretization``
-well below ``1 / N`` times the width you need, or use :mod:`fdp.groundtruth` for a tight bracket.
+well below ``1 / N`` times the width you need, or use :mod:`fdp.lattice` for a tight bracket.
 """
 
 from __future__ import annotations
@@ -35,13 +35,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from dp_accounting.pld import common as _common
 from dp_accounting.pld import privacy_loss_distribution as _pld
-from scipy.special import logsumexp
 
-from .tradeoff import PiecewiseLinear, TradeOffCurve, lower_convex_envelope, symmetrise
+from . import lattice
+from .rero import gamma
+from .privacy_loss import check_mechanism
+from .tradeoff import PiecewiseLinear, lower_convex_envelope
 from .validation import (
-    ResourceLimitError,
     check_open_unit,
     check_positive,
     check_positive_int,
@@ -49,7 +49,6 @@ from .validation import (
 )
 
 __all__ = [
-    "MECHANISMS",
     "DIRECTIONS",
     "mechanism_pld",
     "compose",
@@ -57,99 +56,15 @@ __all__ = [
     "tradeoff_curve",
     "Bracket",
     "tradeoff_bracket",
-    "MAX_LATTICE_POINTS",
-    "MAX_ONE_STEP_POINTS",
-    "lattice_points",
-    "check_lattice_points",
 ]
 
-# The largest loss lattice we allocate: its FFT composition holds a few complex arrays of this
-# length (16 bytes a point each), about 1.6 GB at 2^25 points, inside a 4 GB budget.
-MAX_LATTICE_POINTS = 2**25
-# dp_accounting builds a one-step lattice at about 5 us a point: 4e6 points stay near 20 s
-MAX_ONE_STEP_POINTS = 4 * 10**6
-_TRUNCATION_Z = 10.0  # dp_accounting cuts Gaussian noise at about 9.7 sd (mass e^-50)
-# B-mass the lower-tail repair may add beyond what the PMF leaves free (round-off of its total)
-REPAIR_ROUNDOFF = 1e-12
-
-MECHANISMS = ("gaussian", "laplace")
 DIRECTIONS = ("add", "remove", "symmetrised")
-
-
-def _check_mechanism(mechanism) -> str:
-    if mechanism not in MECHANISMS:
-        raise ValueError(f"mechanism must be one of {MECHANISMS}, got {mechanism!r}")
-    return mechanism
 
 
 def _check_direction(direction) -> str:
     if direction not in DIRECTIONS:
         raise ValueError(f"direction must be one of {DIRECTIONS}, got {direction!r}")
     return direction
-
-
-def _one_step_loss(mechanism: str, scale: float, p: float) -> tuple[np.ndarray, np.ndarray]:
-    """One step's privacy loss on a grid over the noise, with its log-probabilities under H1 (an estimate)."""
-    x = np.linspace(-_TRUNCATION_Z * scale, 1.0 + _TRUNCATION_Z * scale, 4001)
-    if mechanism == "gaussian":
-        z = (2.0 * x - 1.0) / (2.0 * scale * scale)
-        log_p = -0.5 * (x / scale) ** 2
-    else:
-        z = (np.abs(x) - np.abs(x - 1.0)) / scale
-        log_p = -np.abs(x) / scale
-    if p == 1.0:
-        loss = z
-    else:  # log(1 - p + p e^z), with e^z overflow-free
-        loss = np.where(z > 30.0, np.log(p) + z, np.log1p(p * np.expm1(np.minimum(z, 30.0))))
-    log_q = log_p + loss  # H1 density: P's density times the likelihood ratio
-    return loss, log_q - logsumexp(log_q)
-
-
-def lattice_points(mechanism: str, scale: float, sampling_rate: float = 1.0, steps: int = 1,
-                   discretization: float = 1e-4, tail: float = 1e-15) -> int:
-    """Estimated length of the (composed) privacy-loss lattice of ``steps`` subsampled steps.
-
-    One step spans the loss range of the noise cut at about 10 standard deviations (Laplace:
-    ``2 / b``) in steps of ``discretization``.  A composition keeps the window of ``dp_accounting``'s
-    ``self_convolve``: its Chernoff bound (``compute_self_convolve_bounds``, orders ``+-k / width``,
-    k = 1..20, in loss units) evaluated on the grid distribution of one step's loss.  Used to refuse a
-    computation before it allocates; the exact check on the built lattice follows before the FFT.
-    """
-    mechanism = _check_mechanism(mechanism)
-    scale = check_positive("scale", scale)
-    p = check_sampling_rate("sampling_rate", sampling_rate)
-    steps = check_positive_int("steps", steps)
-    h = check_positive("discretization", discretization)
-    loss, log_w = _one_step_loss(mechanism, scale, p)
-    width = float(np.ptp(loss))
-    one = width / h + 1.0
-    if steps == 1 or width == 0.0:
-        return int(min(one, 1e300))
-    shifted = loss - loss.min()
-    low, high, log_tail = 0.0, steps * width, np.log(2.0 / tail)
-    for k in range(1, 21):
-        t = k / width
-        high = min(high, (steps * logsumexp(t * shifted + log_w) + log_tail) / t)
-        low = max(low, -(steps * logsumexp(-t * shifted + log_w) + log_tail) / t)
-    return int(min((high - low) / h + 1.0, steps * one, 1e300))
-
-
-def check_lattice_points(points: float, what: str, hint: str, limit: int = MAX_LATTICE_POINTS) -> None:
-    """ResourceLimitError if a lattice of ``points`` points exceeds ``limit`` (:data:`MAX_LATTICE_POINTS`:
-    memory of the FFT composition; :data:`MAX_ONE_STEP_POINTS`: time of a one-step construction)."""
-    if points > limit:
-        gb = points * 48.0 / 2**30  # three complex128 FFT arrays
-        raise ResourceLimitError(
-            f"{what} would need a privacy-loss lattice of about {points:.3g} points (about {gb:.3g} GB), "
-            f"above the limit of {limit:.3g} points (memory 4 GB, time about a minute): {hint}"
-        )
-
-
-def _check_composed(probs, steps: int, tail: float, what: str, hint: str) -> None:
-    """The exact output length of ``self_convolve`` (its Chernoff window), checked before the FFT."""
-    if steps > 1:
-        low, high = _common.compute_self_convolve_bounds(np.asarray(probs, dtype=float), steps, tail)
-        check_lattice_points(float(high - low + 1), what, hint)
 
 
 def mechanism_pld(
@@ -169,15 +84,15 @@ def mechanism_pld(
     down (privacy buckets: a lower bound, see the module docstring).  Returns a
     ``dp_accounting.pld.privacy_loss_distribution.PrivacyLossDistribution``.
     """
-    mechanism = _check_mechanism(mechanism)
+    mechanism = check_mechanism(mechanism)
     scale = check_positive("scale", scale)
     p = check_sampling_rate("sampling_rate", sampling_rate)
     steps = check_positive_int("steps", steps)
     h = check_positive("discretization", discretization)
     what = f"{mechanism} noise {scale:g} with sampling rate {p:g}, {steps} steps, discretization {h:g}"
     hint = "use a larger discretization, fewer steps or more noise"
-    check_lattice_points(lattice_points(mechanism, scale, p, 1, h), what + " (one step)", hint, MAX_ONE_STEP_POINTS)
-    check_lattice_points(lattice_points(mechanism, scale, p, steps, h), what, hint)
+    lattice.check_lattice_points(lattice.lattice_points(mechanism, scale, p, 1, h), what + " (one step)", hint, lattice.MAX_ONE_STEP_POINTS)
+    lattice.check_lattice_points(lattice.lattice_points(mechanism, scale, p, steps, h), what, hint)
     kwargs = dict(
         sensitivity=1.0,
         pessimistic_estimate=bool(pessimistic),
@@ -193,7 +108,7 @@ def mechanism_pld(
         return one
     # pylint: disable=protected-access
     for pmf in (one._pmf_remove, one._pmf_add):
-        _check_composed(pmf.to_dense_pmf()._probs, steps, 1e-15, what, hint)
+        lattice.check_composed(pmf.to_dense_pmf()._probs, steps, 1e-15, what, hint)
     return one.self_compose(steps)
 
 
@@ -232,87 +147,9 @@ def breakpoints(pld, direction: str = "add", normalise: bool = False) -> tuple[n
     pmf = _pmf(pld, direction)
     # pylint: disable=protected-access
     h = pmf._discretization
-    return _lattice_breakpoints(
+    return lattice.breakpoints(
         pmf._lower_loss * h, h, pmf._probs, pmf._infinity_mass, pmf._pessimistic_estimate, normalise
     )
-
-
-def _overflow_error(l_0: float) -> ValueError:
-    return ValueError(
-        "the privacy-loss lattice reaches losses whose likelihood ratio overflows double precision "
-        f"(lowest loss {l_0:.4g}): the mechanism is too far from private for this read-off"
-    )
-
-
-def _lattice_breakpoints(
-    l_0: float, h: float, masses, infinite: float, pessimistic: bool = True, normalise: bool = False,
-    with_powers: bool = False,
-):
-    """Breakpoints of T(A, B) for Q-view ``masses`` of B at losses ``l_0 + k h`` and ``infinite`` at +inf.
-
-    ``pessimistic`` says which side the measure bounds; it decides how a truncated lower tail is repaired.
-    ``normalise`` rescales a total B-mass above 1 (round-off) to 1; see :func:`breakpoints`.
-    ``with_powers`` also returns the breakpoints' powers ``B(L >= l) = 1 - beta`` as cumulative
-    masses, without the cancellation of ``1 - beta`` near alpha = 0 (for gamma at tiny kappa).
-    """
-    probs = np.asarray(masses, dtype=float)
-    losses = l_0 + np.arange(probs.size) * h
-    keep = probs > 0  # FFT round-off can leave tiny negative entries: they carry no mass
-    q, losses = probs[keep], losses[keep]
-    m_inf = min(float(infinite), 1.0)
-    # Truncating the lower tail (B-mass ~1e-15 at very negative losses) drops A-mass q e^{-l} that can
-    # be large (5e-4 in that example), which would end the curve at beta = 0 before alpha = 1 (a
-    # spurious A-atom at loss -inf).  Put the missing A-mass D at the lowest loss l_0, i.e. B-mass
-    # D e^{l_0}: the dropped part had all its losses below l_0, so sum_i A_i (e^{l_i} - t)^+ <=
-    # D (e^{l_0} - t)^+ and the hockey-stick divergence can only grow (pessimistic).
-    # (An optimistic measure keeps the deficit: there it only lowers the curve's power.)
-    # The B-mass D e^{l_0} must fit into what the PMF leaves free, 1 - m_inf - sum(q) (up to
-    # round-off): for a mechanism far from private the lowest kept loss is positive and D is nearly
-    # 1 (noise 1, rate 0.56, 1,000 steps: l_0 = 6.8, D e^{l_0} = 900).  Then only the free B-mass
-    # goes to l_0 and the rest of D stays at loss -inf: the curve falls to 0 with slope -e^{l_0}
-    # and stays there, below the true curve (whose slopes there are at most e^{l_0}): pessimistic.
-    if q.size and pessimistic:
-        with np.errstate(over="ignore"):  # exp(+-l) beyond double range: raised below
-            deficit = 1.0 - float(np.sum(q * np.exp(-losses)))
-            if deficit > 0:
-                q = q.copy()
-                free = max(0.0, 1.0 - min(float(infinite), 1.0) - float(np.sum(q)))
-                needed = deficit * np.exp(losses[0])
-                if not np.isfinite(needed):
-                    raise _overflow_error(l_0)
-                q[0] += min(needed, free + REPAIR_ROUNDOFF)
-    # Round-off (connect-the-dots ends, long FFT compositions) can leave a total B-mass slightly above
-    # 1 (1 + 1.5e-6 after 2,000 SGM steps). Kept, the curve is pessimistic but reaches beta = 0 before
-    # alpha = 1; normalised, it is a proper trade-off function within that surplus of the exact one.
-    total = float(np.sum(q))
-    if not np.isfinite(total):
-        raise _overflow_error(l_0)
-    if normalise and q.size and m_inf + total > 1.0:
-        q = q * ((1.0 - m_inf) / total)
-    q, losses = q[::-1], losses[::-1]  # largest loss first
-    power = np.minimum(m_inf + np.cumsum(q), 1.0)  # B(L >= l)
-    alphas = np.minimum(np.cumsum(q * np.exp(-losses)), 1.0)  # A(L >= l) = sum b e^{-l}
-    alphas = np.concatenate([[0.0], alphas])
-    betas = np.concatenate([[1.0 - m_inf], 1.0 - power])
-    powers = np.concatenate([[m_inf], power])
-    # the last test rejects everywhere B has mass; beyond it only A-mass at loss -inf remains
-    if alphas[-1] < 1.0:
-        # An optimistic measure may have dropped A-mass (truncated tails): the exact curve is convex
-        # with f(1) = 0, so it lies below the chord to (1, 0), which is therefore still an upper bound.
-        alphas, betas = np.append(alphas, 1.0), np.append(betas, betas[-1] if pessimistic else 0.0)
-        powers = np.append(powers, powers[-1] if pessimistic else 1.0)
-    # equal alphas (tests that add only B-mass, or rounding at 1): keep the last, smallest beta
-    last = np.r_[alphas[1:] > alphas[:-1], True]
-    alphas, betas, powers = alphas[last], betas[last], powers[last]
-    if not pessimistic:
-        # the greatest convex minorant of an upper bound on a convex curve is still an upper bound,
-        # and with f(0) <= 1, f(1) = 0 it is a valid trade-off function (f <= 1 - alpha)
-        env_a, betas = lower_convex_envelope(alphas, betas)
-        powers = powers[np.searchsorted(alphas, env_a)]  # the envelope's vertices are breakpoints
-        alphas = env_a
-    if not (np.all(np.isfinite(alphas)) and np.all(np.isfinite(betas))):
-        raise _overflow_error(l_0)
-    return (alphas, betas, powers) if with_powers else (alphas, betas)
 
 
 def tradeoff_curve(pld, direction: str = "add", name: str | None = None, normalise: bool = False) -> PiecewiseLinear:
@@ -350,8 +187,6 @@ class Bracket:
 
     def gamma(self, kappa) -> tuple[np.ndarray, np.ndarray]:
         """Certified ``(gamma_lower, gamma_upper)`` of the ReRo bound at prior(s) ``kappa`` (in (0, 1))."""
-        from .rero import gamma
-
         # rero.gamma is at least kappa: the trivial bound f(kappa) <= 1 - kappa holds for the exact curve
         g_low, g_up = gamma(self.upper, kappa), gamma(self.lower, kappa)
         return np.minimum(g_low, g_up), g_up
@@ -360,25 +195,6 @@ class Bracket:
         """``gamma_upper - gamma_lower`` at ``kappa``."""
         low, up = self.gamma(kappa)
         return up - low
-
-
-def _compose_lattice(l_0, h, masses, infinite, steps, pessimistic, tail):
-    """N-fold composition of a lattice measure by FFT (``dp_accounting``'s ``self_convolve``).
-
-    Mass cut off by the truncation (at most ``tail``) goes to +inf (pessimistic) or is dropped.
-    """
-    masses = np.asarray(masses, dtype=float)
-    if steps == 1:
-        return l_0, masses, infinite
-    _check_composed(masses, steps, tail, f"composing {steps} steps on a lattice of spacing {h:g}",
-                    "use fewer steps or a larger discretization")
-    shift, out = _common.self_convolve(masses, steps, tail)
-    out = np.clip(np.asarray(out, dtype=float), 0.0, None)
-    finite = float(np.sum(masses)) ** steps  # finite part of the composed measure
-    inf_mass = -np.expm1(steps * np.log1p(-min(infinite, 1.0))) if infinite > 0 else 0.0
-    if pessimistic:
-        inf_mass += max(finite - float(np.sum(out)), 0.0)
-    return steps * l_0 + shift * h, out, inf_mass
 
 
 def tradeoff_bracket(
@@ -396,7 +212,7 @@ def tradeoff_bracket(
     """Certified bracket of the curve of ``steps``-fold subsampled Gaussian/Laplace noise.
 
     ``method="lattice"`` (default, add direction only): the one-step measures of
-    :func:`fdp.groundtruth.one_step_lattices` (a refinement and a garbling of the true pair on a
+    :func:`fdp.lattice.one_step_lattices` (a refinement and a garbling of the true pair on a
     loss lattice of spacing about ``discretization``, both with error second order in the
     spacing), composed by FFT.  Tails below ``1e-12 kappa_min / steps`` are cut.  The one-step
     lattice has at most ``max_grid`` points (its mpmath construction costs about 0.4 ms a point):
@@ -420,11 +236,9 @@ def tradeoff_bracket(
             curves.append(tradeoff_curve(pld, direction, name=f"{mechanism} PLD {kind} ({direction})"))
         return Bracket(lower=curves[0], upper=curves[1], discretization=float(discretization))
 
-    from . import groundtruth
-
     if direction != "add":
         raise ValueError(f"method 'lattice' computes the add direction only, got direction={direction!r}")
-    mechanism = _check_mechanism(mechanism)
+    mechanism = check_mechanism(mechanism)
     scale = check_positive("scale", scale)
     p = check_sampling_rate("sampling_rate", sampling_rate)
     steps = check_positive_int("steps", steps)
@@ -432,19 +246,19 @@ def tradeoff_bracket(
     kappa_min = check_open_unit("kappa_min", kappa_min)
     max_grid = check_positive_int("max_grid", max_grid)
     tail = 1e-12 * kappa_min / steps
-    width = groundtruth.loss_range(mechanism, scale, p, np.log(tail))
+    width = lattice.loss_range(mechanism, scale, p, np.log(tail))
     grid = int(np.clip(np.ceil(width / h), 16, max_grid)) + 1
-    check_lattice_points(
-        lattice_points(mechanism, scale, p, steps, width / (grid - 1), tail),
+    lattice.check_lattice_points(
+        lattice.lattice_points(mechanism, scale, p, steps, width / (grid - 1), tail),
         f"the certified bracket of {steps} steps ({mechanism} noise {scale:g}, sampling rate {p:g})",
         "use fewer steps or a larger discretization",
     )
-    measures = groundtruth.one_step_lattices(mechanism, scale, p, grid, np.log(tail))
+    measures = lattice.one_step_lattices(mechanism, scale, p, grid, np.log(tail))
     curves = {}
     for side, (l_0, step_h, masses, infinite) in measures.items():
         pessimistic = side == "pessimistic"
-        base, out, inf_mass = _compose_lattice(l_0, step_h, masses, infinite, steps, pessimistic, tail)
+        base, out, inf_mass = lattice.compose(l_0, step_h, masses, infinite, steps, pessimistic, tail)
         name = f"{mechanism} lattice {side} (add)"
-        a, b, pw = _lattice_breakpoints(base, step_h, out, inf_mass, pessimistic, with_powers=True)
+        a, b, pw = lattice.breakpoints(base, step_h, out, inf_mass, pessimistic, with_powers=True)
         curves[side] = PiecewiseLinear(a, b, name=name, powers=pw)
     return Bracket(lower=curves["pessimistic"], upper=curves["optimistic"], discretization=width / (grid - 1))

@@ -23,6 +23,7 @@ from joblib import Parallel, delayed
 from tqdm import tqdm
 
 from . import attacks, dpsgd
+from .parallel import chunks, seed_sequence
 from .validation import check_positive, check_positive_int, check_sampling_rate
 
 __all__ = ["ATTACKS", "GameResult", "prior_game", "gradient_reconstructions", "nearest_prior_success"]
@@ -65,11 +66,6 @@ class GameResult:
         if size not in self.prior_sizes:
             raise ValueError(f"prior_size must be one of {self.prior_sizes}, got {prior_size}")
         return attacks.success_rate(self.success[attack][:, self.prior_sizes.index(size)], confidence)
-
-
-def _seed_sequence(seed) -> np.random.SeedSequence:
-    """``seed`` (int or SeedSequence) as a SeedSequence to spawn independent streams from."""
-    return seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
 
 
 def _check_data(x_known, y_known, x_pool, y_pool):
@@ -144,9 +140,9 @@ def prior_game(
     train_kw = dict(sigma=check_positive("sigma", sigma), clip_norm=check_positive("clip_norm", clip_norm),
                     steps=check_positive_int("steps", steps), lr=check_positive("lr", lr),
                     q=check_sampling_rate("q", q), hidden=check_positive_int("hidden", hidden))
-    counts = [min(chunk, trials - i) for i in range(0, trials, chunk)]
-    seeds = _seed_sequence(seed).spawn(len(counts))
-    tasks = (delayed(_game_chunk)(xk, yk, xp, yp, r, sizes, train_kw, s) for r, s in zip(counts, seeds))
+    parts = chunks(trials, chunk, seed)
+    counts = [r for r, _ in parts]
+    tasks = (delayed(_game_chunk)(xk, yk, xp, yp, r, sizes, train_kw, s) for r, s in parts)
     out = list(tqdm(Parallel(n_jobs=n_jobs, return_as="generator")(tasks), total=len(counts),
                     disable=not progress, desc=f"games (sigma={sigma:.3g})"))
     w = np.array(counts, dtype=float) / trials
@@ -192,7 +188,7 @@ def gradient_reconstructions(
     if xt.ndim != 2:
         raise ValueError(f"x_targets must be (R, d), got shape {xt.shape}")
     n_jobs = check_positive_int("n_jobs", n_jobs)
-    train_seed, attack_seed = _seed_sequence(seed).spawn(2)
+    train_seed, attack_seed = seed_sequence(seed).spawn(2)
     trace = dpsgd.train(x_known, y_known, xt, y_targets, sigma=sigma, clip_norm=clip_norm, steps=steps, lr=lr,
                         hidden=hidden, seed=np.random.default_rng(train_seed), record=True)
     model = dpsgd.MLP(xt.shape[1], hidden)

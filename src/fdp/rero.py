@@ -26,6 +26,7 @@ from joblib import Parallel, delayed
 from scipy.optimize import brentq
 from scipy.special import logsumexp, xlogy
 
+from .parallel import chunks
 from .tradeoff import TradeOffCurve
 from .validation import (
     check_array_in,
@@ -197,9 +198,7 @@ def guo_mutual_information_mc(
     n = _prior_size(prior_size)
     samples = check_positive_int("samples", samples)
     chunk = check_positive_int("chunk", chunk)
-    sizes = [chunk] * (samples // chunk) + ([samples % chunk] if samples % chunk else [])
-    seeds = np.random.SeedSequence(seed).spawn(len(sizes))
-    parts = Parallel(n_jobs=n_jobs)(delayed(_mi_chunk)(sigma, n, s, ss) for s, ss in zip(sizes, seeds))
+    parts = Parallel(n_jobs=n_jobs)(delayed(_mi_chunk)(sigma, n, s, ss) for s, ss in chunks(samples, chunk, seed))
     total = sum(p[0] for p in parts)
     total_sq = sum(p[1] for p in parts)
     mean = total / samples

@@ -36,7 +36,8 @@ import numpy as np
 from scipy import special
 from scipy.stats import binom, chi2, ncx2, norm
 
-from . import tradeoff
+from . import lattice, tradeoff
+from .privacy_loss import subsampled
 from .tradeoff import TradeOffCurve
 from .validation import (
     check_array_in,
@@ -524,10 +525,7 @@ class _MagnitudeStatistic:
 
     def loss(self, r):
         """Per-step privacy loss of the statistic, ``log(q(r) / p(r))``, non-decreasing in r."""
-        r = np.asarray(r, dtype=float)
-        if self.p == 1.0:
-            return self._log_ratio(r)
-        return np.logaddexp(np.log1p(-self.p), np.log(self.p) + self._log_ratio(r))
+        return subsampled(self._log_ratio(np.asarray(r, dtype=float)), self.p)
 
     def _cdf_sf(self, r):
         """(P(R <= r), P(R > r)) under H0 and H1, each as (cdf, sf) pairs."""
@@ -645,26 +643,22 @@ def tensor_composition(
     name = f"RTM {mechanism} tensor composition mu={mu:g} p={p:g} N={steps} d={d}"
     if mu == 0.0:
         return tradeoff.piecewise_linear([0.0, 1.0], [1.0, 0.0], name=name)
-    from dp_accounting.pld import common as _common
-
-    from . import pld  # dp_accounting's FFT convolution and the Neyman-Pearson read-off
-
     stat = _MagnitudeStatistic(mechanism, mu, p, d, tail)
     h = max(h, (stat.l_top - stat.l_min) / max_points)
     l_0, masses, infinite = _one_step_lattice(stat, h, pessimistic, tail)
     if steps > 1:  # keep the composed lattice (after tail truncation) below max_points as well
-        low, high = _common.compute_self_convolve_bounds(masses, steps, tail / steps)
-        if high - low + 1 > max_points:
-            h *= (high - low + 1) / max_points
+        points = lattice.composed_points(masses, steps, tail / steps)
+        if points > max_points:
+            h *= points / max_points
             l_0, masses, infinite = _one_step_lattice(stat, h, pessimistic, tail)
-    base, out, inf_mass = pld._compose_lattice(l_0, h, masses, infinite, steps, pessimistic, tail / steps)
+    base, out, inf_mass = lattice.compose(l_0, h, masses, infinite, steps, pessimistic, tail / steps)
     with np.errstate(over="ignore", invalid="ignore"):
-        alphas, betas = pld._lattice_breakpoints(base, h, out, inf_mass, pessimistic=pessimistic)
+        alphas, betas = lattice.breakpoints(base, h, out, inf_mass, pessimistic=pessimistic)
     if not (np.all(np.isfinite(alphas)) and np.all(np.isfinite(betas))):
         # the lower-tail repair of the read-off overflows when every kept loss is huge (an
         # effect size far beyond any useful privacy); leaving the truncated P-mass at loss -inf
         # instead is a refinement too, so the curve stays on the pessimistic side
-        alphas, betas = pld._lattice_breakpoints(base, h, out, inf_mass, pessimistic=False)
+        alphas, betas = lattice.breakpoints(base, h, out, inf_mass, pessimistic=False)
     if not pessimistic:
         # rounded-down losses imply a total P-mass above 1, so the read-off clips alpha at 1 and
         # the last segment can break convexity; the convex envelope of a curve lying above the

@@ -101,14 +101,35 @@ from dataclasses import dataclass, field
 
 import mpmath
 import numpy as np
+from dp_accounting.pld import common as _common
 from scipy.optimize import brentq
-from scipy.special import log_ndtr
+from scipy.special import log_ndtr, logsumexp
 
-from .validation import check_array_in, check_positive, check_positive_int, check_sampling_rate
+from .privacy_loss import check_mechanism, log_ratio, subsampled
+from .tradeoff import lower_convex_envelope
+from .validation import (
+    ResourceLimitError,
+    check_array_in,
+    check_positive,
+    check_positive_int,
+    check_sampling_rate,
+)
 
-__all__ = ["GroundTruth", "gamma_ground_truth", "one_step_lattices", "loss_range", "MECHANISMS"]
-
-MECHANISMS = ("gaussian", "laplace")
+__all__ = [
+    "GroundTruth",
+    "gamma_ground_truth",
+    "one_step_lattices",
+    "loss_range",
+    "lattice_points",
+    "check_lattice_points",
+    "check_composed",
+    "composed_points",
+    "compose",
+    "breakpoints",
+    "overflow_error",
+    "MAX_LATTICE_POINTS",
+    "MAX_ONE_STEP_POINTS",
+]
 
 _SQRT2 = math.sqrt(2.0)
 _GUARD = 10  # extra mpmath digits beyond the fixed-point resolution 10**-dps
@@ -177,13 +198,7 @@ class _Step:
         raise NotImplementedError
 
     def loss(self, x):
-        ctx = self.ctx
-        z = self._z(x)
-        if self.full:
-            return z
-        if z == -ctx.inf:
-            return self.l_inf
-        return ctx.log1p(self.p * ctx.expm1(z))
+        return subsampled(self._z(x), self.p)
 
     def _z_of_loss(self, lv):
         ctx = self.ctx
@@ -763,8 +778,7 @@ def gamma_ground_truth(mechanism: str, scale: float, sampling_rate: float, steps
     memory like ``N G dps`` digits.
     """
     t0 = time.perf_counter()
-    if not isinstance(mechanism, str) or mechanism not in MECHANISMS:
-        raise ValueError(f"mechanism must be one of {MECHANISMS}, got {mechanism!r}")
+    check_mechanism(mechanism)
     scale = check_positive("scale", scale)
     p = check_sampling_rate("sampling_rate", sampling_rate)
     steps = check_positive_int("steps", steps)
@@ -819,3 +833,176 @@ def gamma_ground_truth(mechanism: str, scale: float, sampling_rate: float, steps
         loss_range=(float(l_0), float(l_0 + (grid - 1) * h)),
         seconds=time.perf_counter() - t0,
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# float64 lattices: size checks, FFT composition and trade-off breakpoints
+# (used by fdp.pld for the certified bracket and dp_accounting's PMFs, and by fdp.rtm)
+# ---------------------------------------------------------------------------------------------
+
+# The largest loss lattice we allocate: its FFT composition holds a few complex arrays of this
+# length (16 bytes a point each), about 1.6 GB at 2^25 points, inside a 4 GB budget.
+MAX_LATTICE_POINTS = 2**25
+# dp_accounting builds a one-step lattice at about 5 us a point: 4e6 points stay near 20 s
+MAX_ONE_STEP_POINTS = 4 * 10**6
+_TRUNCATION_Z = 10.0  # dp_accounting cuts Gaussian noise at about 9.7 sd (mass e^-50)
+# B-mass the lower-tail repair may add beyond what the PMF leaves free (round-off of its total)
+REPAIR_ROUNDOFF = 1e-12
+
+def _one_step_loss(mechanism: str, scale: float, p: float) -> tuple[np.ndarray, np.ndarray]:
+    """One step's privacy loss on a grid over the noise, with its log-probabilities under H1 (an estimate)."""
+    x = np.linspace(-_TRUNCATION_Z * scale, 1.0 + _TRUNCATION_Z * scale, 4001)
+    log_p = -0.5 * (x / scale) ** 2 if mechanism == "gaussian" else -np.abs(x) / scale
+    loss = subsampled(log_ratio(mechanism, scale, x), p)
+    log_q = log_p + loss  # H1 density: P's density times the likelihood ratio
+    return loss, log_q - logsumexp(log_q)
+
+
+def lattice_points(mechanism: str, scale: float, sampling_rate: float = 1.0, steps: int = 1,
+                   discretization: float = 1e-4, tail: float = 1e-15) -> int:
+    """Estimated length of the (composed) privacy-loss lattice of ``steps`` subsampled steps.
+
+    One step spans the loss range of the noise cut at about 10 standard deviations (Laplace:
+    ``2 / b``) in steps of ``discretization``.  A composition keeps the window of ``dp_accounting``'s
+    ``self_convolve``: its Chernoff bound (``compute_self_convolve_bounds``, orders ``+-k / width``,
+    k = 1..20, in loss units) evaluated on the grid distribution of one step's loss.  Used to refuse a
+    computation before it allocates; the exact check on the built lattice follows before the FFT.
+    """
+    mechanism = check_mechanism(mechanism)
+    scale = check_positive("scale", scale)
+    p = check_sampling_rate("sampling_rate", sampling_rate)
+    steps = check_positive_int("steps", steps)
+    h = check_positive("discretization", discretization)
+    loss, log_w = _one_step_loss(mechanism, scale, p)
+    width = float(np.ptp(loss))
+    one = width / h + 1.0
+    if steps == 1 or width == 0.0:
+        return int(min(one, 1e300))
+    shifted = loss - loss.min()
+    low, high, log_tail = 0.0, steps * width, np.log(2.0 / tail)
+    for k in range(1, 21):
+        t = k / width
+        high = min(high, (steps * logsumexp(t * shifted + log_w) + log_tail) / t)
+        low = max(low, -(steps * logsumexp(-t * shifted + log_w) + log_tail) / t)
+    return int(min((high - low) / h + 1.0, steps * one, 1e300))
+
+
+def check_lattice_points(points: float, what: str, hint: str, limit: int = MAX_LATTICE_POINTS) -> None:
+    """ResourceLimitError if a lattice of ``points`` points exceeds ``limit`` (:data:`MAX_LATTICE_POINTS`:
+    memory of the FFT composition; :data:`MAX_ONE_STEP_POINTS`: time of a one-step construction)."""
+    if points > limit:
+        gb = points * 48.0 / 2**30  # three complex128 FFT arrays
+        raise ResourceLimitError(
+            f"{what} would need a privacy-loss lattice of about {points:.3g} points (about {gb:.3g} GB), "
+            f"above the limit of {limit:.3g} points (memory 4 GB, time about a minute): {hint}"
+        )
+
+
+def composed_points(probs, steps: int, tail: float) -> int:
+    """Length of the ``steps``-fold composition of a lattice measure after :func:`compose` cuts tails of
+    mass ``tail``: the window of ``dp_accounting``'s ``self_convolve`` (its Chernoff bound)."""
+    low, high = _common.compute_self_convolve_bounds(np.asarray(probs, dtype=float), steps, tail)
+    return int(high - low + 1)
+
+
+def check_composed(probs, steps: int, tail: float, what: str, hint: str) -> None:
+    """:func:`check_lattice_points` on the exact output length of :func:`compose`, before the FFT."""
+    if steps > 1:
+        check_lattice_points(float(composed_points(probs, steps, tail)), what, hint)
+
+
+def overflow_error(l_0: float) -> ValueError:
+    return ValueError(
+        "the privacy-loss lattice reaches losses whose likelihood ratio overflows double precision "
+        f"(lowest loss {l_0:.4g}): the mechanism is too far from private for this read-off"
+    )
+
+
+def breakpoints(
+    l_0: float, h: float, masses, infinite: float, pessimistic: bool = True, normalise: bool = False,
+    with_powers: bool = False,
+):
+    """Breakpoints of T(A, B) for Q-view ``masses`` of B at losses ``l_0 + k h`` and ``infinite`` at +inf.
+
+    ``pessimistic`` says which side the measure bounds; it decides how a truncated lower tail is repaired.
+    ``normalise`` rescales a total B-mass above 1 (round-off) to 1; see :func:`breakpoints`.
+    ``with_powers`` also returns the breakpoints' powers ``B(L >= l) = 1 - beta`` as cumulative
+    masses, without the cancellation of ``1 - beta`` near alpha = 0 (for gamma at tiny kappa).
+    """
+    probs = np.asarray(masses, dtype=float)
+    losses = l_0 + np.arange(probs.size) * h
+    keep = probs > 0  # FFT round-off can leave tiny negative entries: they carry no mass
+    q, losses = probs[keep], losses[keep]
+    m_inf = min(float(infinite), 1.0)
+    # Truncating the lower tail (B-mass ~1e-15 at very negative losses) drops A-mass q e^{-l} that can
+    # be large (5e-4 in that example), which would end the curve at beta = 0 before alpha = 1 (a
+    # spurious A-atom at loss -inf).  Put the missing A-mass D at the lowest loss l_0, i.e. B-mass
+    # D e^{l_0}: the dropped part had all its losses below l_0, so sum_i A_i (e^{l_i} - t)^+ <=
+    # D (e^{l_0} - t)^+ and the hockey-stick divergence can only grow (pessimistic).
+    # (An optimistic measure keeps the deficit: there it only lowers the curve's power.)
+    # The B-mass D e^{l_0} must fit into what the PMF leaves free, 1 - m_inf - sum(q) (up to
+    # round-off): for a mechanism far from private the lowest kept loss is positive and D is nearly
+    # 1 (noise 1, rate 0.56, 1,000 steps: l_0 = 6.8, D e^{l_0} = 900).  Then only the free B-mass
+    # goes to l_0 and the rest of D stays at loss -inf: the curve falls to 0 with slope -e^{l_0}
+    # and stays there, below the true curve (whose slopes there are at most e^{l_0}): pessimistic.
+    if q.size and pessimistic:
+        with np.errstate(over="ignore"):  # exp(+-l) beyond double range: raised below
+            deficit = 1.0 - float(np.sum(q * np.exp(-losses)))
+            if deficit > 0:
+                q = q.copy()
+                free = max(0.0, 1.0 - min(float(infinite), 1.0) - float(np.sum(q)))
+                needed = deficit * np.exp(losses[0])
+                if not np.isfinite(needed):
+                    raise overflow_error(l_0)
+                q[0] += min(needed, free + REPAIR_ROUNDOFF)
+    # Round-off (connect-the-dots ends, long FFT compositions) can leave a total B-mass slightly above
+    # 1 (1 + 1.5e-6 after 2,000 SGM steps). Kept, the curve is pessimistic but reaches beta = 0 before
+    # alpha = 1; normalised, it is a proper trade-off function within that surplus of the exact one.
+    total = float(np.sum(q))
+    if not np.isfinite(total):
+        raise overflow_error(l_0)
+    if normalise and q.size and m_inf + total > 1.0:
+        q = q * ((1.0 - m_inf) / total)
+    q, losses = q[::-1], losses[::-1]  # largest loss first
+    power = np.minimum(m_inf + np.cumsum(q), 1.0)  # B(L >= l)
+    alphas = np.minimum(np.cumsum(q * np.exp(-losses)), 1.0)  # A(L >= l) = sum b e^{-l}
+    alphas = np.concatenate([[0.0], alphas])
+    betas = np.concatenate([[1.0 - m_inf], 1.0 - power])
+    powers = np.concatenate([[m_inf], power])
+    # the last test rejects everywhere B has mass; beyond it only A-mass at loss -inf remains
+    if alphas[-1] < 1.0:
+        # An optimistic measure may have dropped A-mass (truncated tails): the exact curve is convex
+        # with f(1) = 0, so it lies below the chord to (1, 0), which is therefore still an upper bound.
+        alphas, betas = np.append(alphas, 1.0), np.append(betas, betas[-1] if pessimistic else 0.0)
+        powers = np.append(powers, powers[-1] if pessimistic else 1.0)
+    # equal alphas (tests that add only B-mass, or rounding at 1): keep the last, smallest beta
+    last = np.r_[alphas[1:] > alphas[:-1], True]
+    alphas, betas, powers = alphas[last], betas[last], powers[last]
+    if not pessimistic:
+        # the greatest convex minorant of an upper bound on a convex curve is still an upper bound,
+        # and with f(0) <= 1, f(1) = 0 it is a valid trade-off function (f <= 1 - alpha)
+        env_a, betas = lower_convex_envelope(alphas, betas)
+        powers = powers[np.searchsorted(alphas, env_a)]  # the envelope's vertices are breakpoints
+        alphas = env_a
+    if not (np.all(np.isfinite(alphas)) and np.all(np.isfinite(betas))):
+        raise overflow_error(l_0)
+    return (alphas, betas, powers) if with_powers else (alphas, betas)
+
+
+def compose(l_0, h, masses, infinite, steps, pessimistic, tail):
+    """N-fold composition of a lattice measure by FFT (``dp_accounting``'s ``self_convolve``).
+
+    Mass cut off by the truncation (at most ``tail``) goes to +inf (pessimistic) or is dropped.
+    """
+    masses = np.asarray(masses, dtype=float)
+    if steps == 1:
+        return l_0, masses, infinite
+    check_composed(masses, steps, tail, f"composing {steps} steps on a lattice of spacing {h:g}",
+                    "use fewer steps or a larger discretization")
+    shift, out = _common.self_convolve(masses, steps, tail)
+    out = np.clip(np.asarray(out, dtype=float), 0.0, None)
+    finite = float(np.sum(masses)) ** steps  # finite part of the composed measure
+    inf_mass = -np.expm1(steps * np.log1p(-min(infinite, 1.0))) if infinite > 0 else 0.0
+    if pessimistic:
+        inf_mass += max(finite - float(np.sum(out)), 0.0)
+    return steps * l_0 + shift * h, out, inf_mass

@@ -1,0 +1,307 @@
+"""The privacy loss of the noise mechanisms: one description that every accountant uses.
+
+A *mechanism* here is additive noise of sensitivity 1, ``"gaussian"`` (``N(0, sigma^2)``) or
+``"laplace"`` (``Lap(0, b)``), with ``scale`` = sigma or b, Poisson-subsampled with rate ``p``
+(``sampling_rate``; p = 1 is the plain mechanism) and composed over ``steps``; DP-SGD is the
+subsampled Gaussian with ``scale`` = its noise multiplier.  In the **add** direction
+
+* H0 = P = ``N(0, sigma^2)`` (or ``Lap(0, b)``) per step,
+* H1 = Q = ``(1 - p) N(0, sigma^2) + p N(1, sigma^2)`` (or ``(1 - p) Lap(0, b) + p Lap(1, b)``),
+
+the effect size is ``mu = 1 / scale``; the remove direction is the inverse pair (Q, P).  The
+PLD accountant (:mod:`fdp.pld`), the certified lattice bracket (:mod:`fdp.lattice`), the
+Edgeworth and CLT approximations (:mod:`fdp.edgeworth`), the Monte-Carlo estimator
+(:mod:`fdp.montecarlo`), the exact Renyi divergences (:mod:`fdp.conversions`), the relaxed threat
+model (:mod:`fdp.rtm`) and the likelihood attack (:mod:`fdp.attacks`) all take the loss from here.
+
+Privacy-loss random variable
+    ``L = log(q(X) / p(X))`` for one output ``X`` (one step), so that the Neyman-Pearson test of
+    H0 against H1 rejects H0 for *large* values of the composed loss ``S = L_1 + ... + L_N``
+    (ReRo paper Remark 2).  With ``r(x) = q_1(x) / p(x)`` the likelihood ratio of the
+    unsubsampled pair, ``L = log(1 - p + p r(X))``: for the Gaussian
+    ``log r(x) = (2 x - 1) / (2 sigma^2)``, for the Laplace ``log r(x) = (|x| - |x - 1|) / b``,
+    which is clipped to ``[-mu, mu]``.  Under H0 ``E[L] = -KL(P || Q) < 0``, under H1
+    ``E[L] = KL(Q || P) > 0``.  The two laws are tied by ``dQ = e^L dP`` (for the sum as well:
+    ``dQ^N = e^S dP^N``), so the cumulant generating functions satisfy ``K_1(t) = K_0(t + 1)``.
+
+Cumulants
+    :func:`loss_cumulants` gives ``kappa_1 .. kappa_6`` of L under either hypothesis.  Closed
+    form for the unsubsampled Gaussian (``p = 1``: L is normal with mean ``-/+ mu^2 / 2`` and
+    variance ``mu^2``); otherwise :func:`scipy.integrate.quad` of the central moments of L over
+    the output ``x``.  Under N-fold composition cumulants add: ``kappa_r(N) = N kappa_r(1)``.
+    For the Laplace the integrand has kinks at ``x = 0`` and ``x = 1``; the range is split there.
+    Outside ``(0, 1)`` the loss is constant, so the Laplace loss has **atoms** (at ``+/- mu`` for
+    ``p = 1``, at ``log(1 - p + p e^{+/- mu})`` in general), whose masses are exact
+    (``1/2`` and ``e^{-mu}/2``) and only the middle piece is integrated numerically.
+
+References: ReRo paper (Kaissis et al. 2023a) Remark 2 and App. 4.3; Zheng et al. (2020) Sec. 3.1.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from functools import lru_cache
+
+import numpy as np
+from scipy import integrate
+
+from .validation import check_positive, check_positive_int, check_sampling_rate
+
+__all__ = [
+    "MECHANISMS",
+    "HYPOTHESES",
+    "check_mechanism",
+    "check_parameters",
+    "log_ratio",
+    "subsampled",
+    "privacy_loss",
+    "sample_privacy_loss",
+    "chi2_divergence",
+    "loss_cumulants",
+]
+
+MECHANISMS = ("gaussian", "laplace")
+HYPOTHESES = ("H0", "H1")
+_ZMAX = 40.0  # the quadrature of the Gaussian cumulants covers |z| <= 40 standard deviations
+
+
+def check_mechanism(mechanism) -> str:
+    """``mechanism`` if it is one of :data:`MECHANISMS`, else a ValueError naming it."""
+    if not isinstance(mechanism, str) or mechanism not in MECHANISMS:
+        raise ValueError(f"mechanism must be one of {MECHANISMS}, got {mechanism!r}")
+    return mechanism
+
+
+def _check_hypothesis(hypothesis) -> str:
+    if not isinstance(hypothesis, str) or hypothesis not in HYPOTHESES:
+        raise ValueError(f"hypothesis must be one of {HYPOTHESES} (H0 = P, H1 = Q), got {hypothesis!r}")
+    return hypothesis
+
+
+def check_parameters(mechanism, scale, sampling_rate) -> tuple[str, float, float]:
+    """``(mechanism, scale, sampling_rate)`` checked: a known mechanism, scale > 0, rate in (0, 1]."""
+    return (
+        check_mechanism(mechanism),
+        check_positive("scale", scale),
+        check_sampling_rate("sampling_rate", sampling_rate),
+    )
+
+
+def log_ratio(mechanism: str, scale: float, x):
+    """``log r(x) = log(q_1(x) / p(x))`` of the unsubsampled pair (sensitivity 1), vectorised over ``x``.
+
+    Gaussian: ``(2x - 1) / (2 sigma^2)``; Laplace: ``(|x| - |x - 1|) / b``, i.e. ``2x - 1`` clipped to
+    ``[-1, 1]`` over b (constant outside ``(0, 1)``, which gives the loss its two atoms).
+    """
+    x = np.asarray(x, dtype=float)
+    if mechanism == "gaussian":
+        return (2.0 * x - 1.0) / (2.0 * scale**2)
+    return np.clip(2.0 * x - 1.0, -1.0, 1.0) / scale
+
+
+def subsampled(log_ratio, sampling_rate):
+    """The loss of the subsampled pair, ``log(1 - p + p e^t)``, from the unsubsampled one ``t = log r``.
+
+    Accurate for small ``p t`` (``log1p(p expm1(t))``) and free of overflow for large ``t``
+    (``logaddexp`` beyond t = 30); ``-inf`` stays ``log(1 - p)``.  ``log_ratio`` may be an array,
+    a float (a scalar path for integrands) or an mpmath number (evaluated in its own context;
+    ``sampling_rate`` then an mpf of that context).  ``sampling_rate`` is not checked here.
+    """
+    p = sampling_rate
+    if hasattr(log_ratio, "context"):  # mpmath: no overflow, one formula
+        ctx = log_ratio.context
+        if p == 1:
+            return log_ratio
+        return ctx.log1p(-p) if log_ratio == -ctx.inf else ctx.log1p(p * ctx.expm1(log_ratio))
+    if isinstance(log_ratio, float):
+        if p == 1.0:
+            return log_ratio
+        if log_ratio < 30.0:
+            return math.log1p(p * math.expm1(log_ratio))
+        a, b = math.log1p(-p), math.log(p) + log_ratio
+        return max(a, b) + math.log1p(math.exp(-abs(a - b)))
+    t = np.asarray(log_ratio, dtype=float)
+    if p == 1.0:
+        return t.copy()
+    small = t < 30.0
+    direct = np.log1p(p * np.expm1(np.where(small, t, 0.0)))
+    if small.all():
+        return direct
+    return np.where(small, direct, np.logaddexp(math.log1p(-p), math.log(p) + t))
+
+
+def privacy_loss(mechanism: str, scale: float, sampling_rate: float, x):
+    """One-step privacy loss ``L(x) = log(q(x) / p(x))`` at the output ``x`` (add direction).
+
+    ``p`` is the density of H0 = ``N(0, scale^2)`` or ``Lap(0, scale)``, ``q`` that of H1 = the
+    Poisson-subsampled mixture ``(1 - p) N(0, scale^2) + p N(1, scale^2)`` (Laplace alike).
+    Large values favour H1 (module docstring; ReRo paper Remark 2).  Vectorised over ``x``.
+    """
+    mechanism, scale, p = check_parameters(mechanism, scale, sampling_rate)
+    x = np.asarray(x, dtype=float)
+    if not np.all(np.isfinite(x)):
+        raise ValueError("x must be finite")
+    return subsampled(log_ratio(mechanism, scale, x), p)
+
+
+def sample_privacy_loss(mechanism: str, scale: float, sampling_rate: float, hypothesis: str, size: int, seed=0):
+    """``size`` draws of the one-step loss L under ``hypothesis`` ("H0": X ~ P, "H1": X ~ Q).
+
+    ``seed`` is an int or a :class:`numpy.random.Generator`.  Used to check the quadrature.
+    """
+    mechanism, scale, p = check_parameters(mechanism, scale, sampling_rate)
+    hypothesis = _check_hypothesis(hypothesis)
+    size = check_positive_int("size", size)
+    if isinstance(seed, np.random.Generator):
+        rng = seed
+    elif isinstance(seed, numbers.Integral) and not isinstance(seed, bool) and seed >= 0:
+        rng = np.random.default_rng(int(seed))
+    else:
+        raise ValueError(f"seed must be an integer >= 0 or a numpy.random.Generator, got {seed!r}")
+    noise = scale * (rng.standard_normal(size) if mechanism == "gaussian" else rng.laplace(size=size))
+    if hypothesis == "H1":
+        noise = noise + (rng.random(size) < p)
+    return subsampled(log_ratio(mechanism, scale, noise), p)
+
+
+def chi2_divergence(mechanism: str, scale: float) -> float:
+    """Chi-square divergence ``E_P[r^2] - 1`` of the unsubsampled pair (sensitivity 1, mu = 1/scale).
+
+    Gaussian: ``e^{mu^2} - 1``.  Laplace: ``(2/3) e^{mu} + (1/3) e^{-2 mu} - 1`` (integrate
+    ``q^2 / p`` over the three pieces x < 0, 0 < x < 1, x > 1).  Returns ``inf`` on overflow.
+    """
+    mechanism = check_mechanism(mechanism)
+    mu = 1.0 / check_positive("scale", scale)
+    with np.errstate(over="ignore"):
+        if mechanism == "gaussian":
+            return float(np.expm1(mu * mu)) if mu * mu < 709 else math.inf
+        if mu > 709:
+            return math.inf
+        return float(2.0 / 3.0 * math.expm1(mu) + (math.expm1(-2.0 * mu)) / 3.0)
+
+
+
+# ---------------------------------------------------------------------------------------------
+# cumulants
+# ---------------------------------------------------------------------------------------------
+
+
+def _cumulants_from_central(mean: float, central) -> np.ndarray:
+    """kappa_1..kappa_6 from the mean and the central moments m_2..m_6."""
+    m2, m3, m4, m5, m6 = central
+    return np.array(
+        [
+            mean,
+            m2,
+            m3,
+            m4 - 3.0 * m2**2,
+            m5 - 10.0 * m3 * m2,
+            m6 - 15.0 * m4 * m2 - 10.0 * m3**2 + 30.0 * m2**3,
+        ]
+    )
+
+
+def _quad(fun, a, b, epsabs: float) -> float:
+    value, _ = integrate.quad(fun, a, b, epsabs=epsabs, epsrel=1e-11, limit=200)
+    return value
+
+
+@lru_cache(maxsize=256)
+def _cumulants_quad(mechanism: str, scale: float, p: float, hypothesis: str) -> tuple:
+    """kappa_1..kappa_6 of the one-step loss by scipy.integrate.quad (see loss_cumulants)."""
+    mu = 1.0 / scale
+    chi2 = chi2_divergence(mechanism, scale)
+    # E[p (r - 1)] is known exactly (0 under H0, p^2 chi^2 under H1): subtracting it from the
+    # integrand removes the O(p) cancellation in E[L] = O(p^2) when p is small.
+    use_cv = math.isfinite(chi2) and p * p * chi2 <= 1.0
+    cv_mean = 0.0 if hypothesis == "H0" else p * p * chi2
+
+    def loss_t(t: float) -> float:
+        return subsampled(float(t), p)
+
+    def cv_term(t: float) -> float:
+        return p * math.expm1(t) if t < 700.0 else math.inf
+
+    if mechanism == "gaussian":
+        # x = sigma z; log r = mu z - mu^2/2; H0: z ~ N(0,1); H1: z ~ (1-p) N(0,1) + p N(mu,1)
+        c0 = 1.0 / math.sqrt(2.0 * math.pi)
+
+        def weight(z: float) -> float:
+            w = c0 * math.exp(-0.5 * z * z)
+            if hypothesis == "H1":
+                w = (1.0 - p) * w + p * c0 * math.exp(-0.5 * (z - mu) ** 2)
+            return w
+
+        def log_r(z: float) -> float:
+            return mu * z - 0.5 * mu * mu
+
+        pieces = [(-_ZMAX, -8.0), (-8.0, 0.0), (0.0, mu), (mu, mu + 8.0), (mu + 8.0, mu + _ZMAX)]
+        atoms: list[tuple[float, float]] = []
+    else:
+        # x = b u; log r = clip(2u - mu, -mu, mu); only 0 < u < mu is not an atom
+        def weight(u: float) -> float:
+            w = 0.5 * math.exp(-abs(u))
+            if hypothesis == "H1":
+                w = (1.0 - p) * w + p * 0.5 * math.exp(-abs(u - mu))
+            return w
+
+        def log_r(u: float) -> float:
+            return 2.0 * u - mu
+
+        pieces = [(0.0, mu)]
+        em = math.exp(-mu)
+        mass_left = 0.5 if hypothesis == "H0" else (1.0 - p) * 0.5 + p * 0.5 * em  # x <= 0
+        mass_right = 0.5 * em if hypothesis == "H0" else (1.0 - p) * 0.5 * em + p * 0.5  # x >= 1
+        atoms = [(mass_left, -mu), (mass_right, mu)]
+
+    def expect(g, epsabs: float = 0.0) -> float:
+        """E[g(log r)] over the continuous pieces and the atoms."""
+        total = sum(_quad(lambda s: g(log_r(s)) * weight(s), a, b, epsabs) for a, b in pieces)
+        return total + sum(mass * g(t) for mass, t in atoms)
+
+    # three passes: the scale of L (positive integrand, relative accuracy), the mean to an
+    # absolute accuracy of 1e-14 of that scale, then the standardised central moments to 1e-13
+    # (odd moments can be ~0 by near-symmetry: a purely relative tolerance is unattainable).
+    scale_l = math.sqrt(expect(lambda t: loss_t(t) ** 2))
+    if use_cv:
+        mean = expect(lambda t: loss_t(t) - cv_term(t), 1e-14 * scale_l) + cv_mean
+    else:
+        mean = expect(loss_t, 1e-14 * scale_l)
+    sd = math.sqrt(expect(lambda t: (loss_t(t) - mean) ** 2))
+    central = [sd**2] + [
+        sd**k * expect(lambda t, k=k: ((loss_t(t) - mean) / sd) ** k, 1e-13) for k in range(3, 7)
+    ]
+    return tuple(_cumulants_from_central(mean, central))
+
+
+def loss_cumulants(
+    mechanism: str, scale: float, sampling_rate: float, hypothesis: str = "H0", steps: int = 1, method: str = "auto"
+) -> np.ndarray:
+    """Cumulants ``kappa_1 .. kappa_6`` of the composed privacy loss ``S = L_1 + ... + L_N``.
+
+    ``L = log(q(X)/p(X))`` in the add direction (module docstring), ``X ~ P`` under "H0" and
+    ``X ~ Q`` under "H1"; ``kappa_r(N) = N kappa_r(1)`` (cumulants of independent sums add).
+    ``method="auto"`` uses the closed form for the unsubsampled Gaussian (``p = 1``: normal with
+    mean ``-/+ mu^2/2``, variance ``mu^2``, higher cumulants 0) and quadrature otherwise;
+    ``method="quad"`` always integrates (scipy.integrate.quad, relative tolerance 1e-11; the
+    Laplace range is split at the kinks x = 0 and x = 1 and the two atoms of the loss are added
+    exactly).  Returns an array of length 6, ``[kappa_1, ..., kappa_6]``.
+    """
+    mechanism, scale, p = check_parameters(mechanism, scale, sampling_rate)
+    hypothesis = _check_hypothesis(hypothesis)
+    steps = check_positive_int("steps", steps)
+    if method not in ("auto", "quad"):
+        raise ValueError(f"method must be 'auto' or 'quad', got {method!r}")
+    if method == "auto" and mechanism == "gaussian" and p == 1.0:
+        mu2 = 1.0 / scale**2
+        one = np.array([-0.5 * mu2 if hypothesis == "H0" else 0.5 * mu2, mu2, 0.0, 0.0, 0.0, 0.0])
+    else:
+        one = np.array(_cumulants_quad(mechanism, scale, p, hypothesis))
+    if not np.all(np.isfinite(one)) or one[1] <= 0.0:
+        raise ValueError(
+            f"the privacy loss of mechanism={mechanism!r}, scale={scale!r}, sampling_rate={p!r} has "
+            f"cumulants that cannot be computed in double precision (got {one.tolist()})"
+        )
+    return steps * one
+
