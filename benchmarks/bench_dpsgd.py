@@ -17,7 +17,6 @@ Run with ``make bench``.
 from __future__ import annotations
 
 import numpy as np
-
 from timing import best_of
 
 from fdp import attacks, datasets, dpsgd

@@ -3,7 +3,7 @@
 Workload: the eps = 8 CIFAR-10 run of De et al. used in the GDP paper's Sec. 5 (noise 9.4, 2,000
 steps, q = 2^14 / 50,000).  Both sides build the PLD with dp_accounting, then turn it into mu* and
 the regret; gdpnum at its default 1e-4 discretisation with a 10,000-point bisection for the regret,
-ours at ``fdp.gdp.default_discretization`` with the exact regret on breakpoints.  Accuracy is judged
+ours at ``fdp.pld.default_discretization`` with the exact regret on breakpoints.  Accuracy is judged
 against the certified interval for mu* from ``fdp.pld.tradeoff_bracket`` (the add curve suffices:
 mu* of C(f, f^-1) equals mu* of f because f_mu is symmetric).  Run with ``make bench``.
 """
@@ -13,7 +13,6 @@ from __future__ import annotations
 import time
 
 from gdpnum.dpsgd import get_mu_and_regret_for_dpsgd
-
 from timing import best_of
 
 from fdp import gdp, pld
@@ -23,7 +22,7 @@ NOISE, RATE, STEPS = 9.4, 2**14 / 50_000, 2000
 
 def main():
     print(f"workload: noise {NOISE}, q {RATE:.5f}, {STEPS} steps")
-    h = gdp.default_discretization(NOISE, RATE, STEPS)
+    h = pld.default_discretization(NOISE, RATE, STEPS)
     (mu_g, reg_g), t_g = best_of(lambda: get_mu_and_regret_for_dpsgd(NOISE, RATE, STEPS))
     (mu_o, reg_o), t_o = best_of(lambda: gdp.mu_and_regret_dpsgd(NOISE, RATE, STEPS))
     (mu_f, reg_f), t_f = best_of(lambda: gdp.mu_and_regret_dpsgd(NOISE, RATE, STEPS, discretization=1e-4), 2)

@@ -16,7 +16,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy.stats import norm
 
-from fdp import edgeworth, gdp, lattice, montecarlo, pld, rero, rtm, tradeoff
+from fdp import (
+    conversions,
+    edgeworth,
+    gdp,
+    lattice,
+    montecarlo,
+    pld,
+    rero,
+    rtm,
+    tradeoff,
+)
 from fdp.cli import main
 from fdp.validation import ResourceLimitError, check_array_in
 
@@ -117,7 +127,7 @@ def test_subsampled_mu_states_its_floor_and_never_falls_below_it(capsys):
 
 
 def test_mu_floor_convention_is_monotone_and_keeps_end_points():
-    curve = gdp.dpsgd_tradeoff(1.5, 0.05, 400)
+    curve = pld.dpsgd_tradeoff(1.5, 0.05, 400)
     mus = [gdp.mu_star(curve, tail=t) for t in (1e-4, 1e-6, 1e-8, 1e-10)]
     assert all(a <= b + 1e-12 for a, b in zip(mus, mus[1:]))
     # certified on the kept range: f_mu <= f at every level in it
@@ -127,7 +137,7 @@ def test_mu_floor_convention_is_monotone_and_keeps_end_points():
 
 def test_mu_floor_above_the_curve_is_an_error():
     with pytest.raises(ValueError, match="passes below"):
-        gdp.mu_star(gdp.randomized_response(24.0), tail=1e-10)
+        gdp.mu_star(conversions.randomized_response(24.0), tail=1e-10)
 
 
 # --- Monte Carlo ------------------------------------------------------------------------------------
@@ -331,9 +341,9 @@ def test_array_arguments_are_finite_reals(value):
     [
         lambda: tradeoff.gaussian_composition([]),
         lambda: rtm.composition_noncentrality([], []),
-        lambda: gdp.profile_to_tradeoff([], []),
-        lambda: gdp.discrete_gaussian_pld([]),
-        lambda: gdp.default_discretization(0, 1, 1),
+        lambda: conversions.profile_to_tradeoff([], []),
+        lambda: pld.discrete_gaussian_pld([]),
+        lambda: pld.default_discretization(0, 1, 1),
         lambda: gdp.mu_from_eps_delta("1", 1e-5),
         lambda: check_array_in("x", None, 0, 1),
     ],

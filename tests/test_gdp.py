@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from scipy import optimize
 from scipy.stats import norm
 
-from fdp import gdp, tradeoff
+from fdp import conversions, gdp, pld, tradeoff
 from fdp.tradeoff import PiecewiseLinear
 
 PROPS = settings(max_examples=60, deadline=None)
@@ -248,7 +248,7 @@ def test_mu_star_symmetric_in_direction_and_symmetrisation():
 def test_mu_star_infinite_and_tail():
     # f(0) < 1: no finite mu (Prop. 6.2)
     with pytest.raises(ValueError, match="Prop. 6.2"):
-        gdp.mu_star(gdp.approx_dp(1.0, 1e-5))
+        gdp.mu_star(conversions.approx_dp(1.0, 1e-5))
     # reaching beta = 0 before alpha = 1 (truncated accountant tails): same, unless ignored
     curve = tradeoff.piecewise_linear([0.0, 1e-12, 0.3, 1 - 1e-12, 1.0], [1.0, 0.9, 0.3, 0.0, 0.0])
     with pytest.raises(ValueError, match="curve"):
@@ -367,7 +367,7 @@ def test_regret_exact_for_nonconvex_breakpoints(mirror):
 
 def test_randomized_response_prop_6_1():
     for eps in (0.1, 0.5, 1.0, 2.0, 5.0, 10.0):
-        rr = gdp.randomized_response(eps)
+        rr = conversions.randomized_response(eps)
         p = 1 / (1 + math.exp(eps))
         np.testing.assert_allclose(rr.alphas, [0, p, 1])
         np.testing.assert_allclose(rr.betas, [1, p, 0])
@@ -376,7 +376,7 @@ def test_randomized_response_prop_6_1():
         # App. E: f_mu passes through the corner (p, p)
         assert tradeoff.gaussian(mu)(p) == pytest.approx(p, rel=1e-12)
     # Sec. 6: "reporting the GDP guarantee has a regret of 0.058" for randomized response, eps = 1
-    mu, reg = gdp.mu_and_regret(gdp.randomized_response(1.0))
+    mu, reg = gdp.mu_and_regret(conversions.randomized_response(1.0))
     assert round(reg, 3) == 0.058
 
 
@@ -444,7 +444,7 @@ def test_agrees_with_gdpnum_on_dpsgd_curves(sigma, p, steps):
 @PROPS
 @given(curves, st.floats(0.0, 3.0), st.floats(0.0, 0.2))
 def test_delta_divergence_matches_definition(f, eps, delta):
-    g = gdp.approx_dp(eps, delta)
+    g = conversions.approx_dp(eps, delta)
     for x, y in ((f, g), (g, f)):
         assert gdp.delta_divergence(x, y) == pytest.approx(definition_divergence(x, y), abs=1e-12)
     assert gdp.delta_divergence(f, g, metric=True) == gdp.delta_divergence(g, f, metric=True)
@@ -454,14 +454,14 @@ def test_delta_divergence_matches_definition(f, eps, delta):
 def test_approx_dp_and_randomized_response_curves():
     a = np.linspace(0, 1, 1001)
     for eps, delta in ((0.0, 0.0), (1.0, 0.0), (1.0, 1e-5), (3.0, 0.2)):
-        np.testing.assert_allclose(gdp.approx_dp(eps, delta)(a), tradeoff.eps_delta(eps, delta)(a), atol=1e-15)
-    np.testing.assert_allclose(gdp.randomized_response(1.0)(a), tradeoff.eps_delta(1.0, 0.0)(a), atol=1e-15)
+        np.testing.assert_allclose(conversions.approx_dp(eps, delta)(a), tradeoff.eps_delta(eps, delta)(a), atol=1e-15)
+    np.testing.assert_allclose(conversions.randomized_response(1.0)(a), tradeoff.eps_delta(1.0, 0.0)(a), atol=1e-15)
 
 
 def test_profile_to_tradeoff_is_eq3_on_the_grid():
     eps = np.array([0.0, 0.3, 1.0, 2.0, 4.0])
     deltas = np.array([0.4, 0.2, 0.05, 0.01, 1e-4])
-    curve = gdp.profile_to_tradeoff(eps, deltas)
+    curve = conversions.profile_to_tradeoff(eps, deltas)
     a = np.union1d(np.linspace(0, 1, 2001), curve.alphas)
     expected = np.max([tradeoff.eps_delta(e, d)(a) for e, d in zip(eps, deltas)], axis=0)
     np.testing.assert_allclose(curve(a), expected, atol=1e-15)
@@ -475,7 +475,7 @@ def test_profile_of_gaussian_gives_a_lower_bound_converging_to_f_mu():
     gaps = []
     for n in (51, 201, 801):
         e = np.linspace(0, 12, n)
-        curve = gdp.profile_to_tradeoff(e, gdp.gaussian_delta(e, mu))
+        curve = conversions.profile_to_tradeoff(e, gdp.gaussian_delta(e, mu))
         assert np.all(curve(a) <= f_mu(a) + 1e-15)
         gaps.append(np.max(f_mu(a) - curve(a)))
     assert gaps[0] > gaps[1] > gaps[2]
@@ -487,16 +487,16 @@ def test_rdp_delta_matches_dp_accounting():
     orders = np.array([1.25, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 16.0, 32.0, 64.0, 256.0])
     rdp = orders / (2 * 1.3**2)  # Gaussian mechanism, sigma = 1.3
     for e in (0.0, 0.1, 1.0, 3.0, 8.0):
-        assert gdp.rdp_delta(e, orders, rdp) == pytest.approx(compute_delta(orders, rdp, e)[0], rel=1e-12)
-    assert gdp.rho_from_rdp(orders, rdp) == pytest.approx(1 / (2 * 1.3**2), rel=1e-15)
+        assert conversions.rdp_delta(e, orders, rdp) == pytest.approx(compute_delta(orders, rdp, e)[0], rel=1e-12)
+    assert conversions.rho_from_rdp(orders, rdp) == pytest.approx(1 / (2 * 1.3**2), rel=1e-15)
 
 
 def test_zcdp_profile_and_curve():
     rho = 0.5  # the Gaussian mechanism with mu = 1 is 1/2-zCDP
     eps = np.linspace(0, 10, 41)
-    exact = gdp.zcdp_delta(eps, rho)
+    exact = conversions.zcdp_delta(eps, rho)
     orders = 1 + np.geomspace(1e-4, 1e4, 2001)
-    on_grid = gdp.rdp_delta(eps, orders, rho * orders)
+    on_grid = conversions.rdp_delta(eps, orders, rho * orders)
     assert np.all(exact <= on_grid * (1 + 1e-12))  # the continuum minimum is below any grid's
     # the continuum minimum over t > 1 of CKS Prop. 12, found here by a generic scalar minimiser
     for e, got in zip(eps, exact):
@@ -507,7 +507,7 @@ def test_zcdp_profile_and_curve():
         ref = min(math.exp(min(res.fun, 0.5 * math.log(-math.expm1(-rho)))), 1.0)
         assert got == pytest.approx(ref, rel=1e-9)
     assert np.all(gdp.gaussian_delta(eps, 1.0) <= exact)  # conversions cannot beat the exact profile
-    curve = gdp.zcdp_tradeoff(rho)
+    curve = conversions.zcdp_tradeoff(rho)
     tradeoff.check_valid(curve, curve.alphas)
     a = tradeoff.default_grid(2001)
     assert np.all(curve(a) <= tradeoff.gaussian(1.0)(a) + 1e-15)  # pessimistic for the Gaussian
@@ -520,7 +520,7 @@ def test_zcdp_profile_and_curve():
 def test_rho_from_rdp_is_eq25():
     orders = np.array([1.5, 2.0, 4.0, 8.0, 16.0])
     rdp = np.array([0.3, 0.5, 0.9, 1.2, 1.4])
-    rho = gdp.rho_from_rdp(orders, rdp)
+    rho = conversions.rho_from_rdp(orders, rdp)
     assert np.all(rdp <= rho * orders)
     assert np.any(np.isclose(rdp, rho * orders, rtol=1e-15, atol=0.0))
 
@@ -547,21 +547,21 @@ def test_rho_from_rdp_is_eq25():
         (lambda: gdp.mu_star(tradeoff.gaussian(1.0)), "curve"),
         (lambda: gdp.mu_star(tradeoff.piecewise_linear([0, 0.5, 1], [1, 0.6, 0])), "curve"),  # above 1 - alpha
         (lambda: gdp.mu_star(tradeoff.piecewise_linear([0, 0.2, 0.5, 1], [1, 0.3, 0.29, 0])), "curve"),  # not convex
-        (lambda: gdp.mu_star(gdp.randomized_response(1.0), tail=-1.0), "tail"),
-        (lambda: gdp.gdp_regret(gdp.randomized_response(1.0), -0.5), "mu"),
+        (lambda: gdp.mu_star(conversions.randomized_response(1.0), tail=-1.0), "tail"),
+        (lambda: gdp.gdp_regret(conversions.randomized_response(1.0), -0.5), "mu"),
         (lambda: gdp.gdp_regret((0.0, 1.0), 1.0), "curve"),
-        (lambda: gdp.delta_divergence(gdp.randomized_response(1.0), tradeoff.eps_delta(1.0, 0.0)), "g"),
+        (lambda: gdp.delta_divergence(conversions.randomized_response(1.0), tradeoff.eps_delta(1.0, 0.0)), "g"),
         (lambda: gdp.mu_pure_dp(-1.0), "eps"),
-        (lambda: gdp.approx_dp(1.0, 1.0), "delta"),
-        (lambda: gdp.randomized_response(-0.5), "eps"),
-        (lambda: gdp.profile_to_tradeoff([0.0, 1.0], [0.1]), "deltas"),
-        (lambda: gdp.profile_to_tradeoff([0.0, -1.0], [0.1, 0.2]), "eps"),
-        (lambda: gdp.rdp_delta(1.0, [0.5, 2.0], [0.1, 0.2]), "orders"),
-        (lambda: gdp.rdp_delta(1.0, [1.5, 2.0], [0.1, -0.2]), "rdp"),
-        (lambda: gdp.rdp_tradeoff([2.0], [0.1, 0.2]), "orders"),
-        (lambda: gdp.zcdp_delta(1.0, 0.0), "rho"),
-        (lambda: gdp.zcdp_tradeoff(-1.0), "rho"),
-        (lambda: gdp.rho_from_rdp([1.0], [0.1]), "orders"),
+        (lambda: conversions.approx_dp(1.0, 1.0), "delta"),
+        (lambda: conversions.randomized_response(-0.5), "eps"),
+        (lambda: conversions.profile_to_tradeoff([0.0, 1.0], [0.1]), "deltas"),
+        (lambda: conversions.profile_to_tradeoff([0.0, -1.0], [0.1, 0.2]), "eps"),
+        (lambda: conversions.rdp_delta(1.0, [0.5, 2.0], [0.1, 0.2]), "orders"),
+        (lambda: conversions.rdp_delta(1.0, [1.5, 2.0], [0.1, -0.2]), "rdp"),
+        (lambda: conversions.rdp_tradeoff([2.0], [0.1, 0.2]), "orders"),
+        (lambda: conversions.zcdp_delta(1.0, 0.0), "rho"),
+        (lambda: conversions.zcdp_tradeoff(-1.0), "rho"),
+        (lambda: conversions.rho_from_rdp([1.0], [0.1]), "orders"),
     ],
 )
 def test_bad_input_names_the_argument(call, name):
@@ -589,7 +589,7 @@ def test_rdp_laplace_matches_dp_accounting_and_kl_limit():
 
     orders = np.array([1.0, 1.0 + 1e-12, 1.0 + 1e-6, 1.01, 1.05, 1.1, 1.5, 2.0, 7.0, 64.0, 1024.0])
     for b in (0.3, 1.0, 4.0):
-        ours = gdp.rdp_laplace(orders, b)
+        ours = conversions.rdp_laplace(orders, b)
         ref = np.array([_laplace_rdp(1.0 / b, t) for t in orders])
         np.testing.assert_allclose(ours, ref, rtol=1e-12)
         assert np.all(np.diff(ours) >= -1e-15)  # Renyi divergence is non-decreasing in the order
@@ -603,16 +603,16 @@ def test_rdp_subsampled_gaussian_integer_orders_closed_form_and_monotone():
 
     ints = np.array([2.0, 3.0, 5.0, 10.0, 32.0, 100.0, 256.0])
     for sigma, q in ((9.4, 2**14 / 50000), (1.0, 0.01), (0.7, 0.3), (2.0, 0.05)):
-        ours = gdp.rdp_subsampled_gaussian(ints, sigma, q, steps=3)
+        ours = conversions.rdp_subsampled_gaussian(ints, sigma, q, steps=3)
         ref = 3 * _compute_rdp_poisson_subsampled_gaussian(q, sigma, ints)
         np.testing.assert_allclose(ours, ref, rtol=1e-9)
     # no subsampling: the Gaussian mechanism, eps(t) = t / (2 sigma^2), also at t = 1 and fractional t
     t = np.array([1.0, 1.001, 1.5, 2.5, 40.0])
-    np.testing.assert_allclose(gdp.rdp_subsampled_gaussian(t, 1.7, 1.0), t / (2 * 1.7**2), rtol=1e-9)
+    np.testing.assert_allclose(conversions.rdp_subsampled_gaussian(t, 1.7, 1.0), t / (2 * 1.7**2), rtol=1e-9)
     # real orders: non-decreasing in t and between the integer neighbours (dp_accounting's fractional
     # series is not: for this mechanism it gives eps(1.1) > eps(2))
     t = np.concatenate([[1.0, 1.001, 1.01, 1.1, 1.5], np.linspace(2, 12, 41)])
-    eps = gdp.rdp_subsampled_gaussian(t, 9.4, 2**14 / 50000, 2000)
+    eps = conversions.rdp_subsampled_gaussian(t, 9.4, 2**14 / 50000, 2000)
     assert np.all(np.diff(eps) > 0)
     broken = 2000 * _compute_rdp_poisson_subsampled_gaussian(2**14 / 50000, 9.4, [1.1, 2.0])
     assert broken[0] > broken[1]  # the reason for computing our own
@@ -624,51 +624,49 @@ def test_tradeoff_profile_is_the_hockey_stick_divergence():
     mu = 1.3
     curve = gaussian_breakpoints(mu, 2**14)
     e = np.array([0.0, 0.3, 1.0, 2.5, 5.0])
-    got = gdp.tradeoff_profile(curve, e)
+    got = conversions.tradeoff_profile(curve, e)
     exact = gdp.gaussian_delta(e, mu)
     assert np.all(got <= exact + 1e-15)
     np.testing.assert_allclose(got, exact, rtol=1e-3, atol=1e-9)
     # randomized response: delta(eps') = (e^eps - e^eps') / (1 + e^eps) for eps' <= eps, else 0
-    rr = gdp.randomized_response(1.0)
+    rr = conversions.randomized_response(1.0)
     e = np.array([0.0, 0.5, 1.0, 2.0])
     ref = np.clip((math.e - np.exp(e)) / (1 + math.e), 0, None)
-    np.testing.assert_allclose(gdp.tradeoff_profile(rr, e), ref, atol=1e-15)
+    np.testing.assert_allclose(conversions.tradeoff_profile(rr, e), ref, atol=1e-15)
     # against dp_accounting's profile of a DP-SGD PLD
-    from fdp import pld
-
     dist = pld.mechanism_pld("gaussian", 2.0, 0.05, 50, discretization=1e-3)
     c = pld.tradeoff_curve(dist, "symmetrised", normalise=True)
     for x in (0.0, 0.2, 1.0, 2.0):
-        assert gdp.tradeoff_profile(c, x) == pytest.approx(dist.get_delta_for_epsilon(x), rel=1e-5, abs=1e-12)
+        assert conversions.tradeoff_profile(c, x) == pytest.approx(dist.get_delta_for_epsilon(x), rel=1e-5, abs=1e-12)
 
 
 def test_profile_divergence_eq24():
     # genuine profiles: eq. 24 on a fine grid equals the Delta-divergence of the curves
     f = gaussian_breakpoints(1.0, 2**12)
-    g = gdp.approx_dp(2.0, 1e-3)
+    g = conversions.approx_dp(2.0, 1e-3)
     e = np.linspace(0, 12, 12001)
-    d24 = gdp.profile_divergence(e, gdp.tradeoff_profile(f, e), gdp.tradeoff_profile(g, e))
+    d24 = conversions.profile_divergence(e, conversions.tradeoff_profile(f, e), conversions.tradeoff_profile(g, e))
     assert d24 == pytest.approx(gdp.delta_divergence(f, g), abs=1e-6)
     assert d24 <= gdp.delta_divergence(f, g) + 1e-15
     # a raw converted profile is larger than the profile of its own curve: eq. 24 overstates
     orders = 1 + np.geomspace(1e-3, 1e3, 100)
-    rdp = gdp.rdp_laplace(orders, 1.0)
-    lap = gdp.profile_to_tradeoff(e, np.clip(1 - np.exp((e - 1) / 2), 0, 1))  # Laplace b = 1 profile
-    raw = gdp.rdp_delta(e, orders, rdp)
-    curve = gdp.profile_to_tradeoff(e, raw)
-    assert gdp.profile_divergence(e, gdp.tradeoff_profile(lap, e), raw) > gdp.delta_divergence(lap, curve) + 0.01
+    rdp = conversions.rdp_laplace(orders, 1.0)
+    lap = conversions.profile_to_tradeoff(e, np.clip(1 - np.exp((e - 1) / 2), 0, 1))  # Laplace b = 1 profile
+    raw = conversions.rdp_delta(e, orders, rdp)
+    curve = conversions.profile_to_tradeoff(e, raw)
+    assert conversions.profile_divergence(e, conversions.tradeoff_profile(lap, e), raw) > gdp.delta_divergence(lap, curve) + 0.01
     with pytest.raises(ValueError, match="delta_rep"):
-        gdp.profile_divergence([0.0, 1.0], [0.1, 0.2], [0.1])
+        conversions.profile_divergence([0.0, 1.0], [0.1, 0.2], [0.1])
 
 
 def test_zcdp_delta_large_rho_is_finite():
     # the optimal order is 1 + e^-rho: below the resolution of doubles near 1 for rho of about 40
     e = np.array([0.0, 1.0, 10.0, 100.0])
     for rho in (37.0, 51.0, 200.0):
-        d = gdp.zcdp_delta(e, rho)
+        d = conversions.zcdp_delta(e, rho)
         assert np.all(np.isfinite(d)) and np.all((d >= 0) & (d <= 1))
-    assert gdp.zcdp_delta(0.0, 51.0) == pytest.approx(1.0)
-    assert np.all(np.diff(gdp.zcdp_delta(np.linspace(0, 200, 201), 51.0)) <= 0)
+    assert conversions.zcdp_delta(0.0, 51.0) == pytest.approx(1.0)
+    assert np.all(np.diff(conversions.zcdp_delta(np.linspace(0, 200, 201), 51.0)) <= 0)
 
 
 def test_mu_and_regret_dpsgd_sec5_and_grid():
@@ -676,7 +674,7 @@ def test_mu_and_regret_dpsgd_sec5_and_grid():
     mu, reg = gdp.mu_and_regret_dpsgd(9.4, 2**14 / 50000, 2000, discretization=1e-3)
     assert round(mu, 2) == 1.57
     assert round(100 * reg, 2) == 0.10
-    curve = gdp.dpsgd_tradeoff(9.4, 2**14 / 50000, 2000, discretization=1e-3)
+    curve = pld.dpsgd_tradeoff(9.4, 2**14 / 50000, 2000, discretization=1e-3)
     assert gdp.mu_and_regret(curve, tail=1e-10) == pytest.approx((mu, reg), rel=1e-9)
     mus, regs = gdp.mu_and_regret_dpsgd_grid([2.0, 4.0], [0.01, 0.1], [100, 400])
     assert mus.shape == regs.shape == (2, 2, 2)
@@ -685,20 +683,18 @@ def test_mu_and_regret_dpsgd_sec5_and_grid():
     with pytest.raises(ValueError, match="noise"):
         gdp.mu_and_regret_dpsgd(-1.0, 0.1, 10)
     with pytest.raises(ValueError, match="sampling_rate"):
-        gdp.dpsgd_tradeoff(1.0, 1.5, 10)
+        pld.dpsgd_tradeoff(1.0, 1.5, 10)
 
 
 def test_discrete_gaussian_pld_topdown():
     # GDP paper Sec. 5: TopDown with rho = 3.65 over 8 levels of 10 queries is 2.702-GDP
     shares = np.array([2.0, 27.4, 8.5, 13.1, 13.1, 23.8, 11.8, 0.3]) / 100
-    dist = gdp.discrete_gaussian_pld(3.65 * shares / 10, 10, discretization=1e-3)
-    from fdp import pld
-
+    dist = pld.discrete_gaussian_pld(3.65 * shares / 10, 10, discretization=1e-3)
     mu, reg = gdp.mu_and_regret(pld.tradeoff_curve(dist, "symmetrised", normalise=True), symmetrise=False, tail=1e-10)
     assert mu == pytest.approx(math.sqrt(2 * 3.65), abs=5e-4)
     assert round(mu, 3) == 2.702
     assert reg < 1e-5
     with pytest.raises(ValueError, match="rhos"):
-        gdp.discrete_gaussian_pld([0.1, -0.2])
+        pld.discrete_gaussian_pld([0.1, -0.2])
     with pytest.raises(ValueError, match="repeats"):
-        gdp.discrete_gaussian_pld([0.1], [0])
+        pld.discrete_gaussian_pld([0.1], [0])

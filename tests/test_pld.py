@@ -191,7 +191,7 @@ def test_more_steps_never_more_private_far_from_privacy():
     from fdp import gdp
 
     fixed = [gdp._fixed_point(c.alphas, c.betas)
-             for c in (gdp.dpsgd_tradeoff(1.0, 0.5623, t, discretization=1e-3) for t in (400, 1000))]
+             for c in (pld.dpsgd_tradeoff(1.0, 0.5623, t, discretization=1e-3) for t in (400, 1000))]
     assert fixed[1] <= fixed[0]
 
 

@@ -367,7 +367,7 @@ def _rtm(args) -> int:
 def _gdp(args) -> int:
     import time
 
-    from . import gdp, pld
+    from . import conversions, gdp, pld
 
     t0 = time.perf_counter()
     warnings: list[str] = []
@@ -392,7 +392,7 @@ def _gdp(args) -> int:
             if tail >= 0.5:
                 raise ValueError(f"--tail must lie in [0, 0.5), got {tail!r}")
             if args.discretization is None:  # the default, coarsened so that one step stays affordable
-                h = gdp.default_discretization(s, q, steps)
+                h = pld.default_discretization(s, q, steps)
                 one = lattice.lattice_points("gaussian", s, q, 1, h)
                 if one > lattice.MAX_ONE_STEP_POINTS:
                     h *= one / lattice.MAX_ONE_STEP_POINTS
@@ -425,10 +425,10 @@ def _gdp(args) -> int:
             out.update(delta=delta, mu=float(gdp.mu_from_eps_delta(eps, delta)), regret=0.0)
         elif args.mechanism == "laplace":  # Laplace noise of scale 1/eps: closed-form mu*, regret on its chords
             mu = gdp.mu_laplace(eps)
-            out.update(mu=mu, regret=gdp.gdp_regret(gdp.laplace_tradeoff(eps), mu))
+            out.update(mu=mu, regret=gdp.gdp_regret(conversions.laplace_tradeoff(eps), mu))
         else:
             mu = gdp.mu_pure_dp(eps)
-            out.update(mu=mu, regret=gdp.gdp_regret(gdp.randomized_response(eps), mu))
+            out.update(mu=mu, regret=gdp.gdp_regret(conversions.randomized_response(eps), mu))
         out["alpha_floor"] = 0.0
     out = {k: (float(v) if isinstance(v, (float, np.floating)) else v) for k, v in out.items()}
     out["seconds"] = time.perf_counter() - t0

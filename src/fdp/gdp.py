@@ -9,14 +9,13 @@ What is here
 * The regret ``Delta(f, f_mu)`` (Def. 2.6, eq. 6; Alg. 1 step 3; App. C.1 eq. 23) computed
   *exactly* from the breakpoints: :func:`gdp_regret`, and both together: :func:`mu_and_regret`.
 * The same Delta-divergence between two piecewise-linear curves, exactly:
-  :func:`delta_divergence` (used for the ADP, zCDP and RDP representations of Fig. 1c).
-* Curves of other representations as piecewise-linear trade-off curves: :func:`approx_dp`,
-  :func:`randomized_response`, :func:`profile_to_tradeoff` (eq. 3), :func:`rdp_delta`,
-  :func:`rdp_tradeoff`, :func:`zcdp_delta`, :func:`zcdp_tradeoff` (App. A.6 / C.2), and the tight
-  zCDP parameter :func:`rho_from_rdp` (App. C.3, eq. 25).
-* Pure DP: :func:`mu_pure_dp` (Prop. 6.1).
+  :func:`delta_divergence` (used for the ADP, zCDP and RDP representations of Fig. 1c, whose
+  curves come from :mod:`fdp.conversions`).
+* Pure DP: :func:`mu_pure_dp` (Prop. 6.1); the Laplace mechanism: :func:`mu_laplace`.
+* DP-SGD (Alg. 1, Figs. 3 and 4): :func:`mu_and_regret_dpsgd` and :func:`mu_and_regret_dpsgd_grid` on
+  the curve of :func:`fdp.pld.dpsgd_tradeoff`.
 
-Conventions (DESIGN.md)
+Conventions (:mod:`fdp.tradeoff`)
 -----------------------
 A curve ``f = T(P, Q)`` maps the type-I error ``alpha`` to the smallest type-II error.  The
 Gaussian curve ``f_mu(alpha) = Phi(Phi^{-1}(1 - alpha) - mu)`` (eq. 4) is :func:`fdp.tradeoff.gaussian`.
@@ -65,11 +64,13 @@ import numpy as np
 from scipy.special import log_ndtr, ndtr, ndtri_exp
 from scipy.stats import norm
 
-from .privacy_loss import log_ratio, subsampled
-from .tradeoff import PiecewiseLinear, check_valid
+from .pld import dpsgd_tradeoff
+from .roots import bisect_increasing
+from .tradeoff import PiecewiseLinear, check_piecewise
 from .tradeoff import symmetrise as _symmetrise
 from .validation import (
     check_array_in,
+    check_eps,
     check_nonnegative,
     check_positive,
     check_positive_int,
@@ -86,69 +87,17 @@ __all__ = [
     "delta_divergence",
     "mu_pure_dp",
     "mu_laplace",
-    "laplace_tradeoff",
-    "approx_dp",
-    "randomized_response",
-    "profile_to_tradeoff",
-    "rdp_delta",
-    "rdp_tradeoff",
-    "zcdp_delta",
-    "zcdp_tradeoff",
-    "rho_from_rdp",
-    "rdp_laplace",
-    "rdp_subsampled_gaussian",
-    "tradeoff_profile",
-    "profile_divergence",
-    "default_discretization",
-    "dpsgd_tradeoff",
     "mu_and_regret_dpsgd",
     "mu_and_regret_dpsgd_grid",
-    "discrete_gaussian_pld",
 ]
 
-_EPS_MAX = 700.0  # e^eps must stay finite in double precision
+EPS_MAX = 700.0  # e^eps must stay finite in double precision
 _GL_NODES, _GL_WEIGHTS = np.polynomial.legendre.leggauss(20)
 
 
 # ---------------------------------------------------------------------------------------------
 # helpers
 # ---------------------------------------------------------------------------------------------
-
-
-def _bisect_increasing(fun, target, lo, hi, iters: int = 200):
-    """Vectorised bisection for ``fun(x) = target`` with ``fun`` non-decreasing on [lo, hi].
-
-    ``fun(lo) <= target <= fun(hi)`` is the caller's responsibility.  Stops when no bracket can
-    shrink any more in floating point.
-    """
-    lo = np.array(lo, dtype=float)
-    hi = np.array(hi, dtype=float)
-    for _ in range(iters):
-        mid = 0.5 * (lo + hi)
-        active = (mid > lo) & (mid < hi)
-        if not np.any(active):
-            break
-        up = fun(mid) <= target
-        lo = np.where(active & up, mid, lo)
-        hi = np.where(active & ~up, mid, hi)
-    return lo, hi
-
-
-def _check_eps_array(name: str, eps) -> np.ndarray:
-    return check_array_in(name, eps, 0.0, _EPS_MAX)
-
-
-def _check_curve(name: str, curve, atol: float = 1e-9) -> PiecewiseLinear:
-    """The curve must be a :class:`PiecewiseLinear` trade-off curve (convex, non-increasing, <= 1 - alpha)."""
-    if not isinstance(curve, PiecewiseLinear):
-        raise ValueError(
-            f"{name} must be a fdp.tradeoff.PiecewiseLinear curve (breakpoints), got {type(curve).__name__}"
-        )
-    try:
-        check_valid(curve, curve.alphas, atol=atol)
-    except ValueError as exc:
-        raise ValueError(f"{name} is not a valid trade-off curve: {exc}") from None
-    return curve
 
 
 def _rotated(curve: PiecewiseLinear) -> tuple[np.ndarray, np.ndarray]:
@@ -201,7 +150,7 @@ def gaussian_delta(eps, mu):
     ``expm1`` and, for short intervals, ``Phi(a) - Phi(a - mu)`` by Gauss-Legendre quadrature: no
     overflow, and relative error below 1e-10 against 60-digit arithmetic down to delta ~ 1e-300.
     """
-    eps = _check_eps_array("eps", eps)
+    eps = check_eps("eps", eps)
     mu = check_array_in("mu", mu, 0.0, np.inf, open_low=True, open_high=True)
     out = _gaussian_delta(eps, mu)
     return out if out.ndim else float(out)
@@ -215,7 +164,7 @@ def mu_from_eps_delta(eps, delta):
     precision.  This is GDP paper Table 3 (mu for common (eps, delta)).  Vectorised: ``eps`` in
     [0, 700] and ``delta`` in (0, 1) are broadcast together.
     """
-    eps = _check_eps_array("eps", eps)
+    eps = check_eps("eps", eps)
     delta = check_array_in("delta", delta, 0.0, 1.0, open_low=True, open_high=True)
     eps, delta = np.broadcast_arrays(eps, delta)
     fun = lambda log_mu: _gaussian_delta(eps, np.exp(log_mu))  # noqa: E731
@@ -233,7 +182,7 @@ def mu_from_eps_delta(eps, delta):
         if not np.any(high):
             break
         hi = np.where(high, hi + 1.0, hi)
-    lo, hi = _bisect_increasing(fun, delta, lo, hi)
+    lo, hi = bisect_increasing(fun, delta, lo, hi)
     out = np.exp(0.5 * (lo + hi))
     return out if out.ndim else float(out)
 
@@ -255,15 +204,15 @@ def eps_from_mu_delta(mu, delta):
         high = _gaussian_delta(hi, mu) > delta
         if not np.any(high):
             break
-        hi = np.where(high, np.minimum(2.0 * hi, _EPS_MAX), hi)
+        hi = np.where(high, np.minimum(2.0 * hi, EPS_MAX), hi)
     unreachable = _gaussian_delta(hi, mu) > delta
     if np.any(unreachable):
         i = int(np.argmax(unreachable))
         raise ValueError(
-            f"mu={float(mu.flat[i])!r} with delta={float(delta.flat[i])!r} needs eps > {_EPS_MAX:g}, "
+            f"mu={float(mu.flat[i])!r} with delta={float(delta.flat[i])!r} needs eps > {EPS_MAX:g}, "
             "beyond double precision (e^eps overflows)"
         )
-    lo, hi = _bisect_increasing(neg, -delta, lo, hi)
+    lo, hi = bisect_increasing(neg, -delta, lo, hi)
     out = np.where(_gaussian_delta(0.0, mu) <= delta, 0.0, hi)
     return out if out.ndim else float(out)
 
@@ -368,7 +317,7 @@ def mu_star(curve: PiecewiseLinear, *, tail: float = 0.0) -> float:
         (the range is empty).  With ``tail = 0`` (default) a curve reaching ``alpha = 0`` or
         ``beta = 0`` strictly below the diagonal raises ValueError: no finite mu is valid (Prop. 6.2).
     """
-    curve = _check_curve("curve", curve)
+    curve = check_piecewise("curve", curve)
     tail = check_nonnegative("tail", tail)
     if tail >= 0.5:
         raise ValueError(f"tail must be < 0.5, got {tail!r}")
@@ -392,7 +341,7 @@ def _gaussian_point_at(a: np.ndarray, b: np.ndarray, mu: float) -> np.ndarray:
         # w is the unknown in a form where h is increasing: right branch w = z, left branch w = -z
         return ndtr(w) + ndtr(np.where(left, w + mu, w - mu))
 
-    lo, hi = _bisect_increasing(h, u, np.full(a.shape, -span), np.full(a.shape, span), iters=80)
+    lo, hi = bisect_increasing(h, u, np.full(a.shape, -span), np.full(a.shape, span), iters=80)
     w = 0.5 * (lo + hi)
     z = np.where(left, -w, w)
     t = np.where(left, a - ndtr(-z), b - ndtr(z - mu))
@@ -451,7 +400,7 @@ def gdp_regret(curve: PiecewiseLinear, mu: float, *, metric: bool = False) -> fl
         If True return the symmetrised divergence ``max(Delta(f, f_mu), Delta(f_mu, f))`` (eq. 7),
         a metric.  For ``mu >= mu*`` the second term is 0 (Prop. C.2).
     """
-    curve = _check_curve("curve", curve)
+    curve = check_piecewise("curve", curve)
     mu = check_nonnegative("mu", mu)
     a, b = curve.alphas, curve.betas
     out = _gdp_divergence(a, b, mu)
@@ -484,9 +433,9 @@ def mu_and_regret(curve: PiecewiseLinear, *, symmetrise: bool = True, tail: floa
     (mu, regret) : tuple of float
         ``regret`` is ``Delta(f, f_mu) = Delta<->(f, f_mu)`` (Prop. C.2) on the (symmetrised) curve.
     """
-    curve = _check_curve("curve", curve)
+    curve = check_piecewise("curve", curve)
     if symmetrise:
-        curve = _check_curve("curve (symmetrised)", _symmetrise(curve))
+        curve = check_piecewise("curve (symmetrised)", _symmetrise(curve))
     mu = mu_star(curve, tail=tail)
     return mu, _gdp_divergence(curve.alphas, curve.betas, mu)
 
@@ -501,8 +450,8 @@ def delta_divergence(f: PiecewiseLinear, g: PiecewiseLinear, *, metric: bool = F
     (module docstring).  A curve with ``g(0) < 1`` (e.g. (eps, delta)-DP) is extended by the vertical
     segment from (0, 1).  With ``metric=True`` returns ``max(Delta(f, g), Delta(g, f))`` (eq. 7).
     """
-    f = _check_curve("f", f)
-    g = _check_curve("g", g)
+    f = check_piecewise("f", f)
+    g = check_piecewise("g", g)
     s_f, d_f = _rotated(f)
     s_g, d_g = _rotated(g)
     s = np.union1d(s_f, s_g)
@@ -522,12 +471,12 @@ def mu_pure_dp(eps) -> float | np.ndarray:
     """GDP paper Prop. 6.1: every eps-DP mechanism is mu-GDP with ``mu = -2 Phi^{-1}(1 / (e^eps + 1))``.
 
     The value is tight: it is :func:`mu_star` of the randomized-response curve
-    (:func:`randomized_response`), which dominates every eps-DP mechanism.  Computed as
+    (:func:`fdp.conversions.randomized_response`), which dominates every eps-DP mechanism.  Computed as
     ``-2 Phi^{-1}(exp(-log(1 + e^eps)))`` through ``ndtri_exp`` (the inverse of ``log Phi``), so
     it keeps its digits where ``1 / (e^eps + 1)`` is far below 1e-10.  Vectorised over
     ``eps`` in [0, 700].
     """
-    eps = _check_eps_array("eps", eps)
+    eps = check_eps("eps", eps)
     out = -2.0 * ndtri_exp(-np.logaddexp(0.0, eps))
     return out if out.ndim else float(out)
 
@@ -543,373 +492,9 @@ def mu_laplace(eps) -> float | np.ndarray:
     ``alpha = e^{-eps/2} / 2``, where the maximum is.  Computed through ``ndtri_exp``, so it holds
     for any ``eps`` in [0, 700] (no alpha floor).
     """
-    eps = _check_eps_array("eps", eps)
+    eps = check_eps("eps", eps)
     out = -2.0 * ndtri_exp(-0.5 * eps - np.log(2.0))
     return out if out.ndim else float(out)
-
-
-def laplace_tradeoff(eps: float, points: int = 2000) -> PiecewiseLinear:
-    """The Laplace curve (ReRo paper eq. 1, ``eps = Delta_1 / b``) as breakpoints, on or above the exact one.
-
-    The two linear pieces are exact; the hyperbola ``e^{-eps} / (4 alpha)`` between them is sampled at
-    ``points`` log-spaced levels, and its chords lie above it (it is convex), so a regret computed on
-    this curve is an upper bound of the exact one.  ``eps`` in (0, 700].
-    """
-    eps = float(_check_eps_array("eps", eps))
-    if eps == 0.0:
-        raise ValueError("eps must be > 0 for laplace_tradeoff (eps = 0 is the identity curve)")
-    points = check_positive_int("points", points)
-    corner = 0.5 * np.exp(-eps)
-    mid = np.geomspace(corner, 0.5, points + 2)[1:-1]
-    alphas = np.concatenate([[0.0, corner], mid, [0.5, 1.0]])
-    betas = np.concatenate([[1.0, 0.5], np.exp(-eps - np.log(4.0) - np.log(mid)), [corner, 0.0]])
-    keep = np.r_[True, np.diff(alphas) > 0]  # eps near 0: the corner meets 1/2
-    return PiecewiseLinear(alphas[keep], np.minimum.accumulate(betas[keep]), name=f"Laplace eps={eps:g}")
-
-
-def approx_dp(eps: float, delta: float = 0.0) -> PiecewiseLinear:
-    """The (eps, delta)-DP curve (GDP paper eq. 2) as breakpoints.
-
-    ``max{0, 1 - delta - e^eps alpha, e^-eps (1 - delta - alpha)}`` with corners at ``alpha = 0``,
-    ``(1 - delta) / (1 + e^eps)`` and ``1 - delta``: the same function as
-    :func:`fdp.tradeoff.eps_delta`, as a :class:`PiecewiseLinear` so that :func:`delta_divergence`
-    is exact for it.  ``delta = 0`` gives the eps-DP curve.
-    """
-    eps = check_nonnegative("eps", eps)
-    if eps > _EPS_MAX:
-        raise ValueError(f"eps must be <= {_EPS_MAX:g}, got {eps!r}")
-    delta = check_array_in("delta", delta, 0.0, 1.0, open_high=True).item()
-    corner = (1.0 - delta) / (1.0 + np.exp(eps))
-    alphas = [0.0, corner, 1.0 - delta, 1.0]
-    betas = [1.0 - delta, corner, 0.0, 0.0]
-    if 1.0 - delta == 1.0:  # delta = 0, or below the resolution of doubles near 1
-        alphas, betas = alphas[:3], betas[:3]
-        alphas[2] = 1.0
-    return PiecewiseLinear(alphas, betas, name=f"({eps:g}, {delta:g})-DP")
-
-
-def randomized_response(eps: float) -> PiecewiseLinear:
-    """Exact trade-off curve of binary randomized response with parameter eps (Kairouz et al. 2015).
-
-    Breakpoints (0, 1), (p, p), (1, 0) with ``p = 1 / (1 + e^eps)`` (GDP paper App. E, proof of
-    Prop. 6.1, where the first point is misprinted as (1, 0)).  It is the eps-DP curve
-    :func:`approx_dp` with ``delta = 0``; its tight GDP parameter is :func:`mu_pure_dp`.
-    """
-    eps = check_nonnegative("eps", eps)
-    curve = approx_dp(eps, 0.0)
-    curve.name = f"randomized response eps={eps:g}"
-    return curve
-
-
-# ---------------------------------------------------------------------------------------------
-# privacy profiles, RDP and zCDP (App. A.6, C.2, C.3)
-# ---------------------------------------------------------------------------------------------
-
-
-def _upper_envelope(slopes: np.ndarray, intercepts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Breakpoints on [0, 1] of ``max_k (intercepts[k] + slopes[k] x)`` (convex hull trick)."""
-    order = np.lexsort((intercepts, slopes))
-    m, c = slopes[order], intercepts[order]
-    keep = np.append(m[1:] != m[:-1], True)  # equal slopes: keep the largest intercept (last)
-    m, c = m[keep], c[keep]
-    hull: list[int] = []
-    for i in range(m.size):
-        while len(hull) >= 2:
-            j, k = hull[-2], hull[-1]
-            # line k is useless if line i overtakes j no later than k does
-            if (c[j] - c[i]) * (m[k] - m[j]) <= (c[j] - c[k]) * (m[i] - m[j]):
-                hull.pop()
-            else:
-                break
-        hull.append(i)
-    m, c = m[hull], c[hull]
-    cross = (c[:-1] - c[1:]) / (m[1:] - m[:-1])  # increasing: line p is on top over [cross[p-1], cross[p]]
-    xs = np.unique(np.concatenate([[0.0, 1.0], cross[(cross > 0.0) & (cross < 1.0)]]))
-    active = np.searchsorted(cross, xs, side="left")
-    ys = c[active] + m[active] * xs
-    return xs, ys
-
-
-def profile_to_tradeoff(eps, deltas, name: str = "privacy profile") -> PiecewiseLinear:
-    """Trade-off curve implied by (eps_k, delta_k)-DP for all k (GDP paper Thm. 2.4, eq. 3, on a grid).
-
-    ``f(alpha) = max_k max{0, 1 - delta_k - e^eps_k alpha, e^-eps_k (1 - delta_k - alpha)}``, returned
-    exactly as breakpoints (upper envelope of the lines).  For a symmetric profile ``eps >= 0`` is
-    enough (Thm. A.9, footnote).  On a finite grid this is a valid, pessimistic curve (a lower bound
-    of eq. 3's supremum over all eps), which tightens as the grid is refined.
-    """
-    e = _check_eps_array("eps", np.atleast_1d(eps))
-    d = check_array_in("deltas", np.atleast_1d(deltas), 0.0, 1.0)
-    if e.ndim != 1 or e.shape != d.shape:
-        raise ValueError(f"eps and deltas must be 1-d arrays of the same length, got {e.shape} and {d.shape}")
-    slopes = np.concatenate([-np.exp(e), -np.exp(-e), [0.0]])
-    intercepts = np.concatenate([1.0 - d, np.exp(-e) * (1.0 - d), [0.0]])
-    xs, ys = _upper_envelope(slopes, intercepts)
-    ys = np.minimum.accumulate(np.clip(ys, 0.0, 1.0))  # rounding only
-    return PiecewiseLinear(xs, ys, name=name)
-
-
-def _check_rdp(orders, rdp) -> tuple[np.ndarray, np.ndarray]:
-    t = check_array_in("orders", np.atleast_1d(orders), 1.0, np.inf, open_high=True)
-    r = check_array_in("rdp", np.atleast_1d(rdp), 0.0, np.inf, open_high=True)
-    if t.ndim != 1 or t.shape != r.shape or t.size == 0:
-        raise ValueError(f"orders and rdp must be non-empty 1-d arrays of the same length, got {t.shape} and {r.shape}")
-    return t, r
-
-
-def rdp_delta(eps, orders, rdp):
-    """Privacy profile implied by (t, eps(t))-RDP guarantees (GDP paper App. C.2).
-
-    ``delta(eps) = min_t min{ sqrt(1 - e^{-eps(t)}),
-    exp((t - 1)(eps(t) - eps + log(1 - 1/t))) / t }`` (Canonne, Kamath, Steinke 2020, Prop. 12 in v4,
-    for orders t > 1; the first term bounds the total variation through the KL divergence, which is
-    at most eps(t) for every t >= 1, as in ``dp_accounting``), capped at 1.  ``dp_accounting`` only
-    uses Prop. 12 for t > 1.01; here ``log1p`` keeps it stable for every t > 1.  Vectorised over eps.
-    """
-    e = _check_eps_array("eps", eps)
-    t, r = _check_rdp(orders, rdp)
-    with np.errstate(divide="ignore"):
-        log_kl = 0.5 * np.log(-np.expm1(-r))  # -inf where rdp = 0
-    big = t > 1.0
-    tb, rb = t[big], r[big]
-    ee = e.reshape(e.shape + (1,))
-    log_cks = (tb - 1.0) * (rb - ee + np.log1p(-1.0 / tb)) - np.log(tb)
-    logd = np.min(np.concatenate([np.broadcast_to(log_kl, e.shape + r.shape), log_cks], axis=-1), axis=-1)
-    out = np.minimum(np.exp(logd), 1.0)
-    return out if out.ndim else float(out)
-
-
-def rdp_tradeoff(orders, rdp, eps_grid=None) -> PiecewiseLinear:
-    """Trade-off curve implied by an RDP curve ``(orders, eps(orders))`` via its privacy profile (App. C.2).
-
-    :func:`rdp_delta` on ``eps_grid`` followed by :func:`profile_to_tradeoff` (eq. 3).  The default
-    grid has 4001 points from 0 to the eps where the profile falls below 1e-15.
-    """
-    t, r = _check_rdp(orders, rdp)
-    if eps_grid is None:
-        eps_grid = _default_eps_grid(lambda e: rdp_delta(e, t, r))
-    return profile_to_tradeoff(eps_grid, rdp_delta(eps_grid, t, r), name="RDP")
-
-
-def _default_eps_grid(delta_of_eps, points: int = 4001) -> np.ndarray:
-    top = 1.0
-    while delta_of_eps(top) > 1e-15 and top < _EPS_MAX / 2:
-        top *= 2.0
-    return np.linspace(0.0, top, points)
-
-
-def zcdp_delta(eps, rho):
-    """Privacy profile implied by rho-zCDP, i.e. (t, rho t)-RDP for all t > 1 (App. A.2, C.3).
-
-    The bound of :func:`rdp_delta` minimised over the continuum of orders: the exponent
-    ``(t - 1)(rho t - eps + log(1 - 1/t)) - log t`` is strictly convex in t (second derivative
-    ``2 rho + 1/(t - 1) - 1/t > 0``), so the minimiser solves
-    ``rho (2t - 1) - eps + log((t - 1)/t) = 0``, found by bisection.  Also bounded by the KL term
-    ``sqrt(1 - e^{-rho})``.  Vectorised over eps; ``rho > 0``.
-    """
-    e = _check_eps_array("eps", eps)
-    rho = check_positive("rho", rho)
-    e1 = np.atleast_1d(e)
-    # derivative in u = log(t - 1): rho (2t - 1) - eps - log1p(1/(t-1)), increasing in t
-    deriv = lambda u: rho * (2.0 * (1.0 + np.exp(u)) - 1.0) - e1 - np.log1p(np.exp(-u))  # noqa: E731
-    lo, hi = _bisect_increasing(deriv, 0.0, np.full(e1.shape, -60.0), np.full(e1.shape, 60.0))
-    # in u = log(t - 1): t - 1 = e^u and log(1 - 1/t) = u - log(t), accurate also when t - 1 is below
-    # the resolution of doubles near 1 (large rho, where 1 + e^u == 1 and log1p(-1/t) would be -inf)
-    u = 0.5 * (lo + hi)
-    log_t = np.log1p(np.exp(u))
-    log_cks = np.exp(u) * (rho * (1.0 + np.exp(u)) - e1 + u - log_t) - log_t
-    log_kl = 0.5 * np.log(-np.expm1(-rho))
-    out = np.minimum(np.exp(np.minimum(log_cks, log_kl)), 1.0).reshape(e.shape)
-    return out if out.ndim else float(out)
-
-
-def zcdp_tradeoff(rho: float, eps_grid=None) -> PiecewiseLinear:
-    """Trade-off curve implied by rho-zCDP (App. A.6 "zCDP", computed through the profile as in App. C.2).
-
-    :func:`zcdp_delta` on ``eps_grid`` then :func:`profile_to_tradeoff` (eq. 3).  Pessimistic for every
-    rho-zCDP mechanism (e.g. it lies below the Gaussian curve ``f_mu`` for ``rho = mu^2 / 2``).
-    """
-    rho = check_positive("rho", rho)
-    if eps_grid is None:
-        eps_grid = _default_eps_grid(lambda e: zcdp_delta(e, rho))
-    return profile_to_tradeoff(eps_grid, zcdp_delta(eps_grid, rho), name=f"{rho:g}-zCDP")
-
-
-def rho_from_rdp(orders, rdp) -> float:
-    """Tight zCDP parameter of an RDP curve (GDP paper App. C.3, eq. 25): ``rho* = max_{t > 1} eps(t) / t``.
-
-    On a grid of orders the infimum of eq. 25 is exactly the largest ratio (no bisection needed).
-    """
-    t, r = _check_rdp(orders, rdp)
-    big = t > 1.0
-    if not np.any(big):
-        raise ValueError("orders must contain at least one order > 1 (zCDP constrains t > 1)")
-    return float(np.max(r[big] / t[big]))
-
-
-# ---------------------------------------------------------------------------------------------
-# the paper's examples: RDP of Laplace and of the subsampled Gaussian, profiles of curves (eq. 24),
-# DP-SGD curves (Alg. 1, Fig. 3), composed discrete Gaussians (TopDown, Fig. 5a)
-# ---------------------------------------------------------------------------------------------
-
-
-def rdp_laplace(orders, scale: float = 1.0) -> np.ndarray:
-    """Renyi DP ``eps(t)`` of the Laplace mechanism with scale ``b`` and sensitivity 1 (Mironov 2017, Prop. 6).
-
-    ``eps(t) = log(t/(2t-1) e^{(t-1)/b} + (t-1)/(2t-1) e^{-t/b}) / (t - 1)`` for ``t > 1``, and the
-    KL divergence ``1/b + e^{-1/b} - 1`` at ``t = 1`` (the limit).  Exact for the Laplace pair, the
-    same in both directions.  Computed as ``1/b + log1p((t-1) c) / (t-1)`` with
-    ``c = expm1((1-2t)/b) / (2t-1)``, stable as ``t -> 1`` (cf. ``dp_accounting``'s ``_laplace_rdp``).
-    Vectorised over ``orders`` (each >= 1).
-    """
-    t = check_array_in("orders", np.atleast_1d(orders), 1.0, np.inf, open_high=True)
-    b = check_positive("scale", scale)
-    e = 1.0 / b
-    c = np.expm1(e * (1.0 - 2.0 * t)) / (2.0 * t - 1.0)
-    y = (t - 1.0) * c
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(y == 0.0, 1.0, np.log1p(y) / np.where(y == 0.0, 1.0, y))
-    return e + c * ratio
-
-
-def _log_gauss_integral(log_integrand, lo: float, hi: float, dx: float) -> float:
-    """``log int_lo^hi exp(log_integrand(x)) dx`` by the rectangle rule in log space.
-
-    For the smooth, Gaussian-tailed integrands used here (width >= 20 dx, negligible mass at the
-    ends) the rule converges geometrically: its error is far below double precision.
-    """
-    n = int(np.ceil((hi - lo) / dx)) + 1
-    x = np.linspace(lo, hi, n)
-    v = log_integrand(x)
-    m = float(np.max(v))
-    return m + float(np.log(np.sum(np.exp(v - m)) * (x[1] - x[0])))
-
-
-def rdp_subsampled_gaussian(orders, noise: float, sampling_rate: float = 1.0, steps: int = 1) -> np.ndarray:
-    """Renyi DP ``eps(t)`` of ``steps``-fold Poisson-subsampled Gaussian noise, for real orders ``t >= 1``.
-
-    Sensitivity 1, noise multiplier ``noise`` (sigma), sampling rate ``q``: with ``P = N(0, sigma^2)``
-    and ``Q = (1 - q) P + q N(1, sigma^2)``, ``eps(t) = steps * max(D_t(Q || P), D_t(P || Q))`` (add/remove
-    adjacency), each direction ``log E_P[(Q/P)^t] / (t - 1)`` resp. ``log E_P[(Q/P)^{1-t}] / (t - 1)``
-    by numerical integration on a grid of step sigma/20 covering the tilted measures (Mironov, Talwar,
-    Zhang 2019, Sec. 3.3, whose integral this is); ``t = 1`` gives the KL divergences.  This is the
-    "exact Renyi divergence" of GDP paper App. C.3.  Unlike ``dp_accounting``'s fractional-order series
-    it is accurate for every real order: for q = 0.328, sigma = 9.4 that series gives
-    ``eps(1.1) = 0.028`` per step where the integral (and the integer-order neighbours) give 6.7e-4.
-    Vectorised over ``orders``.
-    """
-    t = check_array_in("orders", np.atleast_1d(orders), 1.0, np.inf, open_high=True)
-    s = check_positive("noise", noise)
-    q = check_sampling_rate("sampling_rate", sampling_rate)
-    steps = check_positive_int("steps", steps)
-    log_norm = -np.log(s * np.sqrt(2.0 * np.pi))
-
-    def log_p(x):
-        return -0.5 * (x / s) ** 2 + log_norm
-
-    def r(x):  # log Q/P, the one-step privacy loss
-        return subsampled(log_ratio("gaussian", s, x), q)
-
-    dx, k = s / 20.0, 14.0 * s
-    out = np.empty(t.shape)
-    for i, ti in enumerate(t.flat):
-        if ti == 1.0:
-            lo, hi = -k - 1.0, k + 2.0
-            n = int(np.ceil((hi - lo) / dx)) + 1
-            x = np.linspace(lo, hi, n)
-            w = np.exp(log_p(x)) * (x[1] - x[0])
-            rx = r(x)
-            val = max(float(np.sum(w * np.exp(rx) * rx)), float(np.sum(-w * rx)), 0.0)
-        else:
-            # (Q/P)^t tilts P towards x = t, (Q/P)^{1-t} towards x = 1 - t: cover both
-            lo, hi = -(ti - 1.0) - k - 1.0, ti + k + 1.0
-            fwd = _log_gauss_integral(lambda x: log_p(x) + ti * r(x), lo, hi, dx)
-            bwd = _log_gauss_integral(lambda x: log_p(x) + (1.0 - ti) * r(x), lo, hi, dx)
-            val = max(fwd, bwd, 0.0) / (ti - 1.0)
-        out.flat[i] = val
-    return steps * out
-
-
-def tradeoff_profile(curve: PiecewiseLinear, eps) -> np.ndarray | float:
-    """The privacy profile of a piecewise-linear trade-off curve: ``delta(eps) = max_alpha 1 - f(alpha) - e^eps alpha``.
-
-    The inverse of eq. 3 (Thm. 2.4): the hockey-stick divergence ``H_{e^eps}(Q || P)`` of the pair
-    whose curve is ``f = T(P, Q)``; for a symmetric curve (e.g. the symmetrised DP-SGD curve) it is the
-    add/remove profile for ``eps >= 0``.  Exact: for a convex ``f`` the maximum over alpha is at the
-    breakpoint where the slope of ``f`` crosses ``-e^eps`` (found by binary search; its neighbours are
-    also evaluated, which covers curves convex only up to the validation tolerance).  Vectorised over
-    ``eps`` in [0, 700].
-    """
-    curve = _check_curve("curve", curve)
-    e = _check_eps_array("eps", eps)
-    a, b = curve.alphas, curve.betas
-    with np.errstate(divide="ignore", invalid="ignore"):
-        k = np.diff(b) / np.diff(a)
-    k = np.maximum.accumulate(np.where(np.isfinite(k), k, -np.inf))
-    slope = -np.exp(e)
-    i = np.searchsorted(k, slope, side="left")
-    best = np.zeros(e.shape)
-    for j in (i - 1, i, i + 1):
-        j = np.clip(j, 0, a.size - 1)
-        best = np.maximum(best, 1.0 - b[j] + slope * a[j])
-    out = np.clip(best, 0.0, 1.0)
-    return out if out.ndim else float(out)
-
-
-def profile_divergence(eps, delta, delta_rep) -> float:
-    """Delta-divergence between two privacy profiles on a grid of eps (GDP paper Def. C.3, eq. 24).
-
-    ``Delta(delta, delta_rep) = inf{kappa >= 0 : delta(eps) + kappa (1 + e^eps) >= delta_rep(eps) for all eps}``
-    ``= max(0, max_eps (delta_rep(eps) - delta(eps)) / (1 + e^eps))``: the regret of reporting the
-    representation with profile ``delta_rep`` for a mechanism with profile ``delta``.  This is how the
-    paper evaluates the regrets of Fig. 1c (App. C.2).  It equals :func:`delta_divergence` of the
-    curves (eq. 3) when both arguments are the profiles of those curves, and on a grid it can only be
-    lower.  A profile obtained by a lossy conversion (RDP or zCDP to (eps, delta), :func:`rdp_delta`)
-    is in general *larger* than the profile of the curve it defines (the curve of eq. 3 is the tightest
-    summary of all those guarantees together), and then eq. 24 overstates the regret of that curve.
-    """
-    e = _check_eps_array("eps", np.atleast_1d(eps))
-    d = check_array_in("delta", np.atleast_1d(delta), 0.0, 1.0)
-    r = check_array_in("delta_rep", np.atleast_1d(delta_rep), 0.0, 1.0)
-    if not (e.ndim == 1 and e.shape == d.shape == r.shape):
-        raise ValueError(f"eps, delta and delta_rep must be 1-d arrays of one length, got {e.shape}, {d.shape}, {r.shape}")
-    return float(max(0.0, np.max((r - d) / (1.0 + np.exp(e)))))
-
-
-def default_discretization(noise: float, sampling_rate: float, steps: int) -> float:
-    """A PLD lattice spacing for DP-SGD: 1/200 of the CLT mu (Bu et al. 2020), clipped to [1e-5, 3e-4].
-
-    For the eps = 8 run of the GDP paper (9.4, 2000, 2^14/50,000) this is 3e-4, and mu* lies 1e-5
-    above the certified interval [1.566947, 1.566949] of :func:`fdp.pld.tradeoff_bracket` (at 1e-3 it
-    lies 1.1e-4 above; across the Fig. 4 grid the 1e-3 cap moved mu* by up to 0.36 %).
-    """
-    noise = check_positive("noise", noise)
-    sampling_rate = check_sampling_rate("sampling_rate", sampling_rate)
-    steps = check_positive_int("steps", steps)
-    with np.errstate(over="ignore"):
-        mu_clt = sampling_rate * np.sqrt(steps * np.expm1(1.0 / noise**2))
-    return float(np.clip(mu_clt / 200.0, 1e-5, 3e-4))
-
-
-def dpsgd_tradeoff(noise: float, sampling_rate: float, steps: int, *, discretization: float | None = None) -> PiecewiseLinear:
-    """Symmetrised trade-off curve of DP-SGD (``steps``-fold Poisson-subsampled Gaussian), GDP paper Alg. 1 step 1.
-
-    The pessimistic (connect-the-dots) PLD of :func:`fdp.pld.mechanism_pld`, its add and remove
-    curves symmetrised (:func:`fdp.pld.tradeoff_curve`, ``"symmetrised"``, with the round-off surplus
-    of the PMF normalised away so that the curve ends at (1, 0)).  ``discretization`` defaults to
-    1/200 of the CLT parameter ``q sqrt(T (e^{1/sigma^2} - 1))``, clipped to [1e-5, 3e-4] (see
-    ``default_discretization`` for the error this leaves).
-    """
-    from . import (
-        pld,  # local import: pld does not depend on gdp, but keep gdp importable alone
-    )
-
-    s = check_positive("noise", noise)
-    q = check_sampling_rate("sampling_rate", sampling_rate)
-    steps = check_positive_int("steps", steps)
-    h = default_discretization(s, q, steps) if discretization is None else check_positive("discretization", discretization)
-    dist = pld.mechanism_pld("gaussian", s, q, steps, discretization=h)
-    return pld.tradeoff_curve(dist, "symmetrised", name=f"DP-SGD sigma={s:g} q={q:.4g} T={steps}", normalise=True)
 
 
 def mu_and_regret_dpsgd(
@@ -936,35 +521,6 @@ def mu_and_regret_dpsgd(
     tail = check_nonnegative("tail", tail)
     floor = min(tail, _fixed_point(curve.alphas, curve.betas) * (1.0 - 1e-9))
     return mu_and_regret(curve, symmetrise=False, tail=floor)
-
-
-def discrete_gaussian_pld(rhos, repeats=1, *, sensitivity: int = 1, discretization: float = 1e-4):
-    """``dp_accounting`` PLD of a composition of discrete Gaussian mechanisms, each calibrated to rho_i-zCDP.
-
-    Mechanism i adds discrete Gaussian noise with parameter ``sigma_i = sensitivity / sqrt(2 rho_i)``
-    (Canonne, Kamath, Steinke 2020: then it is rho_i-zCDP, like the continuous Gaussian) to an
-    integer query of the given sensitivity, and is repeated ``repeats[i]`` times (a number broadcasts).
-    The pessimistic connect-the-dots PLDs (``dp_accounting``'s ``from_discrete_gaussian_mechanism``)
-    are composed exactly up to the lattice.  Used for the TopDown algorithm of the 2020 US Census
-    (GDP paper Fig. 5a): each geographic level spends a share of the total rho on its queries.
-    """
-    from dp_accounting.pld import privacy_loss_distribution as _pld
-
-    r = check_array_in("rhos", np.atleast_1d(rhos), 0.0, np.inf, open_low=True, open_high=True)
-    if r.ndim != 1:
-        raise ValueError(f"rhos must be a 1-d array, got shape {r.shape}")
-    n = np.broadcast_to(np.atleast_1d(repeats), r.shape)
-    n = [check_positive_int("repeats", v) for v in n]
-    sens = check_positive_int("sensitivity", sensitivity)
-    h = check_positive("discretization", discretization)
-    out = None
-    for rho_i, n_i in zip(r, n):
-        one = _pld.from_discrete_gaussian_mechanism(
-            float(sens / np.sqrt(2.0 * rho_i)), sensitivity=sens, value_discretization_interval=h, use_connect_dots=True
-        )
-        one = one.self_compose(n_i) if n_i > 1 else one
-        out = one if out is None else out.compose(one)
-    return out
 
 
 def mu_and_regret_dpsgd_grid(

@@ -38,10 +38,11 @@ import numpy as np
 from dp_accounting.pld import privacy_loss_distribution as _pld
 
 from . import lattice
-from .rero import gamma
 from .privacy_loss import check_mechanism
+from .rero import gamma
 from .tradeoff import PiecewiseLinear, lower_convex_envelope
 from .validation import (
+    check_array_in,
     check_open_unit,
     check_positive,
     check_positive_int,
@@ -49,6 +50,9 @@ from .validation import (
 )
 
 __all__ = [
+    "default_discretization",
+    "dpsgd_tradeoff",
+    "discrete_gaussian_pld",
     "DIRECTIONS",
     "mechanism_pld",
     "compose",
@@ -262,3 +266,62 @@ def tradeoff_bracket(
         a, b, pw = lattice.breakpoints(base, step_h, out, inf_mass, pessimistic, with_powers=True)
         curves[side] = PiecewiseLinear(a, b, name=name, powers=pw)
     return Bracket(lower=curves["pessimistic"], upper=curves["optimistic"], discretization=width / (grid - 1))
+
+
+def default_discretization(noise: float, sampling_rate: float, steps: int) -> float:
+    """A PLD lattice spacing for DP-SGD: 1/200 of the CLT mu (Bu et al. 2020), clipped to [1e-5, 3e-4].
+
+    For the eps = 8 run of the GDP paper (9.4, 2000, 2^14/50,000) this is 3e-4, and mu* lies 1e-5
+    above the certified interval [1.566947, 1.566949] of :func:`fdp.pld.tradeoff_bracket` (at 1e-3 it
+    lies 1.1e-4 above; across the Fig. 4 grid the 1e-3 cap moved mu* by up to 0.36 %).
+    """
+    noise = check_positive("noise", noise)
+    sampling_rate = check_sampling_rate("sampling_rate", sampling_rate)
+    steps = check_positive_int("steps", steps)
+    with np.errstate(over="ignore"):
+        mu_clt = sampling_rate * np.sqrt(steps * np.expm1(1.0 / noise**2))
+    return float(np.clip(mu_clt / 200.0, 1e-5, 3e-4))
+
+
+def dpsgd_tradeoff(noise: float, sampling_rate: float, steps: int, *, discretization: float | None = None) -> PiecewiseLinear:
+    """Symmetrised trade-off curve of DP-SGD (``steps``-fold Poisson-subsampled Gaussian), GDP paper Alg. 1 step 1.
+
+    The pessimistic (connect-the-dots) PLD of :func:`fdp.pld.mechanism_pld`, its add and remove
+    curves symmetrised (:func:`fdp.pld.tradeoff_curve`, ``"symmetrised"``, with the round-off surplus
+    of the PMF normalised away so that the curve ends at (1, 0)).  ``discretization`` defaults to
+    1/200 of the CLT parameter ``q sqrt(T (e^{1/sigma^2} - 1))``, clipped to [1e-5, 3e-4] (see
+    ``default_discretization`` for the error this leaves).
+    """
+    s = check_positive("noise", noise)
+    q = check_sampling_rate("sampling_rate", sampling_rate)
+    steps = check_positive_int("steps", steps)
+    h = default_discretization(s, q, steps) if discretization is None else check_positive("discretization", discretization)
+    dist = mechanism_pld("gaussian", s, q, steps, discretization=h)
+    return tradeoff_curve(dist, "symmetrised", name=f"DP-SGD sigma={s:g} q={q:.4g} T={steps}", normalise=True)
+
+
+def discrete_gaussian_pld(rhos, repeats=1, *, sensitivity: int = 1, discretization: float = 1e-4):
+    """``dp_accounting`` PLD of a composition of discrete Gaussian mechanisms, each calibrated to rho_i-zCDP.
+
+    Mechanism i adds discrete Gaussian noise with parameter ``sigma_i = sensitivity / sqrt(2 rho_i)``
+    (Canonne, Kamath, Steinke 2020: then it is rho_i-zCDP, like the continuous Gaussian) to an
+    integer query of the given sensitivity, and is repeated ``repeats[i]`` times (a number broadcasts).
+    The pessimistic connect-the-dots PLDs (``dp_accounting``'s ``from_discrete_gaussian_mechanism``)
+    are composed exactly up to the lattice.  Used for the TopDown algorithm of the 2020 US Census
+    (GDP paper Fig. 5a): each geographic level spends a share of the total rho on its queries.
+    """
+    r = check_array_in("rhos", np.atleast_1d(rhos), 0.0, np.inf, open_low=True, open_high=True)
+    if r.ndim != 1:
+        raise ValueError(f"rhos must be a 1-d array, got shape {r.shape}")
+    n = np.broadcast_to(np.atleast_1d(repeats), r.shape)
+    n = [check_positive_int("repeats", v) for v in n]
+    sens = check_positive_int("sensitivity", sensitivity)
+    h = check_positive("discretization", discretization)
+    out = None
+    for rho_i, n_i in zip(r, n):
+        one = _pld.from_discrete_gaussian_mechanism(
+            float(sens / np.sqrt(2.0 * rho_i)), sensitivity=sens, value_discretization_interval=h, use_connect_dots=True
+        )
+        one = one.self_compose(n_i) if n_i > 1 else one
+        out = one if out is None else out.compose(one)
+    return out

@@ -358,3 +358,16 @@ def is_valid(curve: TradeOffCurve, alphas=None, atol: float = 1e-9) -> bool:
     except ValueError:
         return False
     return True
+
+
+def check_piecewise(name: str, curve, atol: float = 1e-9) -> PiecewiseLinear:
+    """The curve must be a :class:`PiecewiseLinear` trade-off curve (convex, non-increasing, <= 1 - alpha)."""
+    if not isinstance(curve, PiecewiseLinear):
+        raise ValueError(
+            f"{name} must be a fdp.tradeoff.PiecewiseLinear curve (breakpoints), got {type(curve).__name__}"
+        )
+    try:
+        check_valid(curve, curve.alphas, atol=atol)
+    except ValueError as exc:
+        raise ValueError(f"{name} is not a valid trade-off curve: {exc}") from None
+    return curve

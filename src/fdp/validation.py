@@ -173,3 +173,11 @@ def as_list(name: str, value) -> list:
     if not isinstance(value, (list, tuple)) or len(value) == 0:
         raise ValueError(f"{name} must be a non-empty list, got {value!r}")
     return list(value)
+
+
+EPS_MAX = 700.0  # e^eps must stay finite in double precision
+
+
+def check_eps(name: str, eps) -> np.ndarray:
+    """``eps`` as a float array with every entry in [0, :data:`EPS_MAX`] (``e^eps`` stays finite)."""
+    return check_array_in(name, eps, 0.0, EPS_MAX)

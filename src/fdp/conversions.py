@@ -1,0 +1,370 @@
+"""Other privacy representations as trade-off curves, and back: (eps, delta), privacy profiles, RDP, zCDP.
+
+GDP paper (Gomez et al. 2025) App. A.6, C.2 and C.3, which compares mu-GDP with the usual summaries of a
+mechanism: the (eps, delta)-DP curve (eq. 2) and randomized response, the curve of a privacy profile (eq. 3)
+and its inverse, the profile of a curve, the (eps, delta) profiles implied by Renyi DP and zCDP and their
+curves, the tight zCDP parameter of an RDP curve (eq. 25), the exact Renyi divergences of the Laplace and
+of the subsampled Gaussian mechanisms, and the Delta-divergence between two profiles (eq. 24).  The
+curves are :class:`fdp.tradeoff.PiecewiseLinear`, so that :func:`fdp.gdp.delta_divergence` is exact on them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .privacy_loss import log_ratio, subsampled
+from .roots import bisect_increasing
+from .tradeoff import PiecewiseLinear, check_piecewise
+from .validation import (
+    EPS_MAX,
+    check_array_in,
+    check_eps,
+    check_nonnegative,
+    check_positive,
+    check_positive_int,
+    check_sampling_rate,
+)
+
+__all__ = [
+    "laplace_tradeoff",
+    "approx_dp",
+    "randomized_response",
+    "profile_to_tradeoff",
+    "rdp_delta",
+    "rdp_tradeoff",
+    "zcdp_delta",
+    "zcdp_tradeoff",
+    "rho_from_rdp",
+    "rdp_laplace",
+    "rdp_subsampled_gaussian",
+    "tradeoff_profile",
+    "profile_divergence",
+]
+
+
+def laplace_tradeoff(eps: float, points: int = 2000) -> PiecewiseLinear:
+    """The Laplace curve (ReRo paper eq. 1, ``eps = Delta_1 / b``) as breakpoints, on or above the exact one.
+
+    The two linear pieces are exact; the hyperbola ``e^{-eps} / (4 alpha)`` between them is sampled at
+    ``points`` log-spaced levels, and its chords lie above it (it is convex), so a regret computed on
+    this curve is an upper bound of the exact one.  ``eps`` in (0, 700].
+    """
+    eps = float(check_eps("eps", eps))
+    if eps == 0.0:
+        raise ValueError("eps must be > 0 for laplace_tradeoff (eps = 0 is the identity curve)")
+    points = check_positive_int("points", points)
+    corner = 0.5 * np.exp(-eps)
+    mid = np.geomspace(corner, 0.5, points + 2)[1:-1]
+    alphas = np.concatenate([[0.0, corner], mid, [0.5, 1.0]])
+    betas = np.concatenate([[1.0, 0.5], np.exp(-eps - np.log(4.0) - np.log(mid)), [corner, 0.0]])
+    keep = np.r_[True, np.diff(alphas) > 0]  # eps near 0: the corner meets 1/2
+    return PiecewiseLinear(alphas[keep], np.minimum.accumulate(betas[keep]), name=f"Laplace eps={eps:g}")
+
+
+def approx_dp(eps: float, delta: float = 0.0) -> PiecewiseLinear:
+    """The (eps, delta)-DP curve (GDP paper eq. 2) as breakpoints.
+
+    ``max{0, 1 - delta - e^eps alpha, e^-eps (1 - delta - alpha)}`` with corners at ``alpha = 0``,
+    ``(1 - delta) / (1 + e^eps)`` and ``1 - delta``: the same function as
+    :func:`fdp.tradeoff.eps_delta`, as a :class:`PiecewiseLinear` so that :func:`fdp.gdp.delta_divergence`
+    is exact for it.  ``delta = 0`` gives the eps-DP curve.
+    """
+    eps = check_nonnegative("eps", eps)
+    if eps > EPS_MAX:
+        raise ValueError(f"eps must be <= {EPS_MAX:g}, got {eps!r}")
+    delta = check_array_in("delta", delta, 0.0, 1.0, open_high=True).item()
+    corner = (1.0 - delta) / (1.0 + np.exp(eps))
+    alphas = [0.0, corner, 1.0 - delta, 1.0]
+    betas = [1.0 - delta, corner, 0.0, 0.0]
+    if 1.0 - delta == 1.0:  # delta = 0, or below the resolution of doubles near 1
+        alphas, betas = alphas[:3], betas[:3]
+        alphas[2] = 1.0
+    return PiecewiseLinear(alphas, betas, name=f"({eps:g}, {delta:g})-DP")
+
+
+def randomized_response(eps: float) -> PiecewiseLinear:
+    """Exact trade-off curve of binary randomized response with parameter eps (Kairouz et al. 2015).
+
+    Breakpoints (0, 1), (p, p), (1, 0) with ``p = 1 / (1 + e^eps)`` (GDP paper App. E, proof of
+    Prop. 6.1, where the first point is misprinted as (1, 0)).  It is the eps-DP curve
+    :func:`approx_dp` with ``delta = 0``; its tight GDP parameter is :func:`fdp.gdp.mu_pure_dp`.
+    """
+    eps = check_nonnegative("eps", eps)
+    curve = approx_dp(eps, 0.0)
+    curve.name = f"randomized response eps={eps:g}"
+    return curve
+
+
+# ---------------------------------------------------------------------------------------------
+# privacy profiles, RDP and zCDP (App. A.6, C.2, C.3)
+# ---------------------------------------------------------------------------------------------
+
+
+def _upper_envelope(slopes: np.ndarray, intercepts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Breakpoints on [0, 1] of ``max_k (intercepts[k] + slopes[k] x)`` (convex hull trick)."""
+    order = np.lexsort((intercepts, slopes))
+    m, c = slopes[order], intercepts[order]
+    keep = np.append(m[1:] != m[:-1], True)  # equal slopes: keep the largest intercept (last)
+    m, c = m[keep], c[keep]
+    hull: list[int] = []
+    for i in range(m.size):
+        while len(hull) >= 2:
+            j, k = hull[-2], hull[-1]
+            # line k is useless if line i overtakes j no later than k does
+            if (c[j] - c[i]) * (m[k] - m[j]) <= (c[j] - c[k]) * (m[i] - m[j]):
+                hull.pop()
+            else:
+                break
+        hull.append(i)
+    m, c = m[hull], c[hull]
+    cross = (c[:-1] - c[1:]) / (m[1:] - m[:-1])  # increasing: line p is on top over [cross[p-1], cross[p]]
+    xs = np.unique(np.concatenate([[0.0, 1.0], cross[(cross > 0.0) & (cross < 1.0)]]))
+    active = np.searchsorted(cross, xs, side="left")
+    ys = c[active] + m[active] * xs
+    return xs, ys
+
+
+def profile_to_tradeoff(eps, deltas, name: str = "privacy profile") -> PiecewiseLinear:
+    """Trade-off curve implied by (eps_k, delta_k)-DP for all k (GDP paper Thm. 2.4, eq. 3, on a grid).
+
+    ``f(alpha) = max_k max{0, 1 - delta_k - e^eps_k alpha, e^-eps_k (1 - delta_k - alpha)}``, returned
+    exactly as breakpoints (upper envelope of the lines).  For a symmetric profile ``eps >= 0`` is
+    enough (Thm. A.9, footnote).  On a finite grid this is a valid, pessimistic curve (a lower bound
+    of eq. 3's supremum over all eps), which tightens as the grid is refined.
+    """
+    e = check_eps("eps", np.atleast_1d(eps))
+    d = check_array_in("deltas", np.atleast_1d(deltas), 0.0, 1.0)
+    if e.ndim != 1 or e.shape != d.shape:
+        raise ValueError(f"eps and deltas must be 1-d arrays of the same length, got {e.shape} and {d.shape}")
+    slopes = np.concatenate([-np.exp(e), -np.exp(-e), [0.0]])
+    intercepts = np.concatenate([1.0 - d, np.exp(-e) * (1.0 - d), [0.0]])
+    xs, ys = _upper_envelope(slopes, intercepts)
+    ys = np.minimum.accumulate(np.clip(ys, 0.0, 1.0))  # rounding only
+    return PiecewiseLinear(xs, ys, name=name)
+
+
+def _check_rdp(orders, rdp) -> tuple[np.ndarray, np.ndarray]:
+    t = check_array_in("orders", np.atleast_1d(orders), 1.0, np.inf, open_high=True)
+    r = check_array_in("rdp", np.atleast_1d(rdp), 0.0, np.inf, open_high=True)
+    if t.ndim != 1 or t.shape != r.shape or t.size == 0:
+        raise ValueError(f"orders and rdp must be non-empty 1-d arrays of the same length, got {t.shape} and {r.shape}")
+    return t, r
+
+
+def rdp_delta(eps, orders, rdp):
+    """Privacy profile implied by (t, eps(t))-RDP guarantees (GDP paper App. C.2).
+
+    ``delta(eps) = min_t min{ sqrt(1 - e^{-eps(t)}),
+    exp((t - 1)(eps(t) - eps + log(1 - 1/t))) / t }`` (Canonne, Kamath, Steinke 2020, Prop. 12 in v4,
+    for orders t > 1; the first term bounds the total variation through the KL divergence, which is
+    at most eps(t) for every t >= 1, as in ``dp_accounting``), capped at 1.  ``dp_accounting`` only
+    uses Prop. 12 for t > 1.01; here ``log1p`` keeps it stable for every t > 1.  Vectorised over eps.
+    """
+    e = check_eps("eps", eps)
+    t, r = _check_rdp(orders, rdp)
+    with np.errstate(divide="ignore"):
+        log_kl = 0.5 * np.log(-np.expm1(-r))  # -inf where rdp = 0
+    big = t > 1.0
+    tb, rb = t[big], r[big]
+    ee = e.reshape(e.shape + (1,))
+    log_cks = (tb - 1.0) * (rb - ee + np.log1p(-1.0 / tb)) - np.log(tb)
+    logd = np.min(np.concatenate([np.broadcast_to(log_kl, e.shape + r.shape), log_cks], axis=-1), axis=-1)
+    out = np.minimum(np.exp(logd), 1.0)
+    return out if out.ndim else float(out)
+
+
+def rdp_tradeoff(orders, rdp, eps_grid=None) -> PiecewiseLinear:
+    """Trade-off curve implied by an RDP curve ``(orders, eps(orders))`` via its privacy profile (App. C.2).
+
+    :func:`rdp_delta` on ``eps_grid`` followed by :func:`profile_to_tradeoff` (eq. 3).  The default
+    grid has 4001 points from 0 to the eps where the profile falls below 1e-15.
+    """
+    t, r = _check_rdp(orders, rdp)
+    if eps_grid is None:
+        eps_grid = _default_eps_grid(lambda e: rdp_delta(e, t, r))
+    return profile_to_tradeoff(eps_grid, rdp_delta(eps_grid, t, r), name="RDP")
+
+
+def _default_eps_grid(delta_of_eps, points: int = 4001) -> np.ndarray:
+    top = 1.0
+    while delta_of_eps(top) > 1e-15 and top < EPS_MAX / 2:
+        top *= 2.0
+    return np.linspace(0.0, top, points)
+
+
+def zcdp_delta(eps, rho):
+    """Privacy profile implied by rho-zCDP, i.e. (t, rho t)-RDP for all t > 1 (App. A.2, C.3).
+
+    The bound of :func:`rdp_delta` minimised over the continuum of orders: the exponent
+    ``(t - 1)(rho t - eps + log(1 - 1/t)) - log t`` is strictly convex in t (second derivative
+    ``2 rho + 1/(t - 1) - 1/t > 0``), so the minimiser solves
+    ``rho (2t - 1) - eps + log((t - 1)/t) = 0``, found by bisection.  Also bounded by the KL term
+    ``sqrt(1 - e^{-rho})``.  Vectorised over eps; ``rho > 0``.
+    """
+    e = check_eps("eps", eps)
+    rho = check_positive("rho", rho)
+    e1 = np.atleast_1d(e)
+    # derivative in u = log(t - 1): rho (2t - 1) - eps - log1p(1/(t-1)), increasing in t
+    deriv = lambda u: rho * (2.0 * (1.0 + np.exp(u)) - 1.0) - e1 - np.log1p(np.exp(-u))  # noqa: E731
+    lo, hi = bisect_increasing(deriv, 0.0, np.full(e1.shape, -60.0), np.full(e1.shape, 60.0))
+    # in u = log(t - 1): t - 1 = e^u and log(1 - 1/t) = u - log(t), accurate also when t - 1 is below
+    # the resolution of doubles near 1 (large rho, where 1 + e^u == 1 and log1p(-1/t) would be -inf)
+    u = 0.5 * (lo + hi)
+    log_t = np.log1p(np.exp(u))
+    log_cks = np.exp(u) * (rho * (1.0 + np.exp(u)) - e1 + u - log_t) - log_t
+    log_kl = 0.5 * np.log(-np.expm1(-rho))
+    out = np.minimum(np.exp(np.minimum(log_cks, log_kl)), 1.0).reshape(e.shape)
+    return out if out.ndim else float(out)
+
+
+def zcdp_tradeoff(rho: float, eps_grid=None) -> PiecewiseLinear:
+    """Trade-off curve implied by rho-zCDP (App. A.6 "zCDP", computed through the profile as in App. C.2).
+
+    :func:`zcdp_delta` on ``eps_grid`` then :func:`profile_to_tradeoff` (eq. 3).  Pessimistic for every
+    rho-zCDP mechanism (e.g. it lies below the Gaussian curve ``f_mu`` for ``rho = mu^2 / 2``).
+    """
+    rho = check_positive("rho", rho)
+    if eps_grid is None:
+        eps_grid = _default_eps_grid(lambda e: zcdp_delta(e, rho))
+    return profile_to_tradeoff(eps_grid, zcdp_delta(eps_grid, rho), name=f"{rho:g}-zCDP")
+
+
+def rho_from_rdp(orders, rdp) -> float:
+    """Tight zCDP parameter of an RDP curve (GDP paper App. C.3, eq. 25): ``rho* = max_{t > 1} eps(t) / t``.
+
+    On a grid of orders the infimum of eq. 25 is exactly the largest ratio (no bisection needed).
+    """
+    t, r = _check_rdp(orders, rdp)
+    big = t > 1.0
+    if not np.any(big):
+        raise ValueError("orders must contain at least one order > 1 (zCDP constrains t > 1)")
+    return float(np.max(r[big] / t[big]))
+
+
+# ---------------------------------------------------------------------------------------------
+# the paper's examples: RDP of Laplace and of the subsampled Gaussian, profiles of curves (eq. 24),
+# DP-SGD curves (Alg. 1, Fig. 3), composed discrete Gaussians (TopDown, Fig. 5a)
+# ---------------------------------------------------------------------------------------------
+
+
+def rdp_laplace(orders, scale: float = 1.0) -> np.ndarray:
+    """Renyi DP ``eps(t)`` of the Laplace mechanism with scale ``b`` and sensitivity 1 (Mironov 2017, Prop. 6).
+
+    ``eps(t) = log(t/(2t-1) e^{(t-1)/b} + (t-1)/(2t-1) e^{-t/b}) / (t - 1)`` for ``t > 1``, and the
+    KL divergence ``1/b + e^{-1/b} - 1`` at ``t = 1`` (the limit).  Exact for the Laplace pair, the
+    same in both directions.  Computed as ``1/b + log1p((t-1) c) / (t-1)`` with
+    ``c = expm1((1-2t)/b) / (2t-1)``, stable as ``t -> 1`` (cf. ``dp_accounting``'s ``_laplace_rdp``).
+    Vectorised over ``orders`` (each >= 1).
+    """
+    t = check_array_in("orders", np.atleast_1d(orders), 1.0, np.inf, open_high=True)
+    b = check_positive("scale", scale)
+    e = 1.0 / b
+    c = np.expm1(e * (1.0 - 2.0 * t)) / (2.0 * t - 1.0)
+    y = (t - 1.0) * c
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(y == 0.0, 1.0, np.log1p(y) / np.where(y == 0.0, 1.0, y))
+    return e + c * ratio
+
+
+def _log_gauss_integral(log_integrand, lo: float, hi: float, dx: float) -> float:
+    """``log int_lo^hi exp(log_integrand(x)) dx`` by the rectangle rule in log space.
+
+    For the smooth, Gaussian-tailed integrands used here (width >= 20 dx, negligible mass at the
+    ends) the rule converges geometrically: its error is far below double precision.
+    """
+    n = int(np.ceil((hi - lo) / dx)) + 1
+    x = np.linspace(lo, hi, n)
+    v = log_integrand(x)
+    m = float(np.max(v))
+    return m + float(np.log(np.sum(np.exp(v - m)) * (x[1] - x[0])))
+
+
+def rdp_subsampled_gaussian(orders, noise: float, sampling_rate: float = 1.0, steps: int = 1) -> np.ndarray:
+    """Renyi DP ``eps(t)`` of ``steps``-fold Poisson-subsampled Gaussian noise, for real orders ``t >= 1``.
+
+    Sensitivity 1, noise multiplier ``noise`` (sigma), sampling rate ``q``: with ``P = N(0, sigma^2)``
+    and ``Q = (1 - q) P + q N(1, sigma^2)``, ``eps(t) = steps * max(D_t(Q || P), D_t(P || Q))`` (add/remove
+    adjacency), each direction ``log E_P[(Q/P)^t] / (t - 1)`` resp. ``log E_P[(Q/P)^{1-t}] / (t - 1)``
+    by numerical integration on a grid of step sigma/20 covering the tilted measures (Mironov, Talwar,
+    Zhang 2019, Sec. 3.3, whose integral this is); ``t = 1`` gives the KL divergences.  This is the
+    "exact Renyi divergence" of GDP paper App. C.3.  Unlike ``dp_accounting``'s fractional-order series
+    it is accurate for every real order: for q = 0.328, sigma = 9.4 that series gives
+    ``eps(1.1) = 0.028`` per step where the integral (and the integer-order neighbours) give 6.7e-4.
+    Vectorised over ``orders``.
+    """
+    t = check_array_in("orders", np.atleast_1d(orders), 1.0, np.inf, open_high=True)
+    s = check_positive("noise", noise)
+    q = check_sampling_rate("sampling_rate", sampling_rate)
+    steps = check_positive_int("steps", steps)
+    log_norm = -np.log(s * np.sqrt(2.0 * np.pi))
+
+    def log_p(x):
+        return -0.5 * (x / s) ** 2 + log_norm
+
+    def r(x):  # log Q/P, the one-step privacy loss
+        return subsampled(log_ratio("gaussian", s, x), q)
+
+    dx, k = s / 20.0, 14.0 * s
+    out = np.empty(t.shape)
+    for i, ti in enumerate(t.flat):
+        if ti == 1.0:
+            lo, hi = -k - 1.0, k + 2.0
+            n = int(np.ceil((hi - lo) / dx)) + 1
+            x = np.linspace(lo, hi, n)
+            w = np.exp(log_p(x)) * (x[1] - x[0])
+            rx = r(x)
+            val = max(float(np.sum(w * np.exp(rx) * rx)), float(np.sum(-w * rx)), 0.0)
+        else:
+            # (Q/P)^t tilts P towards x = t, (Q/P)^{1-t} towards x = 1 - t: cover both
+            lo, hi = -(ti - 1.0) - k - 1.0, ti + k + 1.0
+            fwd = _log_gauss_integral(lambda x: log_p(x) + ti * r(x), lo, hi, dx)
+            bwd = _log_gauss_integral(lambda x: log_p(x) + (1.0 - ti) * r(x), lo, hi, dx)
+            val = max(fwd, bwd, 0.0) / (ti - 1.0)
+        out.flat[i] = val
+    return steps * out
+
+
+def tradeoff_profile(curve: PiecewiseLinear, eps) -> np.ndarray | float:
+    """The privacy profile of a piecewise-linear trade-off curve: ``delta(eps) = max_alpha 1 - f(alpha) - e^eps alpha``.
+
+    The inverse of eq. 3 (Thm. 2.4): the hockey-stick divergence ``H_{e^eps}(Q || P)`` of the pair
+    whose curve is ``f = T(P, Q)``; for a symmetric curve (e.g. the symmetrised DP-SGD curve) it is the
+    add/remove profile for ``eps >= 0``.  Exact: for a convex ``f`` the maximum over alpha is at the
+    breakpoint where the slope of ``f`` crosses ``-e^eps`` (found by binary search; its neighbours are
+    also evaluated, which covers curves convex only up to the validation tolerance).  Vectorised over
+    ``eps`` in [0, 700].
+    """
+    curve = check_piecewise("curve", curve)
+    e = check_eps("eps", eps)
+    a, b = curve.alphas, curve.betas
+    with np.errstate(divide="ignore", invalid="ignore"):
+        k = np.diff(b) / np.diff(a)
+    k = np.maximum.accumulate(np.where(np.isfinite(k), k, -np.inf))
+    slope = -np.exp(e)
+    i = np.searchsorted(k, slope, side="left")
+    best = np.zeros(e.shape)
+    for j in (i - 1, i, i + 1):
+        j = np.clip(j, 0, a.size - 1)
+        best = np.maximum(best, 1.0 - b[j] + slope * a[j])
+    out = np.clip(best, 0.0, 1.0)
+    return out if out.ndim else float(out)
+
+
+def profile_divergence(eps, delta, delta_rep) -> float:
+    """Delta-divergence between two privacy profiles on a grid of eps (GDP paper Def. C.3, eq. 24).
+
+    ``Delta(delta, delta_rep) = inf{kappa >= 0 : delta(eps) + kappa (1 + e^eps) >= delta_rep(eps) for all eps}``
+    ``= max(0, max_eps (delta_rep(eps) - delta(eps)) / (1 + e^eps))``: the regret of reporting the
+    representation with profile ``delta_rep`` for a mechanism with profile ``delta``.  This is how the
+    paper evaluates the regrets of Fig. 1c (App. C.2).  It equals :func:`fdp.gdp.delta_divergence` of the
+    curves (eq. 3) when both arguments are the profiles of those curves, and on a grid it can only be
+    lower.  A profile obtained by a lossy conversion (RDP or zCDP to (eps, delta), :func:`rdp_delta`)
+    is in general *larger* than the profile of the curve it defines (the curve of eq. 3 is the tightest
+    summary of all those guarantees together), and then eq. 24 overstates the regret of that curve.
+    """
+    e = check_eps("eps", np.atleast_1d(eps))
+    d = check_array_in("delta", np.atleast_1d(delta), 0.0, 1.0)
+    r = check_array_in("delta_rep", np.atleast_1d(delta_rep), 0.0, 1.0)
+    if not (e.ndim == 1 and e.shape == d.shape == r.shape):
+        raise ValueError(f"eps, delta and delta_rep must be 1-d arrays of one length, got {e.shape}, {d.shape}, {r.shape}")
+    return float(max(0.0, np.max((r - d) / (1.0 + np.exp(e)))))
