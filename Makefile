@@ -1,7 +1,7 @@
 # Build, test and check the reproduction book.
 #
 #   make                 create .venv, execute every notebook with papermill (NB_JOBS=2 at a time), build the HTML book
-#   make test            the test-suite without the browser check
+#   make test            ruff, then the test-suite (with the doctests) without the browser check
 #   make run NB=<name> PARAMS="-p key value ..."
 #                        execute one notebook with extra parameters into _build/runs/<name>.ipynb
 #   make verify          compare every recorded number with the paper (fails on unexplained mismatches)
@@ -224,6 +224,7 @@ run: | $(STAMP)
 
 # --- checks ----------------------------------------------------------------------------
 test: $(STAMP)
+	$(VENV)/bin/ruff check src tests benchmarks book/_ext
 	$(PY) -m pytest -q -m "not browser"
 
 verify: $(STAMP)

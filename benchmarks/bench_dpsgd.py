@@ -17,9 +17,9 @@ Run with ``make bench``.
 from __future__ import annotations
 
 import numpy as np
-from timing import best_of
 
 from fdp import attacks, datasets, dpsgd
+from timing import best_of
 
 
 def naive_clipped_sum(model, theta, x, y, clip_norm):

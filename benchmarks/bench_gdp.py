@@ -13,9 +13,9 @@ from __future__ import annotations
 import time
 
 from gdpnum.dpsgd import get_mu_and_regret_for_dpsgd
-from timing import best_of
 
 from fdp import gdp, pld
+from timing import best_of
 
 NOISE, RATE, STEPS = 9.4, 2**14 / 50_000, 2000
 

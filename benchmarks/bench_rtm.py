@@ -6,9 +6,8 @@ this process; the ratio is what to watch.  Run with ``make bench``.
 
 from __future__ import annotations
 
-from timing import best_of
-
 from fdp import rtm
+from timing import best_of
 
 MU, RATE, STEPS = 1.0, 0.3, 30
 

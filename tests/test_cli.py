@@ -12,9 +12,10 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
-from fdp import rero, results, tradeoff
+from fdp import rero, tradeoff
+from fdp.book import results
+from fdp.book.paths import ROOT
 from fdp.cli import main
-from fdp.paths import ROOT
 
 # Every subprocess of this module, started together (each one pays the interpreter and SciPy import).
 CASES = {

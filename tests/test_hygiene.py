@@ -9,7 +9,7 @@ import re
 import pytest
 import yaml
 
-from fdp.paths import ROOT
+from fdp.book.paths import ROOT
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 
@@ -84,6 +84,7 @@ def _lock() -> dict[str, tuple[str, list[str]]]:
 def test_lock_pins_every_requirement_with_hashes():
     """Every dependency of pyproject.toml (core and extras) is locked, within its declared bounds, with hashes."""
     import tomllib
+
     from packaging.requirements import Requirement
 
     lock = _lock()

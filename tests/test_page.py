@@ -1,12 +1,12 @@
-"""The boxes of a book page (fdp.page) and the column-wide figure (fdp.plotting.column_figure)."""
+"""The boxes of a book page (fdp.book.page) and the column-wide figure (fdp.book.plotting.column_figure)."""
 
 from __future__ import annotations
 
 import pytest
 import yaml
 
-from fdp import page, plotting, results
-from fdp.paths import ROOT
+from fdp.book import page, plotting, results
+from fdp.book.paths import ROOT
 
 SPEC = """
 records:

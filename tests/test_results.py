@@ -1,4 +1,4 @@
-"""The results registry (fdp.results): records, statuses, verification, report table, reproducibility."""
+"""The results registry (fdp.book.results): records, statuses, verification, report table, reproducibility."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 import yaml
 
-from fdp import page, results
-from fdp.paths import ROOT
+from fdp.book import page, results
+from fdp.book.paths import ROOT
 
 DEMO = """
 records:
@@ -400,4 +400,4 @@ def test_paper_file_is_valid_and_matches_its_notebook(path):
     setting = results.paper_setting(path.stem, path.parent)
     shared = set(setting) & set(params)
     assert shared, "the setting names none of the notebook's parameters"
-    assert all(results._same(params[k], setting[k]) for k in shared), {k: (params[k], setting[k]) for k in shared}
+    assert all(results.same(params[k], setting[k]) for k in shared), {k: (params[k], setting[k]) for k in shared}

@@ -166,7 +166,7 @@ class PriorObserver:
         return (delta * a).sum(-1) + (e * o).sum(-1)
 
     def __call__(self, t, theta, g, known):
-        delta, e, h, sq = dpsgd._factors(self.model, theta, self.x, self.y)
+        delta, e, h, sq = dpsgd.raw_factors(self.model, theta, self.x, self.y)
         c = dpsgd.clip_factors(sq, self.clip_norm)
         self.inner[:, :, t] = c * self._inner(delta, e, h, g - known)
         self.inner_known[:, :, t] = c * self._inner(delta, e, h, known)

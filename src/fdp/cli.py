@@ -18,7 +18,6 @@ from contextlib import contextmanager
 import numpy as np
 
 from . import lattice, rero, tradeoff
-from .paths import ROOT
 from .validation import (
     ResourceLimitError,
     check_array_in,
@@ -437,7 +436,8 @@ def _gdp(args) -> int:
 
 
 def _verify(args) -> int:
-    from . import results
+    from .book import results
+    from .book.paths import ROOT
 
     expected = sorted(p.stem for p in (ROOT / "notebooks").glob("*.ipynb") if p.stem != "report")
     ok, lines = results.verify(expected, args.results_dir)

@@ -44,6 +44,7 @@ __all__ = [
     "MLP",
     "Trace",
     "per_example_factors",
+    "raw_factors",
     "per_example_gradients",
     "clipped_sum",
     "train",
@@ -150,8 +151,8 @@ def _check_xy(model: MLP, x, y, runs: int, name: str = "x"):
     return x, y
 
 
-def _factors(model: MLP, theta, x, y):
-    """Unchecked core of :func:`per_example_factors`.
+def raw_factors(model: MLP, theta, x, y):
+    """Unchecked core of :func:`per_example_factors`, for hot loops whose inputs are checked once.
 
     Shared ``x (n, d)``: arrays come in the layout (n, R, .) that makes both layer-1 products
     single GEMMs; per-run ``x (R, n, d)``: layout (R, n, .).  Returns ``(delta, e, h, sq)``.
@@ -196,7 +197,7 @@ def per_example_factors(model: MLP, theta, x, y):
     """
     theta = _check_theta(model, theta)
     x, y = _check_xy(model, x, y, theta.shape[0])
-    delta, e, h, sq = _factors(model, theta, x, y)
+    delta, e, h, sq = raw_factors(model, theta, x, y)
     if x.ndim == 2:
         return delta.transpose(1, 0, 2), e.transpose(1, 0, 2), h.transpose(1, 0, 2), sq.T
     return delta, e, h, sq
@@ -237,7 +238,7 @@ def clipped_sum(model: MLP, theta, x, y, clip_norm: float, weights=None):
 
 def _clipped_sum(model, theta, x, y, clip_norm, weights=None):
     runs = theta.shape[0]
-    delta, e, h, sq = _factors(model, theta, x, y)
+    delta, e, h, sq = raw_factors(model, theta, x, y)
     if x.ndim == 2:  # layout (n, R, .)
         c = clip_factors(sq, clip_norm)
         if weights is not None:

@@ -12,6 +12,8 @@ import numbers
 import numpy as np
 
 __all__ = [
+    "EPS_MAX",
+    "check_eps",
     "check_positive",
     "check_nonnegative",
     "check_open_unit",
@@ -22,7 +24,6 @@ __all__ = [
     "as_real_array",
     "check_seed",
     "ResourceLimitError",
-    "as_list",
 ]
 
 
@@ -153,26 +154,6 @@ class ResourceLimitError(ValueError):
 
     Raised before anything large is allocated; the message names the argument to change.
     """
-
-
-def as_list(name: str, value) -> list:
-    """Return ``value`` as a non-empty list.
-
-    Accepts a list or tuple, a single number, or a string holding a YAML list such as
-    ``"[0.5, 1.0]"`` (papermill's ``-p`` passes lists as strings).
-    """
-    if isinstance(value, str):
-        import yaml
-
-        try:
-            value = yaml.safe_load(value)
-        except yaml.YAMLError as exc:
-            raise ValueError(f"{name} must be a list, got {value!r} ({exc.__class__.__name__})") from None
-    if isinstance(value, numbers.Real) and not isinstance(value, bool):
-        value = [value]
-    if not isinstance(value, (list, tuple)) or len(value) == 0:
-        raise ValueError(f"{name} must be a non-empty list, got {value!r}")
-    return list(value)
 
 
 EPS_MAX = 700.0  # e^eps must stay finite in double precision

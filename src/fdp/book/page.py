@@ -153,7 +153,7 @@ def rerun(notebook: str, namespace: dict | None = None) -> str:
     params = parameters(notebook)
     namespace = namespace or {}
     changed = {name: namespace[name] for name, default, _ in params
-               if name in namespace and not results._same(namespace[name], _value(default))}
+               if name in namespace and not results.same(namespace[name], _value(default))}
     head = "| parameter | paper's value | " + ("this run | " if changed else "") + "meaning |"
     rows = [head, "|---|---|" + ("---|" if changed else "") + "---|"]
     for name, default, comment in params:

@@ -47,7 +47,7 @@ import yaml
 from .paths import ERRATA, paper_dir, results_dir
 
 __all__ = ["KINDS", "FAILING", "start", "record", "recorded", "status", "load", "load_all", "load_spec", "status_of", "verify",
-           "errata_labels", "paper_setting"]
+           "errata_labels", "paper_setting", "same"]
 
 KINDS = ("exact", "mc", "figure", "claim")
 FAILING = ("mismatch", "drift", "stale")  # statuses that fail ``make verify``
@@ -123,14 +123,14 @@ def paper_setting(notebook: str, directory: Path | None = None) -> dict:
     return {} if loaded is None else loaded[1]
 
 
-def _same(a, b) -> bool:
+def same(a, b) -> bool:
     """Parameter values equal as data: tuples and arrays compare as lists, ints as floats."""
     if isinstance(a, dict) or isinstance(b, dict):
-        return isinstance(a, dict) and isinstance(b, dict) and a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+        return isinstance(a, dict) and isinstance(b, dict) and a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
     sequence = (list, tuple, np.ndarray)
     if isinstance(a, sequence) or isinstance(b, sequence):
         return (isinstance(a, sequence) and isinstance(b, sequence) and len(a) == len(b)
-                and all(_same(x, y) for x, y in zip(a, b)))
+                and all(same(x, y) for x, y in zip(a, b)))
     return bool(a == b)
 
 
@@ -140,7 +140,7 @@ def _differences(notebook: str, setting: dict) -> str | None:
     unknown = sorted(set(setting) - set(paper))
     if unknown:
         raise ValueError(f"setting names {unknown} are not in the 'setting' of data/paper/{notebook}.yaml")
-    diff = [f"{k} = {v!r} (full run: {paper[k]!r})" for k, v in setting.items() if not _same(v, paper[k])]
+    diff = [f"{k} = {v!r} (full run: {paper[k]!r})" for k, v in setting.items() if not same(v, paper[k])]
     return "this run uses " + "; ".join(diff) if diff else None
 
 

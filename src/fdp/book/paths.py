@@ -1,5 +1,8 @@
 """Repository paths that do not depend on the working directory.
 
+The repository root is ``FDP_ROOT`` when set, else the first folder holding ``_toc.yml`` and
+``data/paper`` above the working directory (a notebook runs in ``notebooks/``) or above this file
+(an editable install); a copy of ``fdp`` installed elsewhere finds the book it works for from there.
 The results directory can be redirected with the environment variable ``FDP_RESULTS_DIR``
 (``make run`` and the test-suite use this so that they never overwrite the book's results).
 """
@@ -11,8 +14,24 @@ from pathlib import Path
 
 __all__ = ["ROOT", "PAPER_DATA", "ERRATA", "results_dir", "paper_dir"]
 
-#: The repository root (the folder holding pyproject.toml).
-ROOT = Path(__file__).resolve().parents[2]
+
+
+def _find_root() -> Path:
+    override = os.environ.get("FDP_ROOT")
+    if override:
+        return Path(override).resolve()
+    for start in (Path.cwd(), Path(__file__).resolve().parent):
+        for folder in (start, *start.parents):
+            if (folder / "_toc.yml").is_file() and (folder / "data" / "paper").is_dir():
+                return folder
+    raise RuntimeError(
+        "fdp.book needs the repository of the book (a folder with _toc.yml and data/paper): run it from "
+        "inside the repository or set FDP_ROOT"
+    )
+
+
+#: The repository root (the folder holding _toc.yml and data/paper).
+ROOT = _find_root()
 #: Values transcribed from the papers, each with its source.
 PAPER_DATA = ROOT / "data" / "paper"
 #: The errata page; each entry carries a MyST label ``(label)=`` that records cite.

@@ -1,0 +1,110 @@
+"""The package's architecture: each concept defined once, no reaching into private names, the numerics
+independent of the book's machinery, and the README's module list in step with the package."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+import fdp
+from fdp.book.paths import ROOT
+
+PACKAGE = Path(fdp.__file__).resolve().parent
+MODULES = sorted(p for p in PACKAGE.rglob("*.py") if p.name not in ("__init__.py", "__main__.py"))
+PACKAGES = sorted(p.parent for p in PACKAGE.rglob("__init__.py") if p.parent != PACKAGE)
+
+
+def _name(path: Path) -> str:
+    return "fdp." + ".".join(path.relative_to(PACKAGE).with_suffix("").parts)
+
+
+def _source(path: Path) -> str:
+    return path.read_text()
+
+
+# log(1 - p + p e^t), written either way
+SUBSAMPLED_LOSS = [
+    re.compile(r"log1p\(\s*[\w.]+\s*\*\s*[\w.]*expm1\("),
+    re.compile(r"logaddexp\(\s*[\w.]*log1p\(\s*-"),
+]
+
+
+@pytest.mark.parametrize("path", MODULES, ids=_name)
+def test_the_subsampled_privacy_loss_is_written_only_in_privacy_loss(path):
+    if path.name == "privacy_loss.py":
+        assert all(p.search(_source(path)) for p in SUBSAMPLED_LOSS)  # the patterns do find it
+        return
+    hits = [p.pattern for p in SUBSAMPLED_LOSS if p.search(_source(path))]
+    assert not hits, f"{_name(path)} writes log(1 - p + p e^t) itself: use fdp.privacy_loss.subsampled"
+
+
+def test_the_mechanisms_are_listed_once():
+    defining = [_name(p) for p in MODULES if re.search(r"^MECHANISMS\s*=", _source(p), flags=re.M)]
+    assert defining == ["fdp.privacy_loss"]
+    from fdp import edgeworth, lattice, montecarlo, pld, privacy_loss
+
+    for module in (edgeworth, lattice, montecarlo, pld):
+        assert not hasattr(module, "privacy_loss") or module.privacy_loss is not privacy_loss.privacy_loss
+
+
+def _fdp_module_aliases(tree: ast.Module, path: Path) -> set[str]:
+    """Names under which ``path`` binds other fdp modules (``from . import x``, ``import fdp.x as y``)."""
+    aliases = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.level > 0 or (node.module or "").startswith("fdp")):
+            for alias in node.names:
+                target = PACKAGE / (node.module or "").replace(".", "/") / f"{alias.name}.py"
+                sibling = path.parent / f"{alias.name}.py"
+                if node.module in (None, "fdp", "book") or target.exists() or sibling.exists():
+                    aliases.add(alias.asname or alias.name)
+        elif isinstance(node, ast.Import):
+            aliases.update(a.asname or a.name for a in node.names if a.name.startswith("fdp"))
+    return aliases
+
+
+@pytest.mark.parametrize("path", MODULES, ids=_name)
+def test_no_module_uses_another_modules_private_names(path):
+    tree = ast.parse(_source(path))
+    aliases = _fdp_module_aliases(tree, path)
+    bad = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.level > 0 or (node.module or "").startswith("fdp")):
+            bad += [f"from {node.module} import {a.name}" for a in node.names if a.name.startswith("_")]
+        if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases
+                and node.attr.startswith("_") and not node.attr.startswith("__")):
+            bad.append(f"{node.value.id}.{node.attr} (line {node.lineno})")
+    assert not bad, f"{_name(path)} reaches into private names: {bad}"
+
+
+@pytest.mark.parametrize("path", [p for p in MODULES if "book" not in p.relative_to(PACKAGE).parts and p.name != "cli.py"],
+                         ids=_name)
+def test_the_numerics_never_import_the_books_machinery(path):
+    for node in ast.walk(ast.parse(_source(path))):
+        if isinstance(node, ast.ImportFrom):
+            module = node.module or ""
+            assert not (module == "book" or module.startswith("book.") or module.startswith("fdp.book")), (
+                f"{_name(path)} imports fdp.book (line {node.lineno})")
+            assert not (node.level > 0 and module == "" and any(a.name == "book" for a in node.names))
+
+
+@pytest.mark.parametrize("path", [p for p in MODULES if p.name != "cli.py"], ids=_name)
+def test_fdp_modules_import_each_other_at_the_top(path):
+    """An import inside a function hides a dependency (and a cycle): every fdp import is at module level.
+    (The command line imports each subcommand's modules when it runs, to start fast.)"""
+    tree = ast.parse(_source(path))
+    for func in ast.walk(tree):
+        if isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for node in ast.walk(func):
+                if isinstance(node, ast.ImportFrom) and node.level > 0:
+                    pytest.fail(f"{_name(path)} imports .{node.module or ''} inside {func.name}() (line {node.lineno})")
+
+
+def test_readme_lists_every_module():
+    text = (ROOT / "README.md").read_text()
+    section = text[text.index("### Modules"):]
+    section = section[: section.index("\n## ")]
+    listed = set(re.findall(r"`(fdp(?:\.\w+)+)`", section))
+    assert listed == {_name(p) for p in MODULES} | {_name(p / "x.py").removesuffix(".x") for p in PACKAGES}
