@@ -241,12 +241,10 @@ def gradient_attack_loss(model, params, residual, z, label: int, clip_norm: floa
     r_w1, r_b1, r_w2, r_b2 = model.unpack(np.asarray(residual, dtype=np.float64))
     onehot = np.eye(model.classes)[label]
     a = np.einsum("thd,bd->tbh", w1, z) + b1[:, None, :]
-    s = np.exp(np.minimum(a, 0.0))  # elu'(a)
-    hid = np.maximum(a, 0.0) + s - 1.0  # elu(a)
+    hid, s = dpsgd.elu_parts(a)  # elu(a), elu'(a)
     s2 = np.where(a < 0.0, s, 0.0)  # elu''(a)
     o = np.einsum("tkh,tbh->tbk", w2, hid) + b2[:, None, :]
-    p = np.exp(o - o.max(axis=-1, keepdims=True))
-    p /= p.sum(axis=-1, keepdims=True)
+    p = dpsgd.softmax(o)
     e = p - onehot
     back = np.einsum("tkh,tbk->tbh", w2, e)  # W2^T e
     delta = s * back

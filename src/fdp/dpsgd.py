@@ -45,6 +45,8 @@ __all__ = [
     "Trace",
     "per_example_factors",
     "raw_factors",
+    "elu_parts",
+    "softmax",
     "per_example_gradients",
     "clipped_sum",
     "train",
@@ -106,8 +108,8 @@ class MLP:
         return self.pack(w1, np.zeros((runs, h)), w2, np.zeros((runs, k)))
 
 
-def _elu_parts(a):
-    """``(elu(a), elu'(a))`` with one exponential: ``elu' = exp(min(a, 0))`` and ``elu = max(a, 0) + elu' - 1``."""
+def elu_parts(a):
+    """The MLP's activation and its derivative, ``(elu(a), elu'(a))``, with one exponential: ``elu' = exp(min(a, 0))`` and ``elu = max(a, 0) + elu' - 1``."""
     ea = np.exp(np.minimum(a, 0.0))
     h = np.maximum(a, 0.0)
     h += ea
@@ -116,14 +118,21 @@ def _elu_parts(a):
 
 
 def _elu(a):
-    return _elu_parts(a)[0]
+    return elu_parts(a)[0]
+
+
+def softmax(o, inplace: bool = False):
+    """``softmax(o)`` along the last axis (shifted by the maximum), in place on ``o`` if ``inplace``."""
+    out = o if inplace else np.array(o, dtype=np.float64)
+    out -= out.max(axis=-1, keepdims=True)
+    np.exp(out, out=out)
+    out /= out.sum(axis=-1, keepdims=True)
+    return out
 
 
 def _softmax_minus_onehot(o, onehot):
     """``softmax(o) - onehot`` along the last axis, in place on ``o``."""
-    o -= o.max(axis=-1, keepdims=True)
-    np.exp(o, out=o)
-    o /= o.sum(axis=-1, keepdims=True)
+    o = softmax(o, inplace=True)
     o -= onehot
     return o
 
@@ -164,7 +173,7 @@ def raw_factors(model: MLP, theta, x, y):
     if x.ndim == 2:
         a = (x @ w1.reshape(runs * hd, d).T).reshape(x.shape[0], runs, hd)
         a += b1
-        h, dh = _elu_parts(a)
+        h, dh = elu_parts(a)
         o = np.einsum("nrh,rkh->nrk", h, w2, optimize=True)
         o += b2
         e = _softmax_minus_onehot(o, onehot[:, None, :])
@@ -173,7 +182,7 @@ def raw_factors(model: MLP, theta, x, y):
     else:
         a = np.matmul(x, np.swapaxes(w1, 1, 2))
         a += b1[:, None, :]
-        h, dh = _elu_parts(a)
+        h, dh = elu_parts(a)
         o = np.matmul(h, np.swapaxes(w2, 1, 2))
         o += b2[:, None, :]
         e = _softmax_minus_onehot(o, onehot)

@@ -4,7 +4,7 @@ The ReRo paper approximates the trade-off curve of the N-fold composed, Poisson-
 Gaussian (SGM) and Laplace (SLM) mechanisms in two ways: option (2), an Edgeworth series of the
 privacy-loss distribution ("fourth order, error O(N^-2)", App. 4.3, after Zheng et al. 2020,
 Sec. 3.1), and option (3), the CLT approximation ``f_Gauss(alpha, mu_tilde)`` of Bu et al. (2020).
-This module implements both in the **add** direction that ReRo uses (DESIGN.md):
+This module implements both in the **add** direction that ReRo uses (:mod:`fdp.privacy_loss`):
 
 * H0 = P = M(D) = ``N(0, sigma^2)`` (or ``Lap(0, b)``) per step,
 * H1 = Q = M(D with the target) = ``(1 - p) N(0, sigma^2) + p N(1, sigma^2)`` (or the Laplace
@@ -97,7 +97,6 @@ from __future__ import annotations
 
 import math
 import numbers
-from dataclasses import dataclass
 
 import numpy as np
 from numpy.polynomial import hermite_e, polynomial
@@ -351,15 +350,6 @@ def _solve_monotone(g, target_guess: float, lo: float, hi: float) -> float:
     return brentq(g, a, b, xtol=1e-13, rtol=4 * np.finfo(float).eps, maxiter=200)
 
 
-@dataclass(frozen=True)
-class _Setup:
-    mechanism: str
-    scale: float
-    sampling_rate: float
-    steps: int
-    order: int
-
-
 class EdgeworthCurve(TradeOffCurve):
     """Edgeworth approximation of ``T(P^N, Q^N)`` (add direction; ReRo paper Sec. 2 option (2)).
 
@@ -372,9 +362,8 @@ class EdgeworthCurve(TradeOffCurve):
 
     direction = "add"
 
-    def __init__(self, h0: EdgeworthSeries, h1: EdgeworthSeries, name: str = "Edgeworth curve", setup=None):
+    def __init__(self, h0: EdgeworthSeries, h1: EdgeworthSeries, name: str = "Edgeworth curve"):
         self.h0, self.h1 = h0, h1
-        self.setup = setup
         lo = max(h0.valid_range[0], h1.valid_range[0])
         hi = min(h0.valid_range[1], h1.valid_range[1])
         if not lo < hi:
@@ -525,7 +514,7 @@ def edgeworth_curve(
     order = _check_order(order)
     h0, h1 = _series_pair(mechanism, scale, p, steps, order)
     name = f"Edgeworth order {order}, {mechanism} scale={scale:g}, p={p:g}, N={steps}, add"
-    return EdgeworthCurve(h0, h1, name=name, setup=_Setup(mechanism, scale, p, steps, order))
+    return EdgeworthCurve(h0, h1, name=name)
 
 
 def gamma_edgeworth(

@@ -316,6 +316,22 @@ def mu_star(curve: PiecewiseLinear, *, tail: float = 0.0) -> float:
         breakpoints inside the range demand.  ValueError if the curve passes below ``(tail, tail)``
         (the range is empty).  With ``tail = 0`` (default) a curve reaching ``alpha = 0`` or
         ``beta = 0`` strictly below the diagonal raises ValueError: no finite mu is valid (Prop. 6.2).
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    GDP paper (Gomez et al. 2025) eq. 5, App. C.1 eq. 21, Prop. C.1.
+
+    Examples
+    --------
+    Randomized response with eps = 1 is exactly as private as Prop. 6.1 says every 1-DP mechanism is:
+
+    >>> from fdp import conversions
+    >>> mu_star(conversions.randomized_response(1.0)) == mu_pure_dp(1.0)
+    True
     """
     curve = check_piecewise("curve", curve)
     tail = check_nonnegative("tail", tail)
@@ -432,6 +448,17 @@ def mu_and_regret(curve: PiecewiseLinear, *, symmetrise: bool = True, tail: floa
     -------
     (mu, regret) : tuple of float
         ``regret`` is ``Delta(f, f_mu) = Delta<->(f, f_mu)`` (Prop. C.2) on the (symmetrised) curve.
+
+    References
+    ----------
+    GDP paper (Gomez et al. 2025) Alg. 1, Def. 2.6 (eq. 6), App. C.1 (eqs. 21, 23).
+
+    Examples
+    --------
+    >>> from fdp import tradeoff
+    >>> mu, regret = mu_and_regret(tradeoff.piecewise_linear([0.0, 0.2, 1.0], [1.0, 0.2, 0.0]))
+    >>> round(mu, 6), round(regret, 6)
+    (1.683242, 0.06309)
     """
     curve = check_piecewise("curve", curve)
     if symmetrise:

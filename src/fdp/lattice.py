@@ -2,7 +2,7 @@
 
 :func:`gamma_ground_truth` returns, for every prior success probability ``kappa``, an interval
 ``[lower, upper]`` that provably contains ``gamma = 1 - T(P, Q)(kappa)`` (ReRo paper Thm. 1) for
-the N-fold composition in the add direction (DESIGN.md),
+the N-fold composition in the add direction (:mod:`fdp.privacy_loss`),
 
 * SGM: ``P = N(0, sigma^2)^N``, ``Q = ((1 - p) N(0, sigma^2) + p N(1, sigma^2))^N``;
 * SLM: ``P = Lap(0, b)^N``,      ``Q = ((1 - p) Lap(0, b) + p Lap(1, b))^N``

@@ -7,7 +7,7 @@ breakpoints are the cumulative masses ``(A(L >= l), 1 - B(L >= l))``; between th
 linear (randomisation at the threshold atom).  For a discrete pair this is exact, including
 ``f(0) = 1 - B(L = +inf)``: a pair without an infinite-loss atom has ``f(0) = 1``.
 
-Directions (DESIGN.md).  ``"add"`` is ``T(P, Q)`` with ``P = M(D)`` and ``Q = M(D with the
+Directions (:mod:`fdp.privacy_loss`).  ``"add"`` is ``T(P, Q)`` with ``P = M(D)`` and ``Q = M(D with the
 target)``; for the Poisson-subsampled mechanism with sampling rate p and noise ``nu``,
 ``P = nu`` and ``Q = (1 - p) nu + p nu(. - 1)``.  ``"remove"`` is the swapped pair ``T(Q, P)``,
 the inverse curve.  ``dp_accounting`` names its two PMFs after the neighbouring relation of its
@@ -226,6 +226,40 @@ def tradeoff_bracket(
     (rounded down) PLDs in any ``direction`` ("add", "remove" or "symmetrised"; symmetrising
     keeps the order).  Its optimistic side is first order in ``steps * discretization``, so the
     bracket is much wider for long compositions.
+
+    Parameters
+    ----------
+    mechanism : {"gaussian", "laplace"}
+    scale : float
+        sigma or b (for DP-SGD the noise multiplier), > 0.
+    sampling_rate : float
+        Poisson rate in (0, 1].
+    steps : int
+        Compositions, >= 1.
+    discretization : float
+        Loss lattice spacing.
+    method : {"lattice", "dp_accounting"}
+    direction : {"add", "remove", "symmetrised"}
+    kappa_min : float
+        The smallest prior the bracket is queried at (sets the tail cut).
+    max_grid : int
+        Most one-step lattice points.
+
+    Returns
+    -------
+    Bracket
+        ``lower <= f <= upper``; :meth:`Bracket.gamma` gives the certified ReRo interval.
+
+    References
+    ----------
+    Doroshenko et al. (2022) (connect-the-dots); ReRo paper Thm. 1; :mod:`fdp.lattice`.
+
+    Examples
+    --------
+    >>> bracket = tradeoff_bracket("gaussian", 1.0, sampling_rate=0.5, steps=10, discretization=1e-2)
+    >>> low, high = bracket.gamma(0.01)
+    >>> round(float(low), 5), round(float(high), 5)  # at 1e-3: [0.2744940, 0.2744942]
+    (0.27449, 0.27451)
     """
     direction = _check_direction(direction)
     if method not in ("lattice", "dp_accounting"):

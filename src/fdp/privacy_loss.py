@@ -67,7 +67,28 @@ _ZMAX = 40.0  # the quadrature of the Gaussian cumulants covers |z| <= 40 standa
 
 
 def check_mechanism(mechanism) -> str:
-    """``mechanism`` if it is one of :data:`MECHANISMS`, else a ValueError naming it."""
+    """Check a mechanism's name.
+
+    Parameters
+    ----------
+    mechanism : str
+        One of :data:`MECHANISMS`.
+
+    Returns
+    -------
+    str
+        ``mechanism``.
+
+    Raises
+    ------
+    ValueError
+        Naming the argument and the accepted names.
+
+    Examples
+    --------
+    >>> check_mechanism("laplace")
+    'laplace'
+    """
     if not isinstance(mechanism, str) or mechanism not in MECHANISMS:
         raise ValueError(f"mechanism must be one of {MECHANISMS}, got {mechanism!r}")
     return mechanism
@@ -89,10 +110,33 @@ def check_parameters(mechanism, scale, sampling_rate) -> tuple[str, float, float
 
 
 def log_ratio(mechanism: str, scale: float, x):
-    """``log r(x) = log(q_1(x) / p(x))`` of the unsubsampled pair (sensitivity 1), vectorised over ``x``.
+    """Log-likelihood ratio ``log r(x) = log(q_1(x) / p(x))`` of the unsubsampled pair (sensitivity 1).
 
     Gaussian: ``(2x - 1) / (2 sigma^2)``; Laplace: ``(|x| - |x - 1|) / b``, i.e. ``2x - 1`` clipped to
     ``[-1, 1]`` over b (constant outside ``(0, 1)``, which gives the loss its two atoms).
+
+    Parameters
+    ----------
+    mechanism : {"gaussian", "laplace"}
+        The noise (not checked here: see :func:`check_parameters`).
+    scale : float
+        sigma or b, > 0.
+    x : array_like
+        Outputs of one step.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``log r(x)``, the shape of ``x``.
+
+    References
+    ----------
+    ReRo paper (Kaissis et al. 2023a), Remark 2.
+
+    Examples
+    --------
+    >>> log_ratio("gaussian", 2.0, [0.0, 0.5, 1.0]).tolist()
+    [-0.125, 0.0, 0.125]
     """
     x = np.asarray(x, dtype=float)
     if mechanism == "gaussian":
@@ -101,12 +145,34 @@ def log_ratio(mechanism: str, scale: float, x):
 
 
 def subsampled(log_ratio, sampling_rate):
-    """The loss of the subsampled pair, ``log(1 - p + p e^t)``, from the unsubsampled one ``t = log r``.
+    """The privacy loss of the subsampled pair, ``log(1 - p + p e^t)``, from the unsubsampled ``t = log r``.
 
     Accurate for small ``p t`` (``log1p(p expm1(t))``) and free of overflow for large ``t``
-    (``logaddexp`` beyond t = 30); ``-inf`` stays ``log(1 - p)``.  ``log_ratio`` may be an array,
-    a float (a scalar path for integrands) or an mpmath number (evaluated in its own context;
-    ``sampling_rate`` then an mpf of that context).  ``sampling_rate`` is not checked here.
+    (``logaddexp`` beyond t = 30); ``t = -inf`` gives ``log(1 - p)``.
+
+    Parameters
+    ----------
+    log_ratio : array_like, float or mpmath.mpf
+        ``t``.  A float takes a scalar path (for integrands); an mpmath number is evaluated in its
+        own context, with ``sampling_rate`` an mpf of that context.
+    sampling_rate : float
+        ``p`` in (0, 1] (not checked here); p = 1 returns ``t``.
+
+    Returns
+    -------
+    numpy.ndarray, float or mpmath.mpf
+        The loss, of the type of ``log_ratio``.
+
+    References
+    ----------
+    RTM paper (Kaissis et al. 2023b) Lemma 9 (the subsampled pair); ReRo paper App. 4.3.
+
+    Examples
+    --------
+    >>> float(subsampled(1e-8, 0.01))  # p t, without the cancellation of log(1 + p (e^t - 1))
+    1.0000000049500002e-10
+    >>> [round(float(v), 6) for v in subsampled(np.array([-np.inf, 0.0, 100.0]), 0.01)]
+    [-0.01005, 0.0, 95.39483]
     """
     p = sampling_rate
     if hasattr(log_ratio, "context"):  # mpmath: no overflow, one formula
@@ -136,7 +202,31 @@ def privacy_loss(mechanism: str, scale: float, sampling_rate: float, x):
 
     ``p`` is the density of H0 = ``N(0, scale^2)`` or ``Lap(0, scale)``, ``q`` that of H1 = the
     Poisson-subsampled mixture ``(1 - p) N(0, scale^2) + p N(1, scale^2)`` (Laplace alike).
-    Large values favour H1 (module docstring; ReRo paper Remark 2).  Vectorised over ``x``.
+    Large values favour H1.
+
+    Parameters
+    ----------
+    mechanism : {"gaussian", "laplace"}
+    scale : float
+        sigma or b, > 0 (for DP-SGD the noise multiplier).
+    sampling_rate : float
+        Poisson rate p in (0, 1].
+    x : array_like
+        Finite outputs of one step.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``L(x)``, non-decreasing in ``x``.
+
+    References
+    ----------
+    ReRo paper (Kaissis et al. 2023a) Remark 2.
+
+    Examples
+    --------
+    >>> [round(v, 6) for v in privacy_loss("laplace", 1.0, 0.5, [-3.0, 0.5, 3.0]).tolist()]
+    [-0.379885, 0.0, 0.620115]
     """
     mechanism, scale, p = check_parameters(mechanism, scale, sampling_rate)
     x = np.asarray(x, dtype=float)
@@ -169,7 +259,27 @@ def chi2_divergence(mechanism: str, scale: float) -> float:
     """Chi-square divergence ``E_P[r^2] - 1`` of the unsubsampled pair (sensitivity 1, mu = 1/scale).
 
     Gaussian: ``e^{mu^2} - 1``.  Laplace: ``(2/3) e^{mu} + (1/3) e^{-2 mu} - 1`` (integrate
-    ``q^2 / p`` over the three pieces x < 0, 0 < x < 1, x > 1).  Returns ``inf`` on overflow.
+    ``q^2 / p`` over the three pieces x < 0, 0 < x < 1, x > 1).
+
+    Parameters
+    ----------
+    mechanism : {"gaussian", "laplace"}
+    scale : float
+        sigma or b, > 0.
+
+    Returns
+    -------
+    float
+        The divergence, ``inf`` where it overflows double precision.
+
+    References
+    ----------
+    Bu et al. (2020), the CLT parameter ``p sqrt(N chi^2)`` (ReRo paper option (3)).
+
+    Examples
+    --------
+    >>> chi2_divergence("gaussian", 1.0)  # e - 1
+    1.718281828459045
     """
     mechanism = check_mechanism(mechanism)
     mu = 1.0 / check_positive("scale", scale)
@@ -286,7 +396,34 @@ def loss_cumulants(
     mean ``-/+ mu^2/2``, variance ``mu^2``, higher cumulants 0) and quadrature otherwise;
     ``method="quad"`` always integrates (scipy.integrate.quad, relative tolerance 1e-11; the
     Laplace range is split at the kinks x = 0 and x = 1 and the two atoms of the loss are added
-    exactly).  Returns an array of length 6, ``[kappa_1, ..., kappa_6]``.
+    exactly).
+
+    Parameters
+    ----------
+    mechanism : {"gaussian", "laplace"}
+    scale : float
+        sigma or b, > 0.
+    sampling_rate : float
+        Poisson rate in (0, 1].
+    hypothesis : {"H0", "H1"}
+        The law of the output: P or Q.
+    steps : int
+        N >= 1.
+    method : {"auto", "quad"}
+
+    Returns
+    -------
+    numpy.ndarray
+        ``[kappa_1, ..., kappa_6]`` of S.
+
+    References
+    ----------
+    ReRo paper App. 4.3 (the Edgeworth option); Zheng et al. (2020) Sec. 3.1.
+
+    Examples
+    --------
+    >>> loss_cumulants("gaussian", 1.0, 1.0, "H0")[:3].tolist()  # normal: -mu^2/2, mu^2, 0
+    [-0.5, 1.0, 0.0]
     """
     mechanism, scale, p = check_parameters(mechanism, scale, sampling_rate)
     hypothesis = _check_hypothesis(hypothesis)

@@ -60,6 +60,28 @@ def gamma(curve: TradeOffCurve, kappa):
     Every trade-off function has ``f(kappa) <= 1 - kappa``, so ``gamma >= kappa`` always holds; the
     result is the larger of the two, which only removes rounding (or an approximation's error)
     below that trivial bound.
+
+    Parameters
+    ----------
+    curve : fdp.tradeoff.TradeOffCurve
+        ``f = T(P, Q)`` in the add direction.
+    kappa : float or array_like
+        Prior success probabilities of the adversary, in (0, 1).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``gamma``, the shape of ``kappa``.
+
+    References
+    ----------
+    ReRo paper (Kaissis et al. 2023a) Thm. 1 and Cor. 2.
+
+    Examples
+    --------
+    >>> from fdp import tradeoff
+    >>> [round(g, 6) for g in gamma(tradeoff.gaussian(mu=2.0), [0.1, 0.01]).tolist()]
+    [0.76376, 0.372081]
     """
     k = _kappa(kappa)
     return np.maximum(curve.power(k), k)

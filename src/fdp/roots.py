@@ -12,6 +12,27 @@ def bisect_increasing(fun, target, lo, hi, iters: int = 200):
 
     ``fun(lo) <= target <= fun(hi)`` is the caller's responsibility.  Stops when no bracket can
     shrink any more in floating point.
+
+    Parameters
+    ----------
+    fun : callable
+        Vectorised, non-decreasing.
+    target : float or array_like
+    lo, hi : float or array_like
+        Brackets, broadcast together with ``target``.
+    iters : int
+        At most this many halvings.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(lo, hi)`` with ``fun(lo) <= target < fun(hi)``, adjacent doubles when converged.
+
+    Examples
+    --------
+    >>> lo, hi = bisect_increasing(lambda x: x * x, 2.0, 0.0, 2.0)
+    >>> float(lo), float(hi)
+    (1.414213562373095, 1.4142135623730951)
     """
     lo = np.array(lo, dtype=float)
     hi = np.array(hi, dtype=float)

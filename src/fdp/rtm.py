@@ -5,7 +5,7 @@ tests the magnitude of the (centred) release instead of the likelihood ratio (Le
 For each mechanism this module returns
 
 * ``j = T(H0, H1)``: H0 = the magnitude statistic under M(D) (target absent), H1 = under
-  M(D u {x*}) at the dominating shift ||q(D') - q(D)|| = Delta ("add" direction, DESIGN.md);
+  M(D u {x*}) at the dominating shift ||q(D') - q(D)|| = Delta ("add" direction, :mod:`fdp.privacy_loss`);
 * ``j.inverse`` = ``j^{-1}`` = T(H1, H0), the swapped test;
 * ``J = C(j, j^{-1})`` = :func:`fdp.tradeoff.symmetrise` (j), the curve used for lambda-DR (Def. 3).
 

@@ -1,6 +1,6 @@
 """Trade-off curves T(P, Q)(alpha) and operations on them.
 
-Convention (DESIGN.md): a curve ``f = T(P, Q)`` has null hypothesis H0 = P and alternative
+Convention: a curve ``f = T(P, Q)`` has null hypothesis H0 = P and alternative
 H1 = Q; ``f(alpha)`` is the smallest type-II error of a test of level ``alpha``.  Its inverse
 ``f^{-1}(beta) = inf{alpha : f(alpha) <= beta}`` is the curve of the swapped pair, T(Q, P).
 "add" means P = M(D) and Q = M(D with the target).
@@ -133,6 +133,25 @@ def gaussian(mu: float) -> TradeOffCurve:
 
     ``mu = Delta_2 / sigma`` is the effect size (ReRo paper Cor. 2; Dong, Roth, Su 2022).
     The curve is symmetric.
+
+    Parameters
+    ----------
+    mu : float
+        >= 0; mu = 0 is the identity ``1 - alpha``.
+
+    Returns
+    -------
+    TradeOffCurve
+
+    References
+    ----------
+    Dong, Roth, Su (2022) Def. 2.7; GDP paper eq. 4.
+
+    Examples
+    --------
+    >>> f = gaussian(1.0)
+    >>> round(float(f(0.05)), 6)  # a test at level 5 % misses N(1, 1) with probability 0.74
+    0.740489
     """
     mu = check_nonnegative("mu", mu)
     return TradeOffCurve(
