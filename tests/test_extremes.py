@@ -118,6 +118,7 @@ def test_full_batch_rero_is_the_gaussian_closed_form(capsys):
     assert code == 2 and "--discretization" in err
 
 
+@pytest.mark.slow
 def test_subsampled_mu_states_its_floor_and_never_falls_below_it(capsys):
     code, out, err = _run(capsys, ["gdp", "--noise-multiplier", "0.05", "--sampling-rate", "0.5"])
     assert code == 0 and _finite_tree(out)
@@ -182,6 +183,7 @@ def test_mc_work_guard():
 # --- gamma >= kappa, no cancellation ----------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_bracket_keeps_gamma_above_kappa_at_tiny_kappa():
     kappa = np.array([1e-300, 1e-17, 1e-16, 1e-12])
     bracket = pld.tradeoff_bracket("gaussian", 1.0, 0.01, 20, discretization=1e-3, kappa_min=1e-17)
@@ -230,6 +232,7 @@ def test_edgeworth_warns_deep_in_the_tail(capsys):
     assert err_est[1] < 1e-3 * out["gamma"][1] and "kappa=0.1" not in err
 
 
+@pytest.mark.slow
 def test_edgeworth_error_estimate_tracks_the_true_error():
     curve = edgeworth.edgeworth_curve("gaussian", 1.0, 0.01, 1000)
     low, up = pld.tradeoff_bracket("gaussian", 1.0, 0.01, 1000, discretization=1e-4).gamma([1e-3])
@@ -399,6 +402,7 @@ def _answer_or_refusal(capsys, argv):
     return out
 
 
+@pytest.mark.slow
 @settings(max_examples=10, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(sigma=_log_uniform(0.01, 100.0), q=_log_uniform(1e-6, 1.0), steps=_log_uniform(1, 1e7).map(round))
 def test_gdp_cli_answers_or_refuses(capsys, sigma, q, steps):
@@ -414,6 +418,7 @@ def test_gdp_cli_answers_or_refuses(capsys, sigma, q, steps):
 _KAPPA = st.one_of(_log_uniform(1e-300, 0.5), _log_uniform(1e-12, 0.5).map(lambda x: 1.0 - x))
 
 
+@pytest.mark.slow
 @settings(max_examples=10, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(sigma=_log_uniform(0.01, 100.0), q=_log_uniform(1e-6, 1.0), steps=_log_uniform(1, 1e7).map(round),
        kappa=_KAPPA, method=st.sampled_from(["pld", "edgeworth", "clt"]))

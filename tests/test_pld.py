@@ -73,6 +73,7 @@ def test_symmetrised_curve():
     assert np.max(np.minimum(add(ALPHAS), remove(ALPHAS)) - sym(ALPHAS)) > 1e-3  # the envelope matters
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sigma, steps", [(2.0, 10), (0.7, 3), (5.0, 200)])
 def test_lattice_bracket_contains_gaussian_closed_form(sigma, steps):
     bracket = pld.tradeoff_bracket("gaussian", sigma, 1.0, steps, discretization=1e-3)
@@ -82,6 +83,7 @@ def test_lattice_bracket_contains_gaussian_closed_form(sigma, steps):
     assert np.all(up - low < 1e-4 * np.maximum(exact, 1e-3))
 
 
+@pytest.mark.slow
 def test_lattice_bracket_brackets_dp_accounting():
     """Pessimistic dp_accounting lies above our lower end, optimistic below our upper end; ours is narrower."""
     args = ("gaussian", 1.0, 0.2, 50)
@@ -100,6 +102,7 @@ def test_lattice_bracket_laplace_single_step_closed_form():
     assert np.all(low <= exact + 1e-15) and np.all(exact <= up + 1e-15)
 
 
+@pytest.mark.slow
 @settings(max_examples=8, deadline=None)
 @given(
     sigma=st.floats(0.5, 5.0),

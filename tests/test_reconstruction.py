@@ -88,6 +88,7 @@ def test_gradient_attack_reconstructs_without_noise_and_fails_with_much_noise(di
     assert ok.all()  # a perfect reconstruction is always nearest to its target
 
 
+@pytest.mark.slow
 def test_prior_game_is_sound_against_the_tight_bound(digits_split):
     # soundness at small scale: full batch and Poisson sampling, each success CI must reach the bound
     data, known, pool = digits_split

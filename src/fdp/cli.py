@@ -17,7 +17,8 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from . import lattice, rero, tradeoff
+from . import lattice, rero, risk, tradeoff
+from .privacy_loss import Mechanism
 from .validation import (
     ResourceLimitError,
     check_array_in,
@@ -29,10 +30,7 @@ from .validation import (
 
 CLOSED_FORMS = {"gaussian": tradeoff.gaussian, "laplace": tradeoff.laplace}
 SUBSAMPLED = {"subsampled-gaussian": "gaussian", "subsampled-laplace": "laplace"}
-METHODS = ("pld", "edgeworth", "clt", "mc", "mpmath")
-# relative error above which an approximation or a certified bracket gets a warning
-WARN_RELATIVE = 0.01
-KAPPA_FLOOR = 1e-30  # the certified lattice is built for kappa >= this (smaller kappa: bracket [kappa, gamma(1e-30)])
+METHODS = risk.METHODS + ("pld",)  # "pld": the earlier name of "bracket", still accepted
 
 
 class _Parser(argparse.ArgumentParser):
@@ -50,7 +48,7 @@ def _build_parser() -> argparse.ArgumentParser:
         description="gaussian/laplace: one mechanism with effect size --mu, closed form. "
         "subsampled-gaussian/subsampled-laplace: --steps-fold composition of the Poisson-subsampled "
         "mechanism with sensitivity 1 and noise scale --noise-multiplier, computed by --method "
-        "(pld: certified bracket; edgeworth, clt: approximations with an error estimate; mc: Monte Carlo "
+        "(bracket: certified bracket of the PLD lattice, also called pld; edgeworth, clt: approximations with an error estimate; mc: Monte Carlo "
         "with a confidence interval; mpmath: certified ground truth). Warnings go to stderr and to the "
         "JSON field 'warnings'.",
     )
@@ -60,9 +58,9 @@ def _build_parser() -> argparse.ArgumentParser:
     p.add_argument("--sampling-rate", type=float, help="Poisson sampling rate in (0, 1] (default 1)")
     p.add_argument("--steps", type=int, help="number of composed steps (default 1)")
     p.add_argument("--kappa", required=True, type=float, nargs="+", help="prior success probability, in (0, 1)")
-    p.add_argument("--method", choices=METHODS, help="for subsampled mechanisms (default pld)")
+    p.add_argument("--method", choices=METHODS, help="for subsampled mechanisms (default bracket)")
     p.add_argument("--order", type=int, help="Edgeworth order 0..4 (default 4; --method edgeworth)")
-    p.add_argument("--discretization", type=float, help="loss lattice spacing (default 1e-4; --method pld)")
+    p.add_argument("--discretization", type=float, help="loss lattice spacing (default 1e-4; --method bracket)")
     p.add_argument("--samples", type=int, help="Monte-Carlo samples (default 1e6; --method mc)")
     p.add_argument("--seed", type=int, help="Monte-Carlo seed >= 0 (default 0; --method mc)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -184,11 +182,11 @@ def _validate_rero(args) -> np.ndarray:
         "--noise-multiplier", _require(args, "noise_multiplier", f"for --mechanism {args.mechanism}"))
     args.sampling_rate = check_sampling_rate("--sampling-rate", 1.0 if args.sampling_rate is None else args.sampling_rate)
     args.steps = _int_at_least("--steps", 1 if args.steps is None else args.steps, 1)
-    args.method = args.method or "pld"
+    args.method = "bracket" if args.method in (None, "pld") else args.method
     why = f"to --method {args.method}"
     if args.method != "edgeworth":
         _forbid(args, ("order",), why)
-    if args.method != "pld":
+    if args.method != "bracket":
         _forbid(args, ("discretization",), why)
     if args.method != "mc":
         _forbid(args, ("samples", "seed"), why)
@@ -199,12 +197,12 @@ def _validate_rero(args) -> np.ndarray:
             raise ValueError(f"--order must be an integer in 0..4, got {args.order!r}")
     elif _full_batch_gaussian(args):
         _forbid(args, ("discretization",), "to full batches (--sampling-rate 1: the exact Gaussian closed form)")
-    elif args.method == "pld":
+    elif args.method == "bracket":
 
         args.discretization = check_positive("--discretization", 1e-4 if args.discretization is None
                                              else args.discretization)
         with _flags("--noise-multiplier, --sampling-rate, --steps, --discretization"):
-            tail = 1e-12 * max(float(kappa.min()), KAPPA_FLOOR) / steps
+            tail = 1e-12 * max(float(kappa.min()), risk.KAPPA_FLOOR) / steps
             lattice.check_lattice_points(lattice.lattice_points(base, s, q, steps, args.discretization, tail),
                                      "this bracket", "use a larger --discretization or fewer --steps")
     elif args.method == "mc":
@@ -223,77 +221,26 @@ def _validate_rero(args) -> np.ndarray:
 
 
 def _full_batch_gaussian(args) -> bool:
-    """--method pld for Gaussian noise without subsampling: answered by the exact closed form."""
-    return args.method == "pld" and SUBSAMPLED[args.mechanism] == "gaussian" and args.sampling_rate == 1.0
+    """--method bracket for Gaussian noise without subsampling: answered by the exact closed form."""
+    return args.method == "bracket" and SUBSAMPLED[args.mechanism] == "gaussian" and args.sampling_rate == 1.0
 
 
 def _subsampled_gamma(args, kappa) -> dict:
     """gamma (and its bracket, interval or error estimate) for a subsampled mechanism, with warnings."""
-    base = SUBSAMPLED[args.mechanism]
-    scale, rate, steps = args.noise_multiplier, args.sampling_rate, args.steps
-    warnings: list[str] = []
-    if _full_batch_gaussian(args):  # the steps-fold Gaussian mechanism: exactly sqrt(steps)/sigma-GDP
-        gamma = rero.gamma(tradeoff.gaussian(np.sqrt(steps) / scale), kappa)
-        return {"gamma": gamma, "gamma_lower": gamma, "gamma_upper": gamma, "certified": True, "warnings": warnings}
-    if args.method in ("pld", "mpmath"):
-        if args.method == "pld":
-            from .pld import tradeoff_bracket
-
-            with _flags("--noise-multiplier, --sampling-rate, --steps, --discretization"):
-                bracket = tradeoff_bracket(base, scale, rate, steps, discretization=args.discretization,
-                                           kappa_min=max(float(kappa.min()), KAPPA_FLOOR))
-            lower, upper = bracket.gamma(kappa)
-        else:
-            from .lattice import gamma_ground_truth
-
-            gt = gamma_ground_truth(base, scale, rate, steps, kappa)
-            lower, upper = gt.lower, gt.upper
-        lower = np.maximum(lower, kappa)
-        rel = (upper - lower) / upper
-        for k, lo, up, r in zip(kappa, lower, upper, rel):
-            if r > WARN_RELATIVE:
-                warnings.append(f"the certified bracket at kappa={k:g} is wide: gamma in [{lo:.6g}, {up:.6g}] "
-                                f"({100 * r:.3g} %); the reported gamma is its upper end"
-                                + ("; use a smaller --discretization" if args.method == "pld" else ""))
-        # the certified upper end is the bound to report
-        return {"gamma": upper, "gamma_lower": lower, "gamma_upper": upper, "certified": True, "warnings": warnings}
-    if args.method in ("edgeworth", "clt"):
-        from .edgeworth import clt_curve, edgeworth_curve
-
-        try:
-            series = edgeworth_curve(base, scale, rate, steps, order=4 if args.method == "clt" else args.order)
-            reference = series.power(kappa)
-            err = series.error_estimate(kappa)
-        except ValueError as exc:
-            series = None
-            if args.method == "edgeworth":
-                raise ValueError(f"{exc} (flags: --order, --method)") from None
-            warnings.append(f"no error estimate for the CLT: the Edgeworth series is not valid here ({exc})")
-        if args.method == "edgeworth":
-            gamma = rero.gamma(series, kappa)
-            label = f"the order-{args.order} Edgeworth approximation"
-        else:
-            gamma = rero.gamma(clt_curve(base, scale, rate, steps), kappa)
-            label = "the CLT approximation"
-            if series is not None:  # the CLT's error: its distance to the Edgeworth series, plus the series' own
-                err = np.abs(gamma - reference) + err
-        out = {"gamma": gamma, "certified": False}
-        if series is not None:
-            out["error_estimate"] = err
-            for k, g, e in zip(kappa, gamma, err):
-                if e > WARN_RELATIVE * g:
-                    warnings.append(f"{label} at kappa={k:g} is unreliable: estimated error {e:.3g} on gamma {g:.6g} "
-                                    f"({100 * e / g:.3g} %); use --method pld for a certified bound")
-        out["warnings"] = warnings
-        return out
-    # mc: Hayes et al. Algorithm 1 (Gaussian or Laplace noise)
-    from .montecarlo import gamma_mc
-
-    res = gamma_mc(scale, rate, steps, kappa, samples=args.samples, seed=args.seed, mechanism=base)
-    if res.warning:
-        warnings.append(res.warning)
-    return {"gamma": res.estimate, "ci_lower": res.lower, "ci_upper": res.upper, "certified": False,
-            "warnings": warnings}
+    mechanism = Mechanism(SUBSAMPLED[args.mechanism], args.noise_multiplier, args.sampling_rate, args.steps)
+    flags = {"bracket": "--noise-multiplier, --sampling-rate, --steps, --discretization",
+             "edgeworth": "--order, --method"}.get(args.method, "--noise-multiplier, --sampling-rate, --steps")
+    with _flags(flags):
+        est = risk.rero(mechanism, kappa, args.method, discretization=args.discretization or 1e-4,
+                        order=4 if args.order is None else args.order, samples=args.samples or 1, seed=args.seed or 0)
+    out = {"gamma": est.value, "certified": est.certified, "warnings": list(est.warnings), "method": est.method}
+    if est.certified:
+        out.update(gamma_lower=est.lower, gamma_upper=est.upper)
+    elif est.lower is not None:
+        out.update(ci_lower=est.lower, ci_upper=est.upper)
+    if est.error_estimate is not None:
+        out["error_estimate"] = est.error_estimate
+    return out
 
 
 def _rero(args) -> int:
@@ -305,7 +252,7 @@ def _rero(args) -> int:
     else:
         out = _subsampled_gamma(args, kappa)
         inputs.update(noise_multiplier=args.noise_multiplier, sampling_rate=args.sampling_rate, steps=args.steps,
-                      method="closed form" if _full_batch_gaussian(args) else args.method)
+                      method=out.pop("method"))
     warnings, certified = out.pop("warnings"), out.pop("certified")
     out = {k: np.atleast_1d(v).astype(float).tolist() for k, v in out.items()}
     out["advantage"] = np.atleast_1d(rero.advantage(out["gamma"], kappa)).tolist()

@@ -109,7 +109,8 @@ class MLP:
 
 
 def elu_parts(a):
-    """The MLP's activation and its derivative, ``(elu(a), elu'(a))``, with one exponential: ``elu' = exp(min(a, 0))`` and ``elu = max(a, 0) + elu' - 1``."""
+    """The MLP's activation and its derivative, ``(elu(a), elu'(a))``, with one exponential:
+    ``elu' = exp(min(a, 0))`` and ``elu = max(a, 0) + elu' - 1``."""
     ea = np.exp(np.minimum(a, 0.0))
     h = np.maximum(a, 0.0)
     h += ea

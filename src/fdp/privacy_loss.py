@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
@@ -49,6 +50,8 @@ from scipy import integrate
 from .validation import check_positive, check_positive_int, check_sampling_rate
 
 __all__ = [
+    "Mechanism",
+    "dpsgd",
     "MECHANISMS",
     "HYPOTHESES",
     "check_mechanism",
@@ -92,6 +95,59 @@ def check_mechanism(mechanism) -> str:
     if not isinstance(mechanism, str) or mechanism not in MECHANISMS:
         raise ValueError(f"mechanism must be one of {MECHANISMS}, got {mechanism!r}")
     return mechanism
+
+
+@dataclass(frozen=True)
+class Mechanism:
+    """One description of a mechanism: additive noise of sensitivity 1, Poisson-subsampled, composed.
+
+    DP-SGD with noise multiplier sigma, sampling rate q and T steps is
+    ``Mechanism("gaussian", sigma, q, T)`` (:func:`dpsgd`); the accountants take its
+    :attr:`args` ``(noise, noise_multiplier, sampling_rate, steps)``.
+
+    Parameters
+    ----------
+    noise : {"gaussian", "laplace"}
+        The noise distribution, ``N(0, sigma^2)`` or ``Lap(0, b)``.
+    noise_multiplier : float
+        sigma or b over the sensitivity, > 0 (the effect size of one step is ``1 / noise_multiplier``).
+    sampling_rate : float, default 1
+        Poisson rate in (0, 1]; 1 is the plain mechanism.
+    steps : int, default 1
+        Compositions, >= 1.
+
+    Examples
+    --------
+    >>> m = dpsgd(noise_multiplier=1.1, sampling_rate=0.01, steps=1000)
+    >>> m.args
+    ('gaussian', 1.1, 0.01, 1000)
+    """
+
+    noise: str
+    noise_multiplier: float
+    sampling_rate: float = 1.0
+    steps: int = 1
+
+    def __post_init__(self):
+        if not isinstance(self.noise, str) or self.noise not in MECHANISMS:
+            raise ValueError(f"noise must be one of {MECHANISMS}, got {self.noise!r}")
+        object.__setattr__(self, "noise_multiplier", check_positive("noise_multiplier", self.noise_multiplier))
+        object.__setattr__(self, "sampling_rate", check_sampling_rate("sampling_rate", self.sampling_rate))
+        object.__setattr__(self, "steps", check_positive_int("steps", self.steps))
+
+    @property
+    def args(self) -> tuple[str, float, float, int]:
+        """``(noise, noise_multiplier, sampling_rate, steps)``, the positional arguments of the accountants."""
+        return self.noise, self.noise_multiplier, self.sampling_rate, self.steps
+
+    def __str__(self) -> str:
+        return (f"{self.noise} noise {self.noise_multiplier:g}, sampling rate {self.sampling_rate:g}, "
+                f"{self.steps} step{'s' if self.steps != 1 else ''}")
+
+
+def dpsgd(noise_multiplier: float, sampling_rate: float, steps: int) -> Mechanism:
+    """DP-SGD as a :class:`Mechanism`: the ``steps``-fold Poisson-subsampled Gaussian (Abadi et al. 2016)."""
+    return Mechanism("gaussian", noise_multiplier, sampling_rate, steps)
 
 
 def _check_hypothesis(hypothesis) -> str:

@@ -1,0 +1,74 @@
+"""fdp.risk: one entry point for the ReRo bound of a mechanism, every method behind it, one result type."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fdp import edgeworth, montecarlo, pld, rero, risk, tradeoff
+from fdp.privacy_loss import Mechanism, dpsgd
+
+KAPPA = np.array([1e-3, 0.05])
+SGM = dpsgd(noise_multiplier=1.2, sampling_rate=0.2, steps=20)
+
+
+def test_bracket_is_the_certified_upper_end_of_the_pld_bracket():
+    est = risk.rero(SGM, KAPPA, discretization=1e-2)
+    low, up = pld.tradeoff_bracket(*SGM.args, discretization=1e-2, kappa_min=1e-3).gamma(KAPPA)
+    assert est.method == "bracket" and est.certified
+    np.testing.assert_array_equal(est.value, up)
+    np.testing.assert_array_equal(est.upper, up)
+    np.testing.assert_array_equal(est.lower, np.maximum(low, KAPPA))
+    assert np.all(est.lower <= est.value) and est.warnings == ()
+
+
+def test_approximations_carry_an_error_estimate_and_agree_with_the_bracket():
+    truth = risk.rero(SGM, KAPPA, discretization=1e-3)
+    ew = risk.rero(SGM, KAPPA, "edgeworth")
+    clt = risk.rero(SGM, KAPPA, "clt")
+    np.testing.assert_array_equal(ew.value, edgeworth.gamma_edgeworth(*SGM.args, KAPPA))
+    assert not ew.certified and not clt.certified
+    assert ew.error_estimate is not None and clt.error_estimate is not None
+    # the CLT's error estimate includes its distance to the series
+    assert np.all(clt.error_estimate >= np.abs(clt.value - ew.value))
+    assert np.all(np.abs(ew.value - truth.value) <= 0.02)
+
+
+def test_monte_carlo_interval_covers_the_certified_value():
+    est = risk.rero(SGM, 0.05, "mc", samples=200_000, seed=3)
+    truth = risk.rero(SGM, 0.05, discretization=1e-3)
+    assert est.method == "mc" and not est.certified
+    assert est.lower[0] <= truth.upper[0] and truth.lower[0] <= est.upper[0]
+    ref = montecarlo.gamma_mc(1.2, 0.2, 20, 0.05, samples=200_000, seed=3)
+    np.testing.assert_array_equal(est.value, ref.estimate)
+
+
+def test_full_batch_gaussian_is_the_closed_form():
+    est = risk.rero(Mechanism("gaussian", 2.0, 1.0, 9), KAPPA)
+    np.testing.assert_allclose(est.value, rero.gamma(tradeoff.gaussian(1.5), KAPPA), rtol=0, atol=0)
+    assert est.method == "closed form" and est.certified
+
+
+def test_a_wide_bracket_warns():
+    est = risk.rero(dpsgd(1.0, 0.5, 50), [1e-6], discretization=0.2)
+    assert est.warnings and "wide" in est.warnings[0]
+
+
+@pytest.mark.parametrize(("kwargs", "name"), [
+    (dict(noise="cauchy", noise_multiplier=1.0), "noise"),
+    (dict(noise="gaussian", noise_multiplier=0.0), "noise_multiplier"),
+    (dict(noise="gaussian", noise_multiplier=1.0, sampling_rate=1.5), "sampling_rate"),
+    (dict(noise="laplace", noise_multiplier=1.0, steps=0), "steps"),
+])
+def test_a_bad_mechanism_names_its_parameter(kwargs, name):
+    with pytest.raises(ValueError, match=name):
+        Mechanism(**kwargs)
+
+
+def test_bad_arguments_name_themselves():
+    with pytest.raises(ValueError, match="method"):
+        risk.rero(SGM, 0.1, "pld")
+    with pytest.raises(ValueError, match="mechanism"):
+        risk.rero(("gaussian", 1.0, 0.1, 10), 0.1)
+    with pytest.raises(ValueError, match="kappa"):
+        risk.rero(SGM, 1.5)
