@@ -38,11 +38,11 @@ def test_rdp_is_looser_than_pld():
 
 @pytest.mark.parametrize(
     "kwargs, name",
-    [(dict(eps=-1.0), "eps"), (dict(delta=0.0), "delta"), (dict(q=0.0), "q"), (dict(steps=1.5), "steps"),
+    [(dict(epsilon=-1.0), "epsilon"), (dict(delta=0.0), "delta"), (dict(sampling_rate=0.0), "sampling_rate"), (dict(steps=1.5), "steps"),
      (dict(accountant="moments"), "accountant")],
 )
 def test_bad_input(kwargs, name):
-    args = dict(eps=1.0, delta=1e-5, q=0.5, steps=10)
+    args = dict(epsilon=1.0, delta=1e-5, sampling_rate=0.5, steps=10)
     args.update(kwargs)
     with pytest.raises(ValueError, match=name):
         calibrate.noise_multiplier_for(**args)

@@ -22,7 +22,7 @@ from scipy.stats import norm
 from fdp import edgeworth as ew
 from fdp import privacy_loss, rero, tradeoff
 
-IMAGENET = dict(mechanism="gaussian", scale=2.5, sampling_rate=16384 / 1281167, steps=71_589)
+IMAGENET = dict(mechanism="gaussian", noise_multiplier=2.5, sampling_rate=16384 / 1281167, steps=71_589)
 ALPHAS = np.array([1e-5, 1e-4, 1e-3, 1e-2, 0.1, 0.3, 0.5, 0.9])
 PROPS = settings(max_examples=40, deadline=None)
 
@@ -445,7 +445,7 @@ def test_clt_is_the_limit_of_order_zero(mech, scale):
 
 def test_clt_uses_e_mu_squared_not_e_mu():
     # ReRo main text prints e^{mu_2}, its footnote e^{1/sigma^2}: large N, small p decides it
-    sigma, p, steps = IMAGENET["scale"], IMAGENET["sampling_rate"], IMAGENET["steps"]
+    sigma, p, steps = IMAGENET["noise_multiplier"], IMAGENET["sampling_rate"], IMAGENET["steps"]
     kappa = np.array([1e-7, 1e-4, 0.1])
     edgeworth = ew.gamma_edgeworth(**IMAGENET, kappa=kappa)
     with_mu2 = rero.gamma(tradeoff.gaussian(p * math.sqrt(steps * math.expm1(1 / sigma**2))), kappa)
@@ -464,7 +464,7 @@ def test_clt_uses_e_mu_squared_not_e_mu():
 # argument checks
 # ---------------------------------------------------------------------------------------------
 
-GOOD = dict(mechanism="gaussian", scale=1.0, sampling_rate=0.1, steps=10, kappa=0.1, order=2)
+GOOD = dict(mechanism="gaussian", noise_multiplier=1.0, sampling_rate=0.1, steps=10, kappa=0.1, order=2)
 
 
 @pytest.mark.parametrize(
@@ -472,10 +472,10 @@ GOOD = dict(mechanism="gaussian", scale=1.0, sampling_rate=0.1, steps=10, kappa=
     [
         ("mechanism", "exponential"),
         ("mechanism", None),
-        ("scale", 0.0),
-        ("scale", -1.0),
-        ("scale", float("nan")),
-        ("scale", "1"),
+        ("noise_multiplier", 0.0),
+        ("noise_multiplier", -1.0),
+        ("noise_multiplier", float("nan")),
+        ("noise_multiplier", "1"),
         ("sampling_rate", 0.0),
         ("sampling_rate", 1.5),
         ("steps", 0),

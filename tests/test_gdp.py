@@ -680,7 +680,7 @@ def test_mu_and_regret_dpsgd_sec5_and_grid():
     assert mus.shape == regs.shape == (2, 2, 2)
     assert regs[1, 0, 1] == gdp.mu_and_regret_dpsgd(4.0, 0.1, 100)[1]
     assert np.all(mus[0] > mus[1])  # more noise, smaller mu
-    with pytest.raises(ValueError, match="noise"):
+    with pytest.raises(ValueError, match="noise_multiplier"):
         gdp.mu_and_regret_dpsgd(-1.0, 0.1, 10)
     with pytest.raises(ValueError, match="sampling_rate"):
         pld.dpsgd_tradeoff(1.0, 1.5, 10)

@@ -49,7 +49,7 @@ def test_agrees_with_pld_bracket():
     "kwargs, name",
     [
         (dict(mechanism="cauchy"), "mechanism"),
-        (dict(scale=-1.0), "scale"),
+        (dict(noise_multiplier=-1.0), "noise_multiplier"),
         (dict(sampling_rate=0.0), "sampling_rate"),
         (dict(steps=0), "steps"),
         (dict(kappa=[1.0]), "kappa"),
@@ -58,7 +58,7 @@ def test_agrees_with_pld_bracket():
     ],
 )
 def test_bad_input(kwargs, name):
-    args = dict(mechanism="gaussian", scale=1.0, sampling_rate=0.5, steps=2, kappa=[0.1])
+    args = dict(mechanism="gaussian", noise_multiplier=1.0, sampling_rate=0.5, steps=2, kappa=[0.1])
     args.update(kwargs)
     with pytest.raises(ValueError, match=name):
         lattice.gamma_ground_truth(**args)

@@ -193,11 +193,11 @@ def test_higher_confidence_is_wider():
 @pytest.mark.parametrize(
     "kwargs,name",
     [
-        (dict(sigma=0.0), "sigma"),
-        (dict(sigma=-1.0), "sigma"),
-        (dict(sigma=float("nan")), "sigma"),
-        (dict(q=0.0), "q"),
-        (dict(q=1.5), "q"),
+        (dict(noise_multiplier=0.0), "noise_multiplier"),
+        (dict(noise_multiplier=-1.0), "noise_multiplier"),
+        (dict(noise_multiplier=float("nan")), "noise_multiplier"),
+        (dict(sampling_rate=0.0), "sampling_rate"),
+        (dict(sampling_rate=1.5), "sampling_rate"),
         (dict(steps=2.5), "steps"),
         (dict(steps="3"), "steps"),
         (dict(steps=True), "steps"),
@@ -215,7 +215,7 @@ def test_higher_confidence_is_wider():
     ],
 )
 def test_gamma_mc_bad_arguments(kwargs, name):
-    args = dict(sigma=1.0, q=0.5, steps=2, kappa=0.1, samples=100, seed=0)
+    args = dict(noise_multiplier=1.0, sampling_rate=0.5, steps=2, kappa=0.1, samples=100, seed=0)
     args.update(kwargs)
     with pytest.raises(ValueError, match=rf"\b{name}\b"):
         mc.gamma_mc(**args)

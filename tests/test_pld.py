@@ -123,7 +123,7 @@ def test_bracket_ordered_and_valid(sigma, p, steps):
     "kwargs, name",
     [
         (dict(mechanism="cauchy"), "mechanism"),
-        (dict(scale=0.0), "scale"),
+        (dict(noise_multiplier=0.0), "noise_multiplier"),
         (dict(sampling_rate=1.5), "sampling_rate"),
         (dict(steps=2.5), "steps"),
         (dict(discretization=-1.0), "discretization"),
@@ -133,7 +133,7 @@ def test_bracket_ordered_and_valid(sigma, p, steps):
     ],
 )
 def test_bad_input(kwargs, name):
-    args = dict(mechanism="gaussian", scale=1.0, sampling_rate=0.5, steps=2)
+    args = dict(mechanism="gaussian", noise_multiplier=1.0, sampling_rate=0.5, steps=2)
     args.update(kwargs)
     with pytest.raises(ValueError, match=name):
         pld.tradeoff_bracket(**args)

@@ -289,7 +289,7 @@ def test_bad_kappa(call, kappa):
     ids=["gamma_rdp", "guo_bound", "guo_mc"],
 )
 def test_bad_sigma(call, sigma):
-    with pytest.raises(ValueError, match="sigma"):
+    with pytest.raises(ValueError, match="noise_multiplier"):
         call(sigma)
 
 

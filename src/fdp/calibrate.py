@@ -37,54 +37,58 @@ def _check_accountant(accountant) -> str:
     return accountant
 
 
-def epsilon(noise: float, q: float, steps: int, delta: float, accountant: str = "pld", discretization: float = 1e-4) -> float:
+def epsilon(noise_multiplier: float, sampling_rate: float, steps: int, delta: float, accountant: str = "pld", discretization: float = 1e-4) -> float:
     """eps at ``delta`` of ``steps``-fold subsampled Gaussian noise (add/remove adjacency, sensitivity 1)."""
-    noise = check_positive("noise", noise)
-    q = check_sampling_rate("q", q)
+    noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
+    sampling_rate = check_sampling_rate("sampling_rate", sampling_rate)
     steps = check_positive_int("steps", steps)
     delta = check_open_unit("delta", delta)
-    if _check_accountant(accountant) == "pld":
-        dist = pld.mechanism_pld("gaussian", noise, q, steps, discretization=discretization)
+    return _epsilon(noise_multiplier, sampling_rate, steps, delta, _check_accountant(accountant), discretization)
+
+
+def _epsilon(noise_multiplier, sampling_rate, steps, delta, accountant, discretization) -> float:
+    if accountant == "pld":
+        dist = pld.mechanism_pld("gaussian", noise_multiplier, sampling_rate, steps, discretization=discretization)
         return float(dist.get_epsilon_for_delta(delta))
-    event = dp_accounting.GaussianDpEvent(noise)
-    if q < 1.0:
-        event = dp_accounting.PoissonSampledDpEvent(q, event)
+    event = dp_accounting.GaussianDpEvent(noise_multiplier)
+    if sampling_rate < 1.0:
+        event = dp_accounting.PoissonSampledDpEvent(sampling_rate, event)
     acc = rdp_privacy_accountant.RdpAccountant(orders=_RDP_ORDERS)
     acc.compose(event, steps)
     return float(acc.get_epsilon(delta))
 
 
 def noise_multiplier_for(
-    eps: float,
+    epsilon: float,
     delta: float,
-    q: float,
+    sampling_rate: float,
     steps: int,
     accountant: str = "pld",
     discretization: float = 1e-4,
     rtol: float = 1e-4,
 ) -> float:
-    """The smallest noise multiplier (to relative accuracy ``rtol``) with ``epsilon(noise) <= eps``."""
-    eps = check_positive("eps", eps)
+    """The smallest noise multiplier (to relative accuracy ``rtol``) whose :func:`epsilon` at ``delta`` is at most ``epsilon``."""
+    epsilon = check_positive("epsilon", epsilon)
     delta = check_open_unit("delta", delta)
-    q = check_sampling_rate("q", q)
+    sampling_rate = check_sampling_rate("sampling_rate", sampling_rate)
     steps = check_positive_int("steps", steps)
     _check_accountant(accountant)
     rtol = check_positive("rtol", rtol)
 
     @functools.lru_cache(maxsize=None)  # the bracket search asks for its end points again
     def eps_of(noise):
-        return epsilon(noise, q, steps, delta, accountant, discretization)
+        return _epsilon(noise, sampling_rate, steps, delta, accountant, discretization)
 
     lo, hi = 0.5, 2.0
-    while eps_of(hi) > eps:  # hi must satisfy the target
+    while eps_of(hi) > epsilon:  # hi must satisfy the target
         lo, hi = hi, 2.0 * hi
         if hi > 1e6:
-            raise ValueError(f"no noise multiplier below 1e6 reaches eps={eps} at delta={delta}")
-    while eps_of(lo) <= eps:  # lo must violate it
+            raise ValueError(f"no noise multiplier below 1e6 reaches epsilon={epsilon} at delta={delta}")
+    while eps_of(lo) <= epsilon:  # lo must violate it
         lo, hi = lo / 2.0, lo
         if lo < 1e-3:
-            raise ValueError(f"eps={eps} is reached by any noise multiplier above 1e-3 (delta={delta})")
-    return _shrink_bracket(lambda x: math.log(eps_of(math.exp(x)) / eps), math.log(lo), math.log(hi), math.log1p(rtol))
+            raise ValueError(f"epsilon={epsilon} is reached by any noise multiplier above 1e-3 (delta={delta})")
+    return _shrink_bracket(lambda x: math.log(eps_of(math.exp(x)) / epsilon), math.log(lo), math.log(hi), math.log1p(rtol))
 
 
 def _shrink_bracket(g, a: float, b: float, width: float) -> float:

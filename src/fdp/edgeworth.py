@@ -499,37 +499,37 @@ def _series_pair(mechanism, scale, p, steps, order):
 
 
 def edgeworth_curve(
-    mechanism: str, scale: float, sampling_rate: float, steps: int, order: int = DEFAULT_ORDER
+    mechanism: str, noise_multiplier: float, sampling_rate: float, steps: int, order: int = DEFAULT_ORDER
 ) -> EdgeworthCurve:
     """Edgeworth approximation of the composed, subsampled trade-off curve ``T(P^N, Q^N)`` (add direction).
 
-    ``mechanism`` "gaussian" (SGM, ``scale`` = noise multiplier sigma) or "laplace" (SLM,
-    ``scale`` = b), sensitivity 1; ``sampling_rate`` p in (0, 1]; ``steps`` N >= 1; ``order``
+    ``mechanism`` "gaussian" (SGM, ``noise_multiplier`` = noise multiplier sigma) or "laplace" (SLM,
+    ``noise_multiplier`` = b), sensitivity 1; ``sampling_rate`` p in (0, 1]; ``steps`` N >= 1; ``order``
     0..4 (module docstring: order k keeps the terms up to N^{-k/2}; 4 is the default).  ReRo paper
     Sec. 2 option (2), Remark 2, Cor. 3.  Raises ValueError for levels where the truncated series
     is not a valid CDF (see :class:`EdgeworthCurve`).
     """
-    mechanism, scale, p = check_parameters(mechanism, scale, sampling_rate)
+    mechanism, noise_multiplier, p = check_parameters(mechanism, noise_multiplier, sampling_rate)
     steps = check_positive_int("steps", steps)
     order = _check_order(order)
-    h0, h1 = _series_pair(mechanism, scale, p, steps, order)
-    name = f"Edgeworth order {order}, {mechanism} scale={scale:g}, p={p:g}, N={steps}, add"
+    h0, h1 = _series_pair(mechanism, noise_multiplier, p, steps, order)
+    name = f"Edgeworth order {order}, {mechanism} noise_multiplier={noise_multiplier:g}, p={p:g}, N={steps}, add"
     return EdgeworthCurve(h0, h1, name=name)
 
 
 def gamma_edgeworth(
-    mechanism: str, scale: float, sampling_rate: float, steps: int, kappa, order: int = DEFAULT_ORDER
+    mechanism: str, noise_multiplier: float, sampling_rate: float, steps: int, kappa, order: int = DEFAULT_ORDER
 ):
     """ReRo bound ``gamma = 1 - f(kappa)`` from the Edgeworth curve (ReRo paper Thm. 1, Cor. 3).
 
     Vectorised over ``kappa`` in (0, 1); see :func:`edgeworth_curve` for the other arguments.
     An approximation, not a certified bound.
     """
-    mechanism, scale, p = check_parameters(mechanism, scale, sampling_rate)
+    mechanism, noise_multiplier, p = check_parameters(mechanism, noise_multiplier, sampling_rate)
     steps = check_positive_int("steps", steps)
     order = _check_order(order)
     k = check_array_in("kappa", kappa, 0.0, 1.0, open_low=True, open_high=True)
-    return edgeworth_curve(mechanism, scale, p, steps, order).power(k)
+    return edgeworth_curve(mechanism, noise_multiplier, p, steps, order).power(k)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -537,7 +537,7 @@ def gamma_edgeworth(
 # ---------------------------------------------------------------------------------------------
 
 
-def clt_mu(mechanism: str, scale: float, sampling_rate: float, steps: int) -> float:
+def clt_mu(mechanism: str, noise_multiplier: float, sampling_rate: float, steps: int) -> float:
     """``mu_tilde = p sqrt(N chi^2)`` of the CLT approximation (ReRo paper Sec. 2 option (3)).
 
     For the SGM ``chi^2 = e^{mu^2} - 1`` with ``mu = 1/sigma``, i.e.
@@ -546,18 +546,18 @@ def clt_mu(mechanism: str, scale: float, sampling_rate: float, steps: int) -> fl
     limit with ``chi^2 = (2/3) e^{mu} + (1/3) e^{-2mu} - 1`` (:func:`chi2_divergence`).  It is the
     limit of the order-0 Edgeworth curve as ``N -> infinity`` with ``p sqrt(N)`` fixed.
     """
-    mechanism, scale, p = check_parameters(mechanism, scale, sampling_rate)
+    mechanism, noise_multiplier, p = check_parameters(mechanism, noise_multiplier, sampling_rate)
     steps = check_positive_int("steps", steps)
-    chi2 = chi2_divergence(mechanism, scale)
+    chi2 = chi2_divergence(mechanism, noise_multiplier)
     value = p * math.sqrt(steps * chi2) if math.isfinite(chi2) else math.inf
     if not math.isfinite(value):
-        raise ValueError(f"the CLT effect size overflows for scale={scale!r} (chi^2 divergence {chi2!r})")
+        raise ValueError(f"the CLT effect size overflows for noise_multiplier={noise_multiplier!r} (chi^2 divergence {chi2!r})")
     return value
 
 
-def clt_curve(mechanism: str, scale: float, sampling_rate: float, steps: int) -> TradeOffCurve:
+def clt_curve(mechanism: str, noise_multiplier: float, sampling_rate: float, steps: int) -> TradeOffCurve:
     """The CLT approximation ``f_Gauss(alpha, mu_tilde)`` = ``tradeoff.gaussian(clt_mu(...))``.
 
     Asymptotic (error O(N^{-1/2})), symmetric, and an approximation, not a bound.
     """
-    return tradeoff.gaussian(clt_mu(mechanism, scale, sampling_rate, steps))
+    return tradeoff.gaussian(clt_mu(mechanism, noise_multiplier, sampling_rate, steps))

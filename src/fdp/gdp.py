@@ -525,7 +525,7 @@ def mu_laplace(eps) -> float | np.ndarray:
 
 
 def mu_and_regret_dpsgd(
-    noise: float, sampling_rate: float, steps: int, *, discretization: float | None = None, tail: float = 1e-10
+    noise_multiplier: float, sampling_rate: float, steps: int, *, discretization: float | None = None, tail: float = 1e-10
 ) -> tuple[float, float]:
     """GDP paper Alg. 1 for DP-SGD (the paper's Fig. 3 interface): ``(mu*, Delta(f, f_mu*))``.
 
@@ -542,9 +542,9 @@ def mu_and_regret_dpsgd(
     tails (beta reaches 0 a hair before alpha = 1), which eq. 21 must ignore (see :func:`mu_star`).
     """
     if check_sampling_rate("sampling_rate", sampling_rate) == 1.0:
-        # full batches: the steps-fold Gaussian mechanism, exactly sqrt(steps)/noise-GDP (regret 0)
-        return float(np.sqrt(check_positive_int("steps", steps)) / check_positive("noise", noise)), 0.0
-    curve = dpsgd_tradeoff(noise, sampling_rate, steps, discretization=discretization)
+        # full batches: the steps-fold Gaussian mechanism, exactly sqrt(steps)/noise_multiplier-GDP (regret 0)
+        return float(np.sqrt(check_positive_int("steps", steps)) / check_positive("noise_multiplier", noise_multiplier)), 0.0
+    curve = dpsgd_tradeoff(noise_multiplier, sampling_rate, steps, discretization=discretization)
     tail = check_nonnegative("tail", tail)
     floor = min(tail, _fixed_point(curve.alphas, curve.betas) * (1.0 - 1e-9))
     return mu_and_regret(curve, symmetrise=False, tail=floor)

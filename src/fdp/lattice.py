@@ -147,7 +147,7 @@ class GroundTruth:
     """
 
     mechanism: str
-    scale: float
+    noise_multiplier: float
     sampling_rate: float
     steps: int
     grid: int
@@ -696,7 +696,7 @@ def _evaluate(lat: _Lattice, ctx, l_0, h, kappas, digits: int, up: bool) -> list
     return out
 
 
-def one_step_lattices(mechanism: str, scale: float, sampling_rate: float, grid: int, log_tail: float, dps: int = 20):
+def one_step_lattices(mechanism: str, noise_multiplier: float, sampling_rate: float, grid: int, log_tail: float, dps: int = 20):
     """The two certified one-step loss measures, as floats, for composition by FFT (:mod:`fdp.pld`).
 
     Returns ``{"pessimistic": (l_0, h, masses, infinite), "optimistic": (l_0, h, masses, 0.0)}``:
@@ -708,8 +708,8 @@ def one_step_lattices(mechanism: str, scale: float, sampling_rate: float, grid: 
     ctx = mpmath.MPContext()
     ctx.dps = dps + _GUARD
     unit = ctx.mpf(10) ** dps
-    step = (_Gaussian if mechanism == "gaussian" else _Laplace)(ctx, scale, sampling_rate)
-    l_0, l_0_lower, h = _lattice_frames(step, mechanism, scale, sampling_rate, grid, log_tail)
+    step = (_Gaussian if mechanism == "gaussian" else _Laplace)(ctx, noise_multiplier, sampling_rate)
+    l_0, l_0_lower, h = _lattice_frames(step, mechanism, noise_multiplier, sampling_rate, grid, log_tail)
     pess = _pessimistic_step(step, l_0, h, grid, unit)
     opt = _optimistic_step(step, l_0_lower, h, grid, unit)[0]
 
@@ -722,12 +722,12 @@ def one_step_lattices(mechanism: str, scale: float, sampling_rate: float, grid: 
     }
 
 
-def loss_range(mechanism: str, scale: float, sampling_rate: float, log_tail: float) -> float:
+def loss_range(mechanism: str, noise_multiplier: float, sampling_rate: float, log_tail: float) -> float:
     """Width ``l_top - l_0`` of the one-step loss lattice for the tail cut ``log_tail``."""
     ctx = mpmath.MPContext()
     ctx.dps = 20
-    step = (_Gaussian if mechanism == "gaussian" else _Laplace)(ctx, scale, sampling_rate)
-    return float(_lattice_frames(step, mechanism, scale, sampling_rate, 2, log_tail)[2])
+    step = (_Gaussian if mechanism == "gaussian" else _Laplace)(ctx, noise_multiplier, sampling_rate)
+    return float(_lattice_frames(step, mechanism, noise_multiplier, sampling_rate, 2, log_tail)[2])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -741,15 +741,15 @@ def _check_int(name, value, low, high):
     return int(value)
 
 
-def gamma_ground_truth(mechanism: str, scale: float, sampling_rate: float, steps: int, kappa, grid: int = 1000, dps: int = 25) -> GroundTruth:
+def gamma_ground_truth(mechanism: str, noise_multiplier: float, sampling_rate: float, steps: int, kappa, grid: int = 1000, dps: int = 25) -> GroundTruth:
     """Certified ``[lower, upper]`` for ``gamma = 1 - T(P, Q)(kappa)`` of the N-fold SGM / SLM (add direction).
 
     Parameters
     ----------
     mechanism : {"gaussian", "laplace"}
-        Poisson-subsampled Gaussian (``scale`` = sigma) or Laplace (``scale`` = b) mechanism,
+        Poisson-subsampled Gaussian (``noise_multiplier`` = sigma) or Laplace (``noise_multiplier`` = b) mechanism,
         sensitivity 1; ``sampling_rate = 1`` is the plain Gaussian / Laplace mechanism.
-    scale : float > 0
+    noise_multiplier : float > 0
     sampling_rate : float in (0, 1]
     steps : int >= 1
         Number N of composed (homogeneous) steps.
@@ -779,7 +779,7 @@ def gamma_ground_truth(mechanism: str, scale: float, sampling_rate: float, steps
     """
     t0 = time.perf_counter()
     check_mechanism(mechanism)
-    scale = check_positive("scale", scale)
+    noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
     p = check_sampling_rate("sampling_rate", sampling_rate)
     steps = check_positive_int("steps", steps)
     kap = check_array_in("kappa", kappa, 0.0, 1.0, open_low=True, open_high=True)
@@ -791,11 +791,11 @@ def gamma_ground_truth(mechanism: str, scale: float, sampling_rate: float, steps
     ctx = mpmath.MPContext()
     ctx.dps = dps + _GUARD
     unit = ctx.mpf(10) ** dps
-    step = (_Gaussian if mechanism == "gaussian" else _Laplace)(ctx, scale, p)
+    step = (_Gaussian if mechanism == "gaussian" else _Laplace)(ctx, noise_multiplier, p)
     k_min = float(np.min(kap))
     log_tail = math.log(_NEGLIGIBLE * k_min / steps)
     budget = int(_NEGLIGIBLE * k_min / (4 * max(steps.bit_length(), 1)) * 10.0**dps)
-    l_0, l_0_lower, h = _lattice_frames(step, mechanism, scale, p, grid, log_tail)
+    l_0, l_0_lower, h = _lattice_frames(step, mechanism, noise_multiplier, p, grid, log_tail)
 
     flat = [float(k) for k in kap.ravel()]
     bounds = {}
@@ -821,7 +821,7 @@ def gamma_ground_truth(mechanism: str, scale: float, sampling_rate: float, steps
         upper[i] = min(np.nextafter(hi, np.inf), 1.0)
     return GroundTruth(
         mechanism=mechanism,
-        scale=scale,
+        noise_multiplier=noise_multiplier,
         sampling_rate=p,
         steps=steps,
         grid=grid,
@@ -858,7 +858,7 @@ def _one_step_loss(mechanism: str, scale: float, p: float) -> tuple[np.ndarray, 
     return loss, log_q - logsumexp(log_q)
 
 
-def lattice_points(mechanism: str, scale: float, sampling_rate: float = 1.0, steps: int = 1,
+def lattice_points(mechanism: str, noise_multiplier: float, sampling_rate: float = 1.0, steps: int = 1,
                    discretization: float = 1e-4, tail: float = 1e-15) -> int:
     """Estimated length of the (composed) privacy-loss lattice of ``steps`` subsampled steps.
 
@@ -869,11 +869,11 @@ def lattice_points(mechanism: str, scale: float, sampling_rate: float = 1.0, ste
     computation before it allocates; the exact check on the built lattice follows before the FFT.
     """
     mechanism = check_mechanism(mechanism)
-    scale = check_positive("scale", scale)
+    noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
     p = check_sampling_rate("sampling_rate", sampling_rate)
     steps = check_positive_int("steps", steps)
     h = check_positive("discretization", discretization)
-    loss, log_w = _one_step_loss(mechanism, scale, p)
+    loss, log_w = _one_step_loss(mechanism, noise_multiplier, p)
     width = float(np.ptp(loss))
     one = width / h + 1.0
     if steps == 1 or width == 0.0:

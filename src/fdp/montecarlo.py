@@ -97,9 +97,9 @@ def _log_ratio_chunk(sigma, q, steps, samples, block, seed_seq, mechanism="gauss
 MAX_DRAWS = 2 * 10**9  # samples x steps: about 50 s of draws on one core
 
 
-def _check_setup(sigma, q, steps, samples, mechanism):
-    sigma = check_positive("sigma", sigma)
-    q = check_sampling_rate("q", q)
+def _check_setup(noise_multiplier, sampling_rate, steps, samples, mechanism):
+    noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
+    sampling_rate = check_sampling_rate("sampling_rate", sampling_rate)
     steps = check_positive_int("steps", steps)
     samples = check_positive_int("samples", samples)
     check_mechanism(mechanism)
@@ -108,7 +108,7 @@ def _check_setup(sigma, q, steps, samples, mechanism):
             f"samples * steps = {samples * steps:.3g} noise draws exceed the limit of {MAX_DRAWS:.3g} "
             "(about a minute a core): use fewer samples or an accountant (fdp.pld)"
         )
-    return sigma, q, steps, samples
+    return noise_multiplier, sampling_rate, steps, samples
 
 
 def _check_n_jobs(n_jobs) -> int:
@@ -128,8 +128,8 @@ def check_samples_for_kappa(samples: int, kappa, name: str = "samples") -> None:
 
 
 def sgm_log_likelihood_ratios(
-    sigma: float,
-    q: float,
+    noise_multiplier: float,
+    sampling_rate: float,
     steps: int,
     samples: int,
     seed: int = 0,
@@ -140,19 +140,19 @@ def sgm_log_likelihood_ratios(
 ) -> np.ndarray:
     """Log likelihood ratios ``log mu(W) / nu(W)`` for ``W ~ nu = N(0, sigma^2 I_steps)`` (sensitivity 1).
 
-    ``mechanism="laplace"`` replaces the noise by Laplace noise of scale ``sigma`` (the SLM; the
+    ``mechanism="laplace"`` replaces the noise by Laplace noise of scale ``noise_multiplier`` (the SLM; the
     same change of measure, Hayes et al. Alg. 1 applied to another noise distribution).
 
     Samples are produced in chunks of ``chunk`` (each with its own spawned seed) and steps in
     blocks of ``block``, so peak memory is about ``samples + chunk * block`` floats.
     """
-    sigma, q, steps, samples = _check_setup(sigma, q, steps, samples, mechanism)
+    noise_multiplier, sampling_rate, steps, samples = _check_setup(noise_multiplier, sampling_rate, steps, samples, mechanism)
     seed = check_seed("seed", seed)
     chunk = check_positive_int("chunk", chunk)
     block = check_positive_int("block", block)
     n_jobs = _check_n_jobs(n_jobs)
     parts = Parallel(n_jobs=n_jobs)(
-        delayed(_log_ratio_chunk)(sigma, q, steps, s, block, ss, mechanism) for s, ss in chunks(samples, chunk, seed)
+        delayed(_log_ratio_chunk)(noise_multiplier, sampling_rate, steps, s, block, ss, mechanism) for s, ss in chunks(samples, chunk, seed)
     )
     return np.concatenate(parts)
 
@@ -219,8 +219,8 @@ def gamma_from_log_ratios(log_ratios, kappa, confidence: float = 0.95, interval:
 
 
 def gamma_mc(
-    sigma: float,
-    q: float,
+    noise_multiplier: float,
+    sampling_rate: float,
     steps: int,
     kappa,
     samples: int = 1_000_000,
@@ -230,12 +230,12 @@ def gamma_mc(
     n_jobs: int = 1,
     mechanism: str = "gaussian",
 ) -> MonteCarloGamma:
-    """ReRo bound of DP-SGD (sensitivity 1, noise multiplier ``sigma``, rate ``q``, ``steps``) by Algorithm 1.
+    """ReRo bound of DP-SGD (sensitivity 1, noise multiplier ``noise_multiplier``, rate ``sampling_rate``, ``steps``) by Algorithm 1.
 
     Returns a :class:`MonteCarloGamma` with the estimate and a confidence interval for each kappa.
     """
-    _check_setup(sigma, q, steps, samples, mechanism)
+    _check_setup(noise_multiplier, sampling_rate, steps, samples, mechanism)
     check_samples_for_kappa(samples, check_array_in("kappa", np.atleast_1d(kappa), 0.0, 1.0, open_low=True, open_high=True))
-    lr = sgm_log_likelihood_ratios(sigma, q, steps, samples, seed=seed, n_jobs=n_jobs, mechanism=mechanism)
+    lr = sgm_log_likelihood_ratios(noise_multiplier, sampling_rate, steps, samples, seed=seed, n_jobs=n_jobs, mechanism=mechanism)
     res = gamma_from_log_ratios(lr, kappa, confidence=confidence, interval=interval)
     return MonteCarloGamma(**{**res.__dict__, "seed": seed})

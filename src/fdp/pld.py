@@ -73,7 +73,7 @@ def _check_direction(direction) -> str:
 
 def mechanism_pld(
     mechanism: str,
-    scale: float,
+    noise_multiplier: float,
     sampling_rate: float = 1.0,
     steps: int = 1,
     *,
@@ -83,20 +83,20 @@ def mechanism_pld(
     """The ``dp_accounting`` PLD of ``steps``-fold Poisson-subsampled Gaussian or Laplace noise.
 
     Sensitivity 1, noise standard deviation (``"gaussian"``) or Laplace scale b (``"laplace"``)
-    ``scale``, sampling rate ``sampling_rate`` (1 = no subsampling).  ``pessimistic=True`` uses
+    ``noise_multiplier``, sampling rate ``sampling_rate`` (1 = no subsampling).  ``pessimistic=True`` uses
     connect-the-dots (a dominating pair: gamma from it is an upper bound); ``False`` rounds losses
     down (privacy buckets: a lower bound, see the module docstring).  Returns a
     ``dp_accounting.pld.privacy_loss_distribution.PrivacyLossDistribution``.
     """
     mechanism = check_mechanism(mechanism)
-    scale = check_positive("scale", scale)
+    noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
     p = check_sampling_rate("sampling_rate", sampling_rate)
     steps = check_positive_int("steps", steps)
     h = check_positive("discretization", discretization)
-    what = f"{mechanism} noise {scale:g} with sampling rate {p:g}, {steps} steps, discretization {h:g}"
+    what = f"{mechanism} noise {noise_multiplier:g} with sampling rate {p:g}, {steps} steps, discretization {h:g}"
     hint = "use a larger discretization, fewer steps or more noise"
-    lattice.check_lattice_points(lattice.lattice_points(mechanism, scale, p, 1, h), what + " (one step)", hint, lattice.MAX_ONE_STEP_POINTS)
-    lattice.check_lattice_points(lattice.lattice_points(mechanism, scale, p, steps, h), what, hint)
+    lattice.check_lattice_points(lattice.lattice_points(mechanism, noise_multiplier, p, 1, h), what + " (one step)", hint, lattice.MAX_ONE_STEP_POINTS)
+    lattice.check_lattice_points(lattice.lattice_points(mechanism, noise_multiplier, p, steps, h), what, hint)
     kwargs = dict(
         sensitivity=1.0,
         pessimistic_estimate=bool(pessimistic),
@@ -105,9 +105,9 @@ def mechanism_pld(
         use_connect_dots=bool(pessimistic),  # connect-the-dots exists for pessimistic PMFs only
     )
     if mechanism == "gaussian":
-        one = _pld.from_gaussian_mechanism(scale, **kwargs)
+        one = _pld.from_gaussian_mechanism(noise_multiplier, **kwargs)
     else:
-        one = _pld.from_laplace_mechanism(scale, **kwargs)
+        one = _pld.from_laplace_mechanism(noise_multiplier, **kwargs)
     if steps == 1:
         return one
     # pylint: disable=protected-access
@@ -203,7 +203,7 @@ class Bracket:
 
 def tradeoff_bracket(
     mechanism: str,
-    scale: float,
+    noise_multiplier: float,
     sampling_rate: float = 1.0,
     steps: int = 1,
     *,
@@ -230,7 +230,7 @@ def tradeoff_bracket(
     Parameters
     ----------
     mechanism : {"gaussian", "laplace"}
-    scale : float
+    noise_multiplier : float
         sigma or b (for DP-SGD the noise multiplier), > 0.
     sampling_rate : float
         Poisson rate in (0, 1].
@@ -268,7 +268,7 @@ def tradeoff_bracket(
         curves = []
         for pessimistic in (True, False):
             pld = mechanism_pld(
-                mechanism, scale, sampling_rate, steps, discretization=discretization, pessimistic=pessimistic
+                mechanism, noise_multiplier, sampling_rate, steps, discretization=discretization, pessimistic=pessimistic
             )
             kind = "pessimistic" if pessimistic else "optimistic"
             curves.append(tradeoff_curve(pld, direction, name=f"{mechanism} PLD {kind} ({direction})"))
@@ -277,21 +277,21 @@ def tradeoff_bracket(
     if direction != "add":
         raise ValueError(f"method 'lattice' computes the add direction only, got direction={direction!r}")
     mechanism = check_mechanism(mechanism)
-    scale = check_positive("scale", scale)
+    noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
     p = check_sampling_rate("sampling_rate", sampling_rate)
     steps = check_positive_int("steps", steps)
     h = check_positive("discretization", discretization)
     kappa_min = check_open_unit("kappa_min", kappa_min)
     max_grid = check_positive_int("max_grid", max_grid)
     tail = 1e-12 * kappa_min / steps
-    width = lattice.loss_range(mechanism, scale, p, np.log(tail))
+    width = lattice.loss_range(mechanism, noise_multiplier, p, np.log(tail))
     grid = int(np.clip(np.ceil(width / h), 16, max_grid)) + 1
     lattice.check_lattice_points(
-        lattice.lattice_points(mechanism, scale, p, steps, width / (grid - 1), tail),
-        f"the certified bracket of {steps} steps ({mechanism} noise {scale:g}, sampling rate {p:g})",
+        lattice.lattice_points(mechanism, noise_multiplier, p, steps, width / (grid - 1), tail),
+        f"the certified bracket of {steps} steps ({mechanism} noise {noise_multiplier:g}, sampling rate {p:g})",
         "use fewer steps or a larger discretization",
     )
-    measures = lattice.one_step_lattices(mechanism, scale, p, grid, np.log(tail))
+    measures = lattice.one_step_lattices(mechanism, noise_multiplier, p, grid, np.log(tail))
     curves = {}
     for side, (l_0, step_h, masses, infinite) in measures.items():
         pessimistic = side == "pessimistic"
@@ -302,22 +302,22 @@ def tradeoff_bracket(
     return Bracket(lower=curves["pessimistic"], upper=curves["optimistic"], discretization=width / (grid - 1))
 
 
-def default_discretization(noise: float, sampling_rate: float, steps: int) -> float:
+def default_discretization(noise_multiplier: float, sampling_rate: float, steps: int) -> float:
     """A PLD lattice spacing for DP-SGD: 1/200 of the CLT mu (Bu et al. 2020), clipped to [1e-5, 3e-4].
 
     For the eps = 8 run of the GDP paper (9.4, 2000, 2^14/50,000) this is 3e-4, and mu* lies 1e-5
     above the certified interval [1.566947, 1.566949] of :func:`fdp.pld.tradeoff_bracket` (at 1e-3 it
     lies 1.1e-4 above; across the Fig. 4 grid the 1e-3 cap moved mu* by up to 0.36 %).
     """
-    noise = check_positive("noise", noise)
+    noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
     sampling_rate = check_sampling_rate("sampling_rate", sampling_rate)
     steps = check_positive_int("steps", steps)
     with np.errstate(over="ignore"):
-        mu_clt = sampling_rate * np.sqrt(steps * np.expm1(1.0 / noise**2))
+        mu_clt = sampling_rate * np.sqrt(steps * np.expm1(1.0 / noise_multiplier**2))
     return float(np.clip(mu_clt / 200.0, 1e-5, 3e-4))
 
 
-def dpsgd_tradeoff(noise: float, sampling_rate: float, steps: int, *, discretization: float | None = None) -> PiecewiseLinear:
+def dpsgd_tradeoff(noise_multiplier: float, sampling_rate: float, steps: int, *, discretization: float | None = None) -> PiecewiseLinear:
     """Symmetrised trade-off curve of DP-SGD (``steps``-fold Poisson-subsampled Gaussian), GDP paper Alg. 1 step 1.
 
     The pessimistic (connect-the-dots) PLD of :func:`fdp.pld.mechanism_pld`, its add and remove
@@ -326,7 +326,7 @@ def dpsgd_tradeoff(noise: float, sampling_rate: float, steps: int, *, discretiza
     1/200 of the CLT parameter ``q sqrt(T (e^{1/sigma^2} - 1))``, clipped to [1e-5, 3e-4] (see
     ``default_discretization`` for the error this leaves).
     """
-    s = check_positive("noise", noise)
+    s = check_positive("noise_multiplier", noise_multiplier)
     q = check_sampling_rate("sampling_rate", sampling_rate)
     steps = check_positive_int("steps", steps)
     h = default_discretization(s, q, steps) if discretization is None else check_positive("discretization", discretization)

@@ -156,16 +156,16 @@ def _check_hypothesis(hypothesis) -> str:
     return hypothesis
 
 
-def check_parameters(mechanism, scale, sampling_rate) -> tuple[str, float, float]:
+def check_parameters(mechanism, noise_multiplier, sampling_rate) -> tuple[str, float, float]:
     """``(mechanism, scale, sampling_rate)`` checked: a known mechanism, scale > 0, rate in (0, 1]."""
     return (
         check_mechanism(mechanism),
-        check_positive("scale", scale),
+        check_positive("noise_multiplier", noise_multiplier),
         check_sampling_rate("sampling_rate", sampling_rate),
     )
 
 
-def log_ratio(mechanism: str, scale: float, x):
+def log_ratio(mechanism: str, noise_multiplier: float, x):
     """Log-likelihood ratio ``log r(x) = log(q_1(x) / p(x))`` of the unsubsampled pair (sensitivity 1).
 
     Gaussian: ``(2x - 1) / (2 sigma^2)``; Laplace: ``(|x| - |x - 1|) / b``, i.e. ``2x - 1`` clipped to
@@ -175,7 +175,7 @@ def log_ratio(mechanism: str, scale: float, x):
     ----------
     mechanism : {"gaussian", "laplace"}
         The noise (not checked here: see :func:`check_parameters`).
-    scale : float
+    noise_multiplier : float
         sigma or b, > 0.
     x : array_like
         Outputs of one step.
@@ -196,8 +196,8 @@ def log_ratio(mechanism: str, scale: float, x):
     """
     x = np.asarray(x, dtype=float)
     if mechanism == "gaussian":
-        return (2.0 * x - 1.0) / (2.0 * scale**2)
-    return np.clip(2.0 * x - 1.0, -1.0, 1.0) / scale
+        return (2.0 * x - 1.0) / (2.0 * noise_multiplier**2)
+    return np.clip(2.0 * x - 1.0, -1.0, 1.0) / noise_multiplier
 
 
 def subsampled(log_ratio, sampling_rate):
@@ -253,7 +253,7 @@ def subsampled(log_ratio, sampling_rate):
     return np.where(small, direct, np.logaddexp(math.log1p(-p), math.log(p) + t))
 
 
-def privacy_loss(mechanism: str, scale: float, sampling_rate: float, x):
+def privacy_loss(mechanism: str, noise_multiplier: float, sampling_rate: float, x):
     """One-step privacy loss ``L(x) = log(q(x) / p(x))`` at the output ``x`` (add direction).
 
     ``p`` is the density of H0 = ``N(0, scale^2)`` or ``Lap(0, scale)``, ``q`` that of H1 = the
@@ -263,7 +263,7 @@ def privacy_loss(mechanism: str, scale: float, sampling_rate: float, x):
     Parameters
     ----------
     mechanism : {"gaussian", "laplace"}
-    scale : float
+    noise_multiplier : float
         sigma or b, > 0 (for DP-SGD the noise multiplier).
     sampling_rate : float
         Poisson rate p in (0, 1].
@@ -284,19 +284,19 @@ def privacy_loss(mechanism: str, scale: float, sampling_rate: float, x):
     >>> [round(v, 6) for v in privacy_loss("laplace", 1.0, 0.5, [-3.0, 0.5, 3.0]).tolist()]
     [-0.379885, 0.0, 0.620115]
     """
-    mechanism, scale, p = check_parameters(mechanism, scale, sampling_rate)
+    mechanism, noise_multiplier, p = check_parameters(mechanism, noise_multiplier, sampling_rate)
     x = np.asarray(x, dtype=float)
     if not np.all(np.isfinite(x)):
         raise ValueError("x must be finite")
-    return subsampled(log_ratio(mechanism, scale, x), p)
+    return subsampled(log_ratio(mechanism, noise_multiplier, x), p)
 
 
-def sample_privacy_loss(mechanism: str, scale: float, sampling_rate: float, hypothesis: str, size: int, seed=0):
+def sample_privacy_loss(mechanism: str, noise_multiplier: float, sampling_rate: float, hypothesis: str, size: int, seed=0):
     """``size`` draws of the one-step loss L under ``hypothesis`` ("H0": X ~ P, "H1": X ~ Q).
 
     ``seed`` is an int or a :class:`numpy.random.Generator`.  Used to check the quadrature.
     """
-    mechanism, scale, p = check_parameters(mechanism, scale, sampling_rate)
+    mechanism, noise_multiplier, p = check_parameters(mechanism, noise_multiplier, sampling_rate)
     hypothesis = _check_hypothesis(hypothesis)
     size = check_positive_int("size", size)
     if isinstance(seed, np.random.Generator):
@@ -305,13 +305,13 @@ def sample_privacy_loss(mechanism: str, scale: float, sampling_rate: float, hypo
         rng = np.random.default_rng(int(seed))
     else:
         raise ValueError(f"seed must be an integer >= 0 or a numpy.random.Generator, got {seed!r}")
-    noise = scale * (rng.standard_normal(size) if mechanism == "gaussian" else rng.laplace(size=size))
+    noise = noise_multiplier * (rng.standard_normal(size) if mechanism == "gaussian" else rng.laplace(size=size))
     if hypothesis == "H1":
         noise = noise + (rng.random(size) < p)
-    return subsampled(log_ratio(mechanism, scale, noise), p)
+    return subsampled(log_ratio(mechanism, noise_multiplier, noise), p)
 
 
-def chi2_divergence(mechanism: str, scale: float) -> float:
+def chi2_divergence(mechanism: str, noise_multiplier: float) -> float:
     """Chi-square divergence ``E_P[r^2] - 1`` of the unsubsampled pair (sensitivity 1, mu = 1/scale).
 
     Gaussian: ``e^{mu^2} - 1``.  Laplace: ``(2/3) e^{mu} + (1/3) e^{-2 mu} - 1`` (integrate
@@ -320,7 +320,7 @@ def chi2_divergence(mechanism: str, scale: float) -> float:
     Parameters
     ----------
     mechanism : {"gaussian", "laplace"}
-    scale : float
+    noise_multiplier : float
         sigma or b, > 0.
 
     Returns
@@ -338,7 +338,7 @@ def chi2_divergence(mechanism: str, scale: float) -> float:
     1.718281828459045
     """
     mechanism = check_mechanism(mechanism)
-    mu = 1.0 / check_positive("scale", scale)
+    mu = 1.0 / check_positive("noise_multiplier", noise_multiplier)
     with np.errstate(over="ignore"):
         if mechanism == "gaussian":
             return float(np.expm1(mu * mu)) if mu * mu < 709 else math.inf
@@ -442,7 +442,7 @@ def _cumulants_quad(mechanism: str, scale: float, p: float, hypothesis: str) -> 
 
 
 def loss_cumulants(
-    mechanism: str, scale: float, sampling_rate: float, hypothesis: str = "H0", steps: int = 1, method: str = "auto"
+    mechanism: str, noise_multiplier: float, sampling_rate: float, hypothesis: str = "H0", steps: int = 1, method: str = "auto"
 ) -> np.ndarray:
     """Cumulants ``kappa_1 .. kappa_6`` of the composed privacy loss ``S = L_1 + ... + L_N``.
 
@@ -457,7 +457,7 @@ def loss_cumulants(
     Parameters
     ----------
     mechanism : {"gaussian", "laplace"}
-    scale : float
+    noise_multiplier : float
         sigma or b, > 0.
     sampling_rate : float
         Poisson rate in (0, 1].
@@ -481,19 +481,19 @@ def loss_cumulants(
     >>> loss_cumulants("gaussian", 1.0, 1.0, "H0")[:3].tolist()  # normal: -mu^2/2, mu^2, 0
     [-0.5, 1.0, 0.0]
     """
-    mechanism, scale, p = check_parameters(mechanism, scale, sampling_rate)
+    mechanism, noise_multiplier, p = check_parameters(mechanism, noise_multiplier, sampling_rate)
     hypothesis = _check_hypothesis(hypothesis)
     steps = check_positive_int("steps", steps)
     if method not in ("auto", "quad"):
         raise ValueError(f"method must be 'auto' or 'quad', got {method!r}")
     if method == "auto" and mechanism == "gaussian" and p == 1.0:
-        mu2 = 1.0 / scale**2
+        mu2 = 1.0 / noise_multiplier**2
         one = np.array([-0.5 * mu2 if hypothesis == "H0" else 0.5 * mu2, mu2, 0.0, 0.0, 0.0, 0.0])
     else:
-        one = np.array(_cumulants_quad(mechanism, scale, p, hypothesis))
+        one = np.array(_cumulants_quad(mechanism, noise_multiplier, p, hypothesis))
     if not np.all(np.isfinite(one)) or one[1] <= 0.0:
         raise ValueError(
-            f"the privacy loss of mechanism={mechanism!r}, scale={scale!r}, sampling_rate={p!r} has "
+            f"the privacy loss of mechanism={mechanism!r}, noise_multiplier={noise_multiplier!r}, sampling_rate={p!r} has "
             f"cumulants that cannot be computed in double precision (got {one.tolist()})"
         )
     return steps * one

@@ -94,16 +94,16 @@ def gamma_eps_delta(eps: float, delta: float, kappa):
     return np.minimum(np.exp(eps) * _kappa(kappa) + delta, 1.0)
 
 
-def gamma_rdp(sigma: float, steps: int, kappa):
+def gamma_rdp(noise_multiplier: float, steps: int, kappa):
     """RDP-based ReRo bound for full-batch DP-SGD (Balle et al. 2022; Hayes et al. eq. 2).
 
     ``exp(-max{0, sqrt(log(1/kappa)) - sqrt(T / (2 sigma^2))}^2)`` for ``T = steps`` iterations
-    with noise multiplier ``sigma``.
+    with noise multiplier ``noise_multiplier``.
     """
-    sigma = check_positive("sigma", sigma)
+    noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
     steps = check_positive_int("steps", steps)
     k = _kappa(kappa)
-    gap = np.maximum(0.0, np.sqrt(np.log(1.0 / k)) - np.sqrt(steps / (2.0 * sigma**2)))
+    gap = np.maximum(0.0, np.sqrt(np.log(1.0 / k)) - np.sqrt(steps / (2.0 * noise_multiplier**2)))
     return np.exp(-(gap**2))
 
 
@@ -171,7 +171,7 @@ def fano_advantage(mutual_information, prior_size: int):
     return out if out.ndim else float(out)
 
 
-def guo_mutual_information_bound(sigma: float, prior_size: int, sensitivity: float = 1.0) -> float:
+def guo_mutual_information_bound(noise_multiplier: float, prior_size: int, sensitivity: float = 1.0) -> float:
     """Analytic upper bound on I(pi; w) for the Gaussian mechanism and a uniform prior (nats).
 
     ``-sum_i p_i log(p_i + (1 - p_i) exp(-Delta^2 / (2 sigma^2)))`` with ``p_i = 1/|pi|``
@@ -179,11 +179,11 @@ def guo_mutual_information_bound(sigma: float, prior_size: int, sensitivity: flo
     distance between the mechanism's means for two different prior elements; for a prior of
     orthonormal unit gradients that distance is ``sqrt(2)``.
     """
-    sigma = check_positive("sigma", sigma)
+    noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
     n = _prior_size(prior_size)
     delta = check_positive("sensitivity", sensitivity)
     p = 1.0 / n
-    return float(-np.log(p + (1.0 - p) * np.exp(-(delta**2) / (2.0 * sigma**2))))
+    return float(-np.log(p + (1.0 - p) * np.exp(-(delta**2) / (2.0 * noise_multiplier**2))))
 
 
 @dataclass(frozen=True)
@@ -207,7 +207,7 @@ def _mi_chunk(sigma: float, n: int, samples: int, seed_seq: np.random.SeedSequen
 
 
 def guo_mutual_information_mc(
-    sigma: float, prior_size: int, samples: int = 1_000_000, seed: int = 0, chunk: int = 200_000, n_jobs: int = 1
+    noise_multiplier: float, prior_size: int, samples: int = 1_000_000, seed: int = 0, chunk: int = 200_000, n_jobs: int = 1
 ) -> MutualInformationEstimate:
     """Monte-Carlo estimate of I(pi; w) for one Gaussian step and a uniform prior of orthonormal unit vectors.
 
@@ -216,11 +216,11 @@ def guo_mutual_information_mc(
     can be evaluated with ``Z = 1``.  Samples are drawn in independent chunks (joblib) seeded from
     ``seed``.
     """
-    sigma = check_positive("sigma", sigma)
+    noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
     n = _prior_size(prior_size)
     samples = check_positive_int("samples", samples)
     chunk = check_positive_int("chunk", chunk)
-    parts = Parallel(n_jobs=n_jobs)(delayed(_mi_chunk)(sigma, n, s, ss) for s, ss in chunks(samples, chunk, seed))
+    parts = Parallel(n_jobs=n_jobs)(delayed(_mi_chunk)(noise_multiplier, n, s, ss) for s, ss in chunks(samples, chunk, seed))
     total = sum(p[0] for p in parts)
     total_sq = sum(p[1] for p in parts)
     mean = total / samples
