@@ -322,15 +322,15 @@ def test_bad_prior_size_mutual_information(n):
     [
         (lambda: rero.fano_advantage(-0.1, 10), "mutual_information"),
         (lambda: rero.fano_advantage(float("nan"), 10), "mutual_information"),
-        (lambda: rero.gamma_eps_delta(-1.0, 0.0, 0.1), "eps"),
+        (lambda: rero.gamma_eps_delta(-1.0, 0.0, 0.1), "epsilon"),
         (lambda: rero.gamma_eps_delta(1.0, 1.5, 0.1), "delta"),
         (lambda: rero.gamma_eps_delta(1.0, -0.1, 0.1), "delta"),
         (lambda: rero.advantage(1.5, 0.1), "gamma"),
         (lambda: rero.guo_mutual_information_bound(1.0, 10, sensitivity=0.0), "sensitivity"),
         (lambda: rero.guo_mutual_information_mc(1.0, 10, samples=0), "samples"),
         (lambda: rero.guo_mutual_information_mc(1.0, 10, samples=10, chunk=0), "chunk"),
-        (lambda: tradeoff.subsample(G, 0.0), "p"),
-        (lambda: tradeoff.subsample(G, 1.5), "p"),
+        (lambda: tradeoff.subsample(G, 0.0), "sampling_rate"),
+        (lambda: tradeoff.subsample(G, 1.5), "sampling_rate"),
     ],
 )
 def test_other_bad_arguments(call, name):

@@ -612,7 +612,7 @@ def test_composition_mu_zero_and_arguments():
         rtm.tensor_composition("cauchy", 1.0)
     with pytest.raises(ValueError, match="d must be 1"):
         rtm.tensor_composition("laplace", 1.0, 0.5, 2, d=3)
-    with pytest.raises(ValueError, match="p must"):
+    with pytest.raises(ValueError, match="sampling_rate must"):
         rtm.tensor_composition("gaussian", 1.0, 0.0)
     with pytest.raises(ValueError, match="steps"):
         rtm.sum_composition(1.0, 0.5, 0)

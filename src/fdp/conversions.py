@@ -42,26 +42,26 @@ __all__ = [
 ]
 
 
-def laplace_tradeoff(eps: float, points: int = 2000) -> PiecewiseLinear:
+def laplace_tradeoff(epsilon: float, points: int = 2000) -> PiecewiseLinear:
     """The Laplace curve (ReRo paper eq. 1, ``eps = Delta_1 / b``) as breakpoints, on or above the exact one.
 
     The two linear pieces are exact; the hyperbola ``e^{-eps} / (4 alpha)`` between them is sampled at
     ``points`` log-spaced levels, and its chords lie above it (it is convex), so a regret computed on
-    this curve is an upper bound of the exact one.  ``eps`` in (0, 700].
+    this curve is an upper bound of the exact one.  ``epsilon`` in (0, 700].
     """
-    eps = float(check_eps("eps", eps))
-    if eps == 0.0:
-        raise ValueError("eps must be > 0 for laplace_tradeoff (eps = 0 is the identity curve)")
+    epsilon = float(check_eps("epsilon", epsilon))
+    if epsilon == 0.0:
+        raise ValueError("epsilon must be > 0 for laplace_tradeoff (epsilon = 0 is the identity curve)")
     points = check_positive_int("points", points)
-    corner = 0.5 * np.exp(-eps)
+    corner = 0.5 * np.exp(-epsilon)
     mid = np.geomspace(corner, 0.5, points + 2)[1:-1]
     alphas = np.concatenate([[0.0, corner], mid, [0.5, 1.0]])
-    betas = np.concatenate([[1.0, 0.5], np.exp(-eps - np.log(4.0) - np.log(mid)), [corner, 0.0]])
-    keep = np.r_[True, np.diff(alphas) > 0]  # eps near 0: the corner meets 1/2
-    return PiecewiseLinear(alphas[keep], np.minimum.accumulate(betas[keep]), name=f"Laplace eps={eps:g}")
+    betas = np.concatenate([[1.0, 0.5], np.exp(-epsilon - np.log(4.0) - np.log(mid)), [corner, 0.0]])
+    keep = np.r_[True, np.diff(alphas) > 0]  # epsilon near 0: the corner meets 1/2
+    return PiecewiseLinear(alphas[keep], np.minimum.accumulate(betas[keep]), name=f"Laplace eps={epsilon:g}")
 
 
-def approx_dp(eps: float, delta: float = 0.0) -> PiecewiseLinear:
+def approx_dp(epsilon: float, delta: float = 0.0) -> PiecewiseLinear:
     """The (eps, delta)-DP curve (GDP paper eq. 2) as breakpoints.
 
     ``max{0, 1 - delta - e^eps alpha, e^-eps (1 - delta - alpha)}`` with corners at ``alpha = 0``,
@@ -69,29 +69,29 @@ def approx_dp(eps: float, delta: float = 0.0) -> PiecewiseLinear:
     :func:`fdp.tradeoff.eps_delta`, as a :class:`PiecewiseLinear` so that :func:`fdp.gdp.delta_divergence`
     is exact for it.  ``delta = 0`` gives the eps-DP curve.
     """
-    eps = check_nonnegative("eps", eps)
-    if eps > EPS_MAX:
-        raise ValueError(f"eps must be <= {EPS_MAX:g}, got {eps!r}")
+    epsilon = check_nonnegative("epsilon", epsilon)
+    if epsilon > EPS_MAX:
+        raise ValueError(f"epsilon must be <= {EPS_MAX:g}, got {epsilon!r}")
     delta = check_array_in("delta", delta, 0.0, 1.0, open_high=True).item()
-    corner = (1.0 - delta) / (1.0 + np.exp(eps))
+    corner = (1.0 - delta) / (1.0 + np.exp(epsilon))
     alphas = [0.0, corner, 1.0 - delta, 1.0]
     betas = [1.0 - delta, corner, 0.0, 0.0]
     if 1.0 - delta == 1.0:  # delta = 0, or below the resolution of doubles near 1
         alphas, betas = alphas[:3], betas[:3]
         alphas[2] = 1.0
-    return PiecewiseLinear(alphas, betas, name=f"({eps:g}, {delta:g})-DP")
+    return PiecewiseLinear(alphas, betas, name=f"({epsilon:g}, {delta:g})-DP")
 
 
-def randomized_response(eps: float) -> PiecewiseLinear:
+def randomized_response(epsilon: float) -> PiecewiseLinear:
     """Exact trade-off curve of binary randomized response with parameter eps (Kairouz et al. 2015).
 
     Breakpoints (0, 1), (p, p), (1, 0) with ``p = 1 / (1 + e^eps)`` (GDP paper App. E, proof of
     Prop. 6.1, where the first point is misprinted as (1, 0)).  It is the eps-DP curve
     :func:`approx_dp` with ``delta = 0``; its tight GDP parameter is :func:`fdp.gdp.mu_pure_dp`.
     """
-    eps = check_nonnegative("eps", eps)
-    curve = approx_dp(eps, 0.0)
-    curve.name = f"randomized response eps={eps:g}"
+    epsilon = check_nonnegative("epsilon", epsilon)
+    curve = approx_dp(epsilon, 0.0)
+    curve.name = f"randomized response eps={epsilon:g}"
     return curve
 
 
@@ -124,7 +124,7 @@ def _upper_envelope(slopes: np.ndarray, intercepts: np.ndarray) -> tuple[np.ndar
     return xs, ys
 
 
-def profile_to_tradeoff(eps, deltas, name: str = "privacy profile") -> PiecewiseLinear:
+def profile_to_tradeoff(epsilon, deltas, name: str = "privacy profile") -> PiecewiseLinear:
     """Trade-off curve implied by (eps_k, delta_k)-DP for all k (GDP paper Thm. 2.4, eq. 3, on a grid).
 
     ``f(alpha) = max_k max{0, 1 - delta_k - e^eps_k alpha, e^-eps_k (1 - delta_k - alpha)}``, returned
@@ -132,10 +132,10 @@ def profile_to_tradeoff(eps, deltas, name: str = "privacy profile") -> Piecewise
     enough (Thm. A.9, footnote).  On a finite grid this is a valid, pessimistic curve (a lower bound
     of eq. 3's supremum over all eps), which tightens as the grid is refined.
     """
-    e = check_eps("eps", np.atleast_1d(eps))
+    e = check_eps("epsilon", np.atleast_1d(epsilon))
     d = check_array_in("deltas", np.atleast_1d(deltas), 0.0, 1.0)
     if e.ndim != 1 or e.shape != d.shape:
-        raise ValueError(f"eps and deltas must be 1-d arrays of the same length, got {e.shape} and {d.shape}")
+        raise ValueError(f"epsilon and deltas must be 1-d arrays of the same length, got {e.shape} and {d.shape}")
     slopes = np.concatenate([-np.exp(e), -np.exp(-e), [0.0]])
     intercepts = np.concatenate([1.0 - d, np.exp(-e) * (1.0 - d), [0.0]])
     xs, ys = _upper_envelope(slopes, intercepts)
@@ -151,7 +151,7 @@ def _check_rdp(orders, rdp) -> tuple[np.ndarray, np.ndarray]:
     return t, r
 
 
-def rdp_delta(eps, orders, rdp):
+def rdp_delta(epsilon, orders, rdp):
     """Privacy profile implied by (t, eps(t))-RDP guarantees (GDP paper App. C.2).
 
     ``delta(eps) = min_t min{ sqrt(1 - e^{-eps(t)}),
@@ -160,7 +160,7 @@ def rdp_delta(eps, orders, rdp):
     at most eps(t) for every t >= 1, as in ``dp_accounting``), capped at 1.  ``dp_accounting`` only
     uses Prop. 12 for t > 1.01; here ``log1p`` keeps it stable for every t > 1.  Vectorised over eps.
     """
-    e = check_eps("eps", eps)
+    e = check_eps("epsilon", epsilon)
     t, r = _check_rdp(orders, rdp)
     with np.errstate(divide="ignore"):
         log_kl = 0.5 * np.log(-np.expm1(-r))  # -inf where rdp = 0
@@ -192,7 +192,7 @@ def _default_eps_grid(delta_of_eps, points: int = 4001) -> np.ndarray:
     return np.linspace(0.0, top, points)
 
 
-def zcdp_delta(eps, rho):
+def zcdp_delta(epsilon, rho):
     """Privacy profile implied by rho-zCDP, i.e. (t, rho t)-RDP for all t > 1 (App. A.2, C.3).
 
     The bound of :func:`rdp_delta` minimised over the continuum of orders: the exponent
@@ -201,10 +201,10 @@ def zcdp_delta(eps, rho):
     ``rho (2t - 1) - eps + log((t - 1)/t) = 0``, found by bisection.  Also bounded by the KL term
     ``sqrt(1 - e^{-rho})``.  Vectorised over eps; ``rho > 0``.
     """
-    e = check_eps("eps", eps)
+    e = check_eps("epsilon", epsilon)
     rho = check_positive("rho", rho)
     e1 = np.atleast_1d(e)
-    # derivative in u = log(t - 1): rho (2t - 1) - eps - log1p(1/(t-1)), increasing in t
+    # derivative in u = log(t - 1): rho (2t - 1) - epsilon - log1p(1/(t-1)), increasing in t
     deriv = lambda u: rho * (2.0 * (1.0 + np.exp(u)) - 1.0) - e1 - np.log1p(np.exp(-u))  # noqa: E731
     lo, hi = bisect_increasing(deriv, 0.0, np.full(e1.shape, -60.0), np.full(e1.shape, 60.0))
     # in u = log(t - 1): t - 1 = e^u and log(1 - 1/t) = u - log(t), accurate also when t - 1 is below
@@ -324,7 +324,7 @@ def rdp_subsampled_gaussian(orders, noise_multiplier: float, sampling_rate: floa
     return steps * out
 
 
-def tradeoff_profile(curve: PiecewiseLinear, eps) -> np.ndarray | float:
+def tradeoff_profile(curve: PiecewiseLinear, epsilon) -> np.ndarray | float:
     """The privacy profile of a piecewise-linear trade-off curve: ``delta(eps) = max_alpha 1 - f(alpha) - e^eps alpha``.
 
     The inverse of eq. 3 (Thm. 2.4): the hockey-stick divergence ``H_{e^eps}(Q || P)`` of the pair
@@ -332,10 +332,10 @@ def tradeoff_profile(curve: PiecewiseLinear, eps) -> np.ndarray | float:
     add/remove profile for ``eps >= 0``.  Exact: for a convex ``f`` the maximum over alpha is at the
     breakpoint where the slope of ``f`` crosses ``-e^eps`` (found by binary search; its neighbours are
     also evaluated, which covers curves convex only up to the validation tolerance).  Vectorised over
-    ``eps`` in [0, 700].
+    ``epsilon`` in [0, 700].
     """
     curve = check_piecewise("curve", curve)
-    e = check_eps("eps", eps)
+    e = check_eps("epsilon", epsilon)
     a, b = curve.alphas, curve.betas
     with np.errstate(divide="ignore", invalid="ignore"):
         k = np.diff(b) / np.diff(a)
@@ -350,7 +350,7 @@ def tradeoff_profile(curve: PiecewiseLinear, eps) -> np.ndarray | float:
     return out if out.ndim else float(out)
 
 
-def profile_divergence(eps, delta, delta_rep) -> float:
+def profile_divergence(epsilon, delta, delta_rep) -> float:
     """Delta-divergence between two privacy profiles on a grid of eps (GDP paper Def. C.3, eq. 24).
 
     ``Delta(delta, delta_rep) = inf{kappa >= 0 : delta(eps) + kappa (1 + e^eps) >= delta_rep(eps) for all eps}``
@@ -362,9 +362,9 @@ def profile_divergence(eps, delta, delta_rep) -> float:
     is in general *larger* than the profile of the curve it defines (the curve of eq. 3 is the tightest
     summary of all those guarantees together), and then eq. 24 overstates the regret of that curve.
     """
-    e = check_eps("eps", np.atleast_1d(eps))
+    e = check_eps("epsilon", np.atleast_1d(epsilon))
     d = check_array_in("delta", np.atleast_1d(delta), 0.0, 1.0)
     r = check_array_in("delta_rep", np.atleast_1d(delta_rep), 0.0, 1.0)
     if not (e.ndim == 1 and e.shape == d.shape == r.shape):
-        raise ValueError(f"eps, delta and delta_rep must be 1-d arrays of one length, got {e.shape}, {d.shape}, {r.shape}")
+        raise ValueError(f"epsilon, delta and delta_rep must be 1-d arrays of one length, got {e.shape}, {d.shape}, {r.shape}")
     return float(max(0.0, np.max((r - d) / (1.0 + np.exp(e)))))

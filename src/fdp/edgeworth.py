@@ -513,7 +513,7 @@ def edgeworth_curve(
     steps = check_positive_int("steps", steps)
     order = _check_order(order)
     h0, h1 = _series_pair(mechanism, noise_multiplier, p, steps, order)
-    name = f"Edgeworth order {order}, {mechanism} noise_multiplier={noise_multiplier:g}, p={p:g}, N={steps}, add"
+    name = f"Edgeworth order {order}, {mechanism} scale={noise_multiplier:g}, p={p:g}, N={steps}, add"
     return EdgeworthCurve(h0, h1, name=name)
 
 

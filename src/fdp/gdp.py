@@ -140,37 +140,37 @@ def _gaussian_delta(eps, mu):
     return np.where(np.isneginf(log_first) | ~np.isfinite(ratio), 0.0, out).reshape(shape)
 
 
-def gaussian_delta(eps, mu):
+def gaussian_delta(epsilon, mu):
     """Privacy profile of mu-GDP: ``delta(eps; mu) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2)``.
 
     The hockey-stick divergence ``H_{e^eps}(N(mu, 1) || N(0, 1))`` (Balle & Wang 2018, Thm. 8;
     Dong, Roth, Su 2022, Cor. 2.13): a mechanism is mu-GDP iff it is (eps, delta(eps; mu))-DP for all
-    ``eps >= 0``.  Vectorised over ``eps`` (in [0, 700]) and ``mu`` (> 0), broadcast together.
+    ``eps >= 0``.  Vectorised over ``epsilon`` (in [0, 700]) and ``mu`` (> 0), broadcast together.
     Computed as ``Phi(a) * (1 - exp(eps + log(Phi(a - mu) / Phi(a))))``, ``a = -eps/mu + mu/2``, with
     ``expm1`` and, for short intervals, ``Phi(a) - Phi(a - mu)`` by Gauss-Legendre quadrature: no
     overflow, and relative error below 1e-10 against 60-digit arithmetic down to delta ~ 1e-300.
     """
-    eps = check_eps("eps", eps)
+    epsilon = check_eps("epsilon", epsilon)
     mu = check_array_in("mu", mu, 0.0, np.inf, open_low=True, open_high=True)
-    out = _gaussian_delta(eps, mu)
+    out = _gaussian_delta(epsilon, mu)
     return out if out.ndim else float(out)
 
 
-def mu_from_eps_delta(eps, delta):
+def mu_from_eps_delta(epsilon, delta):
     """The mu of the Gaussian mechanism that is exactly (eps, delta)-DP: the root of ``delta(eps; mu) = delta``.
 
     ``delta(eps; mu)`` (:func:`gaussian_delta`) increases strictly in ``mu`` from 0 to 1, so the
     root is unique; it is bracketed by expansion and found by bisection in ``log mu`` to machine
-    precision.  This is GDP paper Table 3 (mu for common (eps, delta)).  Vectorised: ``eps`` in
+    precision.  This is GDP paper Table 3 (mu for common (eps, delta)).  Vectorised: ``epsilon`` in
     [0, 700] and ``delta`` in (0, 1) are broadcast together.
     """
-    eps = check_eps("eps", eps)
+    epsilon = check_eps("epsilon", epsilon)
     delta = check_array_in("delta", delta, 0.0, 1.0, open_low=True, open_high=True)
-    eps, delta = np.broadcast_arrays(eps, delta)
-    fun = lambda log_mu: _gaussian_delta(eps, np.exp(log_mu))  # noqa: E731
-    lo = np.zeros(eps.shape)
-    hi = np.zeros(eps.shape)
-    for _ in range(350):  # down to mu = e^-700 ~ 1e-304: delta(eps; mu) <= mu / sqrt(2 pi)
+    epsilon, delta = np.broadcast_arrays(epsilon, delta)
+    fun = lambda log_mu: _gaussian_delta(epsilon, np.exp(log_mu))  # noqa: E731
+    lo = np.zeros(epsilon.shape)
+    hi = np.zeros(epsilon.shape)
+    for _ in range(350):  # down to mu = e^-700 ~ 1e-304: delta(epsilon; mu) <= mu / sqrt(2 pi)
         low = fun(lo) >= delta
         if not np.any(low):
             break
@@ -494,21 +494,21 @@ def delta_divergence(f: PiecewiseLinear, g: PiecewiseLinear, *, metric: bool = F
 # ---------------------------------------------------------------------------------------------
 
 
-def mu_pure_dp(eps) -> float | np.ndarray:
+def mu_pure_dp(epsilon) -> float | np.ndarray:
     """GDP paper Prop. 6.1: every eps-DP mechanism is mu-GDP with ``mu = -2 Phi^{-1}(1 / (e^eps + 1))``.
 
     The value is tight: it is :func:`mu_star` of the randomized-response curve
     (:func:`fdp.conversions.randomized_response`), which dominates every eps-DP mechanism.  Computed as
     ``-2 Phi^{-1}(exp(-log(1 + e^eps)))`` through ``ndtri_exp`` (the inverse of ``log Phi``), so
     it keeps its digits where ``1 / (e^eps + 1)`` is far below 1e-10.  Vectorised over
-    ``eps`` in [0, 700].
+    ``epsilon`` in [0, 700].
     """
-    eps = check_eps("eps", eps)
-    out = -2.0 * ndtri_exp(-np.logaddexp(0.0, eps))
+    epsilon = check_eps("epsilon", epsilon)
+    out = -2.0 * ndtri_exp(-np.logaddexp(0.0, epsilon))
     return out if out.ndim else float(out)
 
 
-def mu_laplace(eps) -> float | np.ndarray:
+def mu_laplace(epsilon) -> float | np.ndarray:
     """Tight ``mu*`` of the Laplace mechanism with ``eps = Delta_1 / b``: ``2 Phi^{-1}(1 - e^{-eps/2} / 2)``.
 
     Eq. 21 for the Laplace curve (ReRo paper eq. 1): with ``s(u) = Phi^{-1}(1 - e^u)``, which is
@@ -517,10 +517,10 @@ def mu_laplace(eps) -> float | np.ndarray:
     ``alpha < e^{-eps} / 2`` (non-decreasing in ``u = log alpha``) and ``s(u) + s(-eps - log 4 - u)``
     on the hyperbolic piece, concave and symmetric about the curve's fixed point
     ``alpha = e^{-eps/2} / 2``, where the maximum is.  Computed through ``ndtri_exp``, so it holds
-    for any ``eps`` in [0, 700] (no alpha floor).
+    for any ``epsilon`` in [0, 700] (no alpha floor).
     """
-    eps = check_eps("eps", eps)
-    out = -2.0 * ndtri_exp(-0.5 * eps - np.log(2.0))
+    epsilon = check_eps("epsilon", epsilon)
+    out = -2.0 * ndtri_exp(-0.5 * epsilon - np.log(2.0))
     return out if out.ndim else float(out)
 
 

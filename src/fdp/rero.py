@@ -87,11 +87,11 @@ def gamma(curve: TradeOffCurve, kappa):
     return np.maximum(curve.power(k), k)
 
 
-def gamma_eps_delta(eps: float, delta: float, kappa):
+def gamma_eps_delta(epsilon: float, delta: float, kappa):
     """ReRo bound ``min(e^eps kappa + delta, 1)`` of an (eps, delta)-DP mechanism (ReRo paper Thm. 1)."""
-    eps = check_nonnegative("eps", eps)
+    epsilon = check_nonnegative("epsilon", epsilon)
     delta = check_probability("delta", delta)
-    return np.minimum(np.exp(eps) * _kappa(kappa) + delta, 1.0)
+    return np.minimum(np.exp(epsilon) * _kappa(kappa) + delta, 1.0)
 
 
 def gamma_rdp(noise_multiplier: float, steps: int, kappa):

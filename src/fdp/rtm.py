@@ -445,7 +445,7 @@ def _subsampled(curve: TradeOffCurve, p: float, grid, name: str) -> tradeoff.Pie
     return tradeoff.piecewise_linear(a, b, name=name)
 
 
-def subsampled_gaussian(mu: float, p: float, d: int = 1, grid=None) -> tradeoff.PiecewiseLinear:
+def subsampled_gaussian(mu: float, sampling_rate: float, d: int = 1, grid=None) -> tradeoff.PiecewiseLinear:
     """``J_SGM = C(j_p, j_p^{-1})`` of the Poisson-subsampled GM, one step (Sec. 4, Lemma 9).
 
     ``j_p = T(chi2_d(0), (1-p) chi2_d(0) + p chi2_d(mu^2))`` = ``p j_GM + (1-p)(1-alpha)``
@@ -455,18 +455,18 @@ def subsampled_gaussian(mu: float, p: float, d: int = 1, grid=None) -> tradeoff.
     is piecewise linear with vertices on the exact J, so it lies on or above it.  The asymmetric
     j_p is ``tradeoff.subsample(gaussian(mu, d), p)``.
     """
-    p = check_sampling_rate("p", p)
-    return _subsampled(gaussian(mu, d), p, grid, f"RTM J, subsampled Gaussian mu={mu:g} d={d} p={p:g}")
+    sampling_rate = check_sampling_rate("sampling_rate", sampling_rate)
+    return _subsampled(gaussian(mu, d), sampling_rate, grid, f"RTM J, subsampled Gaussian mu={mu:g} d={d} p={sampling_rate:g}")
 
 
-def subsampled_laplace(mu: float, p: float, grid=None) -> tradeoff.PiecewiseLinear:
+def subsampled_laplace(mu: float, sampling_rate: float, grid=None) -> tradeoff.PiecewiseLinear:
     """``J = C(j_p, j_p^{-1})`` of the Poisson-subsampled LM, ``j_p = p j_Lap + (1-p)(1-alpha)``.
 
     Same construction as :func:`subsampled_gaussian` with :func:`laplace` (Lemma 9; App. 7.1,
     Fig. 5a).  The asymmetric j_p is ``tradeoff.subsample(laplace(mu), p)``.
     """
-    p = check_sampling_rate("p", p)
-    return _subsampled(laplace(mu), p, grid, f"RTM J, subsampled Laplace mu={mu:g} p={p:g}")
+    sampling_rate = check_sampling_rate("sampling_rate", sampling_rate)
+    return _subsampled(laplace(mu), sampling_rate, grid, f"RTM J, subsampled Laplace mu={mu:g} p={sampling_rate:g}")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -603,7 +603,7 @@ def _one_step_lattice(stat: _MagnitudeStatistic, h: float, pessimistic: bool, ta
 def tensor_composition(
     mechanism: str,
     mu: float,
-    p: float = 1.0,
+    sampling_rate: float = 1.0,
     steps: int = 1,
     d: int = 1,
     *,
@@ -615,7 +615,7 @@ def tensor_composition(
     """Reading (a): the tensor product ``j_p^{(x)N}`` of N one-step RTM curves (Dong et al. Def. 3.1).
 
     ``T(P^N, Q^N)`` where P and Q are the laws of one step's magnitude statistic ||theta|| under
-    H0 (no target) and H1 (target sampled with rate ``p``): for ``"gaussian"`` (dimension d)
+    H0 (no target) and H1 (target sampled with rate ``sampling_rate``): for ``"gaussian"`` (dimension d)
     ``chi2_d`` vs ``(1-p) chi2_d + p chi2_d(mu^2)`` (Thm. 2 with Lemma 9), for ``"laplace"``
     (d = 1) Exp vs ``(1-p) Exp + p FoldL(mu)`` (Thm. 1 with Lemma 9).  This is the
     adversary that tests each release by its magnitude and combines the N magnitudes by the
@@ -632,7 +632,7 @@ def tensor_composition(
     if mechanism not in ("gaussian", "laplace"):
         raise ValueError(f"mechanism must be 'gaussian' or 'laplace', got {mechanism!r}")
     mu = check_nonnegative("mu", mu)
-    p = check_sampling_rate("p", p)
+    sampling_rate = check_sampling_rate("sampling_rate", sampling_rate)
     steps = check_positive_int("steps", steps)
     d = check_positive_int("d", d)
     if mechanism == "laplace" and d != 1:
@@ -640,10 +640,10 @@ def tensor_composition(
     h = check_positive("discretization", discretization)
     max_points = check_positive_int("max_points", max_points)
     tail = check_array_in("tail", tail, 0.0, 1e-3, open_low=True).item()
-    name = f"RTM {mechanism} tensor composition mu={mu:g} p={p:g} N={steps} d={d}"
+    name = f"RTM {mechanism} tensor composition mu={mu:g} p={sampling_rate:g} N={steps} d={d}"
     if mu == 0.0:
         return tradeoff.piecewise_linear([0.0, 1.0], [1.0, 0.0], name=name)
-    stat = _MagnitudeStatistic(mechanism, mu, p, d, tail)
+    stat = _MagnitudeStatistic(mechanism, mu, sampling_rate, d, tail)
     h = max(h, (stat.l_top - stat.l_min) / max_points)
     l_0, masses, infinite = _one_step_lattice(stat, h, pessimistic, tail)
     if steps > 1:  # keep the composed lattice (after tail truncation) below max_points as well
@@ -671,7 +671,7 @@ SUM_STATISTICS = ("norm_of_sum", "sum_of_squares")
 
 
 def sum_composition(
-    mu: float, p: float = 1.0, steps: int = 1, d: int = 1, statistic: str = "norm_of_sum", points: int = 3000
+    mu: float, sampling_rate: float = 1.0, steps: int = 1, d: int = 1, statistic: str = "norm_of_sum", points: int = 3000
 ) -> tradeoff.PiecewiseLinear:
     """Reading (b): the curve of one statistic of all N releases of the subsampled GM (Lemma 8).
 
@@ -693,15 +693,15 @@ def sum_composition(
     ``j_p`` of Lemma 9.
     """
     mu = check_nonnegative("mu", mu)
-    p = check_sampling_rate("p", p)
+    sampling_rate = check_sampling_rate("sampling_rate", sampling_rate)
     steps = check_positive_int("steps", steps)
     d = check_positive_int("d", d)
     points = check_positive_int("points", points)
     if statistic not in SUM_STATISTICS:
         raise ValueError(f"statistic must be one of {SUM_STATISTICS}, got {statistic!r}")
-    name = f"RTM Gaussian {statistic} composition mu={mu:g} p={p:g} N={steps} d={d}"
+    name = f"RTM Gaussian {statistic} composition mu={mu:g} p={sampling_rate:g} N={steps} d={d}"
     k = np.arange(steps + 1)
-    w = binom.pmf(k, steps, p)
+    w = binom.pmf(k, steps, sampling_rate)
     keep = w > 1e-18 * w.max()
     k, w = k[keep], w[keep] / np.sum(w[keep])
     if statistic == "norm_of_sum":
@@ -749,7 +749,7 @@ def _composed_curve(mu, p, steps, d, reading, options) -> tradeoff.PiecewiseLine
 
 
 def composed_subsampled_gaussian(
-    mu: float, p: float, steps: int, d: int = 1, reading: str = "tensor", **options
+    mu: float, sampling_rate: float, steps: int, d: int = 1, reading: str = "tensor", **options
 ) -> tradeoff.PiecewiseLinear:
     """``J = C(j_N, j_N^{-1})`` of the N-fold non-adaptively composed SGM under the RTM.
 
@@ -759,14 +759,14 @@ def composed_subsampled_gaussian(
     ``options`` go to the underlying function.  J is the exact symmetrisation of the
     piecewise-linear j_N (:func:`fdp.tradeoff.symmetrise` on the union of its coordinates).
     """
-    J = tradeoff.symmetrise(_composed_curve(mu, p, steps, d, reading, options))  # exact for breakpoints
-    J.name = f"RTM J, composed SGM ({reading}) mu={mu:g} p={p:g} N={steps} d={d}"
+    J = tradeoff.symmetrise(_composed_curve(mu, sampling_rate, steps, d, reading, options))  # exact for breakpoints
+    J.name = f"RTM J, composed SGM ({reading}) mu={mu:g} p={sampling_rate:g} N={steps} d={d}"
     return J
 
 
 def sandwich_noise(
     target: TradeOffCurve,
-    p: float,
+    sampling_rate: float,
     steps: int,
     d: int = 1,
     reading: str = "tensor",
@@ -786,7 +786,7 @@ def sandwich_noise(
     bisection on log sigma in ``bounds`` to relative accuracy ``rtol`` (the returned values satisfy
     their condition; the second one is checked for alpha > 0).  ``grid`` defaults to :func:`fdp.tradeoff.default_grid` (401 points).
     """
-    p = check_sampling_rate("p", p)
+    sampling_rate = check_sampling_rate("sampling_rate", sampling_rate)
     steps = check_positive_int("steps", steps)
     d = check_positive_int("d", d)
     rtol = check_positive("rtol", rtol)
@@ -799,14 +799,14 @@ def sandwich_noise(
     ref = np.asarray(target(grid), dtype=float)
 
     def below(sigma):  # the largest excess of J over the target
-        j = _composed_curve(1.0 / sigma, p, steps, d, reading, options)
+        j = _composed_curve(1.0 / sigma, sampling_rate, steps, d, reading, options)
         # sampled on the grid, J lies on or above the exact J: J_grid <= target implies J <= target
         # alpha = 0 is left out: a target with an atom (f(0) < 1, e.g. a pessimistic PLD) is below
         # every RTM curve there
         return float(np.max((tradeoff.symmetrise(j, grid)(grid) - ref)[grid > 0]))
 
     def above(sigma):  # J >= target iff min(j, j^{-1}) >= target (the target is convex)
-        j = _composed_curve(1.0 / sigma, p, steps, d, reading, options)
+        j = _composed_curve(1.0 / sigma, sampling_rate, steps, d, reading, options)
         return float(np.min(np.minimum(j(grid), j.inverse(grid)) - ref))
 
     def bisect(ok, feasible_high):

@@ -186,22 +186,22 @@ def laplace(mu: float) -> TradeOffCurve:
     return TradeOffCurve(f, power=power, symmetric=True, name=f"Laplace mu={mu:g}")
 
 
-def eps_delta(eps: float, delta: float) -> TradeOffCurve:
+def eps_delta(epsilon: float, delta: float) -> TradeOffCurve:
     """(eps, delta)-DP curve ``max{0, 1 - delta - e^eps alpha, e^-eps (1 - delta - alpha)}`` (GDP paper eq. 2)."""
-    eps = check_nonnegative("eps", eps)
+    epsilon = check_nonnegative("epsilon", epsilon)
     delta = check_probability("delta", delta)
 
-    def scaled(a):  # e^eps alpha, with 0 at alpha = 0 also when e^eps overflows
+    def scaled(a):  # e^epsilon alpha, with 0 at alpha = 0 also when e^epsilon overflows
         with np.errstate(over="ignore"):
-            return np.where(a > 0.0, np.exp(eps) * np.where(a > 0.0, a, 1.0), 0.0)
+            return np.where(a > 0.0, np.exp(epsilon) * np.where(a > 0.0, a, 1.0), 0.0)
 
     def f(a):
-        return np.maximum.reduce([np.zeros_like(a), 1.0 - delta - scaled(a), np.exp(-eps) * (1.0 - delta - a)])
+        return np.maximum.reduce([np.zeros_like(a), 1.0 - delta - scaled(a), np.exp(-epsilon) * (1.0 - delta - a)])
 
     def power(a):
-        return np.minimum(1.0, np.minimum(delta + scaled(a), 1.0 - np.exp(-eps) * (1.0 - delta - a)))
+        return np.minimum(1.0, np.minimum(delta + scaled(a), 1.0 - np.exp(-epsilon) * (1.0 - delta - a)))
 
-    return TradeOffCurve(f, power=power, symmetric=True, name=f"({eps:g}, {delta:g})-DP")
+    return TradeOffCurve(f, power=power, symmetric=True, name=f"({epsilon:g}, {delta:g})-DP")
 
 
 def identity() -> TradeOffCurve:
@@ -317,17 +317,17 @@ def symmetrise(curve: TradeOffCurve, grid=None) -> PiecewiseLinear:
     return PiecewiseLinear(a, b, name=f"C({curve.name})")
 
 
-def subsample(curve: TradeOffCurve, p: float) -> TradeOffCurve:
+def subsample(curve: TradeOffCurve, sampling_rate: float) -> TradeOffCurve:
     """Poisson subsampling in the add direction: ``p f(alpha) + (1 - p)(1 - alpha)``.
 
     If ``curve = T(A, B)`` this is ``T(A, (1 - p) A + p B)`` (RTM paper Lemma 9); its inverse
     ``T((1 - p) A + p B, A)`` is computed numerically.  Use :func:`symmetrise` for the DP curve.
     """
-    p = check_sampling_rate("p", p)
+    sampling_rate = check_sampling_rate("sampling_rate", sampling_rate)
     return TradeOffCurve(
-        lambda a: p * curve._f(a) + (1.0 - p) * (1.0 - a),
-        power=lambda a: p * curve.power(a) + (1.0 - p) * a,
-        name=f"{curve.name}, subsampled p={p:g}",
+        lambda a: sampling_rate * curve._f(a) + (1.0 - sampling_rate) * (1.0 - a),
+        power=lambda a: sampling_rate * curve.power(a) + (1.0 - sampling_rate) * a,
+        name=f"{curve.name}, subsampled p={sampling_rate:g}",
     )
 
 
