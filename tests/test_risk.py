@@ -72,3 +72,29 @@ def test_bad_arguments_name_themselves():
         risk.rero(("gaussian", 1.0, 0.1, 10), 0.1)
     with pytest.raises(ValueError, match="kappa"):
         risk.rero(SGM, 1.5)
+
+
+def test_gdp_report_is_alg1_on_the_dpsgd_curve():
+    run = dpsgd(2.0, 0.05, 200)
+    report = risk.gdp(run, delta=1e-5)
+    from fdp import gdp
+
+    assert (report.mu, report.regret) == gdp.mu_and_regret_dpsgd(2.0, 0.05, 200)
+    assert report.method == "pld" and report.alpha_floor == 1e-10
+    assert report.discretization == pld.default_discretization(2.0, 0.05, 200)
+    dist = pld.mechanism_pld("gaussian", 2.0, 0.05, 200, discretization=report.discretization)
+    assert report.epsilon == float(dist.get_epsilon_for_delta(1e-5))
+
+
+def test_gdp_report_of_full_batches_is_the_closed_form():
+    report = risk.gdp(Mechanism("gaussian", 4.0, 1.0, 16))
+    assert (report.mu, report.regret, report.alpha_floor, report.method) == (1.0, 0.0, 0.0, "closed form")
+
+
+def test_gdp_report_refuses_what_it_cannot_answer():
+    with pytest.raises(ValueError, match="Gaussian"):
+        risk.gdp(Mechanism("laplace", 1.0, 0.1, 10))
+    with pytest.raises(ValueError, match="tail"):
+        risk.gdp(dpsgd(1.0, 0.1, 10), tail=0.5)
+    with pytest.raises(ValueError, match="delta"):
+        risk.gdp(dpsgd(1.0, 0.1, 10), delta=0.0)

@@ -313,7 +313,7 @@ def _rtm(args) -> int:
 def _gdp(args) -> int:
     import time
 
-    from . import conversions, gdp, pld
+    from . import conversions, gdp
 
     t0 = time.perf_counter()
     warnings: list[str] = []
@@ -324,40 +324,21 @@ def _gdp(args) -> int:
         steps = _int_at_least("--steps", 1 if args.steps is None else args.steps, 1)
         delta = check_open_unit("--delta", 1e-5 if args.delta is None else args.delta)
         out = {"noise_multiplier": s, "sampling_rate": q, "steps": steps, "delta": delta}
-        if q == 1.0:  # the steps-fold Gaussian mechanism: exactly sqrt(steps)/sigma-GDP
+        if q == 1.0:
             _forbid(args, ("discretization", "tail"), "to full batches (--sampling-rate 1: exact closed form)")
-            mu = float(np.sqrt(steps) / s)
-            out.update(mu=mu, regret=0.0, alpha_floor=0.0, method="closed form")
-            try:
-                out["epsilon"] = float(gdp.eps_from_mu_delta(mu, delta))
-            except ValueError as exc:
-                out["epsilon"] = None
-                warnings.append(f"no epsilon at --delta {delta:g}: {exc}")
         else:
-            tail = 1e-10 if args.tail is None else check_nonnegative("--tail", args.tail)
-            if tail >= 0.5:
-                raise ValueError(f"--tail must lie in [0, 0.5), got {tail!r}")
-            if args.discretization is None:  # the default, coarsened so that one step stays affordable
-                h = pld.default_discretization(s, q, steps)
-                one = lattice.lattice_points("gaussian", s, q, 1, h)
-                if one > lattice.MAX_ONE_STEP_POINTS:
-                    h *= one / lattice.MAX_ONE_STEP_POINTS
-                    warnings.append(f"the lattice spacing was coarsened to {h:.3g} to keep one step below "
-                                    f"{lattice.MAX_ONE_STEP_POINTS:.3g} points (the curve stays pessimistic)")
-            else:
-                h = check_positive("--discretization", args.discretization)
-            with _flags("--noise-multiplier, --sampling-rate, --steps, --discretization"):  # guards run first
-                dist = pld.mechanism_pld("gaussian", s, q, steps, discretization=h)
-                curve = pld.tradeoff_curve(dist, "symmetrised", normalise=True)
-            try:
-                mu, regret = gdp.mu_and_regret(curve, symmetrise=False, tail=tail)
-            except ValueError as exc:
-                raise ValueError(f"--tail {tail:g}: {exc}") from None
-            eps = float(dist.get_epsilon_for_delta(delta))
-            out.update(discretization=h, alpha_floor=tail, method="pld", mu=mu, regret=regret,
-                       epsilon=eps if np.isfinite(eps) else None)
-            if not np.isfinite(eps):
-                warnings.append(f"epsilon at --delta {delta:g} is infinite for this lattice")
+            if args.tail is not None:
+                check_nonnegative("--tail", args.tail)
+            if args.discretization is not None:
+                check_positive("--discretization", args.discretization)
+        with _flags("--noise-multiplier, --sampling-rate, --steps, --discretization, --tail"):  # guards run first
+            report = risk.gdp(Mechanism("gaussian", s, q, steps), delta=delta, discretization=args.discretization,
+                              tail=1e-10 if args.tail is None else args.tail)
+        out.update(mu=report.mu, regret=report.regret, alpha_floor=report.alpha_floor, epsilon=report.epsilon,
+                   method=report.method)
+        if report.discretization is not None:
+            out["discretization"] = report.discretization
+        warnings += report.warnings
     else:
         _forbid(args, ("noise_multiplier", "sampling_rate", "steps", "discretization", "tail"),
                 f"to --mechanism {args.mechanism} (its mu is a closed form of --epsilon)")

@@ -23,11 +23,19 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import edgeworth, lattice, montecarlo, pld, tradeoff
+from . import gdp as _gdp
 from . import rero as _rero
 from .privacy_loss import Mechanism
-from .validation import ResourceLimitError, check_array_in, check_positive, check_positive_int
+from .validation import (
+    ResourceLimitError,
+    check_array_in,
+    check_nonnegative,
+    check_open_unit,
+    check_positive,
+    check_positive_int,
+)
 
-__all__ = ["METHODS", "Estimate", "rero"]
+__all__ = ["METHODS", "Estimate", "rero", "GDPReport", "gdp"]
 
 #: Ways to compute gamma: the certified PLD lattice bracket, the Edgeworth series and the CLT
 #: (approximations with an error estimate), Monte Carlo (Hayes et al. Alg. 1, with a confidence
@@ -163,3 +171,95 @@ def _approximation(mechanism: Mechanism, kappa: np.ndarray, method: str, order: 
                      f"({100 * e / g:.3g} %); use method 'bracket' for a certified bound"
                      for k, g, e in zip(kappa, gamma, err) if e > WARN_RELATIVE * g]
     return Estimate(gamma, method, False, error_estimate=err, warnings=tuple(warnings))
+
+
+@dataclass(frozen=True)
+class GDPReport:
+    """mu-GDP of a mechanism: the tight ``mu*`` above an alpha floor, its exact regret, and (eps, delta).
+
+    Attributes
+    ----------
+    mu, regret : float
+        GDP paper Alg. 1: ``mu*`` (eq. 21, certified for ``alpha >= alpha_floor`` and ``beta >= alpha_floor``)
+        and ``Delta(f, f_mu*)`` (Def. 2.6) on the symmetrised curve.
+    alpha_floor : float
+        The floor ``mu`` holds above (0 for a closed form).
+    epsilon : float or None
+        The mechanism's epsilon at ``delta`` (None where the lattice gives no finite value).
+    delta : float
+    discretization : float or None
+        The PLD lattice spacing (None for a closed form).
+    method : str
+        ``"closed form"`` or ``"pld"``.
+    warnings : tuple of str
+    """
+
+    mu: float
+    regret: float
+    alpha_floor: float
+    epsilon: float | None
+    delta: float
+    discretization: float | None
+    method: str
+    warnings: tuple[str, ...] = field(default=())
+
+
+def gdp(mechanism: Mechanism, *, delta: float = 1e-5, discretization: float | None = None, tail: float = 1e-10) -> GDPReport:
+    """The GDP report of a Gaussian mechanism (DP-SGD): tight ``mu*``, its regret and epsilon at ``delta``.
+
+    Parameters
+    ----------
+    mechanism : fdp.privacy_loss.Mechanism
+        Gaussian noise (DP-SGD).  Without subsampling the answer is the closed form ``sqrt(steps) /
+        noise_multiplier`` (regret 0).
+    delta : float
+        For the reported epsilon.
+    discretization : float, optional
+        PLD lattice spacing; by default :func:`fdp.pld.default_discretization`, coarsened (with a
+        warning) so that one step stays below :data:`fdp.lattice.MAX_ONE_STEP_POINTS` points.
+    tail : float
+        The alpha floor in [0, 0.5) (1e-10, gdpnum's ``err``, by default): an accountant curve's
+        truncated tails must be ignored by eq. 21.
+
+    Returns
+    -------
+    GDPReport
+
+    References
+    ----------
+    GDP paper (Gomez et al. 2025) Alg. 1, eq. 21, Def. 2.6.
+    """
+    if not isinstance(mechanism, Mechanism) or mechanism.noise != "gaussian":
+        raise ValueError(f"mechanism must be a Gaussian fdp.privacy_loss.Mechanism, got {mechanism!r}")
+    delta = check_open_unit("delta", delta)
+    _, sigma, rate, steps = mechanism.args
+    if rate == 1.0:  # the steps-fold Gaussian mechanism: exactly sqrt(steps)/sigma-GDP
+        mu = float(np.sqrt(steps) / sigma)
+        try:
+            eps, warnings = float(_gdp.eps_from_mu_delta(mu, delta)), ()
+        except ValueError as exc:
+            eps, warnings = None, (f"no epsilon at delta {delta:g}: {exc}",)
+        return GDPReport(mu, 0.0, 0.0, eps, delta, None, "closed form", warnings)
+    tail = check_nonnegative("tail", tail)
+    if tail >= 0.5:
+        raise ValueError(f"tail must lie in [0, 0.5), got {tail!r}")
+    warnings = []
+    if discretization is None:  # the default, coarsened so that one step stays affordable
+        h = pld.default_discretization(sigma, rate, steps)
+        one = lattice.lattice_points("gaussian", sigma, rate, 1, h)
+        if one > lattice.MAX_ONE_STEP_POINTS:
+            h *= one / lattice.MAX_ONE_STEP_POINTS
+            warnings.append(f"the lattice spacing was coarsened to {h:.3g} to keep one step below "
+                            f"{lattice.MAX_ONE_STEP_POINTS:.3g} points (the curve stays pessimistic)")
+    else:
+        h = check_positive("discretization", discretization)
+    dist = pld.mechanism_pld("gaussian", sigma, rate, steps, discretization=h)
+    curve = pld.tradeoff_curve(dist, "symmetrised", normalise=True)
+    try:
+        mu, regret = _gdp.mu_and_regret(curve, symmetrise=False, tail=tail)
+    except ValueError as exc:
+        raise ValueError(f"tail {tail:g}: {exc}") from None
+    eps = float(dist.get_epsilon_for_delta(delta))
+    if not np.isfinite(eps):
+        warnings.append(f"epsilon at delta {delta:g} is infinite for this lattice")
+    return GDPReport(mu, regret, tail, eps if np.isfinite(eps) else None, delta, h, "pld", tuple(warnings))
