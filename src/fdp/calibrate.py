@@ -67,7 +67,13 @@ def noise_multiplier_for(
     discretization: float = 1e-4,
     rtol: float = 1e-4,
 ) -> float:
-    """The smallest noise multiplier (to relative accuracy ``rtol``) whose :func:`epsilon` at ``delta`` is at most ``epsilon``."""
+    """The smallest noise multiplier (to relative accuracy ``rtol``) whose :func:`epsilon` at ``delta`` is at most ``epsilon``.
+
+    Examples
+    --------
+    >>> round(noise_multiplier_for(1.0, 1e-5, 1.0, 1, rtol=1e-6), 4)  # one Gaussian step at (1, 1e-5)
+    3.7306
+    """
     epsilon = check_positive("epsilon", epsilon)
     delta = check_open_unit("delta", delta)
     sampling_rate = check_sampling_rate("sampling_rate", sampling_rate)

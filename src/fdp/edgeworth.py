@@ -545,6 +545,11 @@ def clt_mu(mechanism: str, noise_multiplier: float, sampling_rate: float, steps:
     main text's ``e^{mu_2}`` is a misprint, see the module docstring).  For the SLM the same
     limit with ``chi^2 = (2/3) e^{mu} + (1/3) e^{-2mu} - 1`` (:func:`chi2_divergence`).  It is the
     limit of the order-0 Edgeworth curve as ``N -> infinity`` with ``p sqrt(N)`` fixed.
+
+    Examples
+    --------
+    >>> round(clt_mu("gaussian", 2.0, 0.01, 10_000), 6)  # p sqrt(N (e^{1/sigma^2} - 1))
+    0.53294
     """
     mechanism, noise_multiplier, p = check_parameters(mechanism, noise_multiplier, sampling_rate)
     steps = check_positive_int("steps", steps)

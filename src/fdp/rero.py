@@ -88,7 +88,13 @@ def gamma(curve: TradeOffCurve, kappa):
 
 
 def gamma_eps_delta(epsilon: float, delta: float, kappa):
-    """ReRo bound ``min(e^eps kappa + delta, 1)`` of an (eps, delta)-DP mechanism (ReRo paper Thm. 1)."""
+    """ReRo bound ``min(e^eps kappa + delta, 1)`` of an (eps, delta)-DP mechanism (ReRo paper Thm. 1).
+
+    Examples
+    --------
+    >>> round(float(gamma_eps_delta(1.0, 1e-5, 0.01)), 6)  # e * 0.01 + 1e-5
+    0.027193
+    """
     epsilon = check_nonnegative("epsilon", epsilon)
     delta = check_probability("delta", delta)
     return np.minimum(np.exp(epsilon) * _kappa(kappa) + delta, 1.0)

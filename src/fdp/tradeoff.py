@@ -187,7 +187,13 @@ def laplace(mu: float) -> TradeOffCurve:
 
 
 def eps_delta(epsilon: float, delta: float) -> TradeOffCurve:
-    """(eps, delta)-DP curve ``max{0, 1 - delta - e^eps alpha, e^-eps (1 - delta - alpha)}`` (GDP paper eq. 2)."""
+    """(eps, delta)-DP curve ``max{0, 1 - delta - e^eps alpha, e^-eps (1 - delta - alpha)}`` (GDP paper eq. 2).
+
+    Examples
+    --------
+    >>> round(float(eps_delta(1.0, 0.0)(0.1)), 6)  # 1 - e * 0.1
+    0.728172
+    """
     epsilon = check_nonnegative("epsilon", epsilon)
     delta = check_probability("delta", delta)
 
@@ -322,6 +328,12 @@ def subsample(curve: TradeOffCurve, sampling_rate: float) -> TradeOffCurve:
 
     If ``curve = T(A, B)`` this is ``T(A, (1 - p) A + p B)`` (RTM paper Lemma 9); its inverse
     ``T((1 - p) A + p B, A)`` is computed numerically.  Use :func:`symmetrise` for the DP curve.
+
+    Examples
+    --------
+    >>> f = subsample(gaussian(1.0), sampling_rate=0.5)
+    >>> round(float(f(0.1)), 6)  # p f + (1 - p)(1 - alpha)
+    0.755428
     """
     sampling_rate = check_sampling_rate("sampling_rate", sampling_rate)
     return TradeOffCurve(
