@@ -508,6 +508,17 @@ def edgeworth_curve(
     0..4 (module docstring: order k keeps the terms up to N^{-k/2}; 4 is the default).  ReRo paper
     Sec. 2 option (2), Remark 2, Cor. 3.  Raises ValueError for levels where the truncated series
     is not a valid CDF (see :class:`EdgeworthCurve`).
+
+    Returns
+    -------
+    EdgeworthCurve
+        ``f`` with ``.power`` (the ReRo bound at kappa) and ``.error_estimate``.
+
+    Examples
+    --------
+    >>> curve = edgeworth_curve("gaussian", 1.0, 0.1, 100)
+    >>> round(float(curve.power(0.01)), 6)  # gamma at kappa = 0.01
+    0.146121
     """
     mechanism, noise_multiplier, p = check_parameters(mechanism, noise_multiplier, sampling_rate)
     steps = check_positive_int("steps", steps)

@@ -114,7 +114,13 @@ def gamma_rdp(noise_multiplier: float, steps: int, kappa):
 
 
 def advantage(gamma_value, kappa):
-    """Advantage ``(gamma - kappa) / (1 - kappa)`` of a success probability over the prior (Hayes et al. eq. 4)."""
+    """Advantage ``(gamma - kappa) / (1 - kappa)`` of a success probability over the prior (Hayes et al. eq. 4).
+
+    Examples
+    --------
+    >>> round(float(advantage(0.5, 0.1)), 6)  # (0.5 - 0.1) / 0.9
+    0.444444
+    """
     k = _kappa(kappa)
     g = check_array_in("gamma", gamma_value, 0.0, 1.0)
     return (g - k) / (1.0 - k)

@@ -256,7 +256,13 @@ class PiecewiseLinear(TradeOffCurve):
 
 
 def piecewise_linear(alphas, betas, name: str = "piecewise linear", powers=None) -> PiecewiseLinear:
-    """A trade-off curve from breakpoints, linearly interpolated (see :class:`PiecewiseLinear`)."""
+    """A trade-off curve from breakpoints, linearly interpolated (see :class:`PiecewiseLinear`).
+
+    Examples
+    --------
+    >>> float(piecewise_linear([0.0, 0.5, 1.0], [1.0, 0.2, 0.0])(0.25))
+    0.6
+    """
     return PiecewiseLinear(alphas, betas, name=name, powers=powers)
 
 
@@ -310,6 +316,28 @@ def symmetrise(curve: TradeOffCurve, grid=None) -> PiecewiseLinear:
     envelope's vertices are breakpoints of ``f`` or ``f^{-1}``); otherwise both curves are sampled
     on ``grid`` (default :func:`default_grid`) and the result is a piecewise-linear curve lying
     on or above the exact one.
+
+    Parameters
+    ----------
+    curve : TradeOffCurve
+        ``f = T(P, Q)`` of one direction.
+    grid : array_like, optional
+        Levels at which a curve that is not piecewise linear is sampled.
+
+    Returns
+    -------
+    PiecewiseLinear
+        The symmetric curve ``C(f, f^{-1})`` (exact for piecewise-linear input, else on or above it).
+
+    References
+    ----------
+    Dong, Roth, Su (2022) Def. F.1 and Prop. F.2.
+
+    Examples
+    --------
+    >>> f = subsample(gaussian(1.0), sampling_rate=0.5)  # not symmetric: f(0.1) = 0.7554, f^{-1}(0.1) = 0.8262
+    >>> round(float(symmetrise(f)(0.1)), 4)
+    0.7554
     """
     if grid is None:
         if isinstance(curve, PiecewiseLinear):
