@@ -272,3 +272,13 @@ def test_rtm_json(capsys, argv):
 def test_rtm_bad_alpha(capsys):
     assert main(["rtm", "--mechanism", "gaussian", "--mu", "1", "--alpha", "1.5"]) == 2
     assert "--alpha" in capsys.readouterr().err
+
+
+def test_verify_outside_the_books_repository_is_a_one_line_error(tmp_path):
+    import subprocess
+    import sys
+
+    env = {**__import__("os").environ, "FDP_ROOT": str(tmp_path)}
+    run = subprocess.run([sys.executable, "-m", "fdp", "verify"], capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert run.returncode == 2
+    assert "FDP_ROOT" in run.stderr and "Traceback" not in run.stderr

@@ -61,7 +61,7 @@ def test_a_wide_bracket_warns():
     (dict(noise="laplace", noise_multiplier=1.0, steps=0), "steps"),
 ])
 def test_a_bad_mechanism_names_its_parameter(kwargs, name):
-    with pytest.raises(ValueError, match=name):
+    with pytest.raises(ValueError, match=rf"^{name} "):
         Mechanism(**kwargs)
 
 

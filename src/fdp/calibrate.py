@@ -1,7 +1,7 @@
 """Noise calibration: the noise multiplier that gives a target (eps, delta) for the subsampled Gaussian.
 
 ``epsilon`` is the (eps, delta) guarantee of ``steps``-fold Poisson-subsampled Gaussian noise
-(sensitivity 1, noise multiplier ``noise``, sampling rate ``q``) under add/remove adjacency, from
+(sensitivity 1, ``noise_multiplier``, ``sampling_rate``) under add/remove adjacency, from
 either the tight PLD accountant (``dp_accounting``'s pessimistic connect-the-dots PLD, the maximum
 over both directions: an upper bound on the true eps, tight up to the discretisation) or the RDP
 accountant (Mironov et al.; looser).  :func:`noise_multiplier_for` inverts it by bisection on

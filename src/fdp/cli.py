@@ -327,8 +327,8 @@ def _gdp(args) -> int:
         if q == 1.0:
             _forbid(args, ("discretization", "tail"), "to full batches (--sampling-rate 1: exact closed form)")
         else:
-            if args.tail is not None:
-                check_nonnegative("--tail", args.tail)
+            if args.tail is not None and check_nonnegative("--tail", args.tail) >= 0.5:
+                raise ValueError(f"--tail must lie in [0, 0.5), got {args.tail!r}")
             if args.discretization is not None:
                 check_positive("--discretization", args.discretization)
         with _flags("--noise-multiplier, --sampling-rate, --steps, --discretization, --tail"):  # guards run first
@@ -379,6 +379,6 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     try:
         return {"rero": _rero, "rtm": _rtm, "gdp": _gdp, "verify": _verify}[args.command](args)
-    except ValueError as exc:  # bad input, or a computation refused before it starts (ResourceLimitError)
+    except (ValueError, RuntimeError) as exc:  # bad input, a refused computation, no book repository (verify)
         print(f"{parser.prog} {args.command}: error: {exc}", file=sys.stderr)
         return 2

@@ -282,7 +282,7 @@ def _log_gauss_integral(log_integrand, lo: float, hi: float, dx: float) -> float
 def rdp_subsampled_gaussian(orders, noise_multiplier: float, sampling_rate: float = 1.0, steps: int = 1) -> np.ndarray:
     """Renyi DP ``eps(t)`` of ``steps``-fold Poisson-subsampled Gaussian noise, for real orders ``t >= 1``.
 
-    Sensitivity 1, noise multiplier ``noise_multiplier`` (sigma), sampling rate ``q``: with ``P = N(0, sigma^2)``
+    Sensitivity 1, noise multiplier ``noise_multiplier`` (sigma), sampling rate ``sampling_rate`` (q): with ``P = N(0, sigma^2)``
     and ``Q = (1 - q) P + q N(1, sigma^2)``, ``eps(t) = steps * max(D_t(Q || P), D_t(P || Q))`` (add/remove
     adjacency), each direction ``log E_P[(Q/P)^t] / (t - 1)`` resp. ``log E_P[(Q/P)^{1-t}] / (t - 1)``
     by numerical integration on a grid of step sigma/20 covering the tilted measures (Mironov, Talwar,

@@ -542,7 +542,7 @@ def mu_and_regret_dpsgd(
     """GDP paper Alg. 1 for DP-SGD (the paper's Fig. 3 interface): ``(mu*, Delta(f, f_mu*))``.
 
     :func:`dpsgd_tradeoff` then :func:`mu_and_regret` on the (already symmetric) curve; with
-    ``sampling_rate = 1`` the exact ``(sqrt(steps) / noise, 0)`` of the Gaussian mechanism.  A
+    ``sampling_rate = 1`` the exact ``(sqrt(steps) / noise_multiplier, 0)`` of the Gaussian mechanism.  A
     mechanism so far from private that its curve passes below ``(tail, tail)`` (for example noise 1,
     rate 0.56, 1,000 steps) has no level left above the floor; the floor is then lowered to the
     curve's fixed point ``f(alpha) = alpha``, so that ``mu*`` is the (large) value eq. 21 demands

@@ -7,7 +7,7 @@ the N-fold composition in the add direction (:mod:`fdp.privacy_loss`),
 * SGM: ``P = N(0, sigma^2)^N``, ``Q = ((1 - p) N(0, sigma^2) + p N(1, sigma^2))^N``;
 * SLM: ``P = Lap(0, b)^N``,      ``Q = ((1 - p) Lap(0, b) + p Lap(1, b))^N``
 
-(sensitivity 1, ``scale`` = sigma or b, ``sampling_rate`` = p; p = 1 is the plain mechanism).
+(sensitivity 1, ``noise_multiplier`` = sigma or b, ``sampling_rate`` = p; p = 1 is the plain mechanism).
 It plays the role of the "Ground Truth" of the ReRo paper (Sec. 2, option (1); App. 4.3), which
 was computed by direct numerical integration on G = 1000 grid points with 25 digits of mpmath.
 
@@ -925,7 +925,7 @@ def breakpoints(
     """Breakpoints of T(A, B) for Q-view ``masses`` of B at losses ``l_0 + k h`` and ``infinite`` at +inf.
 
     ``pessimistic`` says which side the measure bounds; it decides how a truncated lower tail is repaired.
-    ``normalise`` rescales a total B-mass above 1 (round-off) to 1; see :func:`breakpoints`.
+    ``normalise`` rescales a total B-mass above 1 (round-off) to 1; see :func:`fdp.pld.breakpoints`.
     ``with_powers`` also returns the breakpoints' powers ``B(L >= l) = 1 - beta`` as cumulative
     masses, without the cancellation of ``1 - beta`` near alpha = 0 (for gamma at tiny kappa).
     """

@@ -1,6 +1,6 @@
 """Monte-Carlo estimate of the ReRo bound: Hayes et al. (2023) Algorithm 1.
 
-For DP-SGD with noise multiplier ``sigma``, sampling rate ``q`` and ``T`` steps (sensitivity 1),
+For DP-SGD with noise multiplier sigma (``noise_multiplier``), sampling rate q (``sampling_rate``) and ``T`` steps (sensitivity 1),
 Hayes et al. Cor. 4 bounds reconstruction success by the blow-up
 ``gamma = sup{mu(E) : nu(E) <= kappa}`` with ``nu = N(0, sigma^2 I_T)`` and
 ``mu = sum_w P[B(q, T) = w] N(w, sigma^2 I_T)`` (the add direction: ``1 - T(nu, mu)(kappa)``).

@@ -1,14 +1,14 @@
 """The privacy loss of the noise mechanisms: one description that every accountant uses.
 
 A *mechanism* here is additive noise of sensitivity 1, ``"gaussian"`` (``N(0, sigma^2)``) or
-``"laplace"`` (``Lap(0, b)``), with ``scale`` = sigma or b, Poisson-subsampled with rate ``p``
-(``sampling_rate``; p = 1 is the plain mechanism) and composed over ``steps``; DP-SGD is the
-subsampled Gaussian with ``scale`` = its noise multiplier.  In the **add** direction
+``"laplace"`` (``Lap(0, b)``), with ``noise_multiplier`` = sigma or b, Poisson-subsampled with rate
+``p`` (``sampling_rate``; p = 1 is the plain mechanism) and composed over ``steps``; DP-SGD is the
+subsampled Gaussian (:func:`dpsgd`).  In the **add** direction
 
 * H0 = P = ``N(0, sigma^2)`` (or ``Lap(0, b)``) per step,
 * H1 = Q = ``(1 - p) N(0, sigma^2) + p N(1, sigma^2)`` (or ``(1 - p) Lap(0, b) + p Lap(1, b)``),
 
-the effect size is ``mu = 1 / scale``; the remove direction is the inverse pair (Q, P).  The
+the effect size is ``mu = 1 / noise_multiplier``; the remove direction is the inverse pair (Q, P).  The
 PLD accountant (:mod:`fdp.pld`), the certified lattice bracket (:mod:`fdp.lattice`), the
 Edgeworth and CLT approximations (:mod:`fdp.edgeworth`), the Monte-Carlo estimator
 (:mod:`fdp.montecarlo`), the exact Renyi divergences (:mod:`fdp.conversions`), the relaxed threat
@@ -157,7 +157,7 @@ def _check_hypothesis(hypothesis) -> str:
 
 
 def check_parameters(mechanism, noise_multiplier, sampling_rate) -> tuple[str, float, float]:
-    """``(mechanism, scale, sampling_rate)`` checked: a known mechanism, scale > 0, rate in (0, 1]."""
+    """``(mechanism, noise_multiplier, sampling_rate)`` checked: a known mechanism, scale > 0, rate in (0, 1]."""
     return (
         check_mechanism(mechanism),
         check_positive("noise_multiplier", noise_multiplier),
@@ -200,7 +200,7 @@ def log_ratio(mechanism: str, noise_multiplier: float, x):
     return np.clip(2.0 * x - 1.0, -1.0, 1.0) / noise_multiplier
 
 
-def subsampled(log_ratio, sampling_rate):
+def subsampled(t, sampling_rate):
     """The privacy loss of the subsampled pair, ``log(1 - p + p e^t)``, from the unsubsampled ``t = log r``.
 
     Accurate for small ``p t`` (``log1p(p expm1(t))``) and free of overflow for large ``t``
@@ -208,8 +208,9 @@ def subsampled(log_ratio, sampling_rate):
 
     Parameters
     ----------
-    log_ratio : array_like, float or mpmath.mpf
-        ``t``.  A float takes a scalar path (for integrands); an mpmath number is evaluated in its
+    t : array_like, float or mpmath.mpf
+        The unsubsampled log-likelihood ratio ``log r`` (:func:`log_ratio`).
+        A float takes a scalar path (for integrands); an mpmath number is evaluated in its
         own context, with ``sampling_rate`` an mpf of that context.
     sampling_rate : float
         ``p`` in (0, 1] (not checked here); p = 1 returns ``t``.
@@ -217,7 +218,7 @@ def subsampled(log_ratio, sampling_rate):
     Returns
     -------
     numpy.ndarray, float or mpmath.mpf
-        The loss, of the type of ``log_ratio``.
+        The loss, of the type of ``t``.
 
     References
     ----------
@@ -231,19 +232,19 @@ def subsampled(log_ratio, sampling_rate):
     [-0.01005, 0.0, 95.39483]
     """
     p = sampling_rate
-    if hasattr(log_ratio, "context"):  # mpmath: no overflow, one formula
-        ctx = log_ratio.context
+    if hasattr(t, "context"):  # mpmath: no overflow, one formula
+        ctx = t.context
         if p == 1:
-            return log_ratio
-        return ctx.log1p(-p) if log_ratio == -ctx.inf else ctx.log1p(p * ctx.expm1(log_ratio))
-    if isinstance(log_ratio, float):
+            return t
+        return ctx.log1p(-p) if t == -ctx.inf else ctx.log1p(p * ctx.expm1(t))
+    if isinstance(t, float):
         if p == 1.0:
-            return log_ratio
-        if log_ratio < 30.0:
-            return math.log1p(p * math.expm1(log_ratio))
-        a, b = math.log1p(-p), math.log(p) + log_ratio
+            return t
+        if t < 30.0:
+            return math.log1p(p * math.expm1(t))
+        a, b = math.log1p(-p), math.log(p) + t
         return max(a, b) + math.log1p(math.exp(-abs(a - b)))
-    t = np.asarray(log_ratio, dtype=float)
+    t = np.asarray(t, dtype=float)
     if p == 1.0:
         return t.copy()
     small = t < 30.0
@@ -256,8 +257,8 @@ def subsampled(log_ratio, sampling_rate):
 def privacy_loss(mechanism: str, noise_multiplier: float, sampling_rate: float, x):
     """One-step privacy loss ``L(x) = log(q(x) / p(x))`` at the output ``x`` (add direction).
 
-    ``p`` is the density of H0 = ``N(0, scale^2)`` or ``Lap(0, scale)``, ``q`` that of H1 = the
-    Poisson-subsampled mixture ``(1 - p) N(0, scale^2) + p N(1, scale^2)`` (Laplace alike).
+    ``p`` is the density of H0 = ``N(0, s^2)`` or ``Lap(0, s)`` (``s = noise_multiplier``), ``q`` that of
+    H1 = the Poisson-subsampled mixture ``(1 - p) N(0, s^2) + p N(1, s^2)`` (Laplace alike).
     Large values favour H1.
 
     Parameters

@@ -1,4 +1,4 @@
-"""Repository paths that do not depend on the working directory.
+"""Where the repository's data, results and errata are.
 
 The repository root is ``FDP_ROOT`` when set, else the first folder holding ``_toc.yml`` and
 ``data/paper`` above the working directory (a notebook runs in ``notebooks/``) or above this file
@@ -19,7 +19,10 @@ __all__ = ["ROOT", "PAPER_DATA", "ERRATA", "results_dir", "paper_dir"]
 def _find_root() -> Path:
     override = os.environ.get("FDP_ROOT")
     if override:
-        return Path(override).resolve()
+        root = Path(override).resolve()
+        if not ((root / "_toc.yml").is_file() and (root / "data" / "paper").is_dir()):
+            raise RuntimeError(f"FDP_ROOT={override} is not the book's repository (no _toc.yml and data/paper there)")
+        return root
     for start in (Path.cwd(), Path(__file__).resolve().parent):
         for folder in (start, *start.parents):
             if (folder / "_toc.yml").is_file() and (folder / "data" / "paper").is_dir():
