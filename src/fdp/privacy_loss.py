@@ -69,13 +69,15 @@ HYPOTHESES = ("H0", "H1")
 _ZMAX = 40.0  # the quadrature of the Gaussian cumulants covers |z| <= 40 standard deviations
 
 
-def check_mechanism(mechanism) -> str:
+def check_mechanism(mechanism, name: str = "mechanism") -> str:
     """Check a mechanism's name.
 
     Parameters
     ----------
     mechanism : str
         One of :data:`MECHANISMS`.
+    name : str
+        The parameter's name in the error.
 
     Returns
     -------
@@ -93,7 +95,7 @@ def check_mechanism(mechanism) -> str:
     'laplace'
     """
     if not isinstance(mechanism, str) or mechanism not in MECHANISMS:
-        raise ValueError(f"mechanism must be one of {MECHANISMS}, got {mechanism!r}")
+        raise ValueError(f"{name} must be one of {MECHANISMS}, got {mechanism!r}")
     return mechanism
 
 
@@ -129,8 +131,7 @@ class Mechanism:
     steps: int = 1
 
     def __post_init__(self):
-        if not isinstance(self.noise, str) or self.noise not in MECHANISMS:
-            raise ValueError(f"noise must be one of {MECHANISMS}, got {self.noise!r}")
+        check_mechanism(self.noise, "noise")
         object.__setattr__(self, "noise_multiplier", check_positive("noise_multiplier", self.noise_multiplier))
         object.__setattr__(self, "sampling_rate", check_sampling_rate("sampling_rate", self.sampling_rate))
         object.__setattr__(self, "steps", check_positive_int("steps", self.steps))
