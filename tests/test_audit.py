@@ -17,7 +17,7 @@ def test_clip_rows_bounds_norms_and_keeps_small_vectors():
 
 def test_dpgd_training_is_seeded_clipped_and_learns():
     data = datasets.one_feature_classification(1025, seed=0)
-    kw = dict(steps=60, learning_rate=2.0, clip=1.0, noise=1.0, runs=4)
+    kw = dict(steps=60, learning_rate=2.0, clip_norm=1.0, noise_multiplier=1.0, runs=4)
     a = audit.train_linear_dpgd(data.x, data.y, seed=5, **kw)
     b = audit.train_linear_dpgd(data.x, data.y, seed=5, **kw)
     np.testing.assert_array_equal(a.weights, b.weights)
@@ -50,7 +50,7 @@ def test_per_sample_gradients_match_finite_differences():
 @pytest.mark.parametrize("d, mu", [(1, 1.0), (50, 2.0)])
 def test_gaussian_canary_statistic_has_the_laws_of_theorem_2(d, mu):
     ref = np.random.default_rng(1).standard_normal((20, d))
-    s0, s1 = audit.canary_scores(ref, mu, 1.0, 20_000, seed=2)
+    s0, s1 = audit.canary_scores(ref, mu, 1.0 / mu, 20_000, seed=2)  # noise sd 1
     assert kstest(s0, chi(d).cdf).pvalue > 1e-3
     assert kstest(s1**2, ncx2(d, mu**2).cdf).pvalue > 1e-3
 
@@ -68,7 +68,7 @@ def test_laplace_and_subsampled_canary_audits_match_theory():
     s0, s1 = audit.canary_scores(np.zeros(1), 1.0, 1.0, 50_000, mechanism="laplace", seed=4)
     _, alpha, beta = empirical_tradeoff(s0, s1, thresholds=np.linspace(0.05, 4.0, 30))
     assert np.max(np.abs(beta - rtm.laplace(1.0)(alpha))) < 0.012
-    s0, s1 = audit.canary_scores(np.zeros(1), 1.5, 1.0, 50_000, sampling_rate=0.3, seed=5)
+    s0, s1 = audit.canary_scores(np.zeros(1), 1.5, 1.0 / 1.5, 50_000, sampling_rate=0.3, seed=5)
     _, alpha, beta = empirical_tradeoff(s0, s1, thresholds=np.linspace(0.05, 4.0, 30))
     j_p = tradeoff.subsample(rtm.gaussian(1.5, 1), 0.3)  # Lemma 9
     assert np.max(np.abs(beta - j_p(alpha))) < 0.012
@@ -104,7 +104,7 @@ def test_linear_network_gradients_match_finite_differences():
 
 def test_linear_network_training_clips_and_fits_diabetes():
     data = datasets.diabetes()
-    run = audit.train_linear_network_dpgd(data.x, data.y, latent=50, steps=150, learning_rate=0.5, noise=0.5, seed=0)
+    run = audit.train_linear_network_dpgd(data.x, data.y, latent=50, steps=150, learning_rate=0.5, noise_multiplier=0.5, seed=0)
     assert run.weights.shape == (1, 50 * 12 + 1) and run.final_gradients.shape == (1, 442, 601)
     assert np.all(np.linalg.norm(run.final_gradients, axis=-1) <= 1.0 + 1e-12)
     p = run.weights[0]
@@ -137,7 +137,7 @@ def test_lira_scores_follow_the_gaussian_shift_of_the_target_gradient():
     "call, name",
     [
         (lambda: audit.canary_scores(np.zeros(1), -1.0, 1.0, 10, seed=0), "canary_norm"),
-        (lambda: audit.canary_scores(np.zeros(1), 1.0, 0.0, 10, seed=0), "noise_scale"),
+        (lambda: audit.canary_scores(np.zeros(1), 1.0, 0.0, 10, seed=0), "noise_multiplier"),
         (lambda: audit.canary_scores(np.zeros(1), 1.0, 1.0, 10, mechanism="cauchy", seed=0), "mechanism"),
         (lambda: audit.canary_scores(np.zeros(1), 1.0, 1.0, 10, sampling_rate=0.0, seed=0), "sampling_rate"),
         (lambda: audit.canary_scores([np.nan], 1.0, 1.0, 10, seed=0), "reference_gradients"),

@@ -65,10 +65,10 @@ def test_parameters_are_those_of_the_notebook_with_their_meaning(nb):
 def test_rerun_box_shows_changed_values_only_when_changed():
     box = page.rerun("rero_sampling_rate")
     assert box.startswith(":::{dropdown} Rerun this page") and "make run NB=rero_sampling_rate" in box
-    assert "this run" not in box and "| `eps` | 4.0 |" in box
-    changed = page.rerun("rero_sampling_rate", {"eps": 2.0, "delta": 1e-5, "rates": (0.1, 0.5, 0.9)})
+    assert "this run" not in box and "| `epsilon` | 4.0 |" in box
+    changed = page.rerun("rero_sampling_rate", {"epsilon": 2.0, "delta": 1e-5, "rates": (0.1, 0.5, 0.9)})
     assert "| parameter | paper's value | this run | meaning |" in changed
-    assert "| `eps` | 4.0 | 2.0 |" in changed and "| `delta` | 1e-5 | |" in changed
+    assert "| `epsilon` | 4.0 | 2.0 |" in changed and "| `delta` | 1e-5 | |" in changed
 
 
 def test_unknown_notebook_is_an_error():

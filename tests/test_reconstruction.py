@@ -21,7 +21,7 @@ def test_observer_inner_products_match_materialised_gradients():
     xk, yk = rng.random((7, 6)), rng.integers(0, 10, 7)
     xp, yp = rng.random((2, 4, 6)), rng.integers(0, 10, (2, 4))
     obs = attacks.PriorObserver(model, xp, yp, 0.3, 5)
-    tr = dpsgd.train(xk, yk, xp[:, 1], yp[:, 1], sigma=1.0, clip_norm=0.3, steps=5, lr=0.5, seed=1,
+    tr = dpsgd.train(xk, yk, xp[:, 1], yp[:, 1], noise_multiplier=1.0, clip_norm=0.3, steps=5, lr=0.5, seed=1,
                      record=True, observer=obs)
     for t in range(5):
         g = dpsgd.clip(dpsgd.per_example_gradients(model, tr.params[t], xp, yp), 0.3)  # (R, n, P)
@@ -39,7 +39,7 @@ def test_guesses_follow_their_definitions():
     np.testing.assert_array_equal(attacks.top_steps_guess(inner, 1.0), attacks.prior_aware_guess(inner))
     np.testing.assert_array_equal(attacks.top_steps_guess(inner, 0.05), inner.max(-1).argmax(-1))  # top 1 of 20
     # q = 1: the likelihood is the Gaussian one, maximal for the smallest ||gbar - g_z||^2 = const - (2 inner - sq)
-    np.testing.assert_array_equal(attacks.log_likelihood_guess(inner, sq, 1.0, 0.7), (2 * inner - sq).sum(-1).argmax(-1))
+    np.testing.assert_array_equal(attacks.log_likelihood_guess(inner, sq, 1.0, 0.7, 1.0), (2 * inner - sq).sum(-1).argmax(-1))
     # ties are broken at random when a generator is given, by the first index otherwise
     tied = np.zeros((4000, 4, 1))
     assert np.all(attacks.prior_aware_guess(tied) == 0)
@@ -78,9 +78,9 @@ def test_gradient_attack_reconstructs_without_noise_and_fails_with_much_noise(di
     targets = pool[:3]
     kw = dict(clip_norm=1.0, steps=20, lr=1.0, restarts=2, iterations=200, attack_lr=0.02, seed=3)
     clean = reconstruction.gradient_reconstructions(data.x[known], data.y[known], data.x[targets], data.y[targets],
-                                                    sigma=1e-4, **kw)
+                                                    noise_multiplier=1e-4, **kw)
     noisy = reconstruction.gradient_reconstructions(data.x[known], data.y[known], data.x[targets], data.y[targets],
-                                                    sigma=100.0, **kw)
+                                                    noise_multiplier=100.0, **kw)
     mse_clean = ((clean - data.x[targets]) ** 2).mean(1)
     mse_noisy = ((noisy - data.x[targets]) ** 2).mean(1)
     assert mse_clean.max() < 0.05 < mse_noisy.min()
@@ -95,7 +95,7 @@ def test_prior_game_is_sound_against_the_tight_bound(digits_split):
     mu = gdp.mu_from_eps_delta(6.0, 1e-5)
     steps = 20
     full = reconstruction.prior_game(data.x[known], data.y[known], data.x[pool], data.y[pool], prior_sizes=[2, 10],
-                                     trials=300, sigma=np.sqrt(steps) / mu, clip_norm=0.1, steps=steps, lr=3.0, seed=4)
+                                     trials=300, noise_multiplier=np.sqrt(steps) / mu, clip_norm=0.1, steps=steps, lr=3.0, seed=4)
     for n in (2, 10):
         bound = float(rero.gamma(tradeoff.gaussian(mu), 1.0 / n))
         for attack in reconstruction.ATTACKS:
@@ -106,7 +106,7 @@ def test_prior_game_is_sound_against_the_tight_bound(digits_split):
     assert full.frac_clipped > 0.95
     q, sigma = 0.2, 0.8
     sub = reconstruction.prior_game(data.x[known], data.y[known], data.x[pool], data.y[pool], prior_sizes=10,
-                                    trials=300, sigma=sigma, clip_norm=0.1, steps=steps, lr=3.0, q=q, seed=5)
+                                    trials=300, noise_multiplier=sigma, clip_norm=0.1, steps=steps, lr=3.0, sampling_rate=q, seed=5)
     _, up = pld.tradeoff_bracket("gaussian", sigma, q, steps, discretization=1e-3).gamma([0.1])
     for attack in ("prior-aware", "improved", "likelihood"):
         assert sub.rate(attack)[1] <= up[0], attack
@@ -115,7 +115,7 @@ def test_prior_game_is_sound_against_the_tight_bound(digits_split):
 def test_without_subtraction_the_attack_falls_to_chance_on_a_large_known_set(digits_split):
     data, known, pool = digits_split
     res = reconstruction.prior_game(data.x[known[:128]], data.y[known[:128]], data.x[pool], data.y[pool],
-                                    prior_sizes=10, trials=300, sigma=0.3, clip_norm=0.1, steps=20, lr=3.0, seed=6)
+                                    prior_sizes=10, trials=300, noise_multiplier=0.3, clip_norm=0.1, steps=20, lr=3.0, seed=6)
     assert res.rate("prior-aware")[0] > 0.8
     _, lo, hi = res.rate("no subtraction")
     assert lo < 0.2 and hi < 0.6
@@ -137,11 +137,11 @@ def test_orthogonal_prior_success_matches_simulation():
 @pytest.mark.parametrize(
     "kwargs, name",
     [(dict(prior_sizes=1), "prior_sizes"), (dict(prior_sizes=10_000), "prior_sizes"), (dict(trials=0), "trials"),
-     (dict(q=0.0), "q"), (dict(sigma=0.0), "sigma"), (dict(n_jobs=0), "n_jobs")],
+     (dict(sampling_rate=0.0), "sampling_rate"), (dict(noise_multiplier=0.0), "noise_multiplier"), (dict(n_jobs=0), "n_jobs")],
 )
 def test_prior_game_rejects_bad_arguments(digits_split, kwargs, name):
     data, known, pool = digits_split
-    base = dict(prior_sizes=10, trials=4, sigma=1.0, clip_norm=0.1, steps=2, lr=1.0, seed=0)
+    base = dict(prior_sizes=10, trials=4, noise_multiplier=1.0, clip_norm=0.1, steps=2, lr=1.0, seed=0)
     base.update(kwargs)
     with pytest.raises(ValueError, match=name):
         reconstruction.prior_game(data.x[known], data.y[known], data.x[pool], data.y[pool], **base)

@@ -71,8 +71,8 @@ def train_linear_dpgd(
     *,
     steps: int,
     learning_rate: float,
-    clip: float = 1.0,
-    noise: float = 1.0,
+    clip_norm: float = 1.0,
+    noise_multiplier: float = 1.0,
     runs: int | None = None,
     sampling_rate: float = 1.0,
     fit_intercept: bool = True,
@@ -82,8 +82,8 @@ def train_linear_dpgd(
 
     ``x`` is one data set (n, d) shared by ``runs`` models (default 1), or one data set per run,
     (runs, n, d) with labels (runs, n).  Each step: per-sample gradients of the cross-entropy,
-    clipped to L2 norm ``clip``, summed over the batch (all of D, or a Poisson sample with rate
-    ``sampling_rate``), plus Gaussian noise of standard deviation ``noise * clip`` per coordinate,
+    clipped to L2 norm ``clip_norm``, summed over the batch (all of D, or a Poisson sample with rate
+    ``sampling_rate``), plus Gaussian noise of standard deviation ``noise_multiplier * clip_norm`` per coordinate,
     divided by the expected batch size; then a plain gradient step from ``w = 0``.  Without
     ``fit_intercept`` the unit has no bias (p = d parameters).  ``seed`` (int or SeedSequence)
     seeds one ``numpy.random.Generator`` for the noise and the sampling of every run.
@@ -96,8 +96,8 @@ def train_linear_dpgd(
         raise ValueError("x must be finite and y must hold labels 0 or 1")
     steps = check_positive_int("steps", steps)
     learning_rate = check_positive("learning_rate", learning_rate)
-    clip = check_positive("clip", clip)
-    noise = check_positive("noise", noise)
+    clip_norm = check_positive("clip_norm", clip_norm)
+    noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
     if x.ndim == 3:
         if runs is not None and check_positive_int("runs", runs) != x.shape[0]:
             raise ValueError(f"runs={runs} disagrees with the {x.shape[0]} data sets in x")
@@ -110,10 +110,10 @@ def train_linear_dpgd(
     w = np.zeros((runs, xb.shape[-1]))
     grads = None
     for _ in range(steps):
-        grads = clip_rows(logistic_gradients(w, xb, y), clip)
+        grads = clip_rows(logistic_gradients(w, xb, y), clip_norm)
         if q < 1.0:
             grads = grads * (rng.random((runs, n, 1)) < q)
-        total = grads.sum(axis=1) + noise * clip * rng.standard_normal(w.shape)
+        total = grads.sum(axis=1) + noise_multiplier * clip_norm * rng.standard_normal(w.shape)
         w = w - learning_rate * total / (q * n)
     return LinearRuns(weights=w, final_gradients=grads)
 
@@ -143,8 +143,8 @@ def train_linear_network_dpgd(
     latent: int,
     steps: int,
     learning_rate: float,
-    clip: float = 1.0,
-    noise: float = 1.0,
+    clip_norm: float = 1.0,
+    noise_multiplier: float = 1.0,
     seed,
 ) -> LinearRuns:
     """Full-batch DP gradient descent of the linear network of :func:`linear_network_gradients`
@@ -162,8 +162,8 @@ def train_linear_network_dpgd(
     latent = check_positive_int("latent", latent)
     steps = check_positive_int("steps", steps)
     learning_rate = check_positive("learning_rate", learning_rate)
-    clip = check_positive("clip", clip)
-    noise = check_positive("noise", noise)
+    clip_norm = check_positive("clip_norm", clip_norm)
+    noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
     rng = np.random.default_rng(seed)
     n, d = x.shape
     params = np.concatenate([
@@ -172,8 +172,8 @@ def train_linear_network_dpgd(
     ])
     grads = None
     for _ in range(steps):
-        grads = clip_rows(linear_network_gradients(params, x, y, latent), clip)
-        total = grads.sum(axis=0) + noise * clip * rng.standard_normal(params.shape)
+        grads = clip_rows(linear_network_gradients(params, x, y, latent), clip_norm)
+        total = grads.sum(axis=0) + noise_multiplier * clip_norm * rng.standard_normal(params.shape)
         params = params - learning_rate * total / n
         if not np.all(np.isfinite(params)):
             raise ValueError("training diverged: lower learning_rate")
@@ -188,8 +188,8 @@ def lira_offline_scores(
     y_target,
     *,
     learning_rate: float,
-    clip: float = 1.0,
-    noise: float = 1.0,
+    clip_norm: float = 1.0,
+    noise_multiplier: float = 1.0,
     shadow_models: int,
     target_models: int,
     fit_intercept: bool = True,
@@ -208,7 +208,7 @@ def lira_offline_scores(
        ``(phi - mean) / sd``: large means "member".
 
     Returns ``(scores_h0, scores_h1, effect)``, the scores of shape (runs, target_models) and, for
-    each run, the effect size of the target in logit space, ``|clip(g*) . x*| / (noise clip |x*|)``
+    each run, the effect size of the target in logit space, ``|clip(g*) . x*| / (noise_multiplier clip_norm |x*|)``
     (at most ``Delta / sigma = 1``, with equality when the target's gradient is clipped).
     """
     x = np.asarray(x, dtype=np.float64)
@@ -226,20 +226,20 @@ def lira_offline_scores(
     if xt.shape != (runs, w.shape[1]) or yt.shape != (runs,):
         raise ValueError(f"x_target must be (runs, d) and y_target (runs,) for weights of shape {w.shape}")
     learning_rate = check_positive("learning_rate", learning_rate)
-    clip = check_positive("clip", clip)
-    noise = check_positive("noise", noise)
+    clip_norm = check_positive("clip_norm", clip_norm)
+    noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
     shadow_models = check_positive_int("shadow_models", shadow_models)
     if shadow_models < 2:
         raise ValueError(f"shadow_models must be >= 2 to fit a Gaussian, got {shadow_models}")
     target_models = check_positive_int("target_models", target_models)
     rng = np.random.default_rng(seed)
     n = x.shape[1]
-    known = clip_rows(logistic_gradients(w, _with_intercept(x, fit_intercept), y), clip).sum(axis=1)
-    target = clip_rows(logistic_gradients(w, xt[:, None, :], yt[:, None]), clip)[:, 0]
+    known = clip_rows(logistic_gradients(w, _with_intercept(x, fit_intercept), y), clip_norm).sum(axis=1)
+    target = clip_rows(logistic_gradients(w, xt[:, None, :], yt[:, None]), clip_norm)[:, 0]
     sign = np.where(yt == 1, 1.0, -1.0)[:, None]  # logit of the confidence in the target's label
 
     def phi(models: int, include: bool) -> np.ndarray:
-        step = known[:, None, :] + noise * clip * rng.standard_normal((runs, models, w.shape[1]))
+        step = known[:, None, :] + noise_multiplier * clip_norm * rng.standard_normal((runs, models, w.shape[1]))
         if include:
             step = step + target[:, None, :]
         w_new = w[:, None, :] - learning_rate * step / n
@@ -249,14 +249,14 @@ def lira_offline_scores(
     mean, sd = shadow.mean(axis=1, keepdims=True), shadow.std(axis=1, ddof=1, keepdims=True)
     scores_h0 = (phi(target_models, False) - mean) / sd
     scores_h1 = (phi(target_models, True) - mean) / sd
-    effect = np.abs(np.einsum("rp,rp->r", target, xt)) / (noise * clip * np.linalg.norm(xt, axis=1))
+    effect = np.abs(np.einsum("rp,rp->r", target, xt)) / (noise_multiplier * clip_norm * np.linalg.norm(xt, axis=1))
     return scores_h0, scores_h1, effect
 
 
 def canary_scores(
     reference_gradients,
     canary_norm: float,
-    noise_scale: float,
+    noise_multiplier: float,
     repetitions: int,
     *,
     mechanism: str = "gaussian",
@@ -268,7 +268,8 @@ def canary_scores(
     The release is ``sum(reference_gradients) + B c + Z`` with the Dirac canary ``c`` (norm
     ``canary_norm`` on the first coordinate), ``B = 0`` under H0 and, under H1, ``B = 1`` (or
     Bernoulli(``sampling_rate``) for the Poisson-subsampled mechanism, Lemma 9).  ``Z`` is
-    N(0, noise_scale^2 I) for ``"gaussian"`` or i.i.d. Laplace(0, noise_scale) for ``"laplace"``.
+    N(0, s^2 I) for ``"gaussian"`` or i.i.d. Laplace(0, s) for ``"laplace"``, with the noise scale
+    ``s = noise_multiplier * canary_norm`` (the canary's norm is the sensitivity).
     The adversary knows the reference gradients, subtracts their sum and scores the L2 norm of
     the rest (Lemma 4).  ``reference_gradients`` is (n, d) or a single summed (d,) vector.
     """
@@ -276,11 +277,12 @@ def canary_scores(
     if g.ndim not in (1, 2) or g.size == 0 or not np.all(np.isfinite(g)):
         raise ValueError(f"reference_gradients must be a finite (n, d) or (d,) array, got shape {g.shape}")
     canary_norm = check_positive("canary_norm", canary_norm)
-    noise_scale = check_positive("noise_scale", noise_scale)
+    noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
     repetitions = check_positive_int("repetitions", repetitions)
     q = check_sampling_rate("sampling_rate", sampling_rate)
     if mechanism not in ("gaussian", "laplace"):
         raise ValueError(f"mechanism must be 'gaussian' or 'laplace', got {mechanism!r}")
+    scale = noise_multiplier * canary_norm  # the canary is the sensitivity
     rng = np.random.default_rng(seed)
     known = g.sum(axis=0) if g.ndim == 2 else g
     d = known.shape[0]
@@ -289,8 +291,8 @@ def canary_scores(
 
     def noise(size):
         if mechanism == "gaussian":
-            return noise_scale * rng.standard_normal((size, d))
-        return rng.laplace(0.0, noise_scale, (size, d))
+            return scale * rng.standard_normal((size, d))
+        return rng.laplace(0.0, scale, (size, d))
 
     release0 = known + noise(repetitions)
     included = (rng.random((repetitions, 1)) < q) if q < 1.0 else np.ones((repetitions, 1))

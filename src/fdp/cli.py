@@ -327,8 +327,8 @@ def _gdp(args) -> int:
         if q == 1.0:
             _forbid(args, ("discretization", "tail"), "to full batches (--sampling-rate 1: exact closed form)")
         else:
-            if args.tail is not None and check_nonnegative("--tail", args.tail) >= 0.5:
-                raise ValueError(f"--tail must lie in [0, 0.5), got {args.tail!r}")
+            if args.tail is not None:
+                gdp.check_tail(args.tail, "--tail")
             if args.discretization is not None:
                 check_positive("--discretization", args.discretization)
         with _flags("--noise-multiplier, --sampling-rate, --steps, --discretization, --tail"):  # guards run first

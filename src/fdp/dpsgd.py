@@ -312,11 +312,11 @@ def train(
     x_target,
     y_target,
     *,
-    sigma: float,
+    noise_multiplier: float,
     clip_norm: float,
     steps: int,
     lr: float,
-    q: float = 1.0,
+    sampling_rate: float = 1.0,
     hidden: int = 10,
     seed=None,
     record: bool = False,
@@ -326,19 +326,19 @@ def train(
     """Run ``R = len(x_target)`` DP-SGD trainings at once on ``D_- + {z*_r}`` (Hayes et al. Sec. 2).
 
     ``x_known (m, d)``, ``y_known (m,)`` is the fixed D_- shared by all runs (``m = 0`` allowed);
-    ``x_target (R, d)``, ``y_target (R,)`` the targets.  ``sigma`` is the noise multiplier (noise
-    std ``sigma * clip_norm``), ``q`` the Poisson sampling rate (1 = full batch), ``lr`` the SGD step
-    on the gradient averaged over the expected batch ``q (m + 1)``.  ``seed`` (int, SeedSequence or
+    ``x_target (R, d)``, ``y_target (R,)`` the targets.  The noise has standard deviation
+    ``noise_multiplier * clip_norm``; ``sampling_rate`` is the Poisson rate q (1 = full batch); ``lr`` the
+    SGD step on the gradient averaged over the expected batch ``q (m + 1)``.  ``seed`` (int, SeedSequence or
     Generator) fixes the initialisation, batches and noise.  ``observer(t, theta_t, g_t, known_t)``
     is called at every step with arrays of shape (R, P); ``record=True`` keeps them in the
     :class:`Trace` (memory ``3 T R P`` floats).  ``method``: "dense" evaluates every D_- point and
-    masks (fast for large q), "gather" evaluates only the sampled ones, "auto" picks by ``q``.
+    masks (fast for large q), "gather" evaluates only the sampled ones, "auto" picks by q.
     """
-    sigma = check_nonnegative("sigma", sigma)
+    sigma = check_nonnegative("noise_multiplier", noise_multiplier)
     clip_norm = check_positive("clip_norm", clip_norm)
     steps = check_positive_int("steps", steps)
     lr = check_positive("lr", lr)
-    q = check_sampling_rate("q", q)
+    q = check_sampling_rate("sampling_rate", sampling_rate)
     if method not in ("auto", "dense", "gather"):
         raise ValueError(f"method must be 'auto', 'dense' or 'gather', got {method!r}")
     xt = np.asarray(x_target, dtype=np.float64)
@@ -405,7 +405,8 @@ def train(
         theta = theta - lr * scale * g
         if not np.all(np.isfinite(theta)):
             raise ValueError(f"training diverged at step {t} (lr={lr} too large)")
-    settings = dict(sigma=sigma, clip_norm=clip_norm, steps=steps, lr=lr, q=q, hidden=model.hidden)
+    settings = dict(noise_multiplier=sigma, clip_norm=clip_norm, steps=steps, lr=lr, sampling_rate=q,
+                    hidden=model.hidden)
     trace = Trace(init, theta, xk, yk, included, mean_norm, frac, settings)
     if record:
         trace.params = np.array(rec["params"])

@@ -13,7 +13,8 @@ What is here
   curves come from :mod:`fdp.conversions`).
 * Pure DP: :func:`mu_pure_dp` (Prop. 6.1); the Laplace mechanism: :func:`mu_laplace`.
 * DP-SGD (Alg. 1, Figs. 3 and 4): :func:`mu_and_regret_dpsgd` and :func:`mu_and_regret_dpsgd_grid` on
-  the curve of :func:`fdp.pld.dpsgd_tradeoff`.
+  the PLD of :func:`fdp.pld.dpsgd_pld` (:func:`mu_and_regret_pld`); :func:`mu_and_regret` also takes a
+  :class:`fdp.privacy_loss.Mechanism`.
 
 Conventions (:mod:`fdp.tradeoff`)
 -----------------------
@@ -64,7 +65,8 @@ import numpy as np
 from scipy.special import log_ndtr, ndtr, ndtri_exp
 from scipy.stats import norm
 
-from .pld import dpsgd_tradeoff
+from .pld import dpsgd_pld, tradeoff_curve
+from .privacy_loss import Mechanism
 from .roots import bisect_increasing
 from .tradeoff import PiecewiseLinear, check_piecewise
 from .tradeoff import symmetrise as _symmetrise
@@ -81,17 +83,21 @@ __all__ = [
     "gaussian_delta",
     "mu_from_eps_delta",
     "eps_from_mu_delta",
+    "check_tail",
     "mu_star",
     "gdp_regret",
     "mu_and_regret",
     "delta_divergence",
     "mu_pure_dp",
     "mu_laplace",
+    "mu_and_regret_pld",
     "mu_and_regret_dpsgd",
     "mu_and_regret_dpsgd_grid",
 ]
 
 EPS_MAX = 700.0  # e^eps must stay finite in double precision
+#: alpha floor of an accountant's curve (gdpnum's ``err``): its truncated tails are ignored by eq. 21
+DPSGD_TAIL = 1e-10
 _GL_NODES, _GL_WEIGHTS = np.polynomial.legendre.leggauss(20)
 
 
@@ -263,6 +269,14 @@ def _fixed_point(a: np.ndarray, b: np.ndarray) -> float:
     return float(a[j - 1] + d0 / (d0 - d1) * (a[j] - a[j - 1]))
 
 
+def check_tail(tail, name: str = "tail") -> float:
+    """The alpha floor of :func:`mu_star`, a number in [0, 0.5), or a ValueError naming ``name``."""
+    tail = check_nonnegative(name, tail)
+    if tail >= 0.5:
+        raise ValueError(f"{name} must lie in [0, 0.5), got {tail!r}")
+    return tail
+
+
 def _mu_star(a: np.ndarray, b: np.ndarray, tail: float, name: str) -> float:
     if tail > 0.0:
         a, b = _floor_points(a, b, tail, name)
@@ -341,10 +355,7 @@ def mu_star(curve: PiecewiseLinear, *, tail: float = 0.0) -> float:
     True
     """
     curve = check_piecewise("curve", curve)
-    tail = check_nonnegative("tail", tail)
-    if tail >= 0.5:
-        raise ValueError(f"tail must be < 0.5, got {tail!r}")
-    return _mu_star(curve.alphas, curve.betas, tail, "curve")
+    return _mu_star(curve.alphas, curve.betas, check_tail(tail), "curve")
 
 
 def _gaussian_point_at(a: np.ndarray, b: np.ndarray, mu: float) -> np.ndarray:
@@ -434,22 +445,26 @@ def gdp_regret(curve: PiecewiseLinear, mu: float, *, metric: bool = False) -> fl
     return out
 
 
-def mu_and_regret(curve: PiecewiseLinear, *, symmetrise: bool = True, tail: float = 0.0) -> tuple[float, float]:
+def mu_and_regret(subject, *, symmetrise: bool = True, tail: float | None = None,
+                  discretization: float | None = None) -> tuple[float, float]:
     """GDP paper Alg. 1: the tight pessimistic ``mu*`` (eq. 21) and its exact regret ``Delta(f, f_mu*)``.
 
     Parameters
     ----------
-    curve : PiecewiseLinear
-        Breakpoints of a trade-off curve, e.g. ``T(P, Q)`` in the "add" direction from a PLD.
+    subject : PiecewiseLinear or fdp.privacy_loss.Mechanism
+        Breakpoints of a trade-off curve, e.g. ``T(P, Q)`` in the "add" direction from a PLD; or a
+        Gaussian mechanism (DP-SGD), answered by :func:`mu_and_regret_dpsgd`.
     symmetrise : bool, default True
-        Use the symmetrised curve C(f, f^{-1}) of both directions (add and remove;
+        For a curve: use the symmetrised curve C(f, f^{-1}) of both directions (add and remove;
         :func:`fdp.tradeoff.symmetrise`, exact for piecewise-linear curves), as a DP guarantee for
         the add/remove relation requires.  ``mu*`` does not depend on this choice (eq. 21 is
         symmetric in alpha and beta); the regret of C(f, f^{-1}) is at most that of ``f`` (a lower
         curve needs a smaller shift).  Pass False if ``curve`` is already symmetric or a single
-        direction is meant.
-    tail : float, default 0
-        See :func:`mu_star`.
+        direction is meant.  (A mechanism's curve is always symmetrised.)
+    tail : float, optional
+        The alpha floor of :func:`mu_star`: 0 for a curve and 1e-10 for a mechanism by default.
+    discretization : float, optional
+        For a mechanism only: the PLD lattice spacing (see :func:`fdp.pld.dpsgd_pld`).
 
     Returns
     -------
@@ -466,11 +481,22 @@ def mu_and_regret(curve: PiecewiseLinear, *, symmetrise: bool = True, tail: floa
     >>> mu, regret = mu_and_regret(tradeoff.piecewise_linear([0.0, 0.2, 1.0], [1.0, 0.2, 0.0]))
     >>> round(mu, 6), round(regret, 6)
     (1.683242, 0.06309)
+    >>> from fdp.privacy_loss import dpsgd
+    >>> mu_and_regret(dpsgd(noise_multiplier=2.0, sampling_rate=1.0, steps=16))  # exactly sqrt(16) / 2
+    (2.0, 0.0)
     """
-    curve = check_piecewise("curve", curve)
+    if isinstance(subject, Mechanism):
+        noise, sigma, rate, steps = subject.args
+        if noise != "gaussian":
+            raise ValueError(f"subject must be a Gaussian mechanism or a curve, got {subject!r}")
+        return mu_and_regret_dpsgd(sigma, rate, steps, discretization=discretization,
+                                   tail=DPSGD_TAIL if tail is None else tail)
+    if discretization is not None:
+        raise ValueError("discretization applies to a mechanism, not to a curve")
+    curve = check_piecewise("curve", subject)
     if symmetrise:
         curve = check_piecewise("curve (symmetrised)", _symmetrise(curve))
-    mu = mu_star(curve, tail=tail)
+    mu = mu_star(curve, tail=0.0 if tail is None else tail)
     return mu, _gdp_divergence(curve.alphas, curve.betas, mu)
 
 
@@ -536,30 +562,50 @@ def mu_laplace(epsilon) -> float | np.ndarray:
     return out if out.ndim else float(out)
 
 
+def mu_and_regret_pld(dist, *, tail: float = DPSGD_TAIL) -> tuple[float, float, float]:
+    """GDP paper Alg. 1 on a ``dp_accounting`` PLD: ``(mu*, Delta(f, f_mu*), floor)``.
+
+    The PLD's add and remove curves symmetrised (:func:`fdp.pld.tradeoff_curve`, ``"symmetrised"``,
+    normalised), then :func:`mu_and_regret` with the alpha floor ``tail`` (1e-10 by default, the
+    ``err`` of gdpnum, the paper's code: an accountant curve carries truncated tails, beta reaching 0 a
+    hair before alpha = 1, which eq. 21 must ignore; see :func:`mu_star`).  A mechanism so far from
+    private that its curve passes below ``(tail, tail)`` (for example noise 1, rate 0.56, 1,000 steps)
+    has no level left above the floor; the floor is then lowered to the curve's fixed point
+    ``f(alpha) = alpha``, so that ``mu*`` is the (large) value eq. 21 demands there instead of the
+    vacuous 0.  Such a ``mu*`` exceeds ``2 Phi^-1(1 - tail)`` (12.7 at the default), but its value is
+    set by the lattice's resolution (the curve's betas carry round-off of about 1e-13, so it stays near
+    14-15 and need not grow with the steps): read it as "beyond 12.7".  The regret there is below
+    1e-11.  ``floor`` is the floor used: ``tail``, or the lowered one.
+    """
+    tail = check_tail(tail)
+    curve = tradeoff_curve(dist, "symmetrised", normalise=True)
+    floor = min(tail, _fixed_point(curve.alphas, curve.betas) * (1.0 - 1e-9))
+    return (*mu_and_regret(curve, symmetrise=False, tail=floor), floor)
+
+
 def mu_and_regret_dpsgd(
-    noise_multiplier: float, sampling_rate: float, steps: int, *, discretization: float | None = None, tail: float = 1e-10
+    noise_multiplier: float, sampling_rate: float, steps: int, *, discretization: float | None = None,
+    tail: float = DPSGD_TAIL
 ) -> tuple[float, float]:
     """GDP paper Alg. 1 for DP-SGD (the paper's Fig. 3 interface): ``(mu*, Delta(f, f_mu*))``.
 
-    :func:`dpsgd_tradeoff` then :func:`mu_and_regret` on the (already symmetric) curve; with
-    ``sampling_rate = 1`` the exact ``(sqrt(steps) / noise_multiplier, 0)`` of the Gaussian mechanism.  A
-    mechanism so far from private that its curve passes below ``(tail, tail)`` (for example noise 1,
-    rate 0.56, 1,000 steps) has no level left above the floor; the floor is then lowered to the
-    curve's fixed point ``f(alpha) = alpha``, so that ``mu*`` is the (large) value eq. 21 demands
-    there instead of the vacuous 0.  Such a ``mu*`` exceeds ``2 Phi^-1(1 - tail)`` (12.7 at the
-    default), but its value is set by the lattice's resolution (the curve's betas carry round-off of
-    about 1e-13, so it stays near 14-15 and need not grow with the steps): read it as "beyond 12.7".
-    The regret there is below 1e-11.  ``tail``
-    defaults to 1e-10, the ``err`` of gdpnum (the paper's code): an accountant curve carries truncated
-    tails (beta reaches 0 a hair before alpha = 1), which eq. 21 must ignore (see :func:`mu_star`).
+    :func:`mu_and_regret_pld` on :func:`fdp.pld.dpsgd_pld` (the floor it may lower is described
+    there); with ``sampling_rate = 1`` the exact ``(sqrt(steps) / noise_multiplier, 0)`` of the
+    Gaussian mechanism.
+
+    Examples
+    --------
+    >>> mu, regret = mu_and_regret_dpsgd(2.0, 0.05, 200, discretization=1e-3)
+    >>> round(mu, 4), round(regret, 4)
+    (0.4196, 0.0092)
     """
     if check_sampling_rate("sampling_rate", sampling_rate) == 1.0:
         # full batches: the steps-fold Gaussian mechanism, exactly sqrt(steps)/noise_multiplier-GDP (regret 0)
         return float(np.sqrt(check_positive_int("steps", steps)) / check_positive("noise_multiplier", noise_multiplier)), 0.0
-    curve = dpsgd_tradeoff(noise_multiplier, sampling_rate, steps, discretization=discretization)
-    tail = check_nonnegative("tail", tail)
-    floor = min(tail, _fixed_point(curve.alphas, curve.betas) * (1.0 - 1e-9))
-    return mu_and_regret(curve, symmetrise=False, tail=floor)
+    tail = check_tail(tail)  # before the lattice is built
+    mu, regret, _ = mu_and_regret_pld(dpsgd_pld(noise_multiplier, sampling_rate, steps, discretization=discretization),
+                                      tail=tail)
+    return mu, regret
 
 
 def mu_and_regret_dpsgd_grid(

@@ -51,6 +51,7 @@ from .validation import (
 
 __all__ = [
     "default_discretization",
+    "dpsgd_pld",
     "dpsgd_tradeoff",
     "discrete_gaussian_pld",
     "DIRECTIONS",
@@ -317,21 +318,30 @@ def default_discretization(noise_multiplier: float, sampling_rate: float, steps:
     return float(np.clip(mu_clt / 200.0, 1e-5, 3e-4))
 
 
-def dpsgd_tradeoff(noise_multiplier: float, sampling_rate: float, steps: int, *, discretization: float | None = None) -> PiecewiseLinear:
-    """Symmetrised trade-off curve of DP-SGD (``steps``-fold Poisson-subsampled Gaussian), GDP paper Alg. 1 step 1.
+def dpsgd_pld(noise_multiplier: float, sampling_rate: float, steps: int, *, discretization: float | None = None):
+    """The pessimistic (connect-the-dots) PLD of DP-SGD (``steps``-fold Poisson-subsampled Gaussian).
 
-    The pessimistic (connect-the-dots) PLD of :func:`fdp.pld.mechanism_pld`, its add and remove
-    curves symmetrised (:func:`fdp.pld.tradeoff_curve`, ``"symmetrised"``, with the round-off surplus
-    of the PMF normalised away so that the curve ends at (1, 0)).  ``discretization`` defaults to
-    1/200 of the CLT parameter ``q sqrt(T (e^{1/sigma^2} - 1))``, clipped to [1e-5, 3e-4] (see
-    ``default_discretization`` for the error this leaves).
+    :func:`mechanism_pld` with ``discretization`` defaulting to :func:`default_discretization`: 1/200 of
+    the CLT parameter ``q sqrt(T (e^{1/sigma^2} - 1))``, clipped to [1e-5, 3e-4].
     """
     s = check_positive("noise_multiplier", noise_multiplier)
     q = check_sampling_rate("sampling_rate", sampling_rate)
     steps = check_positive_int("steps", steps)
     h = default_discretization(s, q, steps) if discretization is None else check_positive("discretization", discretization)
-    dist = mechanism_pld("gaussian", s, q, steps, discretization=h)
-    return tradeoff_curve(dist, "symmetrised", name=f"DP-SGD sigma={s:g} q={q:.4g} T={steps}", normalise=True)
+    return mechanism_pld("gaussian", s, q, steps, discretization=h)
+
+
+def dpsgd_tradeoff(noise_multiplier: float, sampling_rate: float, steps: int, *, discretization: float | None = None) -> PiecewiseLinear:
+    """Symmetrised trade-off curve of DP-SGD (``steps``-fold Poisson-subsampled Gaussian), GDP paper Alg. 1 step 1.
+
+    The PLD of :func:`dpsgd_pld`, its add and remove curves symmetrised (:func:`tradeoff_curve`,
+    ``"symmetrised"``, with the round-off surplus of the PMF normalised away so that the curve ends at
+    (1, 0)).  ``discretization``: see :func:`dpsgd_pld` (and ``default_discretization`` for the error
+    this leaves).
+    """
+    dist = dpsgd_pld(noise_multiplier, sampling_rate, steps, discretization=discretization)
+    name = f"DP-SGD sigma={noise_multiplier:g} q={sampling_rate:.4g} T={steps}"
+    return tradeoff_curve(dist, "symmetrised", name=name, normalise=True)
 
 
 def discrete_gaussian_pld(rhos, repeats=1, *, sensitivity: int = 1, discretization: float = 1e-4):

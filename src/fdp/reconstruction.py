@@ -88,14 +88,14 @@ def _game_chunk(xk, yk, xp, yp, runs, sizes, train_kw, seed_seq):
     model = dpsgd.MLP(xp.shape[1], train_kw["hidden"])
     obs = attacks.PriorObserver(model, x_prior, y_prior, train_kw["clip_norm"], train_kw["steps"])
     trace = dpsgd.train(xk, yk, x_prior[:, 0], y_prior[:, 0], observer=obs, seed=rng, **train_kw)
-    q, noise_std = train_kw["q"], train_kw["sigma"] * train_kw["clip_norm"]
+    q = train_kw["sampling_rate"]
     success = {k: np.zeros((runs, len(sizes)), dtype=bool) for k in ATTACKS}
     for j, n in enumerate(sizes):
         inner, sq, known = obs.inner[:, :n], obs.sq[:, :n], obs.inner_known[:, :n]
         # the target is candidate 0: ties (e.g. duplicate images) are broken at random, never in its favour
         success["prior-aware"][:, j] = attacks.prior_aware_guess(inner, rng) == 0
         success["improved"][:, j] = attacks.top_steps_guess(inner, q, rng) == 0
-        success["likelihood"][:, j] = attacks.log_likelihood_guess(inner, sq, q, noise_std, rng) == 0
+        success["likelihood"][:, j] = attacks.log_likelihood_guess(inner, sq, q, train_kw["noise_multiplier"], train_kw["clip_norm"], rng) == 0
         success["no subtraction"][:, j] = attacks.prior_aware_guess(inner + known, rng) == 0
     acc = dpsgd.accuracy(trace.final, xk, yk).mean() if len(yk) else np.nan
     return success, trace.mean_norm.mean(), trace.frac_clipped.mean(), acc
@@ -109,11 +109,11 @@ def prior_game(
     *,
     prior_sizes,
     trials: int,
-    sigma: float,
+    noise_multiplier: float,
     clip_norm: float,
     steps: int,
     lr: float,
-    q: float = 1.0,
+    sampling_rate: float = 1.0,
     hidden: int = 10,
     seed,
     chunk: int = 200,
@@ -124,9 +124,9 @@ def prior_game(
 
     ``(x_known, y_known)`` is D_-, fixed for all games; each game draws its target uniformly
     from ``(x_pool, y_pool)`` (which must not overlap D_-) and its prior from the target and
-    distinct other pool images (nested across sizes), and trains DP-SGD (noise multiplier
-    ``sigma``, clipping ``clip_norm``, ``steps``, step size ``lr``, Poisson rate ``q``) on
-    ``D_- + {z*}``.  Games run in vectorised chunks of ``chunk`` runs, chunks in parallel over
+    distinct other pool images (nested across sizes), and trains DP-SGD
+    (``noise_multiplier``, clipping ``clip_norm``, ``steps``, step size ``lr``, Poisson
+    ``sampling_rate``) on ``D_- + {z*}``.  Games run in vectorised chunks of ``chunk`` runs, chunks in parallel over
     ``n_jobs`` joblib workers, each with its own random stream spawned from ``seed``;
     ``progress`` shows a tqdm bar over chunks.
     """
@@ -137,14 +137,15 @@ def prior_game(
     trials = check_positive_int("trials", trials)
     chunk = check_positive_int("chunk", chunk)
     n_jobs = check_positive_int("n_jobs", n_jobs)
-    train_kw = dict(sigma=check_positive("sigma", sigma), clip_norm=check_positive("clip_norm", clip_norm),
-                    steps=check_positive_int("steps", steps), lr=check_positive("lr", lr),
-                    q=check_sampling_rate("q", q), hidden=check_positive_int("hidden", hidden))
+    train_kw = dict(noise_multiplier=check_positive("noise_multiplier", noise_multiplier),
+                    clip_norm=check_positive("clip_norm", clip_norm), steps=check_positive_int("steps", steps),
+                    lr=check_positive("lr", lr), sampling_rate=check_sampling_rate("sampling_rate", sampling_rate),
+                    hidden=check_positive_int("hidden", hidden))
     parts = chunks(trials, chunk, seed)
     counts = [r for r, _ in parts]
     tasks = (delayed(_game_chunk)(xk, yk, xp, yp, r, sizes, train_kw, s) for r, s in parts)
     out = list(tqdm(Parallel(n_jobs=n_jobs, return_as="generator")(tasks), total=len(counts),
-                    disable=not progress, desc=f"games (sigma={sigma:.3g})"))
+                    disable=not progress, desc=f"games (noise multiplier {noise_multiplier:.3g})"))
     w = np.array(counts, dtype=float) / trials
     return GameResult(
         success={k: np.concatenate([o[0][k] for o in out]) for k in ATTACKS},
@@ -167,7 +168,7 @@ def gradient_reconstructions(
     x_targets,
     y_targets,
     *,
-    sigma: float,
+    noise_multiplier: float,
     clip_norm: float,
     steps: int,
     lr: float,
@@ -189,7 +190,7 @@ def gradient_reconstructions(
         raise ValueError(f"x_targets must be (R, d), got shape {xt.shape}")
     n_jobs = check_positive_int("n_jobs", n_jobs)
     train_seed, attack_seed = seed_sequence(seed).spawn(2)
-    trace = dpsgd.train(x_known, y_known, xt, y_targets, sigma=sigma, clip_norm=clip_norm, steps=steps, lr=lr,
+    trace = dpsgd.train(x_known, y_known, xt, y_targets, noise_multiplier=noise_multiplier, clip_norm=clip_norm, steps=steps, lr=lr,
                         hidden=hidden, seed=np.random.default_rng(train_seed), record=True)
     model = dpsgd.MLP(xt.shape[1], hidden)
     residual = trace.noisy - trace.known

@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy.stats import norm
 
 from . import edgeworth, lattice, montecarlo, pld, tradeoff
 from . import gdp as _gdp
@@ -29,7 +30,6 @@ from .privacy_loss import Mechanism
 from .validation import (
     ResourceLimitError,
     check_array_in,
-    check_nonnegative,
     check_open_unit,
     check_positive,
     check_positive_int,
@@ -240,9 +240,7 @@ def gdp(mechanism: Mechanism, *, delta: float = 1e-5, discretization: float | No
         except ValueError as exc:
             eps, warnings = None, (f"no epsilon at delta {delta:g}: {exc}",)
         return GDPReport(mu, 0.0, 0.0, eps, delta, None, "closed form", warnings)
-    tail = check_nonnegative("tail", tail)
-    if tail >= 0.5:
-        raise ValueError(f"tail must lie in [0, 0.5), got {tail!r}")
+    tail = _gdp.check_tail(tail)
     warnings = []
     if discretization is None:  # the default, coarsened so that one step stays affordable
         h = pld.default_discretization(sigma, rate, steps)
@@ -253,13 +251,12 @@ def gdp(mechanism: Mechanism, *, delta: float = 1e-5, discretization: float | No
                             f"{lattice.MAX_ONE_STEP_POINTS:.3g} points (the curve stays pessimistic)")
     else:
         h = check_positive("discretization", discretization)
-    dist = pld.mechanism_pld("gaussian", sigma, rate, steps, discretization=h)
-    curve = pld.tradeoff_curve(dist, "symmetrised", normalise=True)
-    try:
-        mu, regret = _gdp.mu_and_regret(curve, symmetrise=False, tail=tail)
-    except ValueError as exc:
-        raise ValueError(f"tail {tail:g}: {exc}") from None
+    dist = pld.dpsgd_pld(sigma, rate, steps, discretization=h)
+    mu, regret, floor = _gdp.mu_and_regret_pld(dist, tail=tail)
+    if floor < tail:
+        warnings.append(f"the curve passes below ({tail:g}, {tail:g}): the alpha floor was lowered to its fixed "
+                        f"point {floor:.3g}, and mu* = {mu:.3g} reads as 'beyond {2 * norm.isf(tail):.3g}'")
     eps = float(dist.get_epsilon_for_delta(delta))
     if not np.isfinite(eps):
         warnings.append(f"epsilon at delta {delta:g} is infinite for this lattice")
-    return GDPReport(mu, regret, tail, eps if np.isfinite(eps) else None, delta, h, "pld", tuple(warnings))
+    return GDPReport(mu, regret, floor, eps if np.isfinite(eps) else None, delta, h, "pld", tuple(warnings))
