@@ -40,6 +40,8 @@ REPORT := book/executed/report.ipynb
 OTHERS := $(filter-out $(REPORT),$(EXECUTED))
 # Notebooks run NB_JOBS at a time (much of each runs on one core); the long ones start first.
 NB_JOBS ?= 2
+# Test workers of `make test` (pytest-xdist; each test file runs in one worker).
+TEST_JOBS ?= 2
 LONG_FIRST := rero_sampling_rate reconstruction_attacks rero_bounds
 ORDERED := $(filter $(patsubst %,book/executed/%.ipynb,$(LONG_FIRST)),$(OTHERS)) \
 	$(filter-out $(patsubst %,book/executed/%.ipynb,$(LONG_FIRST)),$(OTHERS)) $(filter $(REPORT),$(EXECUTED))
@@ -225,7 +227,7 @@ run: | $(STAMP)
 # --- checks ----------------------------------------------------------------------------
 test: $(STAMP)
 	$(VENV)/bin/ruff check src tests benchmarks book/_ext
-	$(PY) -m pytest -q -m "not browser"
+	$(PY) -m pytest -q -m "not browser" -n $(TEST_JOBS) --dist loadfile
 
 verify: $(STAMP)
 	$(PY) -m fdp verify
