@@ -248,7 +248,7 @@ def test_mu_star_symmetric_in_direction_and_symmetrisation():
 def test_mu_star_infinite_and_tail():
     # f(0) < 1: no finite mu (Prop. 6.2)
     with pytest.raises(ValueError, match="Prop. 6.2"):
-        gdp.mu_star(conversions.approx_dp(1.0, 1e-5))
+        gdp.mu_star(tradeoff.eps_delta(1.0, 1e-5))
     # reaching beta = 0 before alpha = 1 (truncated accountant tails): same, unless ignored
     curve = tradeoff.piecewise_linear([0.0, 1e-12, 0.3, 1 - 1e-12, 1.0], [1.0, 0.9, 0.3, 0.0, 0.0])
     with pytest.raises(ValueError, match="curve"):
@@ -444,18 +444,32 @@ def test_agrees_with_gdpnum_on_dpsgd_curves(sigma, p, steps):
 @PROPS
 @given(curves, st.floats(0.0, 3.0), st.floats(0.0, 0.2))
 def test_delta_divergence_matches_definition(f, eps, delta):
-    g = conversions.approx_dp(eps, delta)
+    g = tradeoff.eps_delta(eps, delta)
     for x, y in ((f, g), (g, f)):
         assert gdp.delta_divergence(x, y) == pytest.approx(definition_divergence(x, y), abs=1e-12)
     assert gdp.delta_divergence(f, g, metric=True) == gdp.delta_divergence(g, f, metric=True)
     assert gdp.delta_divergence(f, f) == 0.0
 
 
-def test_approx_dp_and_randomized_response_curves():
-    a = np.linspace(0, 1, 1001)
-    for eps, delta in ((0.0, 0.0), (1.0, 0.0), (1.0, 1e-5), (3.0, 0.2)):
-        np.testing.assert_allclose(conversions.approx_dp(eps, delta)(a), tradeoff.eps_delta(eps, delta)(a), atol=1e-15)
-    np.testing.assert_allclose(conversions.randomized_response(1.0)(a), tradeoff.eps_delta(1.0, 0.0)(a), atol=1e-15)
+@pytest.mark.parametrize("eps, delta", [(0.0, 0.0), (1.0, 0.0), (1.0, 1e-5), (3.0, 0.2), (1.0, 1e-20), (2.0, 1.0),
+                                        (800.0, 1e-3), (1e4, 0.0)])
+def test_eps_delta_breakpoints_are_its_closed_form(eps, delta):
+    # the breakpoints, linearly interpolated, are eq. 2 evaluated directly
+    curve = tradeoff.eps_delta(eps, delta)
+    a = np.union1d(np.linspace(0, 1, 1001), curve.alphas)
+    with np.errstate(over="ignore", invalid="ignore"):  # e^eps * alpha is +inf for eps > 709 and alpha > 0
+        scaled = np.where(a > 0, np.exp(eps) * a, 0.0)
+    closed = np.maximum.reduce([np.zeros_like(a), 1 - delta - scaled, np.exp(-eps) * (1 - delta - a)])
+    np.testing.assert_allclose(curve(a), closed, atol=1e-15)
+    np.testing.assert_allclose(np.interp(a, curve.alphas, curve.betas), closed, atol=1e-15)
+    np.testing.assert_allclose(curve.power(a), 1 - closed, atol=1e-15)
+    assert curve.inverse(0.3) == curve(0.3) and tradeoff.is_valid(curve)
+
+
+def test_randomized_response_is_the_eps_dp_curve():
+    rr, dp = conversions.randomized_response(1.0), tradeoff.eps_delta(1.0, 0.0)
+    assert rr.alphas.tolist() == dp.alphas.tolist() and rr.betas.tolist() == dp.betas.tolist()
+    assert rr.name == "randomized response eps=1"
 
 
 def test_profile_to_tradeoff_is_eq3_on_the_grid():
@@ -550,9 +564,9 @@ def test_rho_from_rdp_is_eq25():
         (lambda: gdp.mu_star(conversions.randomized_response(1.0), tail=-1.0), "tail"),
         (lambda: gdp.gdp_regret(conversions.randomized_response(1.0), -0.5), "mu"),
         (lambda: gdp.gdp_regret((0.0, 1.0), 1.0), "curve"),
-        (lambda: gdp.delta_divergence(conversions.randomized_response(1.0), tradeoff.eps_delta(1.0, 0.0)), "g"),
+        (lambda: gdp.delta_divergence(conversions.randomized_response(1.0), tradeoff.gaussian(1.0)), "g"),
         (lambda: gdp.mu_pure_dp(-1.0), "eps"),
-        (lambda: conversions.approx_dp(1.0, 1.0), "delta"),
+        (lambda: tradeoff.eps_delta(1.0, 1.5), "delta"),
         (lambda: conversions.randomized_response(-0.5), "eps"),
         (lambda: conversions.profile_to_tradeoff([0.0, 1.0], [0.1]), "deltas"),
         (lambda: conversions.profile_to_tradeoff([0.0, -1.0], [0.1, 0.2]), "eps"),
@@ -643,7 +657,7 @@ def test_tradeoff_profile_is_the_hockey_stick_divergence():
 def test_profile_divergence_eq24():
     # genuine profiles: eq. 24 on a fine grid equals the Delta-divergence of the curves
     f = gaussian_breakpoints(1.0, 2**12)
-    g = conversions.approx_dp(2.0, 1e-3)
+    g = tradeoff.eps_delta(2.0, 1e-3)
     e = np.linspace(0, 12, 12001)
     d24 = conversions.profile_divergence(e, conversions.tradeoff_profile(f, e), conversions.tradeoff_profile(g, e))
     assert d24 == pytest.approx(gdp.delta_divergence(f, g), abs=1e-6)

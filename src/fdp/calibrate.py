@@ -38,7 +38,36 @@ def _check_accountant(accountant) -> str:
 
 
 def epsilon(noise_multiplier: float, sampling_rate: float, steps: int, delta: float, accountant: str = "pld", discretization: float = 1e-4) -> float:
-    """eps at ``delta`` of ``steps``-fold subsampled Gaussian noise (add/remove adjacency, sensitivity 1)."""
+    """eps at ``delta`` of ``steps``-fold subsampled Gaussian noise (add/remove adjacency, sensitivity 1).
+
+    Parameters
+    ----------
+    noise_multiplier : float
+        > 0.
+    sampling_rate : float
+        Poisson rate in (0, 1].
+    steps : int
+        >= 1.
+    delta : float
+        In (0, 1).
+    accountant : {"pld", "rdp"}, default "pld"
+        ``dp_accounting``'s PLD accountant (pessimistic, at ``discretization``) or its RDP accountant.
+    discretization : float, default 1e-4
+        PLD lattice spacing.
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    ReRo paper (Hayes et al. 2023) Sec. 4 (calibration of Fig. 5 and App. Fig. 4).
+
+    Examples
+    --------
+    >>> round(epsilon(1.0, 1.0, 1, 1e-5), 3)  # one Gaussian step with sigma = 1
+    4.377
+    """
     noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
     sampling_rate = check_sampling_rate("sampling_rate", sampling_rate)
     steps = check_positive_int("steps", steps)
@@ -68,6 +97,30 @@ def noise_multiplier_for(
     rtol: float = 1e-4,
 ) -> float:
     """The smallest noise multiplier (to relative accuracy ``rtol``) whose :func:`epsilon` at ``delta`` is at most ``epsilon``.
+
+    Parameters
+    ----------
+    epsilon : float
+        Target, > 0.
+    delta : float
+        In (0, 1).
+    sampling_rate : float
+        Poisson rate in (0, 1].
+    steps : int
+        >= 1.
+    accountant : {"pld", "rdp"}, default "pld"
+    discretization : float, default 1e-4
+        PLD lattice spacing.
+    rtol : float, default 1e-4
+        Relative accuracy of the answer (bisection in log sigma).
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    ReRo paper (Hayes et al. 2023) Sec. 4.
 
     Examples
     --------

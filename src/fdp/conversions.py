@@ -14,7 +14,7 @@ import numpy as np
 
 from .privacy_loss import log_ratio, subsampled
 from .roots import bisect_increasing
-from .tradeoff import PiecewiseLinear, check_piecewise
+from .tradeoff import PiecewiseLinear, check_piecewise, eps_delta
 from .validation import (
     EPS_MAX,
     check_array_in,
@@ -27,7 +27,6 @@ from .validation import (
 
 __all__ = [
     "laplace_tradeoff",
-    "approx_dp",
     "randomized_response",
     "profile_to_tradeoff",
     "rdp_delta",
@@ -48,6 +47,28 @@ def laplace_tradeoff(epsilon: float, points: int = 2000) -> PiecewiseLinear:
     The two linear pieces are exact; the hyperbola ``e^{-eps} / (4 alpha)`` between them is sampled at
     ``points`` log-spaced levels, and its chords lie above it (it is convex), so a regret computed on
     this curve is an upper bound of the exact one.  ``epsilon`` in (0, 700].
+
+    Parameters
+    ----------
+    epsilon : float
+        ``Delta_1 / b``, in (0, 700].
+    points : int, default 2000
+        Levels sampled on the hyperbolic piece.
+
+    Returns
+    -------
+    PiecewiseLinear
+
+    References
+    ----------
+    ReRo paper (Hayes et al. 2023) eq. 1.
+
+    Examples
+    --------
+    >>> curve = laplace_tradeoff(1.0, points=50)
+    >>> from fdp import tradeoff
+    >>> bool(abs(curve(0.3) - tradeoff.laplace(1.0)(0.3)) < 1e-3)  # chords of the hyperbola, just above it
+    True
     """
     epsilon = float(check_eps("epsilon", epsilon))
     if epsilon == 0.0:
@@ -61,38 +82,33 @@ def laplace_tradeoff(epsilon: float, points: int = 2000) -> PiecewiseLinear:
     return PiecewiseLinear(alphas[keep], np.minimum.accumulate(betas[keep]), name=f"Laplace eps={epsilon:g}")
 
 
-def approx_dp(epsilon: float, delta: float = 0.0) -> PiecewiseLinear:
-    """The (eps, delta)-DP curve (GDP paper eq. 2) as breakpoints.
-
-    ``max{0, 1 - delta - e^eps alpha, e^-eps (1 - delta - alpha)}`` with corners at ``alpha = 0``,
-    ``(1 - delta) / (1 + e^eps)`` and ``1 - delta``: the same function as
-    :func:`fdp.tradeoff.eps_delta`, as a :class:`PiecewiseLinear` so that :func:`fdp.gdp.delta_divergence`
-    is exact for it.  ``delta = 0`` gives the eps-DP curve.
-    """
-    epsilon = check_nonnegative("epsilon", epsilon)
-    if epsilon > EPS_MAX:
-        raise ValueError(f"epsilon must be <= {EPS_MAX:g}, got {epsilon!r}")
-    delta = check_array_in("delta", delta, 0.0, 1.0, open_high=True).item()
-    corner = (1.0 - delta) / (1.0 + np.exp(epsilon))
-    alphas = [0.0, corner, 1.0 - delta, 1.0]
-    betas = [1.0 - delta, corner, 0.0, 0.0]
-    if 1.0 - delta == 1.0:  # delta = 0, or below the resolution of doubles near 1
-        alphas, betas = alphas[:3], betas[:3]
-        alphas[2] = 1.0
-    return PiecewiseLinear(alphas, betas, name=f"({epsilon:g}, {delta:g})-DP")
-
-
 def randomized_response(epsilon: float) -> PiecewiseLinear:
     """Exact trade-off curve of binary randomized response with parameter eps (Kairouz et al. 2015).
 
     Breakpoints (0, 1), (p, p), (1, 0) with ``p = 1 / (1 + e^eps)`` (GDP paper App. E, proof of
     Prop. 6.1, where the first point is misprinted as (1, 0)).  It is the eps-DP curve
-    :func:`approx_dp` with ``delta = 0``; its tight GDP parameter is :func:`fdp.gdp.mu_pure_dp`.
+    :func:`fdp.tradeoff.eps_delta` with ``delta = 0``; its tight GDP parameter is :func:`fdp.gdp.mu_pure_dp`.
+
+    Parameters
+    ----------
+    epsilon : float
+        >= 0.
+
+    Returns
+    -------
+    PiecewiseLinear
+
+    References
+    ----------
+    GDP paper (Gomez et al. 2025) Prop. 6.1 and App. E; Kairouz, Oh, Viswanath (2015).
+
+    Examples
+    --------
+    >>> randomized_response(0.0).betas.tolist()  # eps = 0: a coin flip, the identity curve
+    [1.0, 0.5, 0.0]
     """
     epsilon = check_nonnegative("epsilon", epsilon)
-    curve = approx_dp(epsilon, 0.0)
-    curve.name = f"randomized response eps={epsilon:g}"
-    return curve
+    return eps_delta(epsilon, 0.0, name=f"randomized response eps={epsilon:g}")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -131,6 +147,30 @@ def profile_to_tradeoff(epsilon, deltas, name: str = "privacy profile") -> Piece
     exactly as breakpoints (upper envelope of the lines).  For a symmetric profile ``eps >= 0`` is
     enough (Thm. A.9, footnote).  On a finite grid this is a valid, pessimistic curve (a lower bound
     of eq. 3's supremum over all eps), which tightens as the grid is refined.
+
+    Parameters
+    ----------
+    epsilon : array_like
+        The grid of eps_k, each >= 0.
+    deltas : array_like
+        ``delta_k`` in [0, 1], one per eps_k.
+    name : str, default "privacy profile"
+        Label of the curve.
+
+    Returns
+    -------
+    PiecewiseLinear
+
+    References
+    ----------
+    GDP paper (Gomez et al. 2025) Thm. 2.4, eq. 3.
+
+    Examples
+    --------
+    >>> from fdp import tradeoff
+    >>> one = profile_to_tradeoff([1.0], [0.01])  # a single (eps, delta): the (eps, delta)-DP curve
+    >>> bool(abs(one(0.2) - tradeoff.eps_delta(1.0, 0.01)(0.2)) < 1e-15)
+    True
     """
     e = check_eps("epsilon", np.atleast_1d(epsilon))
     d = check_array_in("deltas", np.atleast_1d(deltas), 0.0, 1.0)
@@ -159,6 +199,29 @@ def rdp_delta(epsilon, orders, rdp):
     for orders t > 1; the first term bounds the total variation through the KL divergence, which is
     at most eps(t) for every t >= 1, as in ``dp_accounting``), capped at 1.  ``dp_accounting`` only
     uses Prop. 12 for t > 1.01; here ``log1p`` keeps it stable for every t > 1.  Vectorised over eps.
+
+    Parameters
+    ----------
+    epsilon : float or array_like
+        In [0, 700].
+    orders : array_like
+        Renyi orders t >= 1.
+    rdp : array_like
+        ``eps(t)`` at each order, >= 0.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        ``delta(eps)``, in [0, 1].
+
+    References
+    ----------
+    GDP paper (Gomez et al. 2025) App. C.2; Canonne, Kamath, Steinke (2020) Prop. 12.
+
+    Examples
+    --------
+    >>> round(float(rdp_delta(1.0, [2.0, 4.0, 8.0], [0.02, 0.04, 0.08])), 6)  # rho-zCDP with rho = 0.01 on three orders
+    7.8e-05
     """
     e = check_eps("epsilon", epsilon)
     t, r = _check_rdp(orders, rdp)
@@ -178,6 +241,29 @@ def rdp_tradeoff(orders, rdp, eps_grid=None) -> PiecewiseLinear:
 
     :func:`rdp_delta` on ``eps_grid`` followed by :func:`profile_to_tradeoff` (eq. 3).  The default
     grid has 4001 points from 0 to the eps where the profile falls below 1e-15.
+
+    Parameters
+    ----------
+    orders : array_like
+        Renyi orders t >= 1.
+    rdp : array_like
+        ``eps(t)`` at each order.
+    eps_grid : array_like, optional
+        The eps of the profile (default: see above).
+
+    Returns
+    -------
+    PiecewiseLinear
+
+    References
+    ----------
+    GDP paper (Gomez et al. 2025) App. C.2, eq. 3.
+
+    Examples
+    --------
+    >>> curve = rdp_tradeoff([2.0, 4.0, 8.0], [0.02, 0.04, 0.08])
+    >>> float(curve.alphas[0]), float(curve.alphas[-1])
+    (0.0, 1.0)
     """
     t, r = _check_rdp(orders, rdp)
     if eps_grid is None:
@@ -200,6 +286,27 @@ def zcdp_delta(epsilon, rho):
     ``2 rho + 1/(t - 1) - 1/t > 0``), so the minimiser solves
     ``rho (2t - 1) - eps + log((t - 1)/t) = 0``, found by bisection.  Also bounded by the KL term
     ``sqrt(1 - e^{-rho})``.  Vectorised over eps; ``rho > 0``.
+
+    Parameters
+    ----------
+    epsilon : float or array_like
+        In [0, 700].
+    rho : float
+        > 0.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        ``delta(eps)``, in [0, 1].
+
+    References
+    ----------
+    GDP paper (Gomez et al. 2025) App. A.2 and C.3; Bun and Steinke (2016).
+
+    Examples
+    --------
+    >>> bool(zcdp_delta(1.0, 0.01) <= rdp_delta(1.0, [2.0, 4.0, 8.0], [0.02, 0.04, 0.08]))  # all orders at once
+    True
     """
     e = check_eps("epsilon", epsilon)
     rho = check_positive("rho", rho)
@@ -222,6 +329,27 @@ def zcdp_tradeoff(rho: float, eps_grid=None) -> PiecewiseLinear:
 
     :func:`zcdp_delta` on ``eps_grid`` then :func:`profile_to_tradeoff` (eq. 3).  Pessimistic for every
     rho-zCDP mechanism (e.g. it lies below the Gaussian curve ``f_mu`` for ``rho = mu^2 / 2``).
+
+    Parameters
+    ----------
+    rho : float
+        > 0.
+    eps_grid : array_like, optional
+        The eps of the profile (default as :func:`rdp_tradeoff`).
+
+    Returns
+    -------
+    PiecewiseLinear
+
+    References
+    ----------
+    GDP paper (Gomez et al. 2025) App. A.6 and C.2.
+
+    Examples
+    --------
+    >>> from fdp import tradeoff
+    >>> bool(zcdp_tradeoff(0.5)(0.1) <= tradeoff.gaussian(1.0)(0.1))  # below f_mu for rho = mu^2 / 2
+    True
     """
     rho = check_positive("rho", rho)
     if eps_grid is None:
@@ -233,6 +361,26 @@ def rho_from_rdp(orders, rdp) -> float:
     """Tight zCDP parameter of an RDP curve (GDP paper App. C.3, eq. 25): ``rho* = max_{t > 1} eps(t) / t``.
 
     On a grid of orders the infimum of eq. 25 is exactly the largest ratio (no bisection needed).
+
+    Parameters
+    ----------
+    orders : array_like
+        Renyi orders t > 1.
+    rdp : array_like
+        ``eps(t)`` at each order.
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    GDP paper (Gomez et al. 2025) App. C.3, eq. 25.
+
+    Examples
+    --------
+    >>> rho_from_rdp([2.0, 4.0], [0.5, 1.0])  # eps(t) = t / 4: rho = 1/4
+    0.25
     """
     t, r = _check_rdp(orders, rdp)
     big = t > 1.0
@@ -247,7 +395,7 @@ def rho_from_rdp(orders, rdp) -> float:
 # ---------------------------------------------------------------------------------------------
 
 
-def rdp_laplace(orders, scale: float = 1.0) -> np.ndarray:
+def rdp_laplace(orders, noise_multiplier: float = 1.0) -> np.ndarray:
     """Renyi DP ``eps(t)`` of the Laplace mechanism with scale ``b`` and sensitivity 1 (Mironov 2017, Prop. 6).
 
     ``eps(t) = log(t/(2t-1) e^{(t-1)/b} + (t-1)/(2t-1) e^{-t/b}) / (t - 1)`` for ``t > 1``, and the
@@ -255,9 +403,30 @@ def rdp_laplace(orders, scale: float = 1.0) -> np.ndarray:
     same in both directions.  Computed as ``1/b + log1p((t-1) c) / (t-1)`` with
     ``c = expm1((1-2t)/b) / (2t-1)``, stable as ``t -> 1`` (cf. ``dp_accounting``'s ``_laplace_rdp``).
     Vectorised over ``orders`` (each >= 1).
+
+    Parameters
+    ----------
+    orders : array_like
+        Renyi orders t >= 1.
+    noise_multiplier : float, default 1.0
+        The scale ``b`` (> 0) of the Laplace noise per unit of sensitivity.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``eps(t)`` at each order.
+
+    References
+    ----------
+    Mironov (2017) Prop. 6; GDP paper (Gomez et al. 2025) Fig. 1c.
+
+    Examples
+    --------
+    >>> round(float(rdp_laplace([1.0])[0]), 6)  # KL divergence 1/b + e^{-1/b} - 1 at b = 1
+    0.367879
     """
     t = check_array_in("orders", np.atleast_1d(orders), 1.0, np.inf, open_high=True)
-    b = check_positive("scale", scale)
+    b = check_positive("noise_multiplier", noise_multiplier)
     e = 1.0 / b
     c = np.expm1(e * (1.0 - 2.0 * t)) / (2.0 * t - 1.0)
     y = (t - 1.0) * c
@@ -291,6 +460,31 @@ def rdp_subsampled_gaussian(orders, noise_multiplier: float, sampling_rate: floa
     it is accurate for every real order: for q = 0.328, sigma = 9.4 that series gives
     ``eps(1.1) = 0.028`` per step where the integral (and the integer-order neighbours) give 6.7e-4.
     Vectorised over ``orders``.
+
+    Parameters
+    ----------
+    orders : array_like
+        Renyi orders t >= 1 (real).
+    noise_multiplier : float
+        > 0.
+    sampling_rate : float, default 1.0
+        Poisson rate in (0, 1].
+    steps : int, default 1
+        Compositions (RDP adds up).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``eps(t)`` at each order.
+
+    References
+    ----------
+    Mironov, Talwar, Zhang (2019) Sec. 3.3; GDP paper (Gomez et al. 2025) App. C.3.
+
+    Examples
+    --------
+    >>> round(float(rdp_subsampled_gaussian([2.0], 1.0)[0]), 6)  # no subsampling: t / (2 sigma^2)
+    1.0
     """
     t = check_array_in("orders", np.atleast_1d(orders), 1.0, np.inf, open_high=True)
     s = check_positive("noise_multiplier", noise_multiplier)
@@ -333,6 +527,28 @@ def tradeoff_profile(curve: PiecewiseLinear, epsilon) -> np.ndarray | float:
     breakpoint where the slope of ``f`` crosses ``-e^eps`` (found by binary search; its neighbours are
     also evaluated, which covers curves convex only up to the validation tolerance).  Vectorised over
     ``epsilon`` in [0, 700].
+
+    Parameters
+    ----------
+    curve : PiecewiseLinear
+        A trade-off curve ``f = T(P, Q)``.
+    epsilon : float or array_like
+        In [0, 700].
+
+    Returns
+    -------
+    float or numpy.ndarray
+        ``delta(eps)``.
+
+    References
+    ----------
+    GDP paper (Gomez et al. 2025) Thm. 2.4, eq. 3 (its inverse).
+
+    Examples
+    --------
+    >>> from fdp import tradeoff
+    >>> round(float(tradeoff_profile(tradeoff.eps_delta(1.0, 0.01), 1.0)), 12)  # the curve's own delta
+    0.01
     """
     curve = check_piecewise("curve", curve)
     e = check_eps("epsilon", epsilon)
@@ -361,6 +577,28 @@ def profile_divergence(epsilon, delta, delta_rep) -> float:
     lower.  A profile obtained by a lossy conversion (RDP or zCDP to (eps, delta), :func:`rdp_delta`)
     is in general *larger* than the profile of the curve it defines (the curve of eq. 3 is the tightest
     summary of all those guarantees together), and then eq. 24 overstates the regret of that curve.
+
+    Parameters
+    ----------
+    epsilon : array_like
+        The grid of eps.
+    delta : array_like
+        The mechanism's profile on the grid.
+    delta_rep : array_like
+        The reported representation's profile on the grid.
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    GDP paper (Gomez et al. 2025) Def. C.3, eq. 24, App. C.2.
+
+    Examples
+    --------
+    >>> round(profile_divergence([0.0, 1.0], [0.1, 0.01], [0.2, 0.01]), 6)  # (0.2 - 0.1) / (1 + e^0)
+    0.05
     """
     e = check_eps("epsilon", np.atleast_1d(epsilon))
     d = check_array_in("delta", np.atleast_1d(delta), 0.0, 1.0)

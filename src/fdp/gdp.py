@@ -71,6 +71,7 @@ from .roots import bisect_increasing
 from .tradeoff import PiecewiseLinear, check_piecewise
 from .tradeoff import symmetrise as _symmetrise
 from .validation import (
+    EPS_MAX,
     check_array_in,
     check_eps,
     check_nonnegative,
@@ -95,7 +96,6 @@ __all__ = [
     "mu_and_regret_dpsgd_grid",
 ]
 
-EPS_MAX = 700.0  # e^eps must stay finite in double precision
 #: alpha floor of an accountant's curve (gdpnum's ``err``): its truncated tails are ignored by eq. 21
 DPSGD_TAIL = 1e-10
 _GL_NODES, _GL_WEIGHTS = np.polynomial.legendre.leggauss(20)
@@ -156,6 +156,22 @@ def gaussian_delta(epsilon, mu):
     ``expm1`` and, for short intervals, ``Phi(a) - Phi(a - mu)`` by Gauss-Legendre quadrature: no
     overflow, and relative error below 1e-10 against 60-digit arithmetic down to delta ~ 1e-300.
 
+    Parameters
+    ----------
+    epsilon : float or array_like
+        In [0, 700].
+    mu : float or array_like
+        The GDP parameter, > 0.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        ``delta(eps; mu)``, broadcast over both arguments.
+
+    References
+    ----------
+    GDP paper (Gomez et al. 2025) eq. 3 and Table 3; Dong, Roth, Su (2022) Cor. 2.13.
+
     Examples
     --------
     >>> round(float(gaussian_delta(1.0, 1.0)), 6)
@@ -176,6 +192,27 @@ def mu_from_eps_delta(epsilon, delta):
     root is unique; it is bracketed by expansion and found by bisection in ``log mu`` to machine
     precision.  This is GDP paper Table 3 (mu for common (eps, delta)).  Vectorised: ``epsilon`` in
     [0, 700] and ``delta`` in (0, 1) are broadcast together.
+
+    Parameters
+    ----------
+    epsilon : float or array_like
+        In [0, 700].
+    delta : float or array_like
+        In (0, 1).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        ``mu`` with ``delta(epsilon; mu) = delta``.
+
+    References
+    ----------
+    GDP paper (Gomez et al. 2025) Table 3.
+
+    Examples
+    --------
+    >>> round(float(mu_from_eps_delta(8.0, 1e-5)), 4)
+    1.666
     """
     epsilon = check_eps("epsilon", epsilon)
     delta = check_array_in("delta", delta, 0.0, 1.0, open_low=True, open_high=True)
@@ -206,6 +243,27 @@ def eps_from_mu_delta(mu, delta):
     ``delta(eps; mu)`` decreases strictly in ``eps``; if ``delta >= delta(0; mu) = 2 Phi(mu/2) - 1``
     (the total variation) the answer is 0.  Root by bracketing and bisection to machine precision.
     Vectorised: ``mu > 0`` and ``delta`` in (0, 1) are broadcast together.
+
+    Parameters
+    ----------
+    mu : float or array_like
+        The GDP parameter, > 0.
+    delta : float or array_like
+        In (0, 1).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The smallest epsilon of the mu-GDP mechanism at ``delta``.
+
+    References
+    ----------
+    GDP paper (Gomez et al. 2025) eq. 3; Dong, Roth, Su (2022) Cor. 2.13.
+
+    Examples
+    --------
+    >>> round(float(eps_from_mu_delta(1.0, 0.1269367375066439)), 9)  # the inverse of gaussian_delta(1, 1)
+    1.0
     """
     mu = check_array_in("mu", mu, 0.0, np.inf, open_low=True, open_high=True)
     delta = check_array_in("delta", delta, 0.0, 1.0, open_low=True, open_high=True)
@@ -270,7 +328,26 @@ def _fixed_point(a: np.ndarray, b: np.ndarray) -> float:
 
 
 def check_tail(tail, name: str = "tail") -> float:
-    """The alpha floor of :func:`mu_star`, a number in [0, 0.5), or a ValueError naming ``name``."""
+    """The alpha floor of :func:`mu_star`, a number in [0, 0.5), or a ValueError naming ``name``.
+
+    Parameters
+    ----------
+    tail : float
+        The floor, in [0, 0.5).
+    name : str, default "tail"
+        The parameter's name, for the message.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> check_tail(0.7)
+    Traceback (most recent call last):
+    ...
+    ValueError: tail must lie in [0, 0.5), got 0.7
+    """
     tail = check_nonnegative(name, tail)
     if tail >= 0.5:
         raise ValueError(f"{name} must lie in [0, 0.5), got {tail!r}")
@@ -433,6 +510,22 @@ def gdp_regret(curve: PiecewiseLinear, mu: float, *, metric: bool = False) -> fl
     metric : bool, default False
         If True return the symmetrised divergence ``max(Delta(f, f_mu), Delta(f_mu, f))`` (eq. 7),
         a metric.  For ``mu >= mu*`` the second term is 0 (Prop. C.2).
+
+    Returns
+    -------
+    float
+        The regret, in [0, 1].
+
+    References
+    ----------
+    GDP paper (Gomez et al. 2025) Def. 2.6 (eq. 6), Alg. 1 step 3, App. C.1 (eq. 23), Prop. C.2.
+
+    Examples
+    --------
+    >>> from fdp import conversions
+    >>> rr = conversions.randomized_response(1.0)
+    >>> round(gdp_regret(rr, mu_star(rr)), 6)
+    0.057546
     """
     curve = check_piecewise("curve", curve)
     mu = check_nonnegative("mu", mu)
@@ -509,6 +602,31 @@ def delta_divergence(f: PiecewiseLinear, g: PiecewiseLinear, *, metric: bool = F
     ``Delta = max(0, max_s (d_f(s) - d_g(s)) / 2)`` is attained at a breakpoint of either curve
     (module docstring).  A curve with ``g(0) < 1`` (e.g. (eps, delta)-DP) is extended by the vertical
     segment from (0, 1).  With ``metric=True`` returns ``max(Delta(f, g), Delta(g, f))`` (eq. 7).
+
+    Parameters
+    ----------
+    f : PiecewiseLinear
+        The mechanism's curve.
+    g : PiecewiseLinear
+        The reported (pessimistic) curve.
+    metric : bool, default False
+        Return the symmetrised divergence (eq. 7).
+
+    Returns
+    -------
+    float
+        In [0, 1].
+
+    References
+    ----------
+    GDP paper (Gomez et al. 2025) Def. 2.6 (eqs. 6, 7), App. C.
+
+    Examples
+    --------
+    >>> from fdp import conversions, tradeoff
+    >>> rr = conversions.randomized_response(1.0)
+    >>> delta_divergence(rr, tradeoff.eps_delta(1.0, 0.0))  # the same curve
+    0.0
     """
     f = check_piecewise("f", f)
     g = check_piecewise("g", g)
@@ -536,6 +654,19 @@ def mu_pure_dp(epsilon) -> float | np.ndarray:
     it keeps its digits where ``1 / (e^eps + 1)`` is far below 1e-10.  Vectorised over
     ``epsilon`` in [0, 700].
 
+    Parameters
+    ----------
+    epsilon : float or array_like
+        In [0, 700].
+
+    Returns
+    -------
+    float or numpy.ndarray
+
+    References
+    ----------
+    GDP paper (Gomez et al. 2025) Prop. 6.1.
+
     Examples
     --------
     >>> round(mu_pure_dp(1.0), 6)
@@ -556,6 +687,25 @@ def mu_laplace(epsilon) -> float | np.ndarray:
     on the hyperbolic piece, concave and symmetric about the curve's fixed point
     ``alpha = e^{-eps/2} / 2``, where the maximum is.  Computed through ``ndtri_exp``, so it holds
     for any ``epsilon`` in [0, 700] (no alpha floor).
+
+    Parameters
+    ----------
+    epsilon : float or array_like
+        ``Delta_1 / b``, in [0, 700].
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The tight ``mu*``.
+
+    References
+    ----------
+    GDP paper (Gomez et al. 2025) eq. 21; ReRo paper (Hayes et al. 2023) eq. 1.
+
+    Examples
+    --------
+    >>> round(float(mu_laplace(1.0)), 6)
+    1.030064
     """
     epsilon = check_eps("epsilon", epsilon)
     out = -2.0 * ndtri_exp(-0.5 * epsilon - np.log(2.0))
@@ -576,6 +726,28 @@ def mu_and_regret_pld(dist, *, tail: float = DPSGD_TAIL) -> tuple[float, float, 
     set by the lattice's resolution (the curve's betas carry round-off of about 1e-13, so it stays near
     14-15 and need not grow with the steps): read it as "beyond 12.7".  The regret there is below
     1e-11.  ``floor`` is the floor used: ``tail``, or the lowered one.
+
+    Parameters
+    ----------
+    dist : dp_accounting.pld.privacy_loss_distribution.PrivacyLossDistribution
+        A pessimistic PLD, e.g. from :func:`fdp.pld.dpsgd_pld`.
+    tail : float, default 1e-10
+        The alpha floor (see above).
+
+    Returns
+    -------
+    (mu, regret, floor) : tuple of float
+
+    References
+    ----------
+    GDP paper (Gomez et al. 2025) Alg. 1, eq. 21, Def. 2.6.
+
+    Examples
+    --------
+    >>> from fdp import pld
+    >>> mu, regret, floor = mu_and_regret_pld(pld.dpsgd_pld(2.0, 0.05, 200, discretization=1e-3))
+    >>> round(mu, 4), floor
+    (0.4196, 1e-10)
     """
     tail = check_tail(tail)
     curve = tradeoff_curve(dist, "symmetrised", normalise=True)
@@ -593,6 +765,27 @@ def mu_and_regret_dpsgd(
     there); with ``sampling_rate = 1`` the exact ``(sqrt(steps) / noise_multiplier, 0)`` of the
     Gaussian mechanism.
 
+    Parameters
+    ----------
+    noise_multiplier : float
+        > 0.
+    sampling_rate : float
+        Poisson rate in (0, 1].
+    steps : int
+        >= 1.
+    discretization : float, optional
+        PLD lattice spacing (default: :func:`fdp.pld.default_discretization`).
+    tail : float, default 1e-10
+        The alpha floor of :func:`mu_and_regret_pld`.
+
+    Returns
+    -------
+    (mu, regret) : tuple of float
+
+    References
+    ----------
+    GDP paper (Gomez et al. 2025) Alg. 1, Fig. 3.
+
     Examples
     --------
     >>> mu, regret = mu_and_regret_dpsgd(2.0, 0.05, 200, discretization=1e-3)
@@ -609,16 +802,42 @@ def mu_and_regret_dpsgd(
 
 
 def mu_and_regret_dpsgd_grid(
-    noises, sampling_rates, steps, *, n_jobs: int = 1, discretization: float | None = None, tail: float = 1e-10
+    noise_multipliers, sampling_rates, steps, *, n_jobs: int = 1, discretization: float | None = None, tail: float = 1e-10
 ) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`mu_and_regret_dpsgd` on a grid (GDP paper Fig. 4): arrays ``(mu, regret)`` of shape (noises, steps, rates).
+    """:func:`mu_and_regret_dpsgd` on a grid (GDP paper Fig. 4): arrays ``(mu, regret)`` of shape (noise multipliers, steps, rates).
 
     The grid points are independent and run through joblib (``n_jobs`` workers; a Dask backend set
     with ``joblib.parallel_config`` is used as is).
+
+    Parameters
+    ----------
+    noise_multipliers, sampling_rates, steps : float, int or array_like
+        The grid's axes.
+    n_jobs : int, default 1
+        joblib workers.
+    discretization : float, optional
+        PLD lattice spacing of every point (default: each point's :func:`fdp.pld.default_discretization`).
+    tail : float, default 1e-10
+        The alpha floor of :func:`mu_and_regret_pld`.
+
+    Returns
+    -------
+    (mu, regret) : tuple of numpy.ndarray
+        Each of shape (noise multipliers, steps, sampling rates).
+
+    References
+    ----------
+    GDP paper (Gomez et al. 2025) Fig. 4.
+
+    Examples
+    --------
+    >>> mu, regret = mu_and_regret_dpsgd_grid([2.0, 4.0], 1.0, 100)  # full batches: sqrt(100) / sigma
+    >>> mu.ravel().tolist(), regret.ravel().tolist()
+    ([5.0, 2.5], [0.0, 0.0])
     """
     from joblib import Parallel, delayed
 
-    s = [check_positive("noises", v) for v in np.atleast_1d(noises).tolist()]
+    s = [check_positive("noise_multipliers", v) for v in np.atleast_1d(noise_multipliers).tolist()]
     q = [check_sampling_rate("sampling_rates", v) for v in np.atleast_1d(sampling_rates).tolist()]
     t = [check_positive_int("steps", v) for v in np.atleast_1d(steps).tolist()]
     n_jobs = check_positive_int("n_jobs", n_jobs)

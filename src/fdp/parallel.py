@@ -20,11 +20,44 @@ __all__ = ["seed_sequence", "chunks"]
 
 
 def seed_sequence(seed) -> np.random.SeedSequence:
-    """``seed`` (an int >= 0, None or a SeedSequence) as a SeedSequence to spawn independent streams from."""
+    """``seed`` (an int >= 0, None or a SeedSequence) as a SeedSequence to spawn independent streams from.
+
+    Parameters
+    ----------
+    seed : int, None or numpy.random.SeedSequence
+
+    Returns
+    -------
+    numpy.random.SeedSequence
+
+    Examples
+    --------
+    >>> seed_sequence(7).entropy
+    7
+    """
     return seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
 
 
 def chunks(total: int, chunk: int, seed) -> list[tuple[int, np.random.SeedSequence]]:
-    """``total`` repetitions as ``(size, seed)`` pairs: sizes ``chunk, ..., chunk, rest``, one spawned seed each."""
+    """``total`` repetitions as ``(size, seed)`` pairs: sizes ``chunk, ..., chunk, rest``, one spawned seed each.
+
+    Parameters
+    ----------
+    total : int
+        Repetitions, >= 1.
+    chunk : int
+        Largest chunk, >= 1.
+    seed : int, None or numpy.random.SeedSequence
+        Spawns one independent stream per chunk.
+
+    Returns
+    -------
+    list of (int, numpy.random.SeedSequence)
+
+    Examples
+    --------
+    >>> [size for size, _ in chunks(5, 2, seed=0)]
+    [2, 2, 1]
+    """
     sizes = [min(chunk, total - start) for start in range(0, total, chunk)]
     return list(zip(sizes, seed_sequence(seed).spawn(len(sizes))))

@@ -90,6 +90,23 @@ def gamma(curve: TradeOffCurve, kappa):
 def gamma_eps_delta(epsilon: float, delta: float, kappa):
     """ReRo bound ``min(e^eps kappa + delta, 1)`` of an (eps, delta)-DP mechanism (ReRo paper Thm. 1).
 
+    Parameters
+    ----------
+    epsilon : float
+        >= 0.
+    delta : float
+        In [0, 1].
+    kappa : float or array_like
+        The baseline (prior) success probability, in [0, 1].
+
+    Returns
+    -------
+    float or numpy.ndarray
+
+    References
+    ----------
+    ReRo paper (Hayes et al. 2023) Thm. 1 (after Balle et al. 2022).
+
     Examples
     --------
     >>> round(float(gamma_eps_delta(1.0, 1e-5, 0.01)), 6)  # e * 0.01 + 1e-5
@@ -105,6 +122,28 @@ def gamma_rdp(noise_multiplier: float, steps: int, kappa):
 
     ``exp(-max{0, sqrt(log(1/kappa)) - sqrt(T / (2 sigma^2))}^2)`` for ``T = steps`` iterations
     with noise multiplier ``noise_multiplier``.
+
+    Parameters
+    ----------
+    noise_multiplier : float
+        > 0.
+    steps : int
+        >= 1.
+    kappa : float or array_like
+        The baseline success probability, in (0, 1].
+
+    Returns
+    -------
+    float or numpy.ndarray
+
+    References
+    ----------
+    Balle, Cherubin, Hayes (2022); ReRo paper (Hayes et al. 2023) eq. 2.
+
+    Examples
+    --------
+    >>> round(float(gamma_rdp(1.0, 1, 0.01)), 6)  # exp(-(sqrt(log 100) - sqrt(1/2))^2)
+    0.126146
     """
     noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
     steps = check_positive_int("steps", steps)
@@ -115,6 +154,21 @@ def gamma_rdp(noise_multiplier: float, steps: int, kappa):
 
 def advantage(gamma_value, kappa):
     """Advantage ``(gamma - kappa) / (1 - kappa)`` of a success probability over the prior (Hayes et al. eq. 4).
+
+    Parameters
+    ----------
+    gamma_value : float or array_like
+        A success probability (a bound or a measured rate).
+    kappa : float or array_like
+        The prior's success probability, in [0, 1).
+
+    Returns
+    -------
+    float or numpy.ndarray
+
+    References
+    ----------
+    ReRo paper (Hayes et al. 2023) eq. 4.
 
     Examples
     --------
@@ -134,6 +188,26 @@ def orthogonal_prior_success(mu: float, prior_size: int) -> float:
     Each candidate's summed inner product (Alg. 2), scaled by ``C^2 sigma sqrt(T)``, is then
     N(mu, 1) for the target and N(0, 1) for the others, independently; for this geometry Alg. 2 is
     the Bayes-optimal attack.  The value lies below the ReRo bound ``gamma(1/n)``.
+
+    Parameters
+    ----------
+    mu : float
+        ``sqrt(T) / sigma``, >= 0.
+    prior_size : int
+        ``n`` >= 1 candidates.
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    ReRo paper (Hayes et al. 2023) Sec. 3.4 and Alg. 2 (the geometry behind their rationale).
+
+    Examples
+    --------
+    >>> round(orthogonal_prior_success(0.0, 10), 12)  # no signal: the prior 1/n
+    0.1
     """
     from scipy import integrate
     from scipy.stats import norm
@@ -166,6 +240,27 @@ def fano_advantage(mutual_information, prior_size: int):
     adversary's error from below; the advantage bound is ``(1 - t - 1/|pi|) / (1 - 1/|pi|)``.
     ``f`` decreases on ``[0, 1 - 1/|pi|]`` from ``H - I`` to ``-I``, so the root is unique; if
     ``I >= H`` the bound is the trivial advantage 1.  Mutual information is in nats.
+
+    Parameters
+    ----------
+    mutual_information : float
+        ``I(pi; w)`` in nats, >= 0.
+    prior_size : int
+        ``|pi|`` >= 2.
+
+    Returns
+    -------
+    float
+        The advantage bound, in [0, 1].
+
+    References
+    ----------
+    Guo et al. (2022); ReRo paper (Hayes et al. 2023) eq. 5, App. H.
+
+    Examples
+    --------
+    >>> fano_advantage(0.0, 10)  # no information, no advantage
+    0.0
     """
     n = _prior_size(prior_size)
     info = check_array_in("mutual_information", mutual_information, 0.0, np.inf)
@@ -190,6 +285,29 @@ def guo_mutual_information_bound(noise_multiplier: float, prior_size: int, sensi
     (Guo et al. 2022, as quoted in Hayes et al. App. H).  ``sensitivity`` (Delta) is the largest
     distance between the mechanism's means for two different prior elements; for a prior of
     orthonormal unit gradients that distance is ``sqrt(2)``.
+
+    Parameters
+    ----------
+    noise_multiplier : float
+        The noise's standard deviation sigma, > 0.
+    prior_size : int
+        ``|pi|`` >= 1.
+    sensitivity : float, default 1.0
+        Delta, the largest distance between two candidates' means.
+
+    Returns
+    -------
+    float
+        Nats.
+
+    References
+    ----------
+    Guo et al. (2022); ReRo paper (Hayes et al. 2023) App. H.
+
+    Examples
+    --------
+    >>> round(guo_mutual_information_bound(1.0, 2), 6)  # two candidates, Delta = sigma = 1
+    0.21907
     """
     noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
     n = _prior_size(prior_size)
@@ -227,6 +345,32 @@ def guo_mutual_information_mc(
     (Hayes et al. App. H, "Guo et al. (MC)").  By symmetry ``I = E[log mu_Z(w) - log mean_j mu_j(w)]``
     can be evaluated with ``Z = 1``.  Samples are drawn in independent chunks (joblib) seeded from
     ``seed``.
+
+    Parameters
+    ----------
+    noise_multiplier : float
+        The noise's standard deviation sigma, > 0.
+    prior_size : int
+        ``|pi|`` >= 2 (the dimension of the unit vectors).
+    samples : int, default 1,000,000
+    seed : int, default 0
+    chunk : int, default 200,000
+        Samples per joblib task.
+    n_jobs : int, default 1
+
+    Returns
+    -------
+    MutualInformationEstimate
+
+    References
+    ----------
+    ReRo paper (Hayes et al. 2023) App. H.
+
+    Examples
+    --------
+    >>> est = guo_mutual_information_mc(1.0, 2, samples=20_000)
+    >>> bool(0.0 < est.estimate < guo_mutual_information_bound(1.0, 2, 2 ** 0.5))  # below the analytic bound
+    True
     """
     noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
     n = _prior_size(prior_size)

@@ -43,7 +43,25 @@ __all__ = [
 
 
 def default_grid(points: int = 2001) -> np.ndarray:
-    """Levels in [0, 1], dense near 0 and 1 (log-spaced down to 1e-12), for sampling curves."""
+    """Levels in [0, 1] for sampling curves, dense near 0 and 1.
+
+    Parameters
+    ----------
+    points : int, default 2001
+        About the number of levels: 0, 1 and ``points // 2`` log-spaced levels from 1e-12 to 1/2 with
+        their mirror images ``1 - alpha``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Sorted distinct levels from 0 to 1.
+
+    Examples
+    --------
+    >>> grid = default_grid(11)
+    >>> float(grid[0]), float(grid[1]), float(grid[-1])
+    (0.0, 1e-12, 1.0)
+    """
     tail = np.logspace(-12, np.log10(0.5), points // 2)
     return np.unique(np.concatenate([[0.0], tail, 1.0 - tail, [1.0]]))
 
@@ -163,10 +181,28 @@ def gaussian(mu: float) -> TradeOffCurve:
 
 
 def laplace(mu: float) -> TradeOffCurve:
-    """Laplace trade-off T(Lap(0, b), Lap(Delta_1, b)) with ``mu = Delta_1 / b`` (ReRo paper eq. 1).
+    """Laplace trade-off curve ``T(Lap(0, b), Lap(Delta_1, b))``, symmetric.
 
-    ``1 - alpha e^mu`` for ``alpha < e^-mu / 2``, ``e^-mu / (4 alpha)`` up to ``alpha = 1/2``,
-    ``(1 - alpha) e^-mu`` above.  The curve is symmetric.
+    ``1 - alpha e^mu`` for ``alpha < e^-mu / 2``, ``e^-mu / (4 alpha)`` up to ``alpha = 1/2`` and
+    ``(1 - alpha) e^-mu`` above.
+
+    Parameters
+    ----------
+    mu : float
+        The effect size ``Delta_1 / b`` (>= 0; the curve is mu-DP with epsilon = mu).
+
+    Returns
+    -------
+    TradeOffCurve
+
+    References
+    ----------
+    ReRo paper (Hayes et al. 2023) eq. 1; Dong, Roth, Su (2022) Prop. 2.14.
+
+    Examples
+    --------
+    >>> round(float(laplace(1.0)(0.3)), 6)  # e^-1 / (4 * 0.3), the middle piece
+    0.306566
     """
     mu = check_nonnegative("mu", mu)
     corner = 0.5 * np.exp(-mu)  # 0 for mu > 745: then only alpha = 0 lies below it
@@ -186,42 +222,44 @@ def laplace(mu: float) -> TradeOffCurve:
     return TradeOffCurve(f, power=power, symmetric=True, name=f"Laplace mu={mu:g}")
 
 
-def eps_delta(epsilon: float, delta: float) -> TradeOffCurve:
-    """(eps, delta)-DP curve ``max{0, 1 - delta - e^eps alpha, e^-eps (1 - delta - alpha)}`` (GDP paper eq. 2).
+def identity() -> TradeOffCurve:
+    """The curve ``1 - alpha`` of indistinguishable distributions (perfect privacy).
+
+    Returns
+    -------
+    TradeOffCurve
+        Symmetric; no test does better than guessing.
 
     Examples
     --------
-    >>> round(float(eps_delta(1.0, 0.0)(0.1)), 6)  # 1 - e * 0.1
-    0.728172
+    >>> float(identity()(0.3))
+    0.7
     """
-    epsilon = check_nonnegative("epsilon", epsilon)
-    delta = check_probability("delta", delta)
-
-    def scaled(a):  # e^epsilon alpha, with 0 at alpha = 0 also when e^epsilon overflows
-        with np.errstate(over="ignore"):
-            return np.where(a > 0.0, np.exp(epsilon) * np.where(a > 0.0, a, 1.0), 0.0)
-
-    def f(a):
-        return np.maximum.reduce([np.zeros_like(a), 1.0 - delta - scaled(a), np.exp(-epsilon) * (1.0 - delta - a)])
-
-    def power(a):
-        return np.minimum(1.0, np.minimum(delta + scaled(a), 1.0 - np.exp(-epsilon) * (1.0 - delta - a)))
-
-    return TradeOffCurve(f, power=power, symmetric=True, name=f"({epsilon:g}, {delta:g})-DP")
-
-
-def identity() -> TradeOffCurve:
-    """The curve ``1 - alpha`` of indistinguishable distributions (perfect privacy)."""
     return TradeOffCurve(lambda a: 1.0 - a, power=lambda a: np.asarray(a, dtype=float), symmetric=True, name="1 - alpha")
 
 
 class PiecewiseLinear(TradeOffCurve):
     """Linear interpolation of a curve's breakpoints ``(alphas[i], betas[i])``.
 
-    ``alphas`` must increase from 0 to 1 and ``betas`` must not increase.  The inverse is
-    exact: the breakpoints with their coordinates swapped.  ``powers``, if given, are the
-    breakpoints' ``1 - beta`` computed without cancellation (for example as a cumulative mass of
-    H1): ``.power`` then interpolates them and keeps its digits where ``beta`` rounds to 1.
+    The inverse is exact: the breakpoints with their coordinates swapped.
+
+    Parameters
+    ----------
+    alphas : array_like
+        Levels, strictly increasing from 0 to 1.
+    betas : array_like
+        Type-II errors at ``alphas``, non-increasing, in [0, 1].
+    name : str, default "piecewise linear"
+        Label used in figures and messages.
+    powers : array_like, optional
+        The breakpoints' ``1 - beta`` computed without cancellation (for example as a cumulative
+        mass of H1): ``.power`` then interpolates them and keeps its digits where ``beta`` rounds
+        to 1.
+
+    Attributes
+    ----------
+    alphas, betas, powers : numpy.ndarray
+        The validated breakpoints (``powers`` None if not given).
     """
 
     def __init__(self, alphas, betas, name="piecewise linear", powers=None):
@@ -255,8 +293,93 @@ class PiecewiseLinear(TradeOffCurve):
         return np.where(b >= self.betas[0], 0.0, np.interp(b, self._inv_b, self._inv_a))
 
 
+class _EpsDelta(PiecewiseLinear):
+    """The (eps, delta)-DP curve: its breakpoints, evaluated by the closed form (see :func:`eps_delta`)."""
+
+    def __init__(self, epsilon: float, delta: float, name: str):
+        self.epsilon, self.delta = epsilon, delta
+        with np.errstate(over="ignore"):
+            corner = (1.0 - delta) / (1.0 + np.exp(epsilon))
+        if delta == 1.0:
+            alphas, betas = [0.0, 1.0], [0.0, 0.0]
+        else:  # e^eps beyond double precision: the corner at the smallest positive level (f there is below 1e-300)
+            corner = max(corner, np.nextafter(0.0, 1.0))
+            alphas, betas = [0.0, corner, 1.0 - delta, 1.0], [1.0 - delta, corner, 0.0, 0.0]
+            if 1.0 - delta == 1.0:  # delta = 0, or below the resolution of doubles near 1
+                alphas, betas = [0.0, corner, 1.0], [1.0, corner, 0.0]
+        super().__init__(alphas, betas, name=name)
+        self.symmetric = True
+
+    def _scaled(self, a):  # e^epsilon alpha, with 0 at alpha = 0 also when e^epsilon overflows
+        with np.errstate(over="ignore"):
+            return np.where(a > 0.0, np.exp(self.epsilon) * np.where(a > 0.0, a, 1.0), 0.0)
+
+    def _eval(self, a):
+        e, d = self.epsilon, self.delta
+        return np.maximum.reduce([np.zeros_like(a), 1.0 - d - self._scaled(a), np.exp(-e) * (1.0 - d - a)])
+
+    _eval_inverse = _eval  # the curve is symmetric
+
+    def power(self, alpha):
+        a = check_array_in("alpha", alpha, 0.0, 1.0)
+        e, d = self.epsilon, self.delta
+        out = np.minimum(1.0, np.minimum(d + self._scaled(a), 1.0 - np.exp(-e) * (1.0 - d - a)))
+        return self._probabilities("1 - f(alpha)", a, out)
+
+
+def eps_delta(epsilon: float, delta: float, name: str | None = None) -> PiecewiseLinear:
+    """(eps, delta)-DP curve ``max{0, 1 - delta - e^eps alpha, e^-eps (1 - delta - alpha)}`` (GDP paper eq. 2).
+
+    A :class:`PiecewiseLinear` curve with the breakpoints ``(0, 1 - delta)``, ``(c, c)`` with ``c = (1 -
+    delta) / (1 + e^eps)``, ``(1 - delta, 0)`` and ``(1, 0)``, so that the exact breakpoint algorithms
+    (:func:`fdp.gdp.delta_divergence`, :func:`fdp.gdp.mu_star`) apply; evaluated (``f``, ``power``,
+    ``inverse``) by the closed form.  ``delta = 0`` gives the eps-DP curve, which is also the curve of
+    randomized response (:func:`fdp.conversions.randomized_response`).
+
+    Parameters
+    ----------
+    epsilon : float
+        >= 0 (any size: ``e^eps`` may overflow).
+    delta : float
+        In [0, 1].
+    name : str, optional
+        Label; by default ``"(eps, delta)-DP"``.
+
+    Returns
+    -------
+    PiecewiseLinear
+
+    References
+    ----------
+    GDP paper (Gomez et al. 2025) eq. 2; Kairouz, Oh, Viswanath (2015) Thm. 2.1.
+
+    Examples
+    --------
+    >>> round(float(eps_delta(1.0, 0.0)(0.1)), 6)  # 1 - e * 0.1
+    0.728172
+    >>> eps_delta(1.0, 0.0).alphas.round(6).tolist()  # the corner 1 / (1 + e)
+    [0.0, 0.268941, 1.0]
+    """
+    epsilon = check_nonnegative("epsilon", epsilon)
+    delta = check_probability("delta", delta)
+    return _EpsDelta(epsilon, delta, name or f"({epsilon:g}, {delta:g})-DP")
+
+
 def piecewise_linear(alphas, betas, name: str = "piecewise linear", powers=None) -> PiecewiseLinear:
     """A trade-off curve from breakpoints, linearly interpolated (see :class:`PiecewiseLinear`).
+
+    Parameters
+    ----------
+    alphas, betas : array_like
+        The breakpoints: alphas strictly increasing from 0 to 1, betas non-increasing, in [0, 1].
+    name : str, default "piecewise linear"
+        Label used in figures and messages.
+    powers : array_like, optional
+        ``1 - betas`` computed without cancellation.
+
+    Returns
+    -------
+    PiecewiseLinear
 
     Examples
     --------
@@ -272,7 +395,23 @@ def lower_convex_envelope(alphas, betas) -> tuple[np.ndarray, np.ndarray]:
     Points sharing an alpha keep the smallest beta.  A point on or above the chord between its two
     neighbours is not a vertex of the envelope, and removing every such point at once leaves the
     envelope unchanged, so whole sweeps run vectorised until none is left; the last few points, if
-    the sweeps stall, go through Andrew's monotone chain.  Returns the vertices in order of alpha.
+    the sweeps stall, go through Andrew's monotone chain.
+
+    Parameters
+    ----------
+    alphas, betas : array_like
+        1-d, finite, of the same length.
+
+    Returns
+    -------
+    (alphas, betas) : tuple of numpy.ndarray
+        The vertices in order of alpha.
+
+    Examples
+    --------
+    >>> a, b = lower_convex_envelope([0.0, 0.5, 1.0], [1.0, 0.6, 0.0])  # (0.5, 0.6) lies above the chord
+    >>> a.tolist(), b.tolist()
+    ([0.0, 1.0], [1.0, 0.0])
     """
     a = np.asarray(alphas, dtype=float)
     b = np.asarray(betas, dtype=float)
@@ -354,8 +493,23 @@ def symmetrise(curve: TradeOffCurve, grid=None) -> PiecewiseLinear:
 def subsample(curve: TradeOffCurve, sampling_rate: float) -> TradeOffCurve:
     """Poisson subsampling in the add direction: ``p f(alpha) + (1 - p)(1 - alpha)``.
 
-    If ``curve = T(A, B)`` this is ``T(A, (1 - p) A + p B)`` (RTM paper Lemma 9); its inverse
-    ``T((1 - p) A + p B, A)`` is computed numerically.  Use :func:`symmetrise` for the DP curve.
+    If ``curve = T(A, B)`` this is ``T(A, (1 - p) A + p B)``; its inverse ``T((1 - p) A + p B, A)``
+    is computed numerically.  Use :func:`symmetrise` for the DP curve of the subsampled mechanism.
+
+    Parameters
+    ----------
+    curve : TradeOffCurve
+        The curve ``f`` of one step without subsampling.
+    sampling_rate : float
+        The probability p in (0, 1] that the target is in the batch.
+
+    Returns
+    -------
+    TradeOffCurve
+
+    References
+    ----------
+    RTM paper (Kaissis et al. 2023) Lemma 9; Dong, Roth, Su (2022) Thm. 4.2.
 
     Examples
     --------
@@ -372,11 +526,29 @@ def subsample(curve: TradeOffCurve, sampling_rate: float) -> TradeOffCurve:
 
 
 def gaussian_composition(mu, steps: int | None = None) -> TradeOffCurve:
-    """Composition of Gaussian curves (ReRo paper Cor. 2).
+    """Composition of Gaussian curves: ``f_mu`` composed with itself or with others is Gaussian.
 
-    ``gaussian_composition(mu, steps=N)`` is the N-fold homogeneous composition
-    ``f_{sqrt(N) mu}``; ``gaussian_composition([mu_a, mu_b, ...])`` is the heterogeneous one,
-    ``f_{sqrt(mu_a^2 + mu_b^2 + ...)}``.
+    Parameters
+    ----------
+    mu : float or array_like
+        One ``mu`` (with ``steps``) for the homogeneous composition ``f_{sqrt(steps) mu}``, or the
+        list ``[mu_a, mu_b, ...]`` of a heterogeneous one, ``f_{sqrt(mu_a^2 + mu_b^2 + ...)}``.
+    steps : int, optional
+        The number of compositions of one ``mu``.
+
+    Returns
+    -------
+    TradeOffCurve
+        The Gaussian curve of the composition (:func:`gaussian`).
+
+    References
+    ----------
+    ReRo paper (Hayes et al. 2023) Cor. 2; Dong, Roth, Su (2022) Cor. 3.3.
+
+    Examples
+    --------
+    >>> gaussian_composition(0.5, steps=16).name  # sqrt(16) * 0.5
+    'Gaussian mu=2'
     """
     if steps is not None:
         steps = check_positive_int("steps", steps)
@@ -386,10 +558,33 @@ def gaussian_composition(mu, steps: int | None = None) -> TradeOffCurve:
 
 
 def check_valid(curve: TradeOffCurve, alphas=None, atol: float = 1e-9) -> None:
-    """Raise ValueError unless ``curve`` is a trade-off function on the grid ``alphas``.
+    """Raise ValueError unless ``curve`` is a trade-off function on a grid of levels.
 
     Checks: values in [0, 1], non-increasing, convex (slopes non-decreasing) and
-    ``f(alpha) <= 1 - alpha``, each up to ``atol``.
+    ``f(alpha) <= 1 - alpha``, each up to ``atol``; the message names the first failure.
+
+    Parameters
+    ----------
+    curve : TradeOffCurve
+    alphas : array_like, optional
+        The levels checked; by default ``default_grid(401)``.
+    atol : float, default 1e-9
+        Tolerance of every check.
+
+    Returns
+    -------
+    None
+
+    References
+    ----------
+    Dong, Roth, Su (2022) Prop. 2.2 (what makes a function a trade-off function).
+
+    Examples
+    --------
+    >>> check_valid(piecewise_linear([0.0, 0.5, 1.0], [1.0, 0.6, 0.0]))
+    Traceback (most recent call last):
+    ...
+    ValueError: piecewise linear: f(alpha) > 1 - alpha at alpha=0.5
     """
     a = default_grid(401) if alphas is None else np.unique(check_array_in("alphas", alphas, 0.0, 1.0))
     f = np.asarray(curve._f(a), dtype=float)  # raw values: the checks below name what is wrong
@@ -411,7 +606,17 @@ def check_valid(curve: TradeOffCurve, alphas=None, atol: float = 1e-9) -> None:
 
 
 def is_valid(curve: TradeOffCurve, alphas=None, atol: float = 1e-9) -> bool:
-    """True if :func:`check_valid` passes."""
+    """Whether ``curve`` passes :func:`check_valid` (same parameters).
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> is_valid(gaussian(1.0)), is_valid(piecewise_linear([0.0, 1.0], [0.5, 0.5]))
+    (True, False)
+    """
     try:
         check_valid(curve, alphas, atol)
     except ValueError:
@@ -420,7 +625,22 @@ def is_valid(curve: TradeOffCurve, alphas=None, atol: float = 1e-9) -> bool:
 
 
 def check_piecewise(name: str, curve, atol: float = 1e-9) -> PiecewiseLinear:
-    """The curve must be a :class:`PiecewiseLinear` trade-off curve (convex, non-increasing, <= 1 - alpha)."""
+    """``curve`` as a valid :class:`PiecewiseLinear` trade-off curve, or a ValueError naming ``name``.
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name, for the message.
+    curve : PiecewiseLinear
+        Must be convex, non-increasing and at most ``1 - alpha`` at its breakpoints.
+    atol : float, default 1e-9
+        Tolerance of :func:`check_valid`.
+
+    Returns
+    -------
+    PiecewiseLinear
+        ``curve`` itself.
+    """
     if not isinstance(curve, PiecewiseLinear):
         raise ValueError(
             f"{name} must be a fdp.tradeoff.PiecewiseLinear curve (breakpoints), got {type(curve).__name__}"
