@@ -183,6 +183,16 @@ class EdgeworthSeries:
         density is positive and ``0 <= F <= 1``; ``-inf``/``inf`` where the series is valid all
         the way out (to ``|z| = 40``, beyond which it is 0 or 1 in double precision)
     valid_range : the same interval in loss units
+
+    References
+    ----------
+    ReRo paper (Hayes et al. 2023) Sec. 2 option (2), Remark 2; Petrov (1975) Ch. VI.
+
+    Examples
+    --------
+    >>> series = EdgeworthSeries([0.0, 1.0, 0.0, 0.0, 0.0, 0.0], steps=4)  # unit Gaussian steps: exact
+    >>> float(series.mean), float(series.std)
+    (0.0, 2.0)
     """
 
     def __init__(self, cumulants, steps: int, order: int = DEFAULT_ORDER):
@@ -356,8 +366,21 @@ class EdgeworthCurve(TradeOffCurve):
     ``f(alpha) = min(F_1(F_0^{-1}(1 - alpha)), 1 - alpha)`` for ``alpha`` in ``alpha_range``,
     ``f(0) = 1``, ``f(1) = 0``; any other level raises ValueError (the truncated series is not a
     distribution there).  ``.power(alpha) = max(SF_1(c), alpha)`` is ``gamma`` of Theorem 1,
-    ``.inverse(beta)`` is the curve T(Q^N, P^N) from the same two series.  Attributes ``h0``,
-    ``h1`` (:class:`EdgeworthSeries`), ``alpha_range``, ``beta_range``, ``direction = "add"``.
+    ``.inverse(beta)`` is the curve T(Q^N, P^N) from the same two series.
+
+    Parameters
+    ----------
+    h0, h1 : EdgeworthSeries
+        The composed loss under P and under Q.
+    name : str, default "Edgeworth curve"
+
+    Attributes
+    ----------
+    h0, h1 : EdgeworthSeries
+    alpha_range, beta_range : tuple of float
+        Where the curve and its inverse are defined.
+    direction : str
+        ``"add"``.
     """
 
     direction = "add"
@@ -514,6 +537,22 @@ def edgeworth_curve(
     EdgeworthCurve
         ``f`` with ``.power`` (the ReRo bound at kappa) and ``.error_estimate``.
 
+    Parameters
+    ----------
+    mechanism : {"gaussian", "laplace"}
+    noise_multiplier : float
+        sigma (Gaussian) or b (Laplace), > 0.
+    sampling_rate : float
+        p in (0, 1].
+    steps : int
+        N >= 1.
+    order : int, default 4
+        0..4.
+
+    References
+    ----------
+    ReRo paper (Hayes et al. 2023) Sec. 2 option (2), Remark 2, Cor. 3.
+
     Examples
     --------
     >>> curve = edgeworth_curve("gaussian", 1.0, 0.1, 100)
@@ -535,6 +574,33 @@ def gamma_edgeworth(
 
     Vectorised over ``kappa`` in (0, 1); see :func:`edgeworth_curve` for the other arguments.
     An approximation, not a certified bound.
+
+    Parameters
+    ----------
+    mechanism : {"gaussian", "laplace"}
+    noise_multiplier : float
+        > 0.
+    sampling_rate : float
+        In (0, 1].
+    steps : int
+        >= 1.
+    kappa : float or array_like
+        In (0, 1).
+    order : int, default 4
+        0..4.
+
+    Returns
+    -------
+    float or numpy.ndarray
+
+    References
+    ----------
+    ReRo paper (Hayes et al. 2023) Thm. 1, Cor. 3.
+
+    Examples
+    --------
+    >>> round(float(gamma_edgeworth("gaussian", 1.0, 0.1, 100, 0.01)), 6)  # = edgeworth_curve(...).power(0.01)
+    0.146121
     """
     mechanism, noise_multiplier, p = check_parameters(mechanism, noise_multiplier, sampling_rate)
     steps = check_positive_int("steps", steps)
@@ -557,6 +623,24 @@ def clt_mu(mechanism: str, noise_multiplier: float, sampling_rate: float, steps:
     limit with ``chi^2 = (2/3) e^{mu} + (1/3) e^{-2mu} - 1`` (:func:`chi2_divergence`).  It is the
     limit of the order-0 Edgeworth curve as ``N -> infinity`` with ``p sqrt(N)`` fixed.
 
+    Parameters
+    ----------
+    mechanism : {"gaussian", "laplace"}
+    noise_multiplier : float
+        > 0.
+    sampling_rate : float
+        In (0, 1].
+    steps : int
+        >= 1.
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    ReRo paper (Hayes et al. 2023) Sec. 2 option (3), footnote 3; Bu, Dong, Long, Su (2020).
+
     Examples
     --------
     >>> round(clt_mu("gaussian", 2.0, 0.01, 10_000), 6)  # p sqrt(N (e^{1/sigma^2} - 1))
@@ -575,5 +659,28 @@ def clt_curve(mechanism: str, noise_multiplier: float, sampling_rate: float, ste
     """The CLT approximation ``f_Gauss(alpha, mu_tilde)`` = ``tradeoff.gaussian(clt_mu(...))``.
 
     Asymptotic (error O(N^{-1/2})), symmetric, and an approximation, not a bound.
+
+    Parameters
+    ----------
+    mechanism : {"gaussian", "laplace"}
+    noise_multiplier : float
+        > 0.
+    sampling_rate : float
+        In (0, 1].
+    steps : int
+        >= 1.
+
+    Returns
+    -------
+    TradeOffCurve
+
+    References
+    ----------
+    ReRo paper (Hayes et al. 2023) Sec. 2 option (3).
+
+    Examples
+    --------
+    >>> clt_curve("gaussian", 2.0, 0.01, 10_000).name == f"Gaussian mu={clt_mu('gaussian', 2.0, 0.01, 10_000):g}"
+    True
     """
     return tradeoff.gaussian(clt_mu(mechanism, noise_multiplier, sampling_rate, steps))

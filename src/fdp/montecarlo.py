@@ -61,6 +61,16 @@ class MonteCarloGamma:
     flags, per kappa, a mass outside [0.9, 1.1] or kept ratios dominated by fewer than 5 samples
     (their effective sample size ``(sum r)^2 / sum r^2``); there the estimate is not trustworthy, the
     interval is widened to the trivially valid ``[kappa, 1]`` and ``warning`` says why.
+
+    Attributes
+    ----------
+    kappa, estimate, std_error, lower, upper : numpy.ndarray
+    samples, seed : int
+    confidence : float
+    interval : str
+    mass : float
+    collapsed : numpy.ndarray or None
+    warning : str or None
     """
 
     kappa: np.ndarray
@@ -118,7 +128,26 @@ def _check_n_jobs(n_jobs) -> int:
 
 
 def check_samples_for_kappa(samples: int, kappa, name: str = "samples") -> None:
-    """ValueError unless ``kappa * samples >= MIN_KEPT`` for every kappa (Algorithm 1 keeps ``ceil(kappa N)``)."""
+    """ValueError unless ``kappa * samples >= MIN_KEPT`` for every kappa (Algorithm 1 keeps ``ceil(kappa N)``).
+
+    Parameters
+    ----------
+    samples : int
+    kappa : float or array_like
+    name : str, default "samples"
+        The parameter's name, for the message.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> check_samples_for_kappa(1000, 1e-6)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: samples=1000 is too few for kappa=1e-06: ... i.e. samples >= 10000000
+    """
     k = float(np.min(kappa))
     if k * samples < MIN_KEPT:
         raise ValueError(
@@ -145,6 +174,39 @@ def sgm_log_likelihood_ratios(
 
     Samples are produced in chunks of ``chunk`` (each with its own spawned seed) and steps in
     blocks of ``block``, so peak memory is about ``samples + chunk * block`` floats.
+
+    Parameters
+    ----------
+    noise_multiplier : float
+        > 0.
+    sampling_rate : float
+        In (0, 1].
+    steps : int
+        >= 1.
+    samples : int
+        N >= 1.
+    seed : int, default 0
+    chunk : int, default 20,000
+        Samples per joblib task.
+    block : int, default 128
+        Steps summed at once.
+    n_jobs : int, default 1
+    mechanism : {"gaussian", "laplace"}, default "gaussian"
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (samples,); independent of ``n_jobs``.
+
+    References
+    ----------
+    ReRo paper (Hayes et al. 2023) Alg. 1.
+
+    Examples
+    --------
+    >>> r = sgm_log_likelihood_ratios(1.0, 1.0, 1, 200_000, seed=3)
+    >>> bool(abs(r.mean() + 0.5) < 0.01)  # E_nu[log mu/nu] = -KL = -1/(2 sigma^2)
+    True
     """
     noise_multiplier, sampling_rate, steps, samples = _check_setup(noise_multiplier, sampling_rate, steps, samples, mechanism)
     seed = check_seed("seed", seed)
@@ -166,6 +228,30 @@ def gamma_from_log_ratios(log_ratios, kappa, confidence: float = 0.95, interval:
     additionally widens the kept fraction to ``kappa -+ eps`` with the DKW radius
     ``eps = sqrt(log(2 / a) / (2N))`` (Dvoretzky et al. 1956), ``a = (1 - confidence) / 2``,
     which covers the error of the empirical quantile as in the paper's argument.
+
+    Parameters
+    ----------
+    log_ratios : array_like
+        ``log mu(W) / nu(W)`` for W ~ nu.
+    kappa : float or array_like
+        In (0, 1); needs ``kappa N >= MIN_KEPT``.
+    confidence : float, default 0.95
+    interval : {"asymptotic", "dkw"}, default "asymptotic"
+
+    Returns
+    -------
+    MonteCarloGamma
+
+    References
+    ----------
+    ReRo paper (Hayes et al. 2023) Alg. 1; Dvoretzky, Kiefer, Wolfowitz (1956).
+
+    Examples
+    --------
+    >>> res = gamma_from_log_ratios(sgm_log_likelihood_ratios(1.0, 1.0, 1, 100_000, seed=1), 0.01)
+    >>> from fdp import rero, tradeoff
+    >>> bool(res.lower[0] <= rero.gamma(tradeoff.gaussian(1.0), 0.01) <= res.upper[0])
+    True
     """
     lr = np.asarray(log_ratios, dtype=float)
     if lr.ndim != 1 or lr.size == 0 or not np.all(np.isfinite(lr)):
@@ -233,6 +319,31 @@ def gamma_mc(
     """ReRo bound of DP-SGD (sensitivity 1, noise multiplier ``noise_multiplier``, rate ``sampling_rate``, ``steps``) by Algorithm 1.
 
     Returns a :class:`MonteCarloGamma` with the estimate and a confidence interval for each kappa.
+
+    Parameters
+    ----------
+    noise_multiplier : float
+        > 0.
+    sampling_rate : float
+        In (0, 1].
+    steps : int
+        >= 1.
+    kappa : float or array_like
+        In (0, 1).
+    samples : int, default 1,000,000
+    seed : int, default 0
+    confidence : float, default 0.95
+    interval : {"asymptotic", "dkw"}, default "asymptotic"
+    n_jobs : int, default 1
+    mechanism : {"gaussian", "laplace"}, default "gaussian"
+
+    Returns
+    -------
+    MonteCarloGamma
+
+    References
+    ----------
+    ReRo paper (Hayes et al. 2023) Alg. 1.
 
     Examples
     --------
