@@ -144,6 +144,16 @@ class GroundTruth:
 
     Arrays have the shape of ``kappa``.  ``loss_step`` is the lattice spacing h of the privacy
     loss and ``loss_range`` the one-step lattice ``[l_0, l_{G-1}]``; ``seconds`` is the run time.
+
+    Attributes
+    ----------
+    mechanism : str
+    noise_multiplier, sampling_rate : float
+    steps, grid, dps : int
+    kappa, lower, upper : numpy.ndarray
+    loss_step : float
+    loss_range : tuple of float
+    seconds : float
     """
 
     mechanism: str
@@ -704,6 +714,29 @@ def one_step_lattices(mechanism: str, noise_multiplier: float, sampling_rate: fl
     pessimistic measure is a Blackwell refinement and the optimistic one a garbling of the true
     pair (module docstring, step 1), with masses rounded up / down at ``10^-dps``.
     ``log_tail`` is the log of the Q-tail cut off above the lattice.
+
+    Parameters
+    ----------
+    mechanism : {"gaussian", "laplace"}
+    noise_multiplier : float
+        > 0.
+    sampling_rate : float
+        In (0, 1].
+    grid : int
+        Lattice points G.
+    log_tail : float
+        Log of the Q-tail above the lattice.
+    dps : int, default 20
+        Decimal digits of the masses.
+
+    Returns
+    -------
+    dict
+        ``"pessimistic"`` and ``"optimistic"``, each ``(l_0, h, masses, infinite)``.
+
+    References
+    ----------
+    Module docstring, step 1; Blackwell (1953) (refinement and garbling).
     """
     ctx = mpmath.MPContext()
     ctx.dps = dps + _GUARD
@@ -723,7 +756,22 @@ def one_step_lattices(mechanism: str, noise_multiplier: float, sampling_rate: fl
 
 
 def loss_range(mechanism: str, noise_multiplier: float, sampling_rate: float, log_tail: float) -> float:
-    """Width ``l_top - l_0`` of the one-step loss lattice for the tail cut ``log_tail``."""
+    """Width ``l_top - l_0`` of the one-step loss lattice for the tail cut ``log_tail``.
+
+    Parameters
+    ----------
+    mechanism : {"gaussian", "laplace"}
+    noise_multiplier : float
+        > 0.
+    sampling_rate : float
+        In (0, 1].
+    log_tail : float
+        Log of the Q-tail cut off above the lattice.
+
+    Returns
+    -------
+    float
+    """
     ctx = mpmath.MPContext()
     ctx.dps = 20
     step = (_Gaussian if mechanism == "gaussian" else _Laplace)(ctx, noise_multiplier, sampling_rate)
@@ -776,6 +824,16 @@ def gamma_ground_truth(mechanism: str, noise_multiplier: float, sampling_rate: f
     see the table in the module's report; roughly 2 s for N = 10 and 3 s for N = 100 (SGM
     sigma = 1, p = 0.5).  Cost grows like ``G`` (one step) plus ``N G log(N G)`` (composition);
     memory like ``N G dps`` digits.
+
+    References
+    ----------
+    ReRo paper (Hayes et al. 2023) Thm. 1, Sec. 2 option (1) (this is its certified version).
+
+    Examples
+    --------
+    >>> gt = gamma_ground_truth("gaussian", 1.0, 0.5, 4, [0.01], grid=200, dps=20)
+    >>> bool(gt.lower[0] <= gt.upper[0] < gt.lower[0] + 1e-3)
+    True
     """
     t0 = time.perf_counter()
     check_mechanism(mechanism)
@@ -867,6 +925,28 @@ def lattice_points(mechanism: str, noise_multiplier: float, sampling_rate: float
     ``self_convolve``: its Chernoff bound (``compute_self_convolve_bounds``, orders ``+-k / width``,
     k = 1..20, in loss units) evaluated on the grid distribution of one step's loss.  Used to refuse a
     computation before it allocates; the exact check on the built lattice follows before the FFT.
+
+    Parameters
+    ----------
+    mechanism : {"gaussian", "laplace"}
+    noise_multiplier : float
+        > 0.
+    sampling_rate : float, default 1.0
+        In (0, 1].
+    steps : int, default 1
+    discretization : float, default 1e-4
+        Loss lattice spacing.
+    tail : float, default 1e-15
+        Mass cut off by the composition's window.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> lattice_points("gaussian", 1.0, 1.0, 1, discretization=1e-2) < lattice_points("gaussian", 1.0, 1.0, 100, discretization=1e-2)
+    True
     """
     mechanism = check_mechanism(mechanism)
     noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
@@ -889,7 +969,22 @@ def lattice_points(mechanism: str, noise_multiplier: float, sampling_rate: float
 
 def check_lattice_points(points: float, what: str, hint: str, limit: int = MAX_LATTICE_POINTS) -> None:
     """ResourceLimitError if a lattice of ``points`` points exceeds ``limit`` (:data:`MAX_LATTICE_POINTS`:
-    memory of the FFT composition; :data:`MAX_ONE_STEP_POINTS`: time of a one-step construction)."""
+    memory of the FFT composition; :data:`MAX_ONE_STEP_POINTS`: time of a one-step construction).
+
+    Parameters
+    ----------
+    points : float
+        The lattice's (estimated) length.
+    what : str
+        What is being built, for the message.
+    hint : str
+        What the user can change, for the message.
+    limit : int, default MAX_LATTICE_POINTS
+
+    Returns
+    -------
+    None
+    """
     if points > limit:
         gb = points * 48.0 / 2**30  # three complex128 FFT arrays
         raise ResourceLimitError(
@@ -900,18 +995,55 @@ def check_lattice_points(points: float, what: str, hint: str, limit: int = MAX_L
 
 def composed_points(probs, steps: int, tail: float) -> int:
     """Length of the ``steps``-fold composition of a lattice measure after :func:`compose` cuts tails of
-    mass ``tail``: the window of ``dp_accounting``'s ``self_convolve`` (its Chernoff bound)."""
+    mass ``tail``: the window of ``dp_accounting``'s ``self_convolve`` (its Chernoff bound).
+
+    Parameters
+    ----------
+    probs : array_like
+        One step's lattice masses.
+    steps : int
+    tail : float
+
+    Returns
+    -------
+    int
+    """
     low, high = _common.compute_self_convolve_bounds(np.asarray(probs, dtype=float), steps, tail)
     return int(high - low + 1)
 
 
 def check_composed(probs, steps: int, tail: float, what: str, hint: str) -> None:
-    """:func:`check_lattice_points` on the exact output length of :func:`compose`, before the FFT."""
+    """:func:`check_lattice_points` on the exact output length of :func:`compose`, before the FFT.
+
+    Parameters
+    ----------
+    probs : array_like
+        One step's lattice masses.
+    steps : int
+    tail : float
+    what, hint : str
+        For the message of :func:`check_lattice_points`.
+
+    Returns
+    -------
+    None
+    """
     if steps > 1:
         check_lattice_points(float(composed_points(probs, steps, tail)), what, hint)
 
 
 def overflow_error(l_0: float) -> ValueError:
+    """The error raised when a lattice's likelihood ratios ``e^l`` overflow double precision.
+
+    Parameters
+    ----------
+    l_0 : float
+        The lattice's lowest loss.
+
+    Returns
+    -------
+    ValueError
+    """
     return ValueError(
         "the privacy-loss lattice reaches losses whose likelihood ratio overflows double precision "
         f"(lowest loss {l_0:.4g}): the mechanism is too far from private for this read-off"
@@ -928,6 +1060,22 @@ def breakpoints(
     ``normalise`` rescales a total B-mass above 1 (round-off) to 1; see :func:`fdp.pld.breakpoints`.
     ``with_powers`` also returns the breakpoints' powers ``B(L >= l) = 1 - beta`` as cumulative
     masses, without the cancellation of ``1 - beta`` near alpha = 0 (for gamma at tiny kappa).
+
+    Parameters
+    ----------
+    l_0, h : float
+        The lattice: losses ``l_0 + k h``.
+    masses : array_like
+        Q-view masses at the losses.
+    infinite : float
+        Mass at +inf.
+    pessimistic : bool, default True
+    normalise : bool, default False
+    with_powers : bool, default False
+
+    Returns
+    -------
+    (alphas, betas) or (alphas, betas, powers) : tuple of numpy.ndarray
     """
     probs = np.asarray(masses, dtype=float)
     losses = l_0 + np.arange(probs.size) * h
@@ -993,6 +1141,29 @@ def compose(l_0, h, masses, infinite, steps, pessimistic, tail):
     """N-fold composition of a lattice measure by FFT (``dp_accounting``'s ``self_convolve``).
 
     Mass cut off by the truncation (at most ``tail``) goes to +inf (pessimistic) or is dropped.
+
+    Parameters
+    ----------
+    l_0, h : float
+        The lattice: losses ``l_0 + k h``.
+    masses : array_like
+        One step's Q-view masses.
+    infinite : float
+        One step's mass at +inf.
+    steps : int
+    pessimistic : bool
+        Where truncated mass goes.
+    tail : float
+        Largest mass cut off.
+
+    Returns
+    -------
+    (l_0, masses, infinite)
+        The composed lattice measure (same spacing h).
+
+    References
+    ----------
+    Koskela, Jalko, Honkela (2020) (FFT composition); ``dp_accounting``'s ``self_convolve``.
     """
     masses = np.asarray(masses, dtype=float)
     if steps == 1:

@@ -89,6 +89,28 @@ def from_test_statistic(null, alternative, name: str = "RTM curve") -> TradeOffC
     ``T^{-1}(beta) = Psi_P(Phi_Q^{-1}(beta))`` (the swapped test) and power
     ``Psi_Q(Psi_P^{-1}(alpha))`` (taken as ``1 - T`` where T < 1/2).  The survival function
     and its inverse are used directly, so small levels keep their accuracy.
+
+    Parameters
+    ----------
+    null, alternative : distribution
+        The statistic's laws under H0 and H1 (vectorised ``cdf``, ``sf``, ``ppf``, ``isf``).
+    name : str, default "RTM curve"
+
+    Returns
+    -------
+    TradeOffCurve
+
+    References
+    ----------
+    RTM paper (Kaissis et al. 2023) Def. 2, eq. 1.
+
+    Examples
+    --------
+    >>> from scipy import stats
+    >>> curve = from_test_statistic(stats.norm(0, 1), stats.norm(1, 1))  # a one-sided Gaussian test: f_1
+    >>> from fdp import tradeoff
+    >>> bool(abs(curve(0.05) - tradeoff.gaussian(1.0)(0.05)) < 1e-12)
+    True
     """
 
     def checked(values):
@@ -120,7 +142,18 @@ def from_test_statistic(null, alternative, name: str = "RTM curve") -> TradeOffC
 
 
 class Exponential:
-    """Exp(b): the magnitude |theta| of Lap(0, b), the statistic under H0 (proof of Thm. 1)."""
+    """Exp(b): the magnitude |theta| of Lap(0, b), the statistic under H0 (proof of Thm. 1).
+
+    Parameters
+    ----------
+    b : float, default 1.0
+        The Laplace scale, > 0.
+
+    Examples
+    --------
+    >>> round(float(Exponential(2.0).sf(2.0)), 6)  # P(|theta| > 2) = e^{-2/b}
+    0.367879
+    """
 
     def __init__(self, b: float = 1.0):
         self.b = check_positive("b", b)
@@ -144,6 +177,23 @@ class FoldedLaplace:
     CDF and quantile exactly as printed in the proof of Thm. 1 (Liu and Kozubowski 2015):
     ``Phi(x) = exp(-Delta/b) sinh(x/b)`` for ``x < Delta`` and ``1 - exp(-x/b) cosh(Delta/b)``
     above; the quantile switches branch at ``Phi(Delta) = 1/2 - exp(-2 Delta/b)/2``.
+
+    Parameters
+    ----------
+    delta : float
+        The shift Delta, >= 0.
+    b : float, default 1.0
+        The Laplace scale, > 0.
+
+    References
+    ----------
+    RTM paper (Kaissis et al. 2023) proof of Thm. 1; Liu and Kozubowski (2015).
+
+    Examples
+    --------
+    >>> f = FoldedLaplace(1.0)
+    >>> round(float(f.ppf(f.cdf(0.5))), 12)  # quantile and CDF are inverse
+    0.5
     """
 
     def __init__(self, delta: float, b: float = 1.0):
@@ -200,6 +250,26 @@ def laplace(mu: float, branch: str = "corrected") -> TradeOffCurve:
       switches at the printed point instead (only to show the erratum; j is unchanged).
 
     Written with ``exp(log alpha + mu)`` so that large ``mu`` does not overflow.
+
+    Parameters
+    ----------
+    mu : float
+        ``Delta_1 / b``, >= 0.
+    branch : {"corrected", "printed"}, default "corrected"
+        The branch point of eq. 3.
+
+    Returns
+    -------
+    TradeOffCurve
+
+    References
+    ----------
+    RTM paper (Kaissis et al. 2023) Thm. 1, eqs. 2-3, 30.
+
+    Examples
+    --------
+    >>> round(float(laplace(1.0)(0.5)), 6)  # -e^{-1} sinh(log 0.5) = 0.75 / e
+    0.27591
     """
     mu = check_nonnegative("mu", mu)
     if branch not in ("corrected", "printed"):
@@ -262,6 +332,29 @@ def gaussian(mu: float, d: int = 1, steps: int = 1) -> TradeOffCurve:
     ``steps = N`` gives the N-fold homogeneous non-adaptive composition (Lemma 8, eqs. 47-48):
     the statistic is the squared norm of the average release, ``chi2_d(0, sigma^2/N)`` vs
     ``chi2_d(N mu^2, sigma^2/N)``, i.e. the single mechanism with ``mu sqrt(N)`` and the same d.
+
+    Parameters
+    ----------
+    mu : float
+        ``Delta_2 / sigma``, >= 0.
+    d : int, default 1
+        Dimension of the release.
+    steps : int, default 1
+        Homogeneous non-adaptive compositions.
+
+    Returns
+    -------
+    TradeOffCurve
+
+    References
+    ----------
+    RTM paper (Kaissis et al. 2023) Thm. 2, eq. 4; Lemma 8, eqs. 47-48.
+
+    Examples
+    --------
+    >>> from fdp import tradeoff
+    >>> bool(gaussian(1.0)(0.05) > tradeoff.gaussian(1.0)(0.05))  # the RTM adversary is weaker (Lemma 6)
+    True
     """
     mu = check_nonnegative("mu", mu)
     d = check_positive_int("d", d)
@@ -274,6 +367,24 @@ def gaussian_1d(mu: float) -> TradeOffCurve:
 
     ``j(alpha) = Phi(Psi^{-1}(alpha/2) - mu) - Psi(Psi^{-1}(alpha/2) + mu)``: H0 = |theta| under
     N(0, 1), H1 = |theta| under N(mu, 1), threshold ``Psi^{-1}(alpha/2)`` (two-sided test).
+
+    Parameters
+    ----------
+    mu : float
+        ``Delta_2 / sigma``, >= 0.
+
+    Returns
+    -------
+    TradeOffCurve
+
+    References
+    ----------
+    RTM paper (Kaissis et al. 2023) Cor. 1, eq. 5.
+
+    Examples
+    --------
+    >>> bool(abs(gaussian_1d(1.0)(0.05) - gaussian(1.0)(0.05)) < 1e-12)  # the closed form of j_GM at d = 1
+    True
     """
     mu = check_nonnegative("mu", mu)
 
@@ -321,6 +432,27 @@ def composition_noncentrality(sensitivities, sigmas, weighting: str = "optimal")
       homogeneous case, where all give ``N mu^2``, eqs. 47-48).
 
     For a privacy statement use ``"optimal"``: the other weightings describe weaker adversaries.
+
+    Parameters
+    ----------
+    sensitivities : array_like
+        Delta_i, > 0.
+    sigmas : array_like
+        The noise standard deviations sigma_i, > 0.
+    weighting : {"optimal", "mean", "inverse-variance"}, default "optimal"
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    RTM paper (Kaissis et al. 2023) Lemma 8, eqs. 42-46.
+
+    Examples
+    --------
+    >>> composition_noncentrality([1.0, 1.0], [1.0, 1.0])  # two unit GMs: kappa = 2
+    2.0
     """
     deltas, sig = _check_composition(sensitivities, sigmas)
     if weighting == "optimal":
@@ -339,6 +471,28 @@ def gaussian_composition(sensitivities, sigmas, d: int = 1, weighting: str = "op
     (H0: all releases centred at q(D); H1: shifted by Delta_i along a common direction).
     ``j.inverse`` is j^{-1}.  With ``weighting="optimal"`` this is :func:`gaussian` with
     ``mu = sqrt(sum (Delta_i / sigma_i)^2)``.
+
+    Parameters
+    ----------
+    sensitivities : array_like
+        Delta_i, > 0.
+    sigmas : array_like
+        The noise standard deviations sigma_i, > 0.
+    d : int, default 1
+    weighting : {"optimal", "mean", "inverse-variance"}, default "optimal"
+
+    Returns
+    -------
+    TradeOffCurve
+
+    References
+    ----------
+    RTM paper (Kaissis et al. 2023) Lemma 8, eq. 6.
+
+    Examples
+    --------
+    >>> bool(abs(gaussian_composition([1.0, 1.0], [1.0, 1.0])(0.1) - gaussian(2 ** 0.5)(0.1)) < 1e-12)
+    True
     """
     d = check_positive_int("d", d)
     kappa = composition_noncentrality(sensitivities, sigmas, weighting)
@@ -377,6 +531,27 @@ def asymptotic(mu: float, d: int = 1, steps: int = 1, form: str = "clt") -> Trad
 
     Both approach the exact curves only as d grows (faster than N^2 mu^4); for fixed d the
     null distribution chi2_d stays skewed however large N is.  See :func:`asymptotic_gap`.
+
+    Parameters
+    ----------
+    mu : float
+        ``Delta_2 / sigma``, >= 0.
+    d : int, default 1
+    steps : int, default 1
+    form : {"clt", "gaussian", "clt_printed", "gaussian_printed"}, default "clt"
+
+    Returns
+    -------
+    TradeOffCurve
+
+    References
+    ----------
+    RTM paper (Kaissis et al. 2023) Thm. 3, eqs. 7, 49-59.
+
+    Examples
+    --------
+    >>> bool(abs(asymptotic(1.0, d=1000)(0.1) - gaussian(1.0, d=1000)(0.1)) < 0.01)  # large d
+    True
     """
     mu = check_nonnegative("mu", mu)
     d = check_positive_int("d", d)
@@ -421,6 +596,28 @@ def asymptotic_gap(mu: float, d: int = 1, steps: int = 1, form: str = "clt", gri
     ``max over alpha in grid of max(|j - a|, |j^{-1} - a^{-1}|)`` with ``j = gaussian(mu, d,
     steps)`` and ``a = asymptotic(mu, d, steps, form)``; grid defaults to
     :func:`fdp.tradeoff.default_grid` (401 points).
+
+    Parameters
+    ----------
+    mu : float
+    d : int, default 1
+    steps : int, default 1
+    form : str, default "clt"
+        See :func:`asymptotic`.
+    grid : array_like, optional
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    RTM paper (Kaissis et al. 2023) Thm. 3.
+
+    Examples
+    --------
+    >>> bool(asymptotic_gap(1.0, d=10_000) < asymptotic_gap(1.0, d=10))  # the limit is approached as d grows
+    True
     """
     grid = tradeoff.default_grid(401) if grid is None else check_array_in("grid", grid, 0.0, 1.0)
     exact = gaussian(mu, d, steps)
@@ -454,6 +651,29 @@ def subsampled_gaussian(mu: float, sampling_rate: float, d: int = 1, grid=None) 
     :func:`fdp.tradeoff.default_grid`) and mirrored so that it is exactly symmetric; the result
     is piecewise linear with vertices on the exact J, so it lies on or above it.  The asymmetric
     j_p is ``tradeoff.subsample(gaussian(mu, d), p)``.
+
+    Parameters
+    ----------
+    mu : float
+        ``Delta_2 / sigma``, >= 0.
+    sampling_rate : float
+        In (0, 1].
+    d : int, default 1
+    grid : array_like, optional
+
+    Returns
+    -------
+    PiecewiseLinear
+
+    References
+    ----------
+    RTM paper (Kaissis et al. 2023) Sec. 4, Lemma 9.
+
+    Examples
+    --------
+    >>> curve = subsampled_gaussian(1.0, 0.5)
+    >>> bool(abs(curve(0.1) - curve.inverse(0.1)) < 1e-12)  # symmetric
+    True
     """
     sampling_rate = check_sampling_rate("sampling_rate", sampling_rate)
     return _subsampled(gaussian(mu, d), sampling_rate, grid, f"RTM J, subsampled Gaussian mu={mu:g} d={d} p={sampling_rate:g}")
@@ -464,6 +684,27 @@ def subsampled_laplace(mu: float, sampling_rate: float, grid=None) -> tradeoff.P
 
     Same construction as :func:`subsampled_gaussian` with :func:`laplace` (Lemma 9; App. 7.1,
     Fig. 5a).  The asymmetric j_p is ``tradeoff.subsample(laplace(mu), p)``.
+
+    Parameters
+    ----------
+    mu : float
+        ``Delta_1 / b``, >= 0.
+    sampling_rate : float
+        In (0, 1].
+    grid : array_like, optional
+
+    Returns
+    -------
+    PiecewiseLinear
+
+    References
+    ----------
+    RTM paper (Kaissis et al. 2023) Lemma 9, App. 7.1, Fig. 5a.
+
+    Examples
+    --------
+    >>> bool(subsampled_laplace(1.0, 0.3)(0.1) >= laplace(1.0)(0.1))  # subsampling amplifies
+    True
     """
     sampling_rate = check_sampling_rate("sampling_rate", sampling_rate)
     return _subsampled(laplace(mu), sampling_rate, grid, f"RTM J, subsampled Laplace mu={mu:g} p={sampling_rate:g}")
@@ -628,6 +869,38 @@ def tensor_composition(
     below the exact one (connect-the-dots, error of order h^1.3 to h^2 in the spacing), ``False``
     one on or above it (first order); together they bracket the exact curve.  Tails of mass below
     ``tail`` are cut (pessimistically: sent to infinite loss).
+
+    Parameters
+    ----------
+    mechanism : {"gaussian", "laplace"}
+    mu : float
+        The one-step effect size, >= 0.
+    sampling_rate : float, default 1.0
+        In (0, 1].
+    steps : int, default 1
+    d : int, default 1
+        Dimension (Gaussian only).
+    discretization : float, default 1e-3
+        Loss lattice spacing.
+    pessimistic : bool, default True
+        Which side of the lattice bracket.
+    max_points : int, default 300,000
+        Largest one-step lattice.
+    tail : float, default 1e-15
+
+    Returns
+    -------
+    PiecewiseLinear
+
+    References
+    ----------
+    RTM paper (Kaissis et al. 2023) Thms. 1-2, Lemma 9; Dong, Roth, Su (2022) Def. 3.1.
+
+    Examples
+    --------
+    >>> one = tensor_composition("gaussian", 1.0, discretization=1e-2)
+    >>> bool(abs(one(0.1) - gaussian(1.0)(0.1)) < 0.01)  # one step: the RTM curve itself, up to the lattice
+    True
     """
     if mechanism not in ("gaussian", "laplace"):
         raise ValueError(f"mechanism must be 'gaussian' or 'laplace', got {mechanism!r}")
@@ -691,6 +964,31 @@ def sum_composition(
     curve, piecewise linear through ``points`` thresholds from each law's quantiles (and a range
     grid), with vertices on the exact curve, so it lies on or above it.  With N = 1 both are
     ``j_p`` of Lemma 9.
+
+    Parameters
+    ----------
+    mu : float
+        ``Delta_2 / sigma``, >= 0.
+    sampling_rate : float, default 1.0
+    steps : int, default 1
+    d : int, default 1
+    statistic : {"norm_of_sum", "sum_of_squares"}, default "norm_of_sum"
+    points : int, default 3000
+        Levels of the returned curve.
+
+    Returns
+    -------
+    PiecewiseLinear
+
+    References
+    ----------
+    RTM paper (Kaissis et al. 2023) Lemma 8, eqs. 42, 47-48.
+
+    Examples
+    --------
+    >>> curve = sum_composition(1.0, 1.0, steps=4)
+    >>> bool(abs(curve(0.1) - gaussian(1.0, steps=4)(0.1)) < 1e-3)  # p = 1: eqs. 47-48
+    True
     """
     mu = check_nonnegative("mu", mu)
     sampling_rate = check_sampling_rate("sampling_rate", sampling_rate)
@@ -758,6 +1056,30 @@ def composed_subsampled_gaussian(
     :func:`sum_composition` with the norm of the sum of all releases (reading (b), Lemma 8).
     ``options`` go to the underlying function.  J is the exact symmetrisation of the
     piecewise-linear j_N (:func:`fdp.tradeoff.symmetrise` on the union of its coordinates).
+
+    Parameters
+    ----------
+    mu : float
+    sampling_rate : float
+    steps : int
+    d : int, default 1
+    reading : {"tensor", "sum"}, default "tensor"
+    **options
+        Passed to :func:`tensor_composition` or :func:`sum_composition`.
+
+    Returns
+    -------
+    PiecewiseLinear
+
+    References
+    ----------
+    RTM paper (Kaissis et al. 2023) Lemmas 8-9, App. 7.3.
+
+    Examples
+    --------
+    >>> curve = composed_subsampled_gaussian(1.0, 0.5, 4, discretization=1e-2)
+    >>> bool(abs(curve(0.2) - curve.inverse(0.2)) < 1e-9)  # symmetrised
+    True
     """
     J = tradeoff.symmetrise(_composed_curve(mu, sampling_rate, steps, d, reading, options))  # exact for breakpoints
     J.name = f"RTM J, composed SGM ({reading}) mu={mu:g} p={sampling_rate:g} N={steps} d={d}"
@@ -785,6 +1107,29 @@ def sandwich_noise(
     pessimistic" choice of the paper) and the largest sigma with ``J(sigma) <= target``, each by
     bisection on log sigma in ``bounds`` to relative accuracy ``rtol`` (the returned values satisfy
     their condition; the second one is checked for alpha > 0).  ``grid`` defaults to :func:`fdp.tradeoff.default_grid` (401 points).
+
+    Parameters
+    ----------
+    target : TradeOffCurve
+        lambda.
+    sampling_rate : float
+    steps : int
+    d : int, default 1
+    reading : {"tensor", "sum"}, default "tensor"
+    grid : array_like, optional
+    bounds : (float, float), default (0.05, 100)
+        The bracket of sigma.
+    rtol : float, default 1e-3
+    **options
+        Passed to :func:`composed_subsampled_gaussian`.
+
+    Returns
+    -------
+    (sigma_upper, sigma_lower) : tuple of float
+
+    References
+    ----------
+    RTM paper (Kaissis et al. 2023) App. 7.3, Def. 3; Zheng et al. (2020).
     """
     sampling_rate = check_sampling_rate("sampling_rate", sampling_rate)
     steps = check_positive_int("steps", steps)
@@ -833,7 +1178,17 @@ def sandwich_noise(
 
 
 class DRResult(NamedTuple):
-    """Outcome of :func:`detection_resilience`."""
+    """Outcome of :func:`detection_resilience`.
+
+    Attributes
+    ----------
+    holds : bool
+        Whether lambda-DR holds on the grid.
+    worst_margin : float
+        The smallest ``min(f, f^{-1}) - lambda``.
+    worst_alpha : float
+        Where it is attained.
+    """
 
     holds: bool
     worst_margin: float  # min over the grid of min(f, f^{-1}) - lambda; negative = violated
@@ -847,6 +1202,29 @@ def detection_resilience(curve: TradeOffCurve, reference: TradeOffCurve, grid=No
     Since lambda is convex, ``C(f, f^{-1}) >= lambda`` iff ``min(f, f^{-1}) >= lambda``, so the
     margin ``min(f(alpha), f^{-1}(alpha)) - lambda(alpha)`` is checked; both j and J give the
     same answer.  ``grid`` defaults to :func:`fdp.tradeoff.default_grid`.
+
+    Parameters
+    ----------
+    curve : TradeOffCurve
+        The mechanism's RTM curve.
+    reference : TradeOffCurve
+        lambda.
+    grid : array_like, optional
+    atol : float, default 1e-9
+
+    Returns
+    -------
+    DRResult
+
+    References
+    ----------
+    RTM paper (Kaissis et al. 2023) Def. 3.
+
+    Examples
+    --------
+    >>> from fdp import tradeoff
+    >>> detection_resilience(gaussian(1.0), tradeoff.gaussian(1.0)).holds  # j_GM lies above the DP curve (Lemma 6)
+    True
     """
     atol = check_nonnegative("atol", atol)
     grid = tradeoff.default_grid() if grid is None else np.atleast_1d(check_array_in("grid", grid, 0.0, 1.0))
