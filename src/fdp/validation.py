@@ -37,7 +37,25 @@ def _as_float(name: str, value) -> float:
 
 
 def check_positive(name: str, value) -> float:
-    """Return ``value`` as float if it is finite and > 0, else raise ValueError."""
+    """Return ``value`` as float if it is finite and > 0, else raise ValueError.
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name, for the message.
+    value : float
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> check_positive("noise_multiplier", 0.0)
+    Traceback (most recent call last):
+    ...
+    ValueError: noise_multiplier must be > 0, got 0.0
+    """
     value = _as_float(name, value)
     if value <= 0:
         raise ValueError(f"{name} must be > 0, got {value!r}")
@@ -45,7 +63,22 @@ def check_positive(name: str, value) -> float:
 
 
 def check_nonnegative(name: str, value) -> float:
-    """Return ``value`` as float if it is finite and >= 0, else raise ValueError."""
+    """Return ``value`` as float if it is finite and >= 0, else raise ValueError.
+
+    Parameters
+    ----------
+    name : str
+    value : float
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> check_nonnegative("epsilon", 0)
+    0.0
+    """
     value = _as_float(name, value)
     if value < 0:
         raise ValueError(f"{name} must be >= 0, got {value!r}")
@@ -53,7 +86,22 @@ def check_nonnegative(name: str, value) -> float:
 
 
 def check_probability(name: str, value) -> float:
-    """Return ``value`` as float if it lies in [0, 1], else raise ValueError."""
+    """Return ``value`` as float if it lies in [0, 1], else raise ValueError.
+
+    Parameters
+    ----------
+    name : str
+    value : float
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> check_probability("delta", 1)
+    1.0
+    """
     value = _as_float(name, value)
     if not 0.0 <= value <= 1.0:
         raise ValueError(f"{name} must lie in [0, 1], got {value!r}")
@@ -61,7 +109,24 @@ def check_probability(name: str, value) -> float:
 
 
 def check_sampling_rate(name: str, value) -> float:
-    """Return a Poisson sampling rate in (0, 1] as float, else raise ValueError."""
+    """Return a Poisson sampling rate in (0, 1] as float, else raise ValueError.
+
+    Parameters
+    ----------
+    name : str
+    value : float
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> check_sampling_rate("sampling_rate", 0.0)
+    Traceback (most recent call last):
+    ...
+    ValueError: sampling_rate must lie in (0, 1], got 0.0
+    """
     value = _as_float(name, value)
     if not 0.0 < value <= 1.0:
         raise ValueError(f"{name} must lie in (0, 1], got {value!r}")
@@ -69,7 +134,24 @@ def check_sampling_rate(name: str, value) -> float:
 
 
 def check_open_unit(name: str, value) -> float:
-    """Return ``value`` as float if it lies in the open interval (0, 1), else raise ValueError."""
+    """Return ``value`` as float if it lies in the open interval (0, 1), else raise ValueError.
+
+    Parameters
+    ----------
+    name : str
+    value : float
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> check_open_unit("delta", 1.0)
+    Traceback (most recent call last):
+    ...
+    ValueError: delta must lie in (0, 1), got 1.0
+    """
     value = _as_float(name, value)
     if not 0.0 < value < 1.0:
         raise ValueError(f"{name} must lie in (0, 1), got {value!r}")
@@ -77,7 +159,24 @@ def check_open_unit(name: str, value) -> float:
 
 
 def check_positive_int(name: str, value) -> int:
-    """Return ``value`` as int if it is an integer >= 1 (floats like 3.0 are refused)."""
+    """Return ``value`` as int if it is an integer >= 1 (floats like 3.0 are refused).
+
+    Parameters
+    ----------
+    name : str
+    value : int
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> check_positive_int("steps", 3.0)
+    Traceback (most recent call last):
+    ...
+    ValueError: steps must be an integer >= 1, got 3.0
+    """
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
         raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
     if value < 1:
@@ -100,6 +199,23 @@ def as_real_array(name: str, values, *, allow_empty: bool = False) -> np.ndarray
     The one rule for array arguments: numbers (ints or floats, scalars or nested lists/arrays of
     them) only; strings, ``None``, booleans and complex numbers are refused, as are NaN, +-inf and
     (unless ``allow_empty``) empty arrays.
+
+    Parameters
+    ----------
+    name : str
+    values : float or array_like
+    allow_empty : bool, default False
+
+    Returns
+    -------
+    numpy.ndarray
+
+    Examples
+    --------
+    >>> as_real_array("kappa", "0.1")
+    Traceback (most recent call last):
+    ...
+    ValueError: kappa must be a real number or an array of real numbers, got the string '0.1'
     """
     if values is None:
         raise ValueError(f"{name} must be a real number or an array of real numbers, got None")
@@ -130,6 +246,25 @@ def check_array_in(name: str, values, low: float, high: float, *, open_low=False
 
     The interval is [low, high] with the ends made open by ``open_low``/``open_high`` (``high`` may be
     ``inf``: finite values only).  Input rules: :func:`as_real_array`.
+
+    Parameters
+    ----------
+    name : str
+    values : float or array_like
+    low, high : float
+        The interval's ends.
+    open_low, open_high : bool, default False
+        Exclude the ends.
+    allow_empty : bool, default False
+
+    Returns
+    -------
+    numpy.ndarray
+
+    Examples
+    --------
+    >>> check_array_in("kappa", [0.1, 0.5], 0.0, 1.0, open_low=True).tolist()
+    [0.1, 0.5]
     """
     arr = as_real_array(name, values, allow_empty=allow_empty)
     lo_ok = arr > low if open_low else arr >= low
@@ -143,7 +278,22 @@ def check_array_in(name: str, values, low: float, high: float, *, open_low=False
 
 
 def check_seed(name: str, value) -> int:
-    """A seed for ``numpy.random.SeedSequence``: an integer >= 0."""
+    """A seed for ``numpy.random.SeedSequence``: an integer >= 0.
+
+    Parameters
+    ----------
+    name : str
+    value : int
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> check_seed("seed", 7)
+    7
+    """
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or value < 0:
         raise ValueError(f"{name} must be an integer >= 0, got {value!r}")
     return int(value)
@@ -160,5 +310,23 @@ EPS_MAX = 700.0  # e^eps must stay finite in double precision
 
 
 def check_eps(name: str, eps) -> np.ndarray:
-    """``eps`` as a float array with every entry in [0, :data:`EPS_MAX`] (``e^eps`` stays finite)."""
+    """``eps`` as a float array with every entry in [0, :data:`EPS_MAX`] (``e^eps`` stays finite).
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name, for the message.
+    eps : float or array_like
+
+    Returns
+    -------
+    numpy.ndarray
+
+    Examples
+    --------
+    >>> check_eps("epsilon", 800.0)
+    Traceback (most recent call last):
+    ...
+    ValueError: epsilon must lie in [0, 700], got 800.0
+    """
     return check_array_in(name, eps, 0.0, EPS_MAX)
