@@ -24,7 +24,16 @@ __all__ = ["Dataset", "digits", "diabetes", "one_feature_classification"]
 
 @dataclass(frozen=True)
 class Dataset:
-    """Features ``x`` (n x d), targets ``y`` (n,), and a short description."""
+    """Features ``x`` (n x d), targets ``y`` (n,), and a short description.
+
+    Attributes
+    ----------
+    x : numpy.ndarray
+        (n, d).
+    y : numpy.ndarray
+        (n,).
+    description : str
+    """
 
     x: np.ndarray
     y: np.ndarray
@@ -40,6 +49,24 @@ def digits(n: int | None = None, seed: int | None = None, scale: str = "unit") -
     ``scale="unit"`` divides the pixel values (0..16) by 16, so that every pixel lies in [0, 1] like
     MNIST scaled to [0, 1]; ``scale="raw"`` keeps 0..16.  With ``n`` given, a random subset of ``n``
     images drawn without replacement with ``seed`` (an int; required then) is returned.
+
+    Parameters
+    ----------
+    n : int, optional
+        A random subset of this size.
+    seed : int, optional
+        Required with ``n``.
+    scale : {"unit", "raw"}, default "unit"
+
+    Returns
+    -------
+    Dataset
+
+    Examples
+    --------
+    >>> data = digits(10, seed=0)
+    >>> data.x.shape, float(data.x.max()) <= 1.0
+    ((10, 64), True)
     """
     from sklearn.datasets import load_digits
 
@@ -62,7 +89,25 @@ def digits(n: int | None = None, seed: int | None = None, scale: str = "unit") -
 
 
 def diabetes(standardise: bool = True) -> Dataset:
-    """The bundled diabetes data (442 x 10); features and target standardised to mean 0, sd 1."""
+    """The bundled diabetes data (442 x 10); features and target standardised to mean 0, sd 1.
+
+    Parameters
+    ----------
+    standardise : bool, default True
+
+    Returns
+    -------
+    Dataset
+
+    References
+    ----------
+    RTM paper (Kaissis et al. 2023) Fig. 3c.
+
+    Examples
+    --------
+    >>> diabetes().x.shape
+    (442, 10)
+    """
     from sklearn.datasets import load_diabetes
 
     data = load_diabetes()
@@ -75,7 +120,26 @@ def diabetes(standardise: bool = True) -> Dataset:
 
 
 def one_feature_classification(n: int = 1025, seed: int = 0) -> Dataset:
-    """``make_classification`` with one informative feature and two balanced classes (RTM App. 7.3)."""
+    """``make_classification`` with one informative feature and two balanced classes (RTM App. 7.3).
+
+    Parameters
+    ----------
+    n : int, default 1025
+    seed : int, default 0
+
+    Returns
+    -------
+    Dataset
+
+    References
+    ----------
+    RTM paper (Kaissis et al. 2023) App. 7.3.
+
+    Examples
+    --------
+    >>> one_feature_classification(100).x.shape
+    (100, 1)
+    """
     from sklearn.datasets import make_classification
 
     n = check_positive_int("n", n)

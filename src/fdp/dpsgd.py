@@ -57,7 +57,24 @@ __all__ = [
 
 @dataclass(frozen=True)
 class MLP:
-    """The MLP of Hayes et al. App. A: ``d -> hidden`` (ELU) ``-> classes`` with softmax cross-entropy."""
+    """The MLP of Hayes et al. App. A: ``d -> hidden`` (ELU) ``-> classes`` with softmax cross-entropy.
+
+    Parameters
+    ----------
+    d : int
+        Input dimension.
+    hidden : int, default 10
+    classes : int, default 10
+
+    References
+    ----------
+    ReRo paper (Hayes et al. 2023) App. A.
+
+    Examples
+    --------
+    >>> MLP(784).size  # the paper's MNIST model: 784 * 10 + 10 + 10 * 10 + 10 parameters
+    7960
+    """
 
     d: int
     hidden: int = 10
@@ -110,7 +127,22 @@ class MLP:
 
 def elu_parts(a):
     """The MLP's activation and its derivative, ``(elu(a), elu'(a))``, with one exponential:
-    ``elu' = exp(min(a, 0))`` and ``elu = max(a, 0) + elu' - 1``."""
+    ``elu' = exp(min(a, 0))`` and ``elu = max(a, 0) + elu' - 1``.
+
+    Parameters
+    ----------
+    a : numpy.ndarray
+
+    Returns
+    -------
+    (elu, derivative) : tuple of numpy.ndarray
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> [v.tolist() for v in elu_parts(np.array([-1.0, 2.0]))]
+    [[-0.6321205588285577, 2.0], [0.36787944117144233, 1.0]]
+    """
     ea = np.exp(np.minimum(a, 0.0))
     h = np.maximum(a, 0.0)
     h += ea
@@ -123,7 +155,25 @@ def _elu(a):
 
 
 def softmax(o, inplace: bool = False):
-    """``softmax(o)`` along the last axis (shifted by the maximum), in place on ``o`` if ``inplace``."""
+    """``softmax(o)`` along the last axis (shifted by the maximum), in place on ``o`` if ``inplace``.
+
+    Parameters
+    ----------
+    o : numpy.ndarray
+        Logits.
+    inplace : bool, default False
+        Overwrite ``o``.
+
+    Returns
+    -------
+    numpy.ndarray
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> softmax(np.array([0.0, 0.0])).tolist()
+    [0.5, 0.5]
+    """
     out = o if inplace else np.array(o, dtype=np.float64)
     out -= out.max(axis=-1, keepdims=True)
     np.exp(out, out=out)
@@ -166,6 +216,20 @@ def raw_factors(model: MLP, theta, x, y):
 
     Shared ``x (n, d)``: arrays come in the layout (n, R, .) that makes both layer-1 products
     single GEMMs; per-run ``x (R, n, d)``: layout (R, n, .).  Returns ``(delta, e, h, sq)``.
+
+    Parameters
+    ----------
+    model : MLP
+    theta : numpy.ndarray
+        (R, P), checked.
+    x : numpy.ndarray
+        (n, d) or (R, n, d), checked.
+    y : numpy.ndarray
+        Integer labels, checked.
+
+    Returns
+    -------
+    (delta, e, h, sq) : tuple of numpy.ndarray
     """
     runs = theta.shape[0]
     hd, d, k = model.hidden, model.d, model.classes
@@ -204,6 +268,30 @@ def per_example_factors(model: MLP, theta, x, y):
     ``h (R, n, hidden)`` the hidden activations and ``sq_norm (R, n)`` the squared L2 norm of each
     per-example gradient: the gradient of example i under run r is
     ``(delta x^T, delta, e h^T, e)`` and ``||g||^2 = |delta|^2 (|x|^2 + 1) + |e|^2 (|h|^2 + 1)``.
+
+    Parameters
+    ----------
+    model : MLP
+    theta : array_like
+        (R, P).
+    x : array_like
+        (n, d) or (R, n, d).
+    y : array_like
+        Integer labels, (n,) or (R, n).
+
+    Returns
+    -------
+    (delta, e, h, sq_norm) : tuple of numpy.ndarray
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> model = MLP(4, hidden=3, classes=2)
+    >>> theta = model.init(2, np.random.default_rng(0))
+    >>> x, y = np.ones((5, 4)), np.zeros(5, dtype=int)
+    >>> sq = per_example_factors(model, theta, x, y)[3]
+    >>> bool(np.allclose(sq, (per_example_gradients(model, theta, x, y) ** 2).sum(-1)))
+    True
     """
     theta = _check_theta(model, theta)
     x, y = _check_xy(model, x, y, theta.shape[0])
@@ -214,7 +302,23 @@ def per_example_factors(model: MLP, theta, x, y):
 
 
 def per_example_gradients(model: MLP, theta, x, y) -> np.ndarray:
-    """Materialised per-example gradients, shape ``(R, n, P)`` (for tests and small cases)."""
+    """Materialised per-example gradients, shape ``(R, n, P)`` (for tests and small cases).
+
+    Parameters
+    ----------
+    model : MLP
+    theta : array_like
+        (R, P).
+    x : array_like
+        (n, d) or (R, n, d).
+    y : array_like
+        Integer labels.
+
+    Returns
+    -------
+    numpy.ndarray
+        (R, n, P).
+    """
     delta, e, h, _ = per_example_factors(model, theta, x, y)
     x = np.asarray(x, dtype=np.float64)
     xb = np.broadcast_to(x, delta.shape[:2] + (model.d,))
@@ -224,7 +328,29 @@ def per_example_gradients(model: MLP, theta, x, y) -> np.ndarray:
 
 
 def clip(g, clip_norm: float) -> np.ndarray:
-    """``clip_C(v) = v / max(1, ||v|| / C)`` along the last axis (Hayes et al. footnote 3)."""
+    """``clip_C(v) = v / max(1, ||v|| / C)`` along the last axis (Hayes et al. footnote 3).
+
+    Parameters
+    ----------
+    g : array_like
+        Vectors along the last axis.
+    clip_norm : float
+        C > 0.
+
+    Returns
+    -------
+    numpy.ndarray
+
+    References
+    ----------
+    ReRo paper (Hayes et al. 2023) footnote 3; Abadi et al. (2016).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> clip(np.array([[3.0, 4.0]]), 1.0).round(12).tolist()  # norm 5 scaled down to 1
+    [[0.6, 0.8]]
+    """
     c = check_positive("clip_norm", clip_norm)
     g = np.asarray(g, dtype=np.float64)
     return g * clip_factors((g * g).sum(axis=-1), c)[..., None]
@@ -239,6 +365,29 @@ def clipped_sum(model: MLP, theta, x, y, clip_norm: float, weights=None):
     """``sum_i w_i clip_C(g_i)`` per run, shape (R, P), and the per-example norms ``(R, n)``.
 
     ``weights (R, n)`` (e.g. a 0/1 batch mask) multiply the clipped gradients; default all ones.
+
+    Parameters
+    ----------
+    model : MLP
+    theta : array_like
+        (R, P).
+    x : array_like
+        (n, d) or (R, n, d).
+    y : array_like
+        Integer labels.
+    clip_norm : float
+        C > 0.
+    weights : array_like, optional
+        (R, n).
+
+    Returns
+    -------
+    (total, norms) : tuple of numpy.ndarray
+        (R, P) and (R, n).
+
+    References
+    ----------
+    ReRo paper (Hayes et al. 2023) Sec. 2 (the clipped sum of DP-SGD).
     """
     clip_norm = check_positive("clip_norm", clip_norm)
     theta = _check_theta(model, theta)
@@ -279,6 +428,20 @@ class Trace:
     in the batch (ground truth, hidden from the adversary).  ``mean_norm`` and ``frac_clipped``
     (T, R) are the mean clipped per-example gradient norm and the fraction of clipped examples in
     each batch (Hayes et al. Fig. 13a).  ``x_known``, ``y_known`` is D_-.
+
+    Attributes
+    ----------
+    init, final : numpy.ndarray
+        (R, P) parameters before and after training.
+    x_known, y_known : numpy.ndarray
+        D_-.
+    included, mean_norm, frac_clipped : numpy.ndarray
+        (T, R).
+    settings : dict
+        The training arguments (``noise_multiplier``, ``clip_norm``, ``steps``, ``lr``,
+        ``sampling_rate``, ``hidden``).
+    params, noisy, known, masks : numpy.ndarray or None
+        The adversary's view (``record=True``).
     """
 
     init: np.ndarray
@@ -333,6 +496,44 @@ def train(
     is called at every step with arrays of shape (R, P); ``record=True`` keeps them in the
     :class:`Trace` (memory ``3 T R P`` floats).  ``method``: "dense" evaluates every D_- point and
     masks (fast for large q), "gather" evaluates only the sampled ones, "auto" picks by q.
+
+    Parameters
+    ----------
+    x_known, y_known : array_like
+        D_-, (m, d) and (m,).
+    x_target, y_target : array_like
+        One target per run, (R, d) and (R,).
+    noise_multiplier : float
+        >= 0.
+    clip_norm : float
+        C > 0.
+    steps : int
+        T >= 1.
+    lr : float
+        > 0.
+    sampling_rate : float, default 1.0
+        In (0, 1].
+    hidden : int, default 10
+    seed : int, SeedSequence or Generator, optional
+    record : bool, default False
+    observer : callable, optional
+    method : {"auto", "dense", "gather"}, default "auto"
+
+    Returns
+    -------
+    Trace
+
+    References
+    ----------
+    ReRo paper (Hayes et al. 2023) Sec. 2, App. A; Abadi et al. (2016).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x, y = np.random.default_rng(0).random((3, 8)), np.array([1, 2, 3])
+    >>> trace = train(x[:2], y[:2], x[2:], y[2:], noise_multiplier=1.0, clip_norm=0.1, steps=5, lr=1.0, seed=0)
+    >>> trace.final.shape, trace.settings["noise_multiplier"]
+    ((1, 200), 1.0)
     """
     sigma = check_nonnegative("noise_multiplier", noise_multiplier)
     clip_norm = check_positive("clip_norm", clip_norm)
@@ -417,7 +618,22 @@ def train(
 
 
 def accuracy(theta, x, y) -> np.ndarray:
-    """Accuracy of each run's model ``theta (R, P)`` on ``(x, y)``, shape (R,)."""
+    """Accuracy of each run's model ``theta (R, P)`` on ``(x, y)``, shape (R,).
+
+    Parameters
+    ----------
+    theta : array_like
+        (R, P) of an :class:`MLP` with hidden width 10.
+    x : array_like
+        (n, d).
+    y : array_like
+        Integer labels, (n,).
+
+    Returns
+    -------
+    numpy.ndarray
+        (R,).
+    """
     x = np.asarray(x, dtype=np.float64)
     if x.ndim != 2:
         raise ValueError(f"x must have shape (n, d), got {x.shape}")
