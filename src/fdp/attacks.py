@@ -41,6 +41,27 @@ def empirical_tradeoff(scores_h0, scores_h1, thresholds=50) -> tuple[np.ndarray,
     ``thresholds`` is an int (that many thresholds spaced evenly from just below the smallest to
     the largest pooled score, so the curve runs from (1, 0) to (0, 1)) or an increasing array.
     Returns ``(thresholds, alpha, beta)``; alpha and beta have shape ``batch + (len(thresholds),)``.
+
+    Parameters
+    ----------
+    scores_h0, scores_h1 : array_like
+        Scores under H0 and H1, samples on the last axis.
+    thresholds : int or array_like, default 50
+        A number of thresholds (evenly spaced over the pooled scores) or the increasing thresholds.
+
+    Returns
+    -------
+    (thresholds, alpha, beta) : tuple of numpy.ndarray
+
+    References
+    ----------
+    RTM paper (Kaissis et al. 2023) Sec. 5 (empirical curves of the audits).
+
+    Examples
+    --------
+    >>> t, alpha, beta = empirical_tradeoff([0.0, 1.0, 2.0], [1.5, 2.5, 3.5], thresholds=[1.0])
+    >>> float(alpha[0]), float(beta[0])  # one H0 score above 1, no H1 score at or below it
+    (0.3333333333333333, 0.0)
     """
     s0 = np.asarray(scores_h0, dtype=np.float64)
     s1 = np.asarray(scores_h1, dtype=np.float64)
@@ -79,6 +100,15 @@ class CurveComparison:
     ``error``: standard error of ``gap`` from both coordinates, ``sqrt(se_beta^2 + (f' se_alpha)^2)``;
     ``max_gap = max |gap|``; ``violation = max(0, max(-gap - z error))``, how far the mean curve
     falls below ``f`` beyond ``z`` standard errors (0 for a sound bound, up to chance).
+
+    Attributes
+    ----------
+    alpha, beta, beta_sd, gap, error : numpy.ndarray
+        Per threshold.
+    max_gap : float
+        The largest ``|gap|``.
+    violation : float
+        How far the mean curve falls below ``f`` beyond ``z`` standard errors (0 if nowhere).
     """
 
     alpha: np.ndarray
@@ -97,6 +127,22 @@ def compare_to_curve(alpha, beta, curve, z: float = 3.0) -> CurveComparison:
     :func:`empirical_tradeoff` with an array of thresholds).  The mean point at each threshold is
     an unbiased estimate of the true (alpha, beta) of that threshold, so it is the mean point, not
     the mean of ``curve(alpha)``, that is compared with the curve.
+
+    Parameters
+    ----------
+    alpha, beta : array_like
+        (repetitions, thresholds).
+    curve : TradeOffCurve
+    z : float, default 3.0
+        Standard errors tolerated below the curve.
+
+    Returns
+    -------
+    CurveComparison
+
+    References
+    ----------
+    RTM paper (Kaissis et al. 2023) Sec. 5, Fig. 3.
     """
     a = np.asarray(alpha, dtype=np.float64)
     b = np.asarray(beta, dtype=np.float64)
@@ -139,6 +185,20 @@ class PriorObserver:
     (so that ``inner + inner_known`` is the score without subtraction, App. E), and the squared
     norm of the clipped candidate gradient ``sq[r, i, t]`` (for the likelihood attack, App. G).
     Gradients are never formed: the inner products use the per-layer outer-product structure.
+
+    Parameters
+    ----------
+    model : fdp.dpsgd.MLP
+    x_prior : array_like
+        (R, n, d).
+    y_prior : array_like
+        (R, n).
+    clip_norm : float
+    steps : int
+
+    References
+    ----------
+    ReRo paper (Hayes et al. 2023) Alg. 2, App. F.
     """
 
     def __init__(self, model, x_prior, y_prior, clip_norm: float, steps: int):
@@ -183,12 +243,59 @@ def _pick(scores: np.ndarray, rng) -> np.ndarray:
 
 
 def prior_aware_guess(inner, rng=None) -> np.ndarray:
-    """Alg. 2: the candidate with the largest sum over steps of ``inner`` (R, n, T); returns (R,)."""
+    """Alg. 2: the candidate with the largest sum over steps of ``inner`` (R, n, T); returns (R,).
+
+    Parameters
+    ----------
+    inner : array_like
+        (R, n, T) inner products.
+    rng : numpy.random.Generator, optional
+        Breaks ties at random (else the first index wins).
+
+    Returns
+    -------
+    numpy.ndarray
+        (R,) candidate indices.
+
+    References
+    ----------
+    ReRo paper (Hayes et al. 2023) Alg. 2.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> prior_aware_guess(np.array([[[1.0, 0.0], [0.5, 0.6]]])).tolist()
+    [1]
+    """
     return _pick(np.asarray(inner).sum(axis=-1), rng)
 
 
 def top_steps_guess(inner, sampling_rate: float, rng=None) -> np.ndarray:
-    """Alg. 3 (App. F): sum only the ``round(q T)`` (at least 1) largest inner products per candidate."""
+    """Alg. 3 (App. F): sum only the ``round(q T)`` (at least 1) largest inner products per candidate.
+
+    Parameters
+    ----------
+    inner : array_like
+        (R, n, T).
+    sampling_rate : float
+        q in (0, 1].
+    rng : numpy.random.Generator, optional
+
+    Returns
+    -------
+    numpy.ndarray
+        (R,).
+
+    References
+    ----------
+    ReRo paper (Hayes et al. 2023) Alg. 3, App. F.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> top_steps_guess(np.array([[[1.0, 0.0], [0.5, 0.6]]]), 0.5).tolist()  # the single largest step wins
+    [0]
+    """
     inner = np.asarray(inner)
     q = check_sampling_rate("sampling_rate", sampling_rate)
     steps = inner.shape[-1]
@@ -207,6 +314,26 @@ def log_likelihood_guess(inner, sq, sampling_rate: float, noise_multiplier: floa
     ``sum_t log(1 - q + q exp((|gbar_t|^2 - |gbar_t - g^z_t|^2) / (2 s^2)))`` and
     ``|gbar_t|^2 - |gbar_t - g^z_t|^2 = 2 <g^z_t, gbar_t> - |g^z_t|^2``.  (App. G prints a plus
     between the two squared norms; the ranking it gives differs from the likelihood when q < 1.)
+
+    Parameters
+    ----------
+    inner : array_like
+        (R, n, T) inner products ``<g^z_t, gbar_t>``.
+    sq : array_like
+        (R, n, T) squared norms ``|g^z_t|^2``.
+    sampling_rate : float
+    noise_multiplier : float
+    clip_norm : float
+    rng : numpy.random.Generator, optional
+
+    Returns
+    -------
+    numpy.ndarray
+        (R,).
+
+    References
+    ----------
+    ReRo paper (Hayes et al. 2023) App. G.
     """
     q = check_sampling_rate("sampling_rate", sampling_rate)
     s = check_positive("noise_multiplier", noise_multiplier) * check_positive("clip_norm", clip_norm)
@@ -215,7 +342,28 @@ def log_likelihood_guess(inner, sq, sampling_rate: float, noise_multiplier: floa
 
 
 def success_rate(successes, confidence: float = 0.95) -> tuple[float, float, float]:
-    """Fraction of successful trials with its Clopper-Pearson interval: ``(rate, low, high)``."""
+    """Fraction of successful trials with its Clopper-Pearson interval: ``(rate, low, high)``.
+
+    Parameters
+    ----------
+    successes : array_like
+        Booleans, one per trial.
+    confidence : float, default 0.95
+
+    Returns
+    -------
+    (rate, low, high) : tuple of float
+
+    References
+    ----------
+    Clopper and Pearson (1934); ReRo paper (Hayes et al. 2023) Figs. 2-5.
+
+    Examples
+    --------
+    >>> rate, low, high = success_rate([True] * 5 + [False] * 5)
+    >>> rate, round(low, 4), round(high, 4)
+    (0.5, 0.1871, 0.8129)
+    """
     s = np.asarray(successes, dtype=bool).ravel()
     if s.size == 0:
         raise ValueError("successes must hold at least one trial")
@@ -236,6 +384,27 @@ def gradient_attack_loss(model, params, residual, z, label: int, clip_norm: floa
     ``L(z) = sum_t -<c_t g_t(z), gbar_t> + ||c_t g_t(z) - gbar_t||_1`` with ``c_t`` the clipping
     factor.  The gradient is a vector-Jacobian product written out for the MLP (tested against
     finite differences).  Returns ``(loss (B,), grad (B, d))``.
+
+    Parameters
+    ----------
+    model : fdp.dpsgd.MLP
+    params : array_like
+        (T, P).
+    residual : array_like
+        (T, P).
+    z : array_like
+        (B, d) candidate inputs.
+    label : int
+    clip_norm : float
+
+    Returns
+    -------
+    (loss, gradient) : tuple of numpy.ndarray
+        (B,) and (B, d).
+
+    References
+    ----------
+    ReRo paper (Hayes et al. 2023) eq. 1, App. A.
     """
     z = np.atleast_2d(np.asarray(z, dtype=np.float64))
     w1, b1, w2, b2 = model.unpack(np.asarray(params, dtype=np.float64))  # (T, h, d), (T, h), (T, k, h), (T, k)
@@ -287,6 +456,28 @@ def gradient_attack(model, params, residual, label: int, clip_norm: float, *, re
     ``restarts`` starting points drawn uniformly from [0, 1]^d are optimised together with Adam
     (step ``learning_rate``; the paper uses plain gradient descent for 10^6 steps) and projected
     onto the box; the reconstruction with the lowest final loss is returned with its loss.
+
+    Parameters
+    ----------
+    model : fdp.dpsgd.MLP
+    params : array_like
+        (T, P).
+    residual : array_like
+        (T, P).
+    label : int
+    clip_norm : float
+    restarts : int, default 5
+    iterations : int, default 300
+    learning_rate : float, default 0.01
+    seed : int or numpy.random.SeedSequence
+
+    Returns
+    -------
+    (z, loss) : tuple of numpy.ndarray and float
+
+    References
+    ----------
+    ReRo paper (Hayes et al. 2023) Sec. 2, eq. 1.
     """
     restarts = check_positive_int("restarts", restarts)
     iterations = check_positive_int("iterations", iterations)

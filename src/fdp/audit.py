@@ -39,7 +39,13 @@ __all__ = [
 @dataclass(frozen=True)
 class LinearRuns:
     """``weights`` (runs, d + 1; the last entry is the bias) and the clipped per-sample
-    gradients of the last iteration, ``final_gradients`` (runs, n, d + 1)."""
+    gradients of the last iteration, ``final_gradients`` (runs, n, d + 1).
+
+    Attributes
+    ----------
+    weights : numpy.ndarray
+    final_gradients : numpy.ndarray
+    """
 
     weights: np.ndarray
     final_gradients: np.ndarray
@@ -57,6 +63,26 @@ def logistic_gradients(weights, features, labels) -> np.ndarray:
 
     ``weights`` (runs, p), ``features`` (n, p) or (runs, n, p) (bias column included),
     ``labels`` (n,) or (runs, n); returns (runs, n, p).
+
+    Parameters
+    ----------
+    weights : array_like
+        (runs, p).
+    features : array_like
+        (n, p) or (runs, n, p).
+    labels : array_like
+        (n,) or (runs, n).
+
+    Returns
+    -------
+    numpy.ndarray
+        (runs, n, p).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> logistic_gradients(np.zeros((1, 2)), np.array([[1.0, 2.0]]), np.array([1.0])).tolist()  # (1/2 - 1) x
+    [[[-0.5, -1.0]]]
     """
     w = np.asarray(weights, dtype=np.float64)
     xb = np.asarray(features, dtype=np.float64)
@@ -87,6 +113,27 @@ def train_linear_dpgd(
     divided by the expected batch size; then a plain gradient step from ``w = 0``.  Without
     ``fit_intercept`` the unit has no bias (p = d parameters).  ``seed`` (int or SeedSequence)
     seeds one ``numpy.random.Generator`` for the noise and the sampling of every run.
+
+    Parameters
+    ----------
+    x, y : array_like
+        (n, d) and (n,), or (runs, n, d) and (runs, n); labels 0 or 1.
+    steps : int
+    learning_rate : float
+    clip_norm : float, default 1.0
+    noise_multiplier : float, default 1.0
+    runs : int, optional
+    sampling_rate : float, default 1.0
+    fit_intercept : bool, default True
+    seed : int or numpy.random.SeedSequence
+
+    Returns
+    -------
+    LinearRuns
+
+    References
+    ----------
+    RTM paper (Kaissis et al. 2023) App. 7.3.
     """
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
@@ -124,6 +171,20 @@ def linear_network_gradients(params, x, y, latent: int) -> np.ndarray:
 
     ``params`` is the flat vector ``(W1 (latent x d), b1, w2, b2)`` of length
     ``latent (d + 2) + 1``; returns (n, len(params)).
+
+    Parameters
+    ----------
+    params : array_like
+    x : array_like
+        (n, d).
+    y : array_like
+        (n,).
+    latent : int
+
+    Returns
+    -------
+    numpy.ndarray
+        (n, len(params)).
     """
     x = np.asarray(x, dtype=np.float64)
     n, d = x.shape
@@ -152,6 +213,25 @@ def train_linear_network_dpgd(
 
     Same step as :func:`train_linear_dpgd`; the weights start from N(0, 1/fan_in), the biases
     from 0.  Returns one run: ``weights`` (1, P) and ``final_gradients`` (1, n, P), clipped.
+
+    Parameters
+    ----------
+    x, y : array_like
+        (n, d) and (n,).
+    latent : int
+    steps : int
+    learning_rate : float
+    clip_norm : float, default 1.0
+    noise_multiplier : float, default 1.0
+    seed : int or numpy.random.SeedSequence
+
+    Returns
+    -------
+    LinearRuns
+
+    References
+    ----------
+    RTM paper (Kaissis et al. 2023) Fig. 3c.
     """
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
@@ -210,6 +290,31 @@ def lira_offline_scores(
     Returns ``(scores_h0, scores_h1, effect)``, the scores of shape (runs, target_models) and, for
     each run, the effect size of the target in logit space, ``|clip(g*) . x*| / (noise_multiplier clip_norm |x*|)``
     (at most ``Delta / sigma = 1``, with equality when the target's gradient is clipped).
+
+    Parameters
+    ----------
+    x, y : array_like
+        (runs, n, d) and (runs, n), or one data set shared by all runs.
+    weights : array_like
+        (runs, p).
+    x_target, y_target : array_like
+        (runs, d) and (runs,).
+    learning_rate : float
+    clip_norm : float, default 1.0
+    noise_multiplier : float, default 1.0
+    shadow_models : int
+        >= 2.
+    target_models : int
+    fit_intercept : bool, default True
+    seed : int or numpy.random.SeedSequence
+
+    Returns
+    -------
+    (scores_h0, scores_h1, effect) : tuple of numpy.ndarray
+
+    References
+    ----------
+    Carlini et al. (2022) Sec. IV.C; RTM paper (Kaissis et al. 2023) App. 7.3, Fig. 3a.
     """
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
@@ -272,6 +377,34 @@ def canary_scores(
     ``s = noise_multiplier * canary_norm`` (the canary's norm is the sensitivity).
     The adversary knows the reference gradients, subtracts their sum and scores the L2 norm of
     the rest (Lemma 4).  ``reference_gradients`` is (n, d) or a single summed (d,) vector.
+
+    Parameters
+    ----------
+    reference_gradients : array_like
+        (n, d) or (d,).
+    canary_norm : float
+        The sensitivity Delta, > 0.
+    noise_multiplier : float
+        > 0.
+    repetitions : int
+    mechanism : {"gaussian", "laplace"}, default "gaussian"
+    sampling_rate : float, default 1.0
+    seed : int
+
+    Returns
+    -------
+    (scores_h0, scores_h1) : tuple of numpy.ndarray
+
+    References
+    ----------
+    RTM paper (Kaissis et al. 2023) Thms. 1-2, Lemmas 4 and 9, Sec. 5; Nasr et al. (2023).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> s0, s1 = canary_scores(np.zeros((3, 2)), 1.0, 1.0, 5000, seed=0)
+    >>> bool(s1.mean() > s0.mean())  # the canary shifts the norm
+    True
     """
     g = np.asarray(reference_gradients, dtype=np.float64)
     if g.ndim not in (1, 2) or g.size == 0 or not np.all(np.isfinite(g)):

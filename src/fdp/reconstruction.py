@@ -44,6 +44,15 @@ class GameResult:
     ``mean_norm`` is the mean clipped per-example gradient norm over all batches and steps,
     ``frac_clipped`` the fraction of per-example gradients that were clipped (Hayes et al.
     Fig. 13a), ``accuracy`` the mean training accuracy of the final models on ``D_-``.
+
+    Attributes
+    ----------
+    success : dict
+        Attack name -> (trials, prior sizes) booleans.
+    prior_sizes : list of int
+    mean_norm, frac_clipped, accuracy : float
+    settings : dict
+        The game's arguments.
     """
 
     success: dict
@@ -129,6 +138,34 @@ def prior_game(
     ``sampling_rate``) on ``D_- + {z*}``.  Games run in vectorised chunks of ``chunk`` runs, chunks in parallel over
     ``n_jobs`` joblib workers, each with its own random stream spawned from ``seed``;
     ``progress`` shows a tqdm bar over chunks.
+
+    Parameters
+    ----------
+    x_known, y_known : array_like
+        D_-.
+    x_pool, y_pool : array_like
+        Where targets and priors are drawn.
+    prior_sizes : int or list of int
+        Each in [2, pool size].
+    trials : int
+    noise_multiplier : float
+    clip_norm : float
+    steps : int
+    lr : float
+    sampling_rate : float, default 1.0
+    hidden : int, default 10
+    seed : int or numpy.random.SeedSequence
+    chunk : int, default 200
+    n_jobs : int, default 1
+    progress : bool, default False
+
+    Returns
+    -------
+    GameResult
+
+    References
+    ----------
+    ReRo paper (Hayes et al. 2023) Sec. 3.4, Algs. 2-3, Apps. E-G.
     """
     xk, yk, xp, yp = _check_data(x_known, y_known, x_pool, y_pool)
     sizes = [check_positive_int("prior_sizes", n) for n in np.atleast_1d(prior_sizes).tolist()]
@@ -184,6 +221,33 @@ def gradient_reconstructions(
 
     Returns the reconstructions, shape (R, d).  The adversary's view is recorded (memory
     ``3 T R P`` floats), and ``gbar_t = g_t - known_t`` is formed as in Sec. 2.
+
+    Parameters
+    ----------
+    x_known, y_known : array_like
+        D_-.
+    x_targets, y_targets : array_like
+        (R, d) and (R,).
+    noise_multiplier : float
+    clip_norm : float
+    steps : int
+    lr : float
+    hidden : int, default 10
+    restarts, iterations : int
+        Of :func:`fdp.attacks.gradient_attack`.
+    attack_lr : float, default 0.01
+    seed : int or numpy.random.SeedSequence
+    n_jobs : int, default 1
+    progress : bool, default False
+
+    Returns
+    -------
+    numpy.ndarray
+        (R, d).
+
+    References
+    ----------
+    ReRo paper (Hayes et al. 2023) Sec. 2, eq. 1, Fig. 1.
     """
     xt = np.asarray(x_targets, dtype=np.float64)
     if xt.ndim != 2:
@@ -210,6 +274,33 @@ def nearest_prior_success(reconstructions, targets, pool, prior_size: int, prior
     ``prior_size - 1`` distinct images of ``pool`` (which must not contain the targets); the
     guess is the prior point nearest to the reconstruction in L2.  Returns the success
     indicators, shape (R, priors).
+
+    Parameters
+    ----------
+    reconstructions, targets : array_like
+        (R, d).
+    pool : array_like
+        (m, d), without the targets.
+    prior_size : int
+    priors : int
+        Random priors per reconstruction.
+    seed : int or numpy.random.SeedSequence
+
+    Returns
+    -------
+    numpy.ndarray
+        (R, priors) booleans.
+
+    References
+    ----------
+    ReRo paper (Hayes et al. 2023) App. D, footnote 5.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> pool = np.eye(4)[1:]
+    >>> nearest_prior_success(np.eye(4)[:1], np.eye(4)[:1], pool, 3, 2, seed=0).tolist()  # exact: always nearest
+    [[True, True]]
     """
     rec = np.asarray(reconstructions, dtype=np.float64)
     tgt = np.asarray(targets, dtype=np.float64)
