@@ -118,3 +118,60 @@ def test_readme_lists_every_module():
     section = section[: section.index("\n## ")]
     listed = set(re.findall(r"`(fdp(?:\.\w+)+)`", section))
     assert listed == {_name(p) for p in MODULES} | {_name(p / "x.py").removesuffix(".x") for p in PACKAGES}
+
+
+# --- docstrings ----------------------------------------------------------------------------------
+# The library's public API (numerics and experiments; not the CLI nor the book's machinery) documents
+# every public function and class in numpydoc form.
+LIBRARY = [p for p in MODULES if p.parent == PACKAGE and p.stem != "cli"]
+
+
+def _public_objects():
+    import importlib
+    import inspect
+
+    for path in LIBRARY:
+        module = importlib.import_module(_name(path))
+        for name in getattr(module, "__all__", []):
+            obj = getattr(module, name)
+            if (inspect.isfunction(obj) or inspect.isclass(obj)) and obj.__module__ == module.__name__:
+                yield f"{module.__name__}.{name}", obj
+
+
+def _section(doc: str, title: str) -> bool:
+    return re.search(rf"^\s*{title}\n\s*-{{{len(title)}}}\s*$", doc, re.M) is not None
+
+
+def _takes_arguments(obj) -> bool:
+    import inspect
+
+    try:
+        params = inspect.signature(obj).parameters
+    except ValueError:  # an exception class: no signature of its own
+        return False
+    return any(name not in ("self", "cls") for name in params)
+
+
+def test_every_public_object_has_numpydoc_sections():
+    import inspect
+
+    missing = []
+    for name, obj in _public_objects():
+        doc = inspect.getdoc(obj) or ""
+        if not doc:
+            missing.append((name, "docstring"))
+        elif inspect.isclass(obj):
+            if _takes_arguments(obj) and not (_section(doc, "Parameters") or _section(doc, "Attributes")):
+                missing.append((name, "Parameters or Attributes"))
+        else:
+            if _takes_arguments(obj) and not _section(doc, "Parameters"):
+                missing.append((name, "Parameters"))
+            if inspect.signature(obj).return_annotation not in (None, "None") and not _section(doc, "Returns"):
+                missing.append((name, "Returns"))
+    assert not missing, missing
+
+
+def test_the_docstring_check_sees_a_missing_section():
+    assert _section("Summary.\n\nParameters\n----------\nx : int", "Parameters")
+    assert not _section("Summary.\n\nParameters: x", "Parameters")
+    assert not _section("Summary.\n\nReturns\n---", "Returns")

@@ -318,7 +318,14 @@ def guo_mutual_information_bound(noise_multiplier: float, prior_size: int, sensi
 
 @dataclass(frozen=True)
 class MutualInformationEstimate:
-    """Monte-Carlo estimate of a mutual information (nats) with its standard error."""
+    """Monte-Carlo estimate of a mutual information (nats) with its standard error.
+
+    Attributes
+    ----------
+    estimate, std_error : float
+        Nats.
+    samples, seed : int
+    """
 
     estimate: float
     std_error: float

@@ -612,6 +612,12 @@ def is_valid(curve: TradeOffCurve, alphas=None, atol: float = 1e-9) -> bool:
     -------
     bool
 
+    Parameters
+    ----------
+    curve : TradeOffCurve
+    alphas : array_like, optional
+    atol : float, default 1e-9
+
     Examples
     --------
     >>> is_valid(gaussian(1.0)), is_valid(piecewise_linear([0.0, 1.0], [0.5, 0.5]))
