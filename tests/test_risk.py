@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from scipy.stats import norm
 
 from fdp import edgeworth, montecarlo, pld, rero, risk, tradeoff
 from fdp.privacy_loss import Mechanism, dpsgd
@@ -84,6 +85,19 @@ def test_gdp_report_is_alg1_on_the_dpsgd_curve():
     assert report.discretization == pld.default_discretization(2.0, 0.05, 200)
     dist = pld.mechanism_pld("gaussian", 2.0, 0.05, 200, discretization=report.discretization)
     assert report.epsilon == float(dist.get_epsilon_for_delta(1e-5))
+
+
+def test_gdp_report_and_mu_and_regret_agree_far_from_privacy():
+    # the curve passes below (tail, tail): both lower the floor to its fixed point, and the report says so
+    from fdp import gdp
+
+    run = dpsgd(1.0, 0.5623, 1000)
+    report = risk.gdp(run, discretization=1e-3)
+    assert (report.mu, report.regret) == gdp.mu_and_regret(run, discretization=1e-3)
+    assert report.mu > 2 * norm.isf(1e-10) and 0.0 < report.alpha_floor < 1e-10
+    assert any("floor was lowered" in w for w in report.warnings)
+    with pytest.raises(ValueError, match="discretization"):
+        gdp.mu_and_regret(tradeoff.identity(), discretization=1e-3)
 
 
 def test_gdp_report_of_full_batches_is_the_closed_form():
