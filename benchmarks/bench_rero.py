@@ -15,9 +15,9 @@ import time
 import tracemalloc
 
 import numpy as np
-from riskcal.analysis import get_beta_from_pld
 
 from fdp import edgeworth, montecarlo, pld
+from timing import uncertified_gamma
 
 SIGMA, Q, STEPS = 2.5, 16384 / 1281167, 71589
 KAPPAS = np.array([1e-7, 1e-5, 1e-3, 1e-1])
@@ -37,11 +37,7 @@ def main():
     low, up = bracket.gamma(KAPPAS)
     mid = 0.5 * (low + up)
 
-    def riskcal_route():
-        dist = pld.mechanism_pld("gaussian", SIGMA, Q, STEPS, discretization=1e-4)
-        return 1.0 - np.asarray(get_beta_from_pld(dist, alpha=KAPPAS))
-
-    rc, t_rc = timed(riskcal_route)
+    rc, t_rc = timed(lambda: uncertified_gamma(SIGMA, Q, STEPS, KAPPAS))
     print(f"Edgeworth: setup {t_setup:.3f} s, {1e3 * t_eval / KAPPAS.size:.2f} ms per kappa")
     print(f"PLD bracket: {t_bracket:.2f} s, max width {np.max(up - low):.2e}, max relative width {np.max((up - low) / mid):.2e}")
     print(f"dp_accounting + riskcal: {t_rc:.2f} s; time ratio riskcal route / our bracket {t_rc / t_bracket:.2f}")

@@ -1,0 +1,88 @@
+"""Certified ReRo brackets against the uncertified route, and where the bracket's time goes (issue: certified speed).
+
+For each workload (the ImageNet ReRo workload of De et al. and four DP-SGD settings of the hidden-size family
+used across the book) this prints, in one process: the time of our certified bracket (``fdp.pld.tradeoff_bracket``
+at discretization 1e-4), the time of the uncertified route (dp_accounting's PLD at 1e-4 read by riskcal's
+``get_beta_from_pld``), their ratio (goal: at most 3), the bracket's largest relative width over
+kappa in [1e-7, 0.1] (goal: at most 1e-4), and how far the uncertified values lie above the bracket (they read
+the symmetrised curve, the bracket the add direction, so at small kappa they may lie well above it).  For the
+ImageNet workload it then profiles one bracket (cProfile: the one-step measures, split into the lattice frame,
+the pessimistic and the optimistic measures; the FFT composition; the curves' breakpoints; the queries) and
+reports the peak of traced memory.  Run with ``make bench``.
+"""
+
+from __future__ import annotations
+
+import cProfile
+import pstats
+import time
+import tracemalloc
+
+import numpy as np
+
+from fdp import pld
+from timing import best_of, uncertified_gamma
+
+KAPPAS = np.array([1e-7, 1e-5, 1e-3, 1e-1])
+WORKLOADS = {
+    "ImageNet (De et al.)": (2.5, 16384 / 1281167, 71589),
+    "hidden size (1.1, 0.07, 60)": (1.1, 0.07, 60),
+    "hidden size (0.59, 0.01, 100)": (0.59, 0.01, 100),
+    "hidden size (10.7, 0.99, 100)": (10.7, 0.99, 100),
+    "hidden size (2.0, 0.3, 20)": (2.0, 0.3, 20),
+}
+# cProfile entries reported for one bracket: (label, function name)
+PHASES = [
+    ("one-step measures (all)", "one_step_lattices"),
+    ("  lattice frame (tail roots)", "_lattice_frames"),
+    ("  pessimistic measure", "_pessimistic_step"),
+    ("  optimistic measure", "_optimistic_step"),
+    ("FFT composition", "compose"),
+    ("breakpoints of the curves", "breakpoints"),
+    ("queries (gamma)", "gamma"),
+]
+
+
+def bracket(noise, rate, steps):
+    return pld.tradeoff_bracket("gaussian", noise, rate, steps, discretization=1e-4, kappa_min=float(KAPPAS.min()))
+
+
+def compare(name, noise, rate, steps):
+    t0 = time.perf_counter()
+    low, up = bracket(noise, rate, steps).gamma(KAPPAS)
+    t_cert = time.perf_counter() - t0
+    ref, t_ref = best_of(lambda: uncertified_gamma(noise, rate, steps, KAPPAS), 3)
+    width = np.max((up - low) / up)
+    above = np.max((ref - up) / up)  # the uncertified route reads the symmetrised curve: its gamma may lie above
+    print(f"{name:30s} certified {t_cert:6.2f} s, uncertified {t_ref:5.3f} s: ratio {t_cert / t_ref:5.1f} (goal <= 3); "
+          f"max relative width {width:.1e} (goal <= 1e-4); uncertified (symmetrised) above the bracket's top by "
+          f"at most {above:+.1e} relative")
+
+
+def profile(noise, rate, steps):
+    prof = cProfile.Profile()
+    tracemalloc.start()
+    prof.enable()
+    bracket(noise, rate, steps).gamma(KAPPAS)
+    prof.disable()
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    stats = pstats.Stats(prof)
+    total = stats.total_tt
+    cumulative = {}
+    for (_, _, func), (_, _, _, cum, _) in stats.stats.items():
+        cumulative[func] = cumulative.get(func, 0.0) + cum
+    print(f"profile of one bracket (total {total:.2f} s under cProfile; peak traced memory {peak / 2**20:.0f} MiB):")
+    for label, func in PHASES:
+        t = cumulative.get(func, 0.0)
+        print(f"  {label:32s} {t:7.2f} s  {100 * t / total:5.1f} %")
+
+
+def main():
+    for name, args in WORKLOADS.items():
+        compare(name, *args)
+    profile(*WORKLOADS["ImageNet (De et al.)"])
+
+
+if __name__ == "__main__":
+    main()
