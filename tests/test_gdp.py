@@ -452,7 +452,7 @@ def test_delta_divergence_matches_definition(f, eps, delta):
 
 
 @pytest.mark.parametrize("eps, delta", [(0.0, 0.0), (1.0, 0.0), (1.0, 1e-5), (3.0, 0.2), (1.0, 1e-20), (2.0, 1.0),
-                                        (800.0, 1e-3), (1e4, 0.0)])
+                                        (709.0, 0.0), (800.0, 1e-3), (1e4, 0.0)])
 def test_eps_delta_breakpoints_are_its_closed_form(eps, delta):
     # the breakpoints, linearly interpolated, are eq. 2 evaluated directly
     curve = tradeoff.eps_delta(eps, delta)
@@ -463,7 +463,17 @@ def test_eps_delta_breakpoints_are_its_closed_form(eps, delta):
     np.testing.assert_allclose(curve(a), closed, atol=1e-15)
     np.testing.assert_allclose(np.interp(a, curve.alphas, curve.betas), closed, atol=1e-15)
     np.testing.assert_allclose(curve.power(a), 1 - closed, atol=1e-15)
-    assert curve.inverse(0.3) == curve(0.3) and tradeoff.is_valid(curve)
+    assert curve.inverse(0.3) == pytest.approx(float(curve(0.3)), abs=1e-15) and tradeoff.is_valid(curve)
+    # the breakpoints lie on the curve, so the breakpoint algorithms and the sampled ones agree
+    if delta == 0.0 and 0 < eps < 745:  # beyond, e^-eps underflows: no finite mu (Prop. 6.2)
+        assert gdp.mu_and_regret(curve)[0] == gdp.mu_star(curve)
+
+
+def test_eps_delta_power_keeps_its_digits_at_tiny_levels():
+    curve = tradeoff.eps_delta(3.0, 1e-9)
+    for a in (1e-300, 1e-12, 1e-6):
+        assert curve.power(a) == pytest.approx(1e-9 + np.exp(3.0) * a, rel=1e-12)
+    assert tradeoff.eps_delta(2.0, 0.0).power(1e-300) == pytest.approx(np.exp(2.0) * 1e-300, rel=1e-12)
 
 
 def test_randomized_response_is_the_eps_dp_curve():

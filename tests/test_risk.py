@@ -98,6 +98,10 @@ def test_gdp_report_and_mu_and_regret_agree_far_from_privacy():
     assert any("floor was lowered" in w for w in report.warnings)
     with pytest.raises(ValueError, match="discretization"):
         gdp.mu_and_regret(tradeoff.identity(), discretization=1e-3)
+    with pytest.raises(ValueError, match="symmetrise"):
+        gdp.mu_and_regret(run, symmetrise=False)
+    with pytest.raises(ValueError, match="tail"):  # checked for full batches too
+        gdp.mu_and_regret(dpsgd(1.0, 1.0, 10), tail=0.7)
 
 
 def test_gdp_report_of_full_batches_is_the_closed_form():

@@ -198,7 +198,7 @@ class PriorObserver:
 
     References
     ----------
-    ReRo paper (Hayes et al. 2023) Alg. 2, App. F.
+    Hayes et al. (2023) Alg. 2, App. F.
     """
 
     def __init__(self, model, x_prior, y_prior, clip_norm: float, steps: int):
@@ -259,7 +259,7 @@ def prior_aware_guess(inner, rng=None) -> np.ndarray:
 
     References
     ----------
-    ReRo paper (Hayes et al. 2023) Alg. 2.
+    Hayes et al. (2023) Alg. 2.
 
     Examples
     --------
@@ -288,7 +288,7 @@ def top_steps_guess(inner, sampling_rate: float, rng=None) -> np.ndarray:
 
     References
     ----------
-    ReRo paper (Hayes et al. 2023) Alg. 3, App. F.
+    Hayes et al. (2023) Alg. 3, App. F.
 
     Examples
     --------
@@ -333,7 +333,7 @@ def log_likelihood_guess(inner, sq, sampling_rate: float, noise_multiplier: floa
 
     References
     ----------
-    ReRo paper (Hayes et al. 2023) App. G.
+    Hayes et al. (2023) App. G.
     """
     q = check_sampling_rate("sampling_rate", sampling_rate)
     s = check_positive("noise_multiplier", noise_multiplier) * check_positive("clip_norm", clip_norm)
@@ -356,7 +356,7 @@ def success_rate(successes, confidence: float = 0.95) -> tuple[float, float, flo
 
     References
     ----------
-    Clopper and Pearson (1934); ReRo paper (Hayes et al. 2023) Figs. 2-5.
+    Clopper and Pearson (1934); Hayes et al. (2023) Figs. 2-5.
 
     Examples
     --------
@@ -404,7 +404,7 @@ def gradient_attack_loss(model, params, residual, z, label: int, clip_norm: floa
 
     References
     ----------
-    ReRo paper (Hayes et al. 2023) eq. 1, App. A.
+    Hayes et al. (2023) eq. 1, App. A.
     """
     z = np.atleast_2d(np.asarray(z, dtype=np.float64))
     w1, b1, w2, b2 = model.unpack(np.asarray(params, dtype=np.float64))  # (T, h, d), (T, h), (T, k, h), (T, k)
@@ -477,7 +477,7 @@ def gradient_attack(model, params, residual, label: int, clip_norm: float, *, re
 
     References
     ----------
-    ReRo paper (Hayes et al. 2023) Sec. 2, eq. 1.
+    Hayes et al. (2023) Sec. 2, eq. 1.
     """
     restarts = check_positive_int("restarts", restarts)
     iterations = check_positive_int("iterations", iterations)

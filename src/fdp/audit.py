@@ -289,7 +289,7 @@ def lira_offline_scores(
 
     Returns ``(scores_h0, scores_h1, effect)``, the scores of shape (runs, target_models) and, for
     each run, the effect size of the target in logit space, ``|clip(g*) . x*| / (noise_multiplier clip_norm |x*|)``
-    (at most ``Delta / sigma = 1``, with equality when the target's gradient is clipped).
+    (at most ``Delta / sigma = 1 / noise_multiplier``, with equality when the target's gradient is clipped).
 
     Parameters
     ----------

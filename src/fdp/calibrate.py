@@ -61,7 +61,7 @@ def epsilon(noise_multiplier: float, sampling_rate: float, steps: int, delta: fl
 
     References
     ----------
-    ReRo paper (Hayes et al. 2023) Sec. 4 (calibration of Fig. 5 and App. Fig. 4).
+    Hayes et al. (2023) Fig. 5a and Sec. 4.3; ReRo paper (Kaissis et al. 2023a) App. Fig. 4 (the noise of both is calibrated this way).
 
     Examples
     --------
@@ -120,7 +120,7 @@ def noise_multiplier_for(
 
     References
     ----------
-    ReRo paper (Hayes et al. 2023) Sec. 4.
+    Hayes et al. (2023) Fig. 5a and Sec. 4.3.
 
     Examples
     --------

@@ -61,7 +61,7 @@ def laplace_tradeoff(epsilon: float, points: int = 2000) -> PiecewiseLinear:
 
     References
     ----------
-    ReRo paper (Hayes et al. 2023) eq. 1.
+    ReRo paper (Kaissis et al. 2023a) eq. 1.
 
     Examples
     --------

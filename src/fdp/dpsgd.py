@@ -68,7 +68,7 @@ class MLP:
 
     References
     ----------
-    ReRo paper (Hayes et al. 2023) App. A.
+    Hayes et al. (2023) App. A.
 
     Examples
     --------
@@ -343,7 +343,7 @@ def clip(g, clip_norm: float) -> np.ndarray:
 
     References
     ----------
-    ReRo paper (Hayes et al. 2023) footnote 3; Abadi et al. (2016).
+    Hayes et al. (2023) footnote 3; Abadi et al. (2016).
 
     Examples
     --------
@@ -387,7 +387,7 @@ def clipped_sum(model: MLP, theta, x, y, clip_norm: float, weights=None):
 
     References
     ----------
-    ReRo paper (Hayes et al. 2023) Sec. 2 (the clipped sum of DP-SGD).
+    Hayes et al. (2023) Sec. 2 (the clipped sum of DP-SGD).
     """
     clip_norm = check_positive("clip_norm", clip_norm)
     theta = _check_theta(model, theta)
@@ -525,7 +525,7 @@ def train(
 
     References
     ----------
-    ReRo paper (Hayes et al. 2023) Sec. 2, App. A; Abadi et al. (2016).
+    Hayes et al. (2023) Sec. 2, App. A; Abadi et al. (2016).
 
     Examples
     --------
@@ -623,7 +623,7 @@ def accuracy(theta, x, y) -> np.ndarray:
     Parameters
     ----------
     theta : array_like
-        (R, P) of an :class:`MLP` with hidden width 10.
+        (R, P) of an :class:`MLP` with 10 classes (the hidden width follows from P and d).
     x : array_like
         (n, d).
     y : array_like

@@ -186,7 +186,7 @@ class EdgeworthSeries:
 
     References
     ----------
-    ReRo paper (Hayes et al. 2023) Sec. 2 option (2), Remark 2; Petrov (1975) Ch. VI.
+    ReRo paper (Kaissis et al. 2023a) Sec. 2 option (2), Remark 2; Petrov (1975) Ch. VI.
 
     Examples
     --------
@@ -551,7 +551,7 @@ def edgeworth_curve(
 
     References
     ----------
-    ReRo paper (Hayes et al. 2023) Sec. 2 option (2), Remark 2, Cor. 3.
+    ReRo paper (Kaissis et al. 2023a) Sec. 2 option (2), Remark 2, Cor. 3.
 
     Examples
     --------
@@ -595,7 +595,7 @@ def gamma_edgeworth(
 
     References
     ----------
-    ReRo paper (Hayes et al. 2023) Thm. 1, Cor. 3.
+    ReRo paper (Kaissis et al. 2023a) Thm. 1, Cor. 3.
 
     Examples
     --------
@@ -639,7 +639,7 @@ def clt_mu(mechanism: str, noise_multiplier: float, sampling_rate: float, steps:
 
     References
     ----------
-    ReRo paper (Hayes et al. 2023) Sec. 2 option (3), footnote 3; Bu, Dong, Long, Su (2020).
+    ReRo paper (Kaissis et al. 2023a) Sec. 2 option (3), footnote 3; Bu, Dong, Long, Su (2020).
 
     Examples
     --------
@@ -676,7 +676,7 @@ def clt_curve(mechanism: str, noise_multiplier: float, sampling_rate: float, ste
 
     References
     ----------
-    ReRo paper (Hayes et al. 2023) Sec. 2 option (3).
+    ReRo paper (Kaissis et al. 2023a) Sec. 2 option (3).
 
     Examples
     --------

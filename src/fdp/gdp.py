@@ -170,7 +170,7 @@ def gaussian_delta(epsilon, mu):
 
     References
     ----------
-    GDP paper (Gomez et al. 2025) eq. 3 and Table 3; Dong, Roth, Su (2022) Cor. 2.13.
+    GDP paper (Gomez et al. 2025) Table 3 (its inverse); Dong, Roth, Su (2022) Cor. 2.13; Balle and Wang (2018) Thm. 8.
 
     Examples
     --------
@@ -258,7 +258,7 @@ def eps_from_mu_delta(mu, delta):
 
     References
     ----------
-    GDP paper (Gomez et al. 2025) eq. 3; Dong, Roth, Su (2022) Cor. 2.13.
+    Dong, Roth, Su (2022) Cor. 2.13.
 
     Examples
     --------
@@ -582,6 +582,8 @@ def mu_and_regret(subject, *, symmetrise: bool = True, tail: float | None = None
         noise, sigma, rate, steps = subject.args
         if noise != "gaussian":
             raise ValueError(f"subject must be a Gaussian mechanism or a curve, got {subject!r}")
+        if not symmetrise:
+            raise ValueError("symmetrise=False applies to a curve: a mechanism's curve is always symmetrised")
         return mu_and_regret_dpsgd(sigma, rate, steps, discretization=discretization,
                                    tail=DPSGD_TAIL if tail is None else tail)
     if discretization is not None:
@@ -700,7 +702,7 @@ def mu_laplace(epsilon) -> float | np.ndarray:
 
     References
     ----------
-    GDP paper (Gomez et al. 2025) eq. 21; ReRo paper (Hayes et al. 2023) eq. 1.
+    GDP paper (Gomez et al. 2025) eq. 21; ReRo paper (Kaissis et al. 2023a) eq. 1.
 
     Examples
     --------
@@ -792,10 +794,12 @@ def mu_and_regret_dpsgd(
     >>> round(mu, 4), round(regret, 4)
     (0.4196, 0.0092)
     """
+    tail = check_tail(tail)  # before the lattice is built
+    if discretization is not None:
+        check_positive("discretization", discretization)
     if check_sampling_rate("sampling_rate", sampling_rate) == 1.0:
         # full batches: the steps-fold Gaussian mechanism, exactly sqrt(steps)/noise_multiplier-GDP (regret 0)
         return float(np.sqrt(check_positive_int("steps", steps)) / check_positive("noise_multiplier", noise_multiplier)), 0.0
-    tail = check_tail(tail)  # before the lattice is built
     mu, regret, _ = mu_and_regret_pld(dpsgd_pld(noise_multiplier, sampling_rate, steps, discretization=discretization),
                                       tail=tail)
     return mu, regret

@@ -827,7 +827,7 @@ def gamma_ground_truth(mechanism: str, noise_multiplier: float, sampling_rate: f
 
     References
     ----------
-    ReRo paper (Hayes et al. 2023) Thm. 1, Sec. 2 option (1) (this is its certified version).
+    ReRo paper (Kaissis et al. 2023a) Thm. 1, Sec. 2 option (1) (this is its certified version).
 
     Examples
     --------

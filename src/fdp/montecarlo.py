@@ -200,7 +200,7 @@ def sgm_log_likelihood_ratios(
 
     References
     ----------
-    ReRo paper (Hayes et al. 2023) Alg. 1.
+    Hayes et al. (2023) Alg. 1.
 
     Examples
     --------
@@ -244,7 +244,7 @@ def gamma_from_log_ratios(log_ratios, kappa, confidence: float = 0.95, interval:
 
     References
     ----------
-    ReRo paper (Hayes et al. 2023) Alg. 1; Dvoretzky, Kiefer, Wolfowitz (1956).
+    Hayes et al. (2023) Alg. 1; Dvoretzky, Kiefer, Wolfowitz (1956).
 
     Examples
     --------
@@ -343,7 +343,7 @@ def gamma_mc(
 
     References
     ----------
-    ReRo paper (Hayes et al. 2023) Alg. 1.
+    Hayes et al. (2023) Alg. 1.
 
     Examples
     --------

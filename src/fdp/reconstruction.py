@@ -165,7 +165,7 @@ def prior_game(
 
     References
     ----------
-    ReRo paper (Hayes et al. 2023) Sec. 3.4, Algs. 2-3, Apps. E-G.
+    Hayes et al. (2023) Sec. 3.4, Algs. 2-3, Apps. E-G.
     """
     xk, yk, xp, yp = _check_data(x_known, y_known, x_pool, y_pool)
     sizes = [check_positive_int("prior_sizes", n) for n in np.atleast_1d(prior_sizes).tolist()]
@@ -247,7 +247,7 @@ def gradient_reconstructions(
 
     References
     ----------
-    ReRo paper (Hayes et al. 2023) Sec. 2, eq. 1, Fig. 1.
+    Hayes et al. (2023) Sec. 2, eq. 1, Fig. 1.
     """
     xt = np.asarray(x_targets, dtype=np.float64)
     if xt.ndim != 2:
@@ -293,7 +293,7 @@ def nearest_prior_success(reconstructions, targets, pool, prior_size: int, prior
 
     References
     ----------
-    ReRo paper (Hayes et al. 2023) App. D, footnote 5.
+    Hayes et al. (2023) App. D, footnote 5.
 
     Examples
     --------

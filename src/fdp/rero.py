@@ -97,7 +97,7 @@ def gamma_eps_delta(epsilon: float, delta: float, kappa):
     delta : float
         In [0, 1].
     kappa : float or array_like
-        The baseline (prior) success probability, in [0, 1].
+        The baseline (prior) success probability, in (0, 1).
 
     Returns
     -------
@@ -105,7 +105,7 @@ def gamma_eps_delta(epsilon: float, delta: float, kappa):
 
     References
     ----------
-    ReRo paper (Hayes et al. 2023) Thm. 1 (after Balle et al. 2022).
+    ReRo paper (Kaissis et al. 2023a) Thm. 1 (after Balle et al. 2022).
 
     Examples
     --------
@@ -130,7 +130,7 @@ def gamma_rdp(noise_multiplier: float, steps: int, kappa):
     steps : int
         >= 1.
     kappa : float or array_like
-        The baseline success probability, in (0, 1].
+        The baseline success probability, in (0, 1).
 
     Returns
     -------
@@ -138,7 +138,7 @@ def gamma_rdp(noise_multiplier: float, steps: int, kappa):
 
     References
     ----------
-    Balle, Cherubin, Hayes (2022); ReRo paper (Hayes et al. 2023) eq. 2.
+    Balle, Cherubin, Hayes (2022); Hayes et al. (2023) eq. 2.
 
     Examples
     --------
@@ -160,7 +160,7 @@ def advantage(gamma_value, kappa):
     gamma_value : float or array_like
         A success probability (a bound or a measured rate).
     kappa : float or array_like
-        The prior's success probability, in [0, 1).
+        The prior's success probability, in (0, 1).
 
     Returns
     -------
@@ -168,7 +168,7 @@ def advantage(gamma_value, kappa):
 
     References
     ----------
-    ReRo paper (Hayes et al. 2023) eq. 4.
+    Hayes et al. (2023) eq. 4.
 
     Examples
     --------
@@ -194,7 +194,7 @@ def orthogonal_prior_success(mu: float, prior_size: int) -> float:
     mu : float
         ``sqrt(T) / sigma``, >= 0.
     prior_size : int
-        ``n`` >= 1 candidates.
+        ``n`` >= 2 candidates.
 
     Returns
     -------
@@ -202,7 +202,7 @@ def orthogonal_prior_success(mu: float, prior_size: int) -> float:
 
     References
     ----------
-    ReRo paper (Hayes et al. 2023) Sec. 3.4 and Alg. 2 (the geometry behind their rationale).
+    Hayes et al. (2023) Sec. 3.4 and Alg. 2 (the geometry behind their rationale).
 
     Examples
     --------
@@ -255,7 +255,7 @@ def fano_advantage(mutual_information, prior_size: int):
 
     References
     ----------
-    Guo et al. (2022); ReRo paper (Hayes et al. 2023) eq. 5, App. H.
+    Guo et al. (2022); Hayes et al. (2023) eq. 5, App. H.
 
     Examples
     --------
@@ -278,7 +278,7 @@ def fano_advantage(mutual_information, prior_size: int):
     return out if out.ndim else float(out)
 
 
-def guo_mutual_information_bound(noise_multiplier: float, prior_size: int, sensitivity: float = 1.0) -> float:
+def guo_mutual_information_bound(sigma: float, prior_size: int, sensitivity: float = 1.0) -> float:
     """Analytic upper bound on I(pi; w) for the Gaussian mechanism and a uniform prior (nats).
 
     ``-sum_i p_i log(p_i + (1 - p_i) exp(-Delta^2 / (2 sigma^2)))`` with ``p_i = 1/|pi|``
@@ -288,10 +288,10 @@ def guo_mutual_information_bound(noise_multiplier: float, prior_size: int, sensi
 
     Parameters
     ----------
-    noise_multiplier : float
+    sigma : float
         The noise's standard deviation sigma, > 0.
     prior_size : int
-        ``|pi|`` >= 1.
+        ``|pi|`` >= 2.
     sensitivity : float, default 1.0
         Delta, the largest distance between two candidates' means.
 
@@ -302,18 +302,18 @@ def guo_mutual_information_bound(noise_multiplier: float, prior_size: int, sensi
 
     References
     ----------
-    Guo et al. (2022); ReRo paper (Hayes et al. 2023) App. H.
+    Guo et al. (2022); Hayes et al. (2023) App. H.
 
     Examples
     --------
     >>> round(guo_mutual_information_bound(1.0, 2), 6)  # two candidates, Delta = sigma = 1
     0.21907
     """
-    noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
+    sigma = check_positive("sigma", sigma)
     n = _prior_size(prior_size)
     delta = check_positive("sensitivity", sensitivity)
     p = 1.0 / n
-    return float(-np.log(p + (1.0 - p) * np.exp(-(delta**2) / (2.0 * noise_multiplier**2))))
+    return float(-np.log(p + (1.0 - p) * np.exp(-(delta**2) / (2.0 * sigma**2))))
 
 
 @dataclass(frozen=True)
@@ -356,7 +356,7 @@ def guo_mutual_information_mc(
     Parameters
     ----------
     noise_multiplier : float
-        The noise's standard deviation sigma, > 0.
+        The noise's standard deviation for candidates of unit norm (a noise multiplier), > 0.
     prior_size : int
         ``|pi|`` >= 2 (the dimension of the unit vectors).
     samples : int, default 1,000,000
@@ -371,7 +371,7 @@ def guo_mutual_information_mc(
 
     References
     ----------
-    ReRo paper (Hayes et al. 2023) App. H.
+    Hayes et al. (2023) App. H.
 
     Examples
     --------

@@ -219,7 +219,9 @@ def gdp(mechanism: Mechanism, *, delta: float = 1e-5, discretization: float | No
         warning) so that one step stays below :data:`fdp.lattice.MAX_ONE_STEP_POINTS` points.
     tail : float
         The alpha floor in [0, 0.5) (1e-10, gdpnum's ``err``, by default): an accountant curve's
-        truncated tails must be ignored by eq. 21.
+        truncated tails must be ignored by eq. 21.  A curve that passes below ``(tail, tail)`` (far from
+        private) gets its floor lowered to its fixed point (:func:`fdp.gdp.mu_and_regret_pld`, with a
+        warning); ``GDPReport.alpha_floor`` is the floor used.
 
     Returns
     -------

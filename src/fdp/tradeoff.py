@@ -197,7 +197,7 @@ def laplace(mu: float) -> TradeOffCurve:
 
     References
     ----------
-    ReRo paper (Hayes et al. 2023) eq. 1; Dong, Roth, Su (2022) Prop. 2.14.
+    ReRo paper (Kaissis et al. 2023a) eq. 1; Dong, Roth, Su (2022) Prop. 2.14.
 
     Examples
     --------
@@ -293,53 +293,22 @@ class PiecewiseLinear(TradeOffCurve):
         return np.where(b >= self.betas[0], 0.0, np.interp(b, self._inv_b, self._inv_a))
 
 
-class _EpsDelta(PiecewiseLinear):
-    """The (eps, delta)-DP curve: its breakpoints, evaluated by the closed form (see :func:`eps_delta`)."""
-
-    def __init__(self, epsilon: float, delta: float, name: str):
-        self.epsilon, self.delta = epsilon, delta
-        with np.errstate(over="ignore"):
-            corner = (1.0 - delta) / (1.0 + np.exp(epsilon))
-        if delta == 1.0:
-            alphas, betas = [0.0, 1.0], [0.0, 0.0]
-        else:  # e^eps beyond double precision: the corner at the smallest positive level (f there is below 1e-300)
-            corner = max(corner, np.nextafter(0.0, 1.0))
-            alphas, betas = [0.0, corner, 1.0 - delta, 1.0], [1.0 - delta, corner, 0.0, 0.0]
-            if 1.0 - delta == 1.0:  # delta = 0, or below the resolution of doubles near 1
-                alphas, betas = [0.0, corner, 1.0], [1.0, corner, 0.0]
-        super().__init__(alphas, betas, name=name)
-        self.symmetric = True
-
-    def _scaled(self, a):  # e^epsilon alpha, with 0 at alpha = 0 also when e^epsilon overflows
-        with np.errstate(over="ignore"):
-            return np.where(a > 0.0, np.exp(self.epsilon) * np.where(a > 0.0, a, 1.0), 0.0)
-
-    def _eval(self, a):
-        e, d = self.epsilon, self.delta
-        return np.maximum.reduce([np.zeros_like(a), 1.0 - d - self._scaled(a), np.exp(-e) * (1.0 - d - a)])
-
-    _eval_inverse = _eval  # the curve is symmetric
-
-    def power(self, alpha):
-        a = check_array_in("alpha", alpha, 0.0, 1.0)
-        e, d = self.epsilon, self.delta
-        out = np.minimum(1.0, np.minimum(d + self._scaled(a), 1.0 - np.exp(-e) * (1.0 - d - a)))
-        return self._probabilities("1 - f(alpha)", a, out)
-
-
 def eps_delta(epsilon: float, delta: float, name: str | None = None) -> PiecewiseLinear:
     """(eps, delta)-DP curve ``max{0, 1 - delta - e^eps alpha, e^-eps (1 - delta - alpha)}`` (GDP paper eq. 2).
 
-    A :class:`PiecewiseLinear` curve with the breakpoints ``(0, 1 - delta)``, ``(c, c)`` with ``c = (1 -
-    delta) / (1 + e^eps)``, ``(1 - delta, 0)`` and ``(1, 0)``, so that the exact breakpoint algorithms
-    (:func:`fdp.gdp.delta_divergence`, :func:`fdp.gdp.mu_star`) apply; evaluated (``f``, ``power``,
-    ``inverse``) by the closed form.  ``delta = 0`` gives the eps-DP curve, which is also the curve of
-    randomized response (:func:`fdp.conversions.randomized_response`).
+    The curve is piecewise linear: a :class:`PiecewiseLinear` with the breakpoints ``(0, 1 - delta)``,
+    ``(c, c)`` with ``c = (1 - delta) / (1 + e^eps)``, ``(1 - delta, 0)`` and ``(1, 0)``, so that the exact
+    breakpoint algorithms (:func:`fdp.gdp.delta_divergence`, :func:`fdp.gdp.mu_star`) apply, and with the
+    breakpoints' powers ``1 - beta`` computed without cancellation (``.power(alpha) = delta + e^eps alpha``
+    below the corner keeps its digits at tiny alpha).  ``delta = 0`` gives the eps-DP curve, which is also
+    the curve of randomized response (:func:`fdp.conversions.randomized_response`).  Where ``c`` is below
+    the smallest normal double (eps above about 708) the corner is moved up to it and its beta is the
+    curve's value there, so every breakpoint stays on the curve.
 
     Parameters
     ----------
     epsilon : float
-        >= 0 (any size: ``e^eps`` may overflow).
+        >= 0 (any size).
     delta : float
         In [0, 1].
     name : str, optional
@@ -362,7 +331,21 @@ def eps_delta(epsilon: float, delta: float, name: str | None = None) -> Piecewis
     """
     epsilon = check_nonnegative("epsilon", epsilon)
     delta = check_probability("delta", delta)
-    return _EpsDelta(epsilon, delta, name or f"({epsilon:g}, {delta:g})-DP")
+    name = name or f"({epsilon:g}, {delta:g})-DP"
+    if delta == 1.0:
+        return PiecewiseLinear([0.0, 1.0], [0.0, 0.0], name=name, powers=[1.0, 1.0])
+    with np.errstate(over="ignore", under="ignore"):
+        corner = (1.0 - delta) / (1.0 + np.exp(epsilon))
+        if corner >= np.finfo(float).tiny:
+            beta, power = corner, 1.0 - corner
+        else:  # the curve at the smallest normal level: e^-eps (1 - delta - alpha) there
+            corner = np.finfo(float).tiny
+            beta = np.exp(-epsilon) * (1.0 - delta - corner)
+            power = 1.0 - beta
+    alphas, betas, powers = [0.0, corner, 1.0 - delta, 1.0], [1.0 - delta, beta, 0.0, 0.0], [delta, power, 1.0, 1.0]
+    if 1.0 - delta == 1.0:  # delta = 0, or below the resolution of doubles near 1
+        alphas, betas, powers = [0.0, corner, 1.0], [1.0, beta, 0.0], [delta, power, 1.0]
+    return PiecewiseLinear(alphas, betas, name=name, powers=powers)
 
 
 def piecewise_linear(alphas, betas, name: str = "piecewise linear", powers=None) -> PiecewiseLinear:
@@ -543,7 +526,7 @@ def gaussian_composition(mu, steps: int | None = None) -> TradeOffCurve:
 
     References
     ----------
-    ReRo paper (Hayes et al. 2023) Cor. 2; Dong, Roth, Su (2022) Cor. 3.3.
+    ReRo paper (Kaissis et al. 2023a) Cor. 2; Dong, Roth, Su (2022) Cor. 3.3.
 
     Examples
     --------
@@ -608,15 +591,15 @@ def check_valid(curve: TradeOffCurve, alphas=None, atol: float = 1e-9) -> None:
 def is_valid(curve: TradeOffCurve, alphas=None, atol: float = 1e-9) -> bool:
     """Whether ``curve`` passes :func:`check_valid` (same parameters).
 
-    Returns
-    -------
-    bool
-
     Parameters
     ----------
     curve : TradeOffCurve
     alphas : array_like, optional
     atol : float, default 1e-9
+
+    Returns
+    -------
+    bool
 
     Examples
     --------
