@@ -4,6 +4,8 @@ independent of the book's machinery, and the README's module list in step with t
 from __future__ import annotations
 
 import ast
+import importlib
+import inspect
 import re
 from pathlib import Path
 
@@ -127,9 +129,6 @@ LIBRARY = [p for p in MODULES if p.parent == PACKAGE and p.stem != "cli"]
 
 
 def _public_objects():
-    import importlib
-    import inspect
-
     for path in LIBRARY:
         module = importlib.import_module(_name(path))
         for name in getattr(module, "__all__", []):
@@ -143,8 +142,6 @@ def _section(doc: str, title: str) -> bool:
 
 
 def _takes_arguments(obj) -> bool:
-    import inspect
-
     try:
         params = inspect.signature(obj).parameters
     except ValueError:  # an exception class: no signature of its own
@@ -153,8 +150,6 @@ def _takes_arguments(obj) -> bool:
 
 
 def test_every_public_object_has_numpydoc_sections():
-    import inspect
-
     missing = []
     for name, obj in _public_objects():
         doc = inspect.getdoc(obj) or ""
