@@ -22,6 +22,7 @@ from fdp import (
     gdp,
     lattice,
     montecarlo,
+    onestep,
     pld,
     rero,
     rtm,
@@ -61,7 +62,7 @@ def no_computation(monkeypatch):
 
     monkeypatch.setattr(pld._pld, "from_gaussian_mechanism", refuse)
     monkeypatch.setattr(pld._pld, "from_laplace_mechanism", refuse)
-    monkeypatch.setattr(lattice, "one_step_lattices", refuse)
+    monkeypatch.setattr(onestep, "pessimistic", refuse)
     monkeypatch.setattr(montecarlo, "_log_ratio_chunk", refuse)
     monkeypatch.setattr(rtm, "tensor_composition", refuse)
     monkeypatch.setattr(edgeworth, "edgeworth_curve", refuse)

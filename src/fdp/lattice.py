@@ -101,10 +101,12 @@ from dataclasses import dataclass, field
 
 import mpmath
 import numpy as np
+import scipy.fft
 from dp_accounting.pld import common as _common
 from scipy.optimize import brentq
-from scipy.special import log_ndtr, logsumexp
+from scipy.special import logsumexp
 
+from .onestep import OneStep, U, tail_x
 from .privacy_loss import check_mechanism, log_ratio, subsampled
 from .tradeoff import lower_convex_envelope
 from .validation import (
@@ -118,13 +120,12 @@ from .validation import (
 __all__ = [
     "GroundTruth",
     "gamma_ground_truth",
-    "one_step_lattices",
-    "loss_range",
     "lattice_points",
     "check_lattice_points",
     "check_composed",
     "composed_points",
     "compose",
+    "self_convolve",
     "breakpoints",
     "overflow_error",
     "MAX_LATTICE_POINTS",
@@ -355,19 +356,8 @@ class _Lattice:
 
 
 def _tail_x(step, scale, p, log_tail, lower):
-    """An x with ``Q(X > x) ~ tail`` (upper) or ``Q(X <= x) ~ tail`` (lower); any x is valid."""
-    if lower:  # only for p = 1: Q = N(1, s^2)
-        f = lambda x: log_ndtr((x - 1.0) / scale) - log_tail  # noqa: E731
-        lo, hi = 1.0 - scale * (math.sqrt(2.0 * -log_tail) + 10.0), 1.0
-    else:
-
-        def f(x):
-            a = log_ndtr(-(x - 1.0) / scale) + math.log(p)
-            b = log_ndtr(-x / scale) + (math.log1p(-p) if p < 1.0 else -math.inf)
-            return np.logaddexp(a, b) - log_tail
-
-        lo, hi = 1.0, 1.0 + scale * (math.sqrt(2.0 * -log_tail) + 10.0)
-    return step.ctx.mpf(brentq(f, lo, hi, xtol=1e-12 * scale))
+    """An x with ``Q(X > x) ~ tail`` (upper) or ``Q(X <= x) ~ tail`` (lower), as an mpf; any x is valid."""
+    return step.ctx.mpf(tail_x(OneStep("gaussian", scale, p), log_tail, lower))
 
 
 def _lattice_frames(step, mechanism, scale, p, grid, log_tail):
@@ -704,78 +694,6 @@ def _evaluate(lat: _Lattice, ctx, l_0, h, kappas, digits: int, up: bool) -> list
         best = min(best, at_zero)
         out.append(best)
     return out
-
-
-def one_step_lattices(mechanism: str, noise_multiplier: float, sampling_rate: float, grid: int, log_tail: float, dps: int = 20):
-    """The two certified one-step loss measures, as floats, for composition by FFT (:mod:`fdp.pld`).
-
-    Returns ``{"pessimistic": (l_0, h, masses, infinite), "optimistic": (l_0, h, masses, 0.0)}``:
-    Q-view masses at the losses ``l_0 + k h``, ``k = 0..grid-1``, and the mass at ``+inf``.  The
-    pessimistic measure is a Blackwell refinement and the optimistic one a garbling of the true
-    pair (module docstring, step 1), with masses rounded up / down at ``10^-dps``.
-    ``log_tail`` is the log of the Q-tail cut off above the lattice.
-
-    Parameters
-    ----------
-    mechanism : {"gaussian", "laplace"}
-    noise_multiplier : float
-        > 0.
-    sampling_rate : float
-        In (0, 1].
-    grid : int
-        Lattice points G.
-    log_tail : float
-        Log of the Q-tail above the lattice.
-    dps : int, default 20
-        Decimal digits of the masses.
-
-    Returns
-    -------
-    dict
-        ``"pessimistic"`` and ``"optimistic"``, each ``(l_0, h, masses, infinite)``.
-
-    References
-    ----------
-    Module docstring, step 1; Blackwell (1953) (refinement and garbling).
-    """
-    ctx = mpmath.MPContext()
-    ctx.dps = dps + _GUARD
-    unit = ctx.mpf(10) ** dps
-    step = (_Gaussian if mechanism == "gaussian" else _Laplace)(ctx, noise_multiplier, sampling_rate)
-    l_0, l_0_lower, h = _lattice_frames(step, mechanism, noise_multiplier, sampling_rate, grid, log_tail)
-    pess = _pessimistic_step(step, l_0, h, grid, unit)
-    opt = _optimistic_step(step, l_0_lower, h, grid, unit)[0]
-
-    def floats(coeffs):
-        return np.array([int(c) for c in coeffs], dtype=float) / float(unit)
-
-    return {
-        "pessimistic": (float(l_0), float(h), floats(pess.coeffs), pess.infinite / float(unit)),
-        "optimistic": (float(l_0_lower), float(h), floats(opt.coeffs), 0.0),
-    }
-
-
-def loss_range(mechanism: str, noise_multiplier: float, sampling_rate: float, log_tail: float) -> float:
-    """Width ``l_top - l_0`` of the one-step loss lattice for the tail cut ``log_tail``.
-
-    Parameters
-    ----------
-    mechanism : {"gaussian", "laplace"}
-    noise_multiplier : float
-        > 0.
-    sampling_rate : float
-        In (0, 1].
-    log_tail : float
-        Log of the Q-tail cut off above the lattice.
-
-    Returns
-    -------
-    float
-    """
-    ctx = mpmath.MPContext()
-    ctx.dps = 20
-    step = (_Gaussian if mechanism == "gaussian" else _Laplace)(ctx, noise_multiplier, sampling_rate)
-    return float(_lattice_frames(step, mechanism, noise_multiplier, sampling_rate, 2, log_tail)[2])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1137,10 +1055,48 @@ def breakpoints(
     return (alphas, betas, powers) if with_powers else (alphas, betas)
 
 
-def compose(l_0, h, masses, infinite, steps, pessimistic, tail):
-    """N-fold composition of a lattice measure by FFT (``dp_accounting``'s ``self_convolve``).
+def self_convolve(masses, steps: int, tail: float) -> tuple[int, np.ndarray, float]:
+    """The ``steps``-fold convolution of a lattice measure by one real FFT: ``(low, out, rounding)``.
 
-    Mass cut off by the truncation (at most ``tail``) goes to +inf (pessimistic) or is dropped.
+    ``out[i]`` is the mass at lattice index ``low + i`` of the N-fold sum.  The window ``[low, high]``
+    is ``dp_accounting``'s Chernoff bound (mass outside at most ``tail``); that mass wraps around into
+    the window (the FFT is cyclic).  ``rounding`` estimates the absolute error of ``sum |out - exact|``:
+    twice the window length times the most negative coefficient (exact coefficients are >= 0, so
+    the negative ones show the level of the FFT's rounding; at least ``u`` times the largest one),
+    plus ``tail``.  Negative coefficients are set to 0.
+
+    Parameters
+    ----------
+    masses : numpy.ndarray
+        One step's masses.
+    steps : int
+        N >= 2.
+    tail : float
+        Largest mass outside the window.
+
+    Returns
+    -------
+    (low, out, rounding) : (int, numpy.ndarray, float)
+
+    References
+    ----------
+    Koskela, Jalko, Honkela (2020) (FFT composition); Doroshenko et al. (2022) (the Chernoff window).
+    """
+    low, high = _common.compute_self_convolve_bounds(masses, steps, tail)
+    length = int(high - low + 1)
+    size = scipy.fft.next_fast_len(max(length, masses.size), real=True)
+    out = scipy.fft.irfft(scipy.fft.rfft(masses, size) ** steps, size)
+    out = np.roll(out, -int(low))[:length]
+    level = max(-float(out.min()), U * float(out.max()), 0.0)
+    return int(low), np.maximum(out, 0.0), 2.0 * length * level + tail
+
+
+def compose(l_0, h, masses, infinite, steps, pessimistic, tail):
+    """N-fold composition of a lattice measure by FFT (:func:`self_convolve`).
+
+    Mass beyond the window (at most ``tail``) and the estimated FFT rounding go to +inf (pessimistic:
+    the composed measure then dominates the exact composition); for an optimistic measure they are
+    returned as ``rounding``, to be subtracted from what it bounds from below.
 
     Parameters
     ----------
@@ -1158,8 +1114,9 @@ def compose(l_0, h, masses, infinite, steps, pessimistic, tail):
 
     Returns
     -------
-    (l_0, masses, infinite)
-        The composed lattice measure (same spacing h).
+    (l_0, masses, infinite, rounding)
+        The composed lattice measure (same spacing h) and, optimistic only, the absolute slack of its
+        hockey-stick divergence (0 when pessimistic or for one step).
 
     References
     ----------
@@ -1167,13 +1124,11 @@ def compose(l_0, h, masses, infinite, steps, pessimistic, tail):
     """
     masses = np.asarray(masses, dtype=float)
     if steps == 1:
-        return l_0, masses, infinite
+        return l_0, masses, infinite, 0.0
     check_composed(masses, steps, tail, f"composing {steps} steps on a lattice of spacing {h:g}",
                     "use fewer steps or a larger discretization")
-    shift, out = _common.self_convolve(masses, steps, tail)
-    out = np.clip(np.asarray(out, dtype=float), 0.0, None)
-    finite = float(np.sum(masses)) ** steps  # finite part of the composed measure
+    shift, out, rounding = self_convolve(masses, steps, tail)
     inf_mass = -np.expm1(steps * np.log1p(-min(infinite, 1.0))) if infinite > 0 else 0.0
     if pessimistic:
-        inf_mass += max(finite - float(np.sum(out)), 0.0)
-    return steps * l_0 + shift * h, out, inf_mass
+        return steps * l_0 + shift * h, out, inf_mass + rounding, 0.0
+    return steps * l_0 + shift * h, out, inf_mass, rounding

@@ -924,7 +924,7 @@ def tensor_composition(
         if points > max_points:
             h *= points / max_points
             l_0, masses, infinite = _one_step_lattice(stat, h, pessimistic, tail)
-    base, out, inf_mass = lattice.compose(l_0, h, masses, infinite, steps, pessimistic, tail / steps)
+    base, out, inf_mass, _ = lattice.compose(l_0, h, masses, infinite, steps, pessimistic, tail / steps)
     with np.errstate(over="ignore", invalid="ignore"):
         alphas, betas = lattice.breakpoints(base, h, out, inf_mass, pessimistic=pessimistic)
     if not (np.all(np.isfinite(alphas)) and np.all(np.isfinite(betas))):

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Callable
 
 import numpy as np
+from scipy.optimize import isotonic_regression
 from scipy.stats import norm
 
 from .validation import (
@@ -375,10 +376,11 @@ def piecewise_linear(alphas, betas, name: str = "piecewise linear", powers=None)
 def lower_convex_envelope(alphas, betas) -> tuple[np.ndarray, np.ndarray]:
     """Vertices of the lower convex envelope (greatest convex minorant) of points ``(alphas, betas)``.
 
-    Points sharing an alpha keep the smallest beta.  A point on or above the chord between its two
-    neighbours is not a vertex of the envelope, and removing every such point at once leaves the
-    envelope unchanged, so whole sweeps run vectorised until none is left; the last few points, if
-    the sweeps stall, go through Andrew's monotone chain.
+    Points sharing an alpha keep the smallest beta.  The slopes of the greatest convex minorant of
+    a polyline are the isotonic (non-decreasing) regression of the polyline's slopes weighted by
+    the alpha steps (the cumulative-sum diagram; Barlow et al. 1972, Thm. 1.1), computed in one
+    pass by scipy's pool-adjacent-violators; the vertices are the points where the pooled slope
+    changes.
 
     Parameters
     ----------
@@ -389,6 +391,10 @@ def lower_convex_envelope(alphas, betas) -> tuple[np.ndarray, np.ndarray]:
     -------
     (alphas, betas) : tuple of numpy.ndarray
         The vertices in order of alpha.
+
+    References
+    ----------
+    Barlow, Bartholomew, Bremner, Brunk (1972), *Statistical inference under order restrictions*, Ch. 1.
 
     Examples
     --------
@@ -406,26 +412,15 @@ def lower_convex_envelope(alphas, betas) -> tuple[np.ndarray, np.ndarray]:
     a, b = a[order], b[order]
     first = np.concatenate(([True], a[1:] != a[:-1]))  # same alpha: the first (smallest beta) is kept
     a, b = a[first], b[first]
-    for _ in range(64):
-        if a.size < 3:
-            return a, b
-        # cross >= 0: the middle point lies on or above the chord of its neighbours
-        cross = (b[1:-1] - b[:-2]) * (a[2:] - a[:-2]) - (b[2:] - b[:-2]) * (a[1:-1] - a[:-2])
-        drop = cross >= 0
-        if not drop.any():
-            return a, b
-        keep = np.concatenate(([True], ~drop, [True]))
-        a, b = a[keep], b[keep]
-    hull: list[int] = []
-    for i in range(a.size):
-        while len(hull) >= 2:
-            j, k = hull[-2], hull[-1]
-            if (b[k] - b[j]) * (a[i] - a[j]) >= (b[i] - b[j]) * (a[k] - a[j]):
-                hull.pop()
-            else:
-                break
-        hull.append(i)
-    idx = np.array(hull)
+    if a.size < 3:
+        return a, b
+    steps = np.diff(a)
+    fit = isotonic_regression(np.diff(b) / steps, weights=steps, increasing=True)
+    starts = np.asarray(fit.blocks)  # point indices where a pooled slope starts, and the last point
+    slopes = fit.x[starts[:-1]]
+    # a vertex is where the pooled slope changes (collinear points are not vertices)
+    vertex = np.concatenate(([True], slopes[1:] != slopes[:-1], [True]))
+    idx = starts[vertex]
     return a[idx], b[idx]
 
 
