@@ -255,8 +255,11 @@ def pessimistic(step: OneStep, l_0: float, h: float, grid: int) -> tuple[np.ndar
     Doroshenko et al. (2022) (connect-the-dots); module docstring.
     """
     j = np.arange(grid)
-    lo, hi = _boundaries(step, l_0, h, j)
     lv, lerr = _lattice_interval(l_0, h, j)
+    if math.isfinite(step.loss_supremum):
+        if not step.loss_supremum + float(step.loss(np.array([np.inf]))[1][0]) <= float(lv[-1] - lerr[-1]):
+            raise ValueError("the lattice must reach above the largest loss of the Laplace mechanism")
+    lo, hi = _boundaries(step, l_0, h, j)
     out = np.zeros(grid)
     # below the lattice: (-inf, a_0^-] has loss <= l_0; its Q-mass moves up to l_0
     out[0] += _upper_q(step, *step.masses(-np.inf, lo[0]))
@@ -281,27 +284,26 @@ def pessimistic(step: OneStep, l_0: float, h: float, grid: int) -> tuple[np.ndar
         out[-1] += max(float(q_top) - to_inf, 0.0)
         infinite += to_inf
     else:
-        if not step.loss_supremum + float(step.loss(np.array([np.inf]))[1][0]) <= float(lv[-1] - lerr[-1]):
-            raise ValueError("the lattice must reach above the largest loss of the Laplace mechanism")
-        out[-1] += float(q_top)
+        out[-1] += float(q_top)  # loss at most the supremum, at or below l_top (checked above)
     return out * (1.0 + 4.0 * U), infinite * (1.0 + 4.0 * U)
 
 
 def _margins(step: OneStep, l_0: float, h: float, k: np.ndarray) -> np.ndarray:
-    """Relative margin ``m_k`` of the optimistic bins: eight times the float error bound of ``Q - e^{l_k} P``
-    on a bin of width h around ``l_k``, relative to ``e^{l_k} P`` (at least 1e-14, at most 1e-8)."""
+    """Starting margin ``m_k`` of the optimistic bins: 32 times the float error bound of ``Q - e^{l_k} P``
+    on a bin of width h around ``l_k``, relative to ``e^{l_k} P`` (at least 1e-13, at most 1e-8); the
+    bins' own bounds are checked in :func:`_bins`, whose bins may be narrower."""
     lv, lerr = _lattice_interval(l_0, h, k)
     m0, e0, m1, e1 = step.masses(step.x_of_loss(lv - h / 2), step.x_of_loss(lv + h / 2))
     _, err = _difference(step, m0, e0, m1, e1, lv, lerr)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         rel = err / (np.exp(lv) * m0)
     rel = np.where(np.isfinite(rel), rel, np.inf)
-    return np.clip(8.0 * rel + 1e-14, 1e-14, 1e-8)
+    return np.clip(32.0 * rel + 1e-13, 1e-13, 1e-8)
 
 
 def _scalar_noise(step: OneStep):
-    """Scalar ``tail(x, centre, lower)`` and ``density(x, centre)`` of the noise (uncertified twins of
-    :meth:`OneStep.noise_mass`, fast on floats; they only locate the optimistic bins)."""
+    """Scalar ``tail(x, centre, lower) -> (value, error bound)`` and ``density(x, centre)`` of the noise
+    (float twins of :meth:`OneStep.noise_mass` for the optimistic root finder, same error model)."""
     s = step.scale
     if step.mechanism == "gaussian":
         k = _SQRT1_2 / s
@@ -309,7 +311,8 @@ def _scalar_noise(step: OneStep):
 
         def tail(x, centre, lower):
             d = (x - centre) * k
-            return 0.5 * math.erfc(-d if lower else d)
+            v = 0.5 * math.erfc(-d if lower else d)
+            return v, (16.0 + 16.0 * d * d) * U * v if math.isfinite(d) else 0.0
 
         def density(x, centre):
             d = (x - centre) / s
@@ -319,8 +322,8 @@ def _scalar_noise(step: OneStep):
 
         def tail(x, centre, lower):
             t = (x - centre) / s
-            t = t if lower else -t
-            return 0.5 * math.exp(t) if t <= 0.0 else 1.0 - 0.5 * math.exp(-t)
+            v = 0.5 * math.exp(t if lower else -t) if (t <= 0.0) == lower else 1.0 - 0.5 * math.exp(-abs(t))
+            return v, (8.0 + 8.0 * abs(t)) * U * v if math.isfinite(t) else 0.0
 
         def density(x, centre):
             return math.exp(-abs(x - centre) / s) / (2.0 * s)
@@ -333,67 +336,88 @@ def _bins(step: OneStep, l_0: float, h: float, grid: int, margins: np.ndarray, w
     after another: ``(starts, ends, targets)``.
 
     The end u of the bin for lattice point k solves ``g(u) = p M_1(w, u) - c_k M_0(w, u) = 0``,
-    ``c_k = e^{l_k} (1 + m_k) - 1 + p``, by Newton's method inside the bracket ``(x(l_k + m_k),
+    ``c_k = e^{l_k} (1 + m_k) - 1 + p``, by Newton's method inside the bracket ``(x(l_k),
     x(l_k + 3h))``, started where the previous bin's position in its cell suggests, and stopped
-    when the ratio is within ``m_k / 10`` of its aim (the certificate needs only that it stays above
-    ``e^{l_k}``).  Where no bin reaches the ratio within the window the cell is cut at ``x(l_k)``
-    (its mass is placed lower by :func:`_place`); the rest beyond the last bin is returned as one
-    bin aimed at the top point.
+    when the ratio is within ``m_k / 10`` of its aim.  The margin starts at ``margins[k]`` and is
+    raised (the bin solved again) until it is four times the bound on the float error of
+    ``Q - e^{l_k} P`` of the bin found (narrow bins need more), at most 1e-6.  Where no bin reaches
+    the ratio within the window the cell is cut at ``x(l_k)`` (its mass is placed lower by
+    :func:`_place`); the rest beyond the last bin is returned as one bin aimed at the top point.
     """
     p = step.p
     tail, density = _scalar_noise(step)
     top = grid - 1
     lv = l_0 + np.arange(grid + 1) * h
     xs = step.x_of_loss(lv).tolist()
-    x_lo = step.x_of_loss(lv[:-1] + np.log1p(margins)).tolist()
     x_hi = step.x_of_loss(lv[:-1] + _WINDOW * h).tolist()
-    coef = (np.expm1(lv[:-1]) + p + margins * np.exp(lv[:-1])).tolist()
-    slack = (0.1 * margins * np.exp(lv[:-1])).tolist()  # |Q - (1 + m) e^l P| allowed, per unit of P
+    exps = np.exp(lv[:-1]).tolist()
+    lattice_err = (_lattice_interval(l_0, h, np.arange(grid))[1] + 8.0 * U).tolist()  # relative terms of e^{l_k}
+    expm1s = np.expm1(lv[:-1]).tolist()
+    margins = margins.tolist()
     starts, ends, targets = [], [], []
     k = bisect.bisect_right(xs, w)
-    theta = 0.5
+    theta, resolves = 0.5, 0
     while k <= top and w < x_end:
-        lo = x_lo[k]
-        if lo <= w:  # the pointwise ratio already exceeds the aim at w
+        m = margins[k]
+        lo = xs[k]  # the bin (w, x(l_k)] has ratio below e^{l_k}: g < 0 there
+        if lo <= w:  # the pointwise ratio already exceeds e^{l_k} at w
             k += 1
             continue
         hi = min(x_hi[k], x_end)
-        c, tol = coef[k], slack[k]
-        w0 = tail(w, 0.0, w < 0.0)
-        w1 = tail(w, 1.0, w < 1.0)
+        w0, w0_err = tail(w, 0.0, w < 0.0)
+        w1, w1_err = tail(w, 1.0, w < 1.0)
 
-        def g(u, w=w, w0=w0, w1=w1, c=c):
-            """(p M_1 - c M_0, M_0) on (w, u]."""
-            m0 = tail(u, 0.0, True) - w0 if u <= 0.0 else (w0 - tail(u, 0.0, False) if w >= 0.0 else 1.0 - w0 - tail(u, 0.0, False))
-            m1 = tail(u, 1.0, True) - w1 if u <= 1.0 else (w1 - tail(u, 1.0, False) if w >= 1.0 else 1.0 - w1 - tail(u, 1.0, False))
-            return p * m1 - c * m0, m0
+        def g(u, c):
+            """``(p M_1 - c M_0, M_0, error bound of M_0, of M_1)`` on ``(w, u]``."""
+            if u <= 0.0:
+                t0, e0 = tail(u, 0.0, True)
+                m0 = t0 - w0
+            else:
+                t0, e0 = tail(u, 0.0, False)
+                m0 = w0 - t0 if w >= 0.0 else 1.0 - w0 - t0
+            if u <= 1.0:
+                t1, e1 = tail(u, 1.0, True)
+                m1 = t1 - w1
+            else:
+                t1, e1 = tail(u, 1.0, False)
+                m1 = w1 - t1 if w >= 1.0 else 1.0 - w1 - t1
+            return p * m1 - c * m0, m0, e0 + w0_err, e1 + w1_err
 
-        g_hi = g(hi)[0]
-        if not g_hi > 0.0:
+        c = expm1s[k] + p + m * exps[k]
+        if not g(hi, c)[0] > 0.0:
             if hi >= x_end:
                 break  # the rest cannot reach the ratio: one bin (below)
             u = lo  # no bin of this ratio within the window: cut at the lattice point
         else:
-            a, b = lo, hi
             x_k, x_next = xs[k], xs[k + 1]
-            u = x_k + (1.0 - theta) * (x_next - x_k) if math.isfinite(x_k) and math.isfinite(x_next) else 0.5 * (a + b)
-            if not a < u < b:
-                u = 0.5 * (a + b)
-            for _ in range(100):
-                gu, m0 = g(u)
-                if abs(gu) <= tol * m0:
+            guess = x_k + (1.0 - theta) * (x_next - x_k) if math.isfinite(x_k) and math.isfinite(x_next) else math.nan
+            for _ in range(4):  # raise the margin until it covers the float error of this bin
+                c = expm1s[k] + p + m * exps[k]
+                tol = 0.1 * m * exps[k]
+                a, b = lo, hi
+                u = guess if a < guess < b else 0.5 * (a + b)
+                for _ in range(100):
+                    gu, m0, _, _ = g(u, c)
+                    if abs(gu) <= tol * m0:
+                        break
+                    if gu > 0.0:
+                        b = u
+                    else:
+                        a = u
+                    slope = p * density(u, 1.0) - c * density(u, 0.0)
+                    nxt = u - gu / slope if slope > 0.0 else a
+                    if not a < nxt < b:
+                        nxt = 0.5 * (a + b)
+                    if nxt == u:
+                        break
+                    u = nxt
+                _, m0, e0, e1 = g(u, c)
+                scale = exps[k] * m0
+                need = 4.0 * ((p * e1 + abs(c) * e0 + 4.0 * U * abs(c) * m0) / scale + 2.0 * lattice_err[k]) if scale > 0.0 else math.inf
+                if m >= need or m >= 1e-6:
                     break
-                if gu > 0.0:
-                    b = u
-                else:
-                    a = u
-                slope = p * density(u, 1.0) - c * density(u, 0.0)
-                nxt = u - gu / slope if slope > 0.0 else a
-                if not a < nxt < b:
-                    nxt = 0.5 * (a + b)
-                if nxt == u:
-                    break
-                u = nxt
+                m = min(2.0 * need, 1e-6)
+                resolves += 1
         starts.append(w)
         ends.append(u)
         targets.append(k)
@@ -405,15 +429,19 @@ def _bins(step: OneStep, l_0: float, h: float, grid: int, margins: np.ndarray, w
         starts.append(w)
         ends.append(x_end)
         targets.append(top)
+    _bins.resolves = resolves  # diagnostics
     return starts, ends, targets
 
 
-def optimistic(step: OneStep, l_0: float, h: float, grid: int) -> np.ndarray:
+def optimistic(step: OneStep, l_0: float, h: float, grid: int, crude: float = 0.0) -> np.ndarray:
     """The certified optimistic measure: Q-view masses at ``l_0 + k h`` (``k < grid``), no mass at ``+inf``.
 
     ``l_0`` must lie at or below the loss infimum (Laplace: below the lower atom) and, for the Laplace,
     the top lattice point at or below the upper atom; mass whose certified ratio lies below ``l_0``
-    is dropped, mass above the top point moves down onto it.
+    is dropped, mass above the top point moves down onto it.  Above the lattice point beyond which
+    the Q-tail is at most ``crude``, the bins are the lattice cells themselves, placed at their lower
+    end (a first-order loss of at most ``h`` on that mass, which saves most of the root finding when
+    the loss has a long, thin upper tail).
 
     Parameters
     ----------
@@ -422,6 +450,8 @@ def optimistic(step: OneStep, l_0: float, h: float, grid: int) -> np.ndarray:
         The lattice.
     grid : int
         Lattice points.
+    crude : float, default 0.0
+        Q-tail mass whose bins are the lattice cells.
 
     Returns
     -------
@@ -432,12 +462,24 @@ def optimistic(step: OneStep, l_0: float, h: float, grid: int) -> np.ndarray:
     Module docstring; Blackwell (1953) (garbling).
     """
     margins = _margins(step, l_0, h, np.arange(grid))
+    lattice_x = step.x_of_loss(l_0 + np.arange(grid) * h)
+    m0, _, m1, _ = step.masses(lattice_x, np.inf)
+    thin = np.flatnonzero((1.0 - step.p) * m0 + step.p * m1 <= crude)
+    cut = int(thin[0]) if thin.size and crude > 0.0 else grid - 1
+    cells = lattice_x[cut:]  # crude cells (x(l_k), x(l_{k+1})], aimed at l_k
+    x_end = math.inf if step.mechanism == "gaussian" else 1.0
     if step.mechanism == "laplace":
         # the atoms (x <= 0 and x > 1) are bins of their own, at the lattice points just below them
-        starts, ends, targets = _bins(step, l_0, h, grid, margins, 0.0, 1.0)
-        starts, ends, targets = [-math.inf] + starts + [1.0], [0.0] + ends + [math.inf], [0] + targets + [grid - 1]
+        starts, ends, targets = _bins(step, l_0, h, cut + 1, margins, 0.0, min(cells[0], x_end))
+        starts, ends, targets = [-math.inf] + starts, [0.0] + ends, [0] + targets
     else:
-        starts, ends, targets = _bins(step, l_0, h, grid, margins, -math.inf, math.inf)
+        starts, ends, targets = _bins(step, l_0, h, cut + 1, margins, -math.inf, min(cells[0], x_end))
+    inner = cells[cells < x_end]
+    starts += inner.tolist()
+    ends += np.append(inner[1:], x_end).tolist()
+    targets += list(range(cut, cut + inner.size))
+    if step.mechanism == "laplace":
+        starts, ends, targets = starts + [1.0], ends + [math.inf], targets + [grid - 1]
     return _place(step, l_0, h, grid, np.array(starts), np.array(ends), np.array(targets))
 
 
