@@ -510,7 +510,21 @@ def _place(step: OneStep, l_0: float, h: float, grid: int, starts, ends, targets
 def tail_x(step: OneStep, log_tail: float, lower: bool) -> float:
     """An output x with ``Q(X > x) ~ e^{log_tail}`` (``lower=False``) or ``Q(X <= x) ~ e^{log_tail}``
     (Gaussian noise; ``lower`` only for p = 1, where Q = N(1, sigma^2)).  Any x is valid: it only
-    decides where the lattice ends."""
+    decides where the lattice ends.
+
+    Parameters
+    ----------
+    step : OneStep
+        A Gaussian step.
+    log_tail : float
+        Log of the Q-tail beyond x.
+    lower : bool
+        The lower tail (p = 1 only) instead of the upper one.
+
+    Returns
+    -------
+    float
+    """
     scale, p = step.scale, step.p
     if lower:
         f = lambda x: log_ndtr((x - 1.0) / scale) - log_tail  # noqa: E731
