@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import cProfile
 import pstats
-import time
 import tracemalloc
 
 import numpy as np
