@@ -1041,6 +1041,11 @@ def breakpoints(
         # with f(1) = 0, so it lies below the chord to (1, 0), which is therefore still an upper bound.
         alphas, betas = np.append(alphas, 1.0), np.append(betas, betas[-1] if pessimistic else 0.0)
         powers = np.append(powers, powers[-1] if pessimistic else 1.0)
+    elif not pessimistic:
+        # A-mass implied by Q-mass moved to smaller losses can reach 1 before all B-mass (which an
+        # optimistic measure may have lost a little of) is rejected; for the same reason, the chord
+        # from the last breakpoint to (1, 0) is still an upper bound.
+        betas[-1], powers[-1] = 0.0, 1.0
     # equal alphas (tests that add only B-mass, or rounding at 1): keep the last, smallest beta
     last = np.r_[alphas[1:] > alphas[:-1], True]
     alphas, betas, powers = alphas[last], betas[last], powers[last]
