@@ -66,6 +66,7 @@ U = 2.0**-53  # unit round-off of float64
 _SQRT1_2 = math.sqrt(0.5)
 _WINDOW = 3  # an optimistic bin may reach up to loss l_k + _WINDOW h
 _NUDGE_ROUNDS = 40
+_TINY = 1e-250  # smaller masses are not kept on the lattice
 
 
 @dataclass(frozen=True)
@@ -297,7 +298,10 @@ def pessimistic(step: OneStep, l_0: float, h: float, grid: int) -> tuple[np.ndar
         up, rel_up = step._tail(edges, centre, False)
         err = err + weight * np.where(edges < centre, rel_low * low, rel_up * up)
     infinite += float(np.max(err)) + 16.0 * U
-    return out, infinite
+    # masses below 1e-250 (subnormal far-tail products) move up to +inf: the FFT's window bounds
+    # (logsumexp over the masses) overflow on them
+    tiny = out < _TINY
+    return np.where(tiny, 0.0, out), infinite + float(out[tiny].sum())
 
 
 def _margins(step: OneStep, l_0: float, h: float, k: np.ndarray) -> np.ndarray:
@@ -516,7 +520,8 @@ def _place(step: OneStep, l_0: float, h: float, grid: int, starts, ends, targets
     keep = (k >= 0) & (q_low > 0.0)
     out = np.zeros(grid)
     np.add.at(out, np.minimum(k[keep], grid - 1), q_low[keep])
-    return out * (1.0 - 4.0 * U)
+    out = out * (1.0 - 4.0 * U)
+    return np.where(out < _TINY, 0.0, out)  # dropping mass keeps the order (see pessimistic)
 
 
 def tail_x(step: OneStep, log_tail: float, lower: bool) -> float:
