@@ -1060,7 +1060,7 @@ def breakpoints(
     return (alphas, betas, powers) if with_powers else (alphas, betas)
 
 
-def self_convolve(masses, steps: int, tail: float) -> tuple[int, np.ndarray, float]:
+def self_convolve(masses, steps: int, tail: float, window: tuple[int, int] | None = None) -> tuple[int, np.ndarray, float]:
     """The ``steps``-fold convolution of a lattice measure by one real FFT: ``(low, out, rounding)``.
 
     ``out[i]`` is the mass at lattice index ``low + i`` of the N-fold sum.  The window ``[low, high]``
@@ -1078,6 +1078,8 @@ def self_convolve(masses, steps: int, tail: float) -> tuple[int, np.ndarray, flo
         N >= 2.
     tail : float
         Largest mass outside the window.
+    window : (int, int), optional
+        The window ``(low, high)`` if already computed (default: the Chernoff bound).
 
     Returns
     -------
@@ -1087,7 +1089,7 @@ def self_convolve(masses, steps: int, tail: float) -> tuple[int, np.ndarray, flo
     ----------
     Koskela, Jalko, Honkela (2020) (FFT composition); Doroshenko et al. (2022) (the Chernoff window).
     """
-    low, high = _common.compute_self_convolve_bounds(masses, steps, tail)
+    low, high = window if window is not None else _common.compute_self_convolve_bounds(masses, steps, tail)
     length = int(high - low + 1)
     size = scipy.fft.next_fast_len(max(length, masses.size), real=True)
     out = scipy.fft.irfft(scipy.fft.rfft(masses, size) ** steps, size)
@@ -1130,9 +1132,10 @@ def compose(l_0, h, masses, infinite, steps, pessimistic, tail):
     masses = np.asarray(masses, dtype=float)
     if steps == 1:
         return l_0, masses, infinite, 0.0
-    check_composed(masses, steps, tail, f"composing {steps} steps on a lattice of spacing {h:g}",
-                    "use fewer steps or a larger discretization")
-    shift, out, rounding = self_convolve(masses, steps, tail)
+    window = _common.compute_self_convolve_bounds(masses, steps, tail)  # once: the check and the FFT share it
+    check_lattice_points(float(window[1] - window[0] + 1), f"composing {steps} steps on a lattice of spacing {h:g}",
+                         "use fewer steps or a larger discretization")
+    shift, out, rounding = self_convolve(masses, steps, tail, window)
     inf_mass = -np.expm1(steps * np.log1p(-min(infinite, 1.0))) if infinite > 0 else 0.0
     if pessimistic:
         return steps * l_0 + shift * h, out, inf_mass + rounding, 0.0

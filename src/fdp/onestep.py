@@ -259,7 +259,7 @@ def pessimistic(step: OneStep, l_0: float, h: float, grid: int) -> tuple[np.ndar
     lo, hi = _boundaries(step, l_0, h, j)
     p = step.p
 
-    def q_mass(m0, e0, m1, e1):  # point estimate; its error is accounted for in the tail sums below
+    def q_mass(m0, _e0, m1, _e1):  # point estimate; its error is accounted for in the tail sums below
         return (1.0 - p) * m0 + p * m1
 
     out = np.zeros(grid)
@@ -372,7 +372,7 @@ def _bins(step: OneStep, l_0: float, h: float, grid: int, margins: np.ndarray, w
     margins = margins.tolist()
     starts, ends, targets = [], [], []
     k = bisect.bisect_right(xs, w)
-    theta, resolves = 0.5, 0
+    theta = 0.5
     while k <= top and w < x_end:
         m = margins[k]
         lo = xs[k]  # the bin (w, x(l_k)] has ratio below e^{l_k}: g < 0 there
@@ -433,7 +433,6 @@ def _bins(step: OneStep, l_0: float, h: float, grid: int, margins: np.ndarray, w
                 if m >= need or m >= 1e-6:
                     break
                 m = min(2.0 * need, 1e-6)
-                resolves += 1
         starts.append(w)
         ends.append(u)
         targets.append(k)
@@ -445,7 +444,6 @@ def _bins(step: OneStep, l_0: float, h: float, grid: int, margins: np.ndarray, w
         starts.append(w)
         ends.append(x_end)
         targets.append(top)
-    _bins.resolves = resolves  # diagnostics
     return starts, ends, targets
 
 
