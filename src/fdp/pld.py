@@ -318,7 +318,8 @@ def tradeoff_bracket(
     The width is about ``c N h^2`` relative (ImageNet ReRo workload: 2.5e-4 at h = 1e-4, 9e-5 at
     6e-5).  The one-step lattice has at most ``max_grid`` points (about 10 us a point): for very
     large effect sizes the spacing grows beyond ``discretization`` and the bracket widens.  The
-    FFT's rounding is estimated from its negative coefficients and carried in ``Bracket.slack``.
+    FFT's rounding is estimated from its spectrum (:func:`fdp.lattice.self_convolve`) and carried in
+    ``Bracket.slack`` (upper curve) and in the lower curve's masses.
 
     ``method="dp_accounting"``: ``dp_accounting``'s pessimistic (connect-the-dots) and optimistic
     (rounded down) PLDs in any ``direction`` ("add", "remove" or "symmetrised"; symmetrising
