@@ -1103,8 +1103,9 @@ def _low_frequencies(masses: np.ndarray, steps: int, size: int, power_modulus: n
     turns = np.where(2 * turns > size, turns - size, turns) / size  # in [-1/2, 1/2], one rounding
     # sin(pi t) with pi = float(pi) + 1.22e-16: the rounding of pi would shift every angle alike, an
     # error that adds up coherently over the masses (and is then multiplied by N)
-    half = np.sin(np.pi * turns) + np.cos(np.pi * turns) * (_PI_LOW * turns)
-    sine = 2.0 * half * (np.cos(np.pi * turns) - np.sin(np.pi * turns) * (_PI_LOW * turns))  # sin 2x = 2 sin x cos x
+    sin_t, cos_t, low = np.sin(np.pi * turns), np.cos(np.pi * turns), _PI_LOW * turns
+    half = sin_t + cos_t * low
+    sine = 2.0 * half * (cos_t - sin_t * low)  # sin 2x = 2 sin x cos x
     # pairwise sums (numpy's reduction): error about u log2(J) of the sum of |terms|, not u sqrt(J) as a dot product
     c = np.sum(2.0 * half * half * m, axis=1)
     s_k = np.sum(sine * m, axis=1)
