@@ -77,9 +77,13 @@ _TINY = 1e-250  # smaller masses are not kept on the lattice
 class OneStep:
     """One step of a (subsampled) Gaussian or Laplace mechanism, sensitivity 1, in float64.
 
-    ``P`` is the noise centred at 0, ``Q = (1 - p) P + p P(. - 1)``; the loss
-    ``l(x) = log(1 - p + p e^{z(x)})`` with ``z = log r(x)`` (:func:`fdp.privacy_loss.log_ratio`) is
-    non-decreasing in the output x.
+    The noise components are ``N_0`` (centred at 0) and ``N_1`` (centred at 1) on the output line.
+    Add direction: ``P = N_0``, ``Q = (1 - p) N_0 + p N_1``, loss ``l(x) = log(1 - p + p e^{z(x)})``
+    with ``z = log r(x)`` (:func:`fdp.privacy_loss.log_ratio`).  Remove direction: the pair
+    ``T(Q, P)`` seen through the reflection ``y = 1 - x``, which keeps the two components and swaps
+    their roles: ``P = p N_0 + (1 - p) N_1``, ``Q = N_1``, loss ``l(y) = -log(1 - p + p e^{-z(y)})``
+    (for the Gaussian: at most ``-log(1 - p)``, unbounded below).  In both the loss is
+    non-decreasing in the output.
 
     Attributes
     ----------
@@ -88,59 +92,83 @@ class OneStep:
         sigma or b.
     p : float
         Sampling rate in (0, 1].
+    direction : {"add", "remove"}, default "add"
     """
 
     mechanism: str
     scale: float
     p: float
+    direction: str = "add"
+
+    def __post_init__(self):
+        if self.direction not in ("add", "remove"):
+            raise ValueError(f"direction must be 'add' or 'remove', got {self.direction!r}")
+
+    @property
+    def _sign(self) -> float:
+        return 1.0 if self.direction == "add" else -1.0
+
+    @property
+    def weights(self) -> tuple[tuple[float, float], tuple[float, float]]:
+        """``((Q_0, Q_1), (P_0, P_1))``: the weights of ``N_0`` and ``N_1`` in Q and in P."""
+        p = self.p
+        return ((1.0 - p, p), (1.0, 0.0)) if self.direction == "add" else ((0.0, 1.0), (p, 1.0 - p))
 
     # -- the loss map ------------------------------------------------------------------------
 
     @property
-    def loss_infimum(self) -> float:
-        """The smallest loss (``-inf`` for the plain Gaussian; ``log(1 - p)`` subsampled; the lower atom of the Laplace)."""
+    def _add_range(self) -> tuple[float, float]:
+        """Infimum and supremum of the add direction's loss (the remove direction's are their negatives, swapped)."""
         if self.mechanism == "laplace":
-            return float(subsampled(-1.0 / self.scale, self.p))
-        return math.log1p(-self.p) if self.p < 1.0 else -math.inf
+            return float(subsampled(-1.0 / self.scale, self.p)), float(subsampled(1.0 / self.scale, self.p))
+        return (math.log1p(-self.p) if self.p < 1.0 else -math.inf), math.inf
+
+    @property
+    def loss_infimum(self) -> float:
+        """The smallest loss (add: ``-inf`` for the plain Gaussian, ``log(1 - p)`` subsampled, the lower atom of the Laplace)."""
+        low, high = self._add_range
+        return low if self.direction == "add" else -high
 
     @property
     def loss_supremum(self) -> float:
-        """The largest loss (``+inf`` for the Gaussian; the upper atom of the Laplace)."""
-        return float(subsampled(1.0 / self.scale, self.p)) if self.mechanism == "laplace" else math.inf
+        """The largest loss (add: ``+inf`` for the Gaussian, the upper atom of the Laplace; remove: ``-log(1 - p)``)."""
+        low, high = self._add_range
+        return high if self.direction == "add" else -low
 
     def loss(self, x) -> tuple[np.ndarray, np.ndarray]:
         """``(l(x), bound)``: the float loss at outputs x and a bound on its error."""
         x = np.asarray(x, dtype=float)
-        z = log_ratio(self.mechanism, self.scale, x)
+        t = self._sign * log_ratio(self.mechanism, self.scale, x)  # the loss is sign * log(1 - p + p e^t)
         with np.errstate(over="ignore", invalid="ignore"):
-            loss = subsampled(z, self.p)
+            inner = subsampled(t, self.p)
             if self.p < 1.0:
-                # F = p e^z / e^l in [0, 1]: the sensitivity of l to a relative error of z
-                share = np.exp(np.minimum(math.log(self.p) + z - loss, 0.0))
-                share = np.where(np.isfinite(z), share, 0.0)
+                # F = p e^t / e^inner in [0, 1]: the sensitivity of the loss to a relative error of t
+                share = np.exp(np.minimum(math.log(self.p) + t - inner, 0.0))
+                share = np.where(np.isfinite(t), share, 0.0)
             else:
-                share = np.ones_like(z)
-            zabs = np.where(np.isfinite(z), np.abs(z), 0.0)
-            bound = 12.0 * U * zabs * share + 4.0 * U * share + 4.0 * U * np.abs(loss)
+                share = np.ones_like(t)
+            tabs = np.where(np.isfinite(t), np.abs(t), 0.0)
+            bound = 12.0 * U * tabs * share + 4.0 * U * share + 4.0 * U * np.abs(inner)
             if self.p < 1.0:
                 bound = bound + 4.0 * U * abs(math.log1p(-self.p))
-        return loss, bound
+        return self._sign * inner, bound
 
     def x_of_loss(self, loss) -> np.ndarray:
         """The output x with ``l(x) = loss`` (float, uncertified; +-inf beyond the loss range)."""
-        lv = np.asarray(loss, dtype=float)
+        lv = self._sign * np.asarray(loss, dtype=float)  # = log(1 - p + p e^t), t = sign * z
         p = self.p
         with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
             if p == 1.0:
-                z = lv.copy()
+                t = lv.copy()
             else:
                 l_inf = math.log1p(-p)
                 gap = lv - l_inf
                 small = gap < 30.0
                 near = np.log((1.0 - p) / p * np.expm1(np.where(small, gap, 1.0)))
                 far = lv - math.log(p) + np.log1p(-(1.0 - p) * np.exp(-lv))
-                z = np.where(small, near, far)
-                z = np.where(gap <= 0.0, -np.inf, z)
+                t = np.where(small, near, far)
+                t = np.where(gap <= 0.0, -np.inf, t)
+            z = self._sign * t
             if self.mechanism == "gaussian":
                 return (z * self.scale**2 * 2.0 + 1.0) / 2.0
             x = (z * self.scale + 1.0) / 2.0
@@ -222,22 +250,45 @@ def _boundaries(step: OneStep, l_0: float, h: float, j: np.ndarray):
 
 
 def _difference(step: OneStep, m0, e0, m1, e1, lv, lerr):
-    """``D = Q - e^{l} P = p M_1 - (e^{l} - 1 + p) M_0`` at the lattice point ``l`` (an interval) and a bound on its error."""
+    """``D = Q - e^{l} P = c_0 M_0 + c_1 M_1`` at the lattice point ``l`` (an interval) and a bound on its error.
+
+    Add: ``c_0 = -(e^l - 1 + p)``, ``c_1 = p``; remove: ``c_0 = -p e^l``, ``c_1 = 1 - (1 - p) e^l``
+    (``-expm1(l + log(1 - p))``).  Both coefficients are computed without cancellation, so D keeps its
+    digits where ``Q ~ e^l P``.
+    """
     p = step.p
-    coef = np.expm1(lv) + p  # e^l - 1 + p
-    coef_err = 2.0 * U * np.abs(np.expm1(lv)) + np.exp(lv) * lerr * (1.0 + 4.0 * U) + U * np.abs(coef)
-    d = p * m1 - coef * m0
-    err = p * e1 + np.abs(coef) * e0 + coef_err * (m0 + e0) + 4.0 * U * (p * m1 + np.abs(coef) * m0)
+    e_l = np.exp(lv)
+    if step.direction == "add":
+        c0 = -(np.expm1(lv) + p)
+        c0_err = 2.0 * U * np.abs(np.expm1(lv)) + e_l * lerr * (1.0 + 4.0 * U) + U * np.abs(c0)
+        c1, c1_err = p, 0.0
+    else:
+        c0 = -p * e_l
+        c0_err = p * e_l * (lerr * (1.0 + 4.0 * U) + 2.0 * U)
+        if p < 1.0:
+            log_keep = math.log1p(-p)
+            shifted = lv + log_keep
+            c1 = -np.expm1(shifted)
+            # expm1 to 2 u; its argument is off by lerr plus the roundings of the sum and of log1p,
+            # and d c_1 / dl = -(1 - p) e^l
+            arg_err = lerr + 2.0 * U * (np.abs(shifted) + abs(log_keep))
+            c1_err = 2.0 * U * np.abs(c1) + (1.0 - p) * e_l * (1.0 + 4.0 * U) * arg_err
+        else:
+            c1, c1_err = 1.0, 0.0
+    d = c0 * m0 + c1 * m1
+    err = (np.abs(c0) * e0 + np.abs(c1) * e1 + c0_err * (m0 + e0) + c1_err * (m1 + e1)
+           + 4.0 * U * (np.abs(c1) * m1 + np.abs(c0) * m0))
     return d, err
 
 
 def pessimistic(step: OneStep, l_0: float, h: float, grid: int) -> tuple[np.ndarray, float]:
     """The certified pessimistic measure: Q-view masses at ``l_0 + j h`` (``j < grid``) and the mass at ``+inf``.
 
-    ``l_0`` must lie at or below the loss infimum for the subsampled Gaussian (no mass below the
-    lattice), anywhere for the others (mass below moves up to ``l_0``); the mass above the top point
-    is split onto it and ``+inf`` (Gaussian) or moved down onto it only if the loss supremum lies
-    at or below it (Laplace: the caller puts the top point above the upper atom).
+    ``l_0`` must lie at or below the loss infimum for the subsampled Gaussian in the add direction (no
+    mass below the lattice), anywhere for the others (mass below moves up to ``l_0``); the mass above
+    the top point is split onto it and ``+inf`` (add direction, Gaussian) or moved down onto it only
+    if the loss supremum lies at or below it (Laplace, and the remove direction: the caller puts the
+    top point above the supremum, :func:`frames`).
 
     Parameters
     ----------
@@ -259,12 +310,12 @@ def pessimistic(step: OneStep, l_0: float, h: float, grid: int) -> tuple[np.ndar
     lv, lerr = _lattice_interval(l_0, h, j)
     if math.isfinite(step.loss_supremum):
         if not step.loss_supremum + float(step.loss(np.array([np.inf]))[1][0]) <= float(lv[-1] - lerr[-1]):
-            raise ValueError("the lattice must reach above the largest loss of the Laplace mechanism")
+            raise ValueError("the lattice must reach above the largest loss (the caller puts its top point above it)")
     lo, hi = _boundaries(step, l_0, h, j)
-    p = step.p
+    (w0, w1), _ = step.weights
 
     def q_mass(m0, _e0, m1, _e1):  # point estimate; its error is accounted for in the tail sums below
-        return (1.0 - p) * m0 + p * m1
+        return w0 * m0 + w1 * m1
 
     out = np.zeros(grid)
     # below the lattice: (-inf, a_0^-] has loss <= l_0; its Q-mass moves up to l_0
@@ -299,7 +350,9 @@ def pessimistic(step: OneStep, l_0: float, h: float, grid: int) -> tuple[np.ndar
     # needs (phi_t is non-decreasing).  The excess (about 2e-15 per step in all) sits where the tail values
     # are large: small losses, not +inf, so that the curve near alpha = 0 is not lowered by it.
     errs = np.zeros((2, grid))  # errors of the tail values at lo and hi, and of "1 - ..." below a median
-    for centre, weight in ((0.0, 1.0 - p), (1.0, p)):
+    for centre, weight in ((0.0, w0), (1.0, w1)):
+        if weight == 0.0:
+            continue
         for row, edges in enumerate((lo, hi)):
             low, rel_low = step._tail(edges, centre, True)
             up, rel_up = step._tail(edges, centre, False)
@@ -490,6 +543,8 @@ def optimistic(step: OneStep, l_0: float, h: float, grid: int, crude: float = 0.
     ----------
     Module docstring; Blackwell (1953) (garbling).
     """
+    if step.direction != "add":
+        raise ValueError(f"the optimistic measure is built for the add direction only, got {step.direction!r}")
     margins = _margins(step, l_0, h, np.arange(grid))
     lattice_x = step.x_of_loss(l_0 + np.arange(grid) * h)
     m0, _, m1, _ = step.masses(lattice_x, np.inf)
@@ -538,9 +593,9 @@ def _place(step: OneStep, l_0: float, h: float, grid: int, starts, ends, targets
 
 
 def tail_x(step: OneStep, log_tail: float, lower: bool) -> float:
-    """An output x with ``Q(X > x) ~ e^{log_tail}`` (``lower=False``) or ``Q(X <= x) ~ e^{log_tail}``
-    (Gaussian noise; ``lower`` only for p = 1, where Q = N(1, sigma^2)).  Any x is valid: it only
-    decides where the lattice ends.
+    """An output x with ``Q(X > x) ~ e^{log_tail}`` (``lower=False``, add direction) or
+    ``N_1(X <= x) ~ e^{log_tail}`` (``lower=True``: the lower tail of Q for p = 1 or in the remove
+    direction), Gaussian noise.  Any x is valid: it only decides where the lattice ends.
 
     Parameters
     ----------
@@ -549,7 +604,7 @@ def tail_x(step: OneStep, log_tail: float, lower: bool) -> float:
     log_tail : float
         Log of the Q-tail beyond x.
     lower : bool
-        The lower tail (p = 1 only) instead of the upper one.
+        The lower tail of ``N_1`` instead of Q's upper one.
 
     Returns
     -------
@@ -579,7 +634,9 @@ def frames(step: OneStep, discretization: float, log_tail: float, max_grid: int)
     infimum ``log(1 - p)``, the optimistic one so that the infimum lies half a step below a
     lattice point (and that point at or below 0, the mean ratio), so that its bins have about the
     same width.  Laplace: the pessimistic lattice covers both atoms from just above (they move up
-    onto its end points), the optimistic one lies just inside them (they move down).
+    onto its end points), the optimistic one lies just inside them (they move down).  Remove
+    direction (pessimistic only), subsampled Gaussian: from the cut of Q's lower tail to just above
+    the supremum ``-log(1 - p)``.
 
     Parameters
     ----------
@@ -599,6 +656,12 @@ def frames(step: OneStep, discretization: float, log_tail: float, max_grid: int)
         (lo, hi), (e_lo, e_hi) = step.loss(np.array([-np.inf, np.inf]))
         margin = 64.0 * U * (1.0 + abs(lo) + abs(hi)) + 2.0 * max(e_lo, e_hi)
         bottom, top = lo + margin, hi + margin
+    elif step.direction == "remove" and step.p < 1.0:
+        # the loss rises to its supremum -log(1 - p) as y -> inf: the top point lies just above it;
+        # below, the lattice is cut where the lower tail of Q = N_1 is e^{log_tail}
+        (sup,), (err,) = step.loss(np.array([np.inf]))
+        top = float(sup) + 64.0 * U * (1.0 + abs(float(sup))) + 2.0 * float(err)
+        bottom = float(step.loss(np.array([tail_x(step, log_tail, lower=True)]))[0][0])
     else:
         top = float(step.loss(np.array([tail_x(step, log_tail, lower=False)]))[0][0])
         if step.p < 1.0:
@@ -609,7 +672,7 @@ def frames(step: OneStep, discretization: float, log_tail: float, max_grid: int)
     h = (top - bottom) / (grid - 1)
     if step.mechanism == "laplace":
         low = bottom - 4.0 * margin
-    elif step.p < 1.0:
+    elif step.p < 1.0 and step.direction == "add":
         low = bottom + min(h / 2, -bottom / 2) - h
     else:
         low = bottom

@@ -35,6 +35,7 @@ __all__ = [
     "piecewise_linear",
     "lower_convex_envelope",
     "symmetrise",
+    "pointwise_max",
     "subsample",
     "gaussian_composition",
     "check_valid",
@@ -281,14 +282,24 @@ class PiecewiseLinear(TradeOffCurve):
             if powers.shape != betas.shape or np.any(np.abs(powers - (1.0 - betas)) > 1e-12):
                 raise ValueError("powers must have the shape of betas and equal 1 - betas up to rounding")
             self.powers = powers
-        # inverse: for each distinct beta the smallest alpha reaching it (generalised inverse)
-        b_rev, first = np.unique(betas, return_index=True)
-        self._inv_b, self._inv_a = b_rev, alphas[first]
+        # inverse: for each distinct beta the smallest alpha reaching it (generalised inverse); the betas
+        # are non-increasing, so that alpha is the first of each run of equal betas
+        first = np.flatnonzero(np.r_[True, betas[1:] != betas[:-1]])[::-1]
+        self._inv_b, self._inv_a = betas[first], alphas[first]
         power = None if self.powers is None else (lambda a: np.interp(a, self.alphas, self.powers))
         super().__init__(self._eval, self._eval_inverse, power, name=name)
 
     def _eval(self, a):
         return np.interp(a, self.alphas, self.betas)
+
+    def swapped(self) -> "PiecewiseLinear":
+        """The inverse curve ``T(Q, P)`` as breakpoints: each distinct beta with the smallest alpha reaching it."""
+        a, b = self._inv_b, self._inv_a
+        if a[0] > 0.0:  # f stays above its last beta: f^{-1} is 1 below it
+            a, b = np.concatenate([[0.0], a]), np.concatenate([[1.0], b])
+        if a[-1] < 1.0:  # f(0) < 1: f^{-1} is 0 above f(0)
+            a, b = np.append(a, 1.0), np.append(b, 0.0)
+        return PiecewiseLinear(a, b, name=f"inverse of {self.name}")
 
     def _eval_inverse(self, b):
         return np.where(b >= self.betas[0], 0.0, np.interp(b, self._inv_b, self._inv_a))
@@ -466,6 +477,44 @@ def symmetrise(curve: TradeOffCurve, grid=None) -> PiecewiseLinear:
     values = np.minimum(curve(grid), curve.inverse(grid))
     a, b = lower_convex_envelope(grid, values)
     return PiecewiseLinear(a, b, name=f"C({curve.name})")
+
+
+def pointwise_max(f: PiecewiseLinear, g: PiecewiseLinear, name: str | None = None) -> PiecewiseLinear:
+    """The larger of two piecewise-linear curves, ``max(f, g)``, exactly.
+
+    The maximum of two convex, non-increasing curves is convex and non-increasing, so two lower
+    bounds on a trade-off curve give a better one (:func:`fdp.pld.certified_lower_curve` combines
+    the two directions of a mechanism this way).  Its breakpoints are those of both curves where
+    that curve is the larger, and the points where they cross (one at most between neighbouring
+    breakpoints, where both are linear).
+
+    Parameters
+    ----------
+    f, g : PiecewiseLinear
+    name : str, optional
+        Label of the result.
+
+    Returns
+    -------
+    PiecewiseLinear
+
+    Examples
+    --------
+    >>> f = piecewise_linear([0.0, 0.3, 1.0], [1.0, 0.1, 0.0])
+    >>> g = piecewise_linear([0.0, 0.5, 1.0], [0.6, 0.2, 0.0])
+    >>> h = pointwise_max(f, g)  # f up to the crossing at 2/11, then g
+    >>> h.alphas.round(4).tolist(), h.betas.round(4).tolist()
+    ([0.0, 0.1818, 0.3, 0.5, 1.0], [1.0, 0.4545, 0.36, 0.2, 0.0])
+    """
+    f, g = check_piecewise("f", f), check_piecewise("g", g)
+    a = np.union1d(f.alphas, g.alphas)
+    d = f(a) - g(a)
+    j = np.flatnonzero(d[:-1] * d[1:] < 0.0)  # f - g changes sign inside (a_j, a_{j+1}): one crossing
+    cross = a[j] + d[j] / (d[j] - d[j + 1]) * (a[j + 1] - a[j])
+    a = np.concatenate([a, np.clip(cross, a[j], a[j + 1])])
+    a = np.unique(a)
+    b = np.minimum.accumulate(np.maximum(f(a), g(a)))  # non-increasing also where rounding says otherwise
+    return PiecewiseLinear(a, b, name=name or f"max({f.name}, {g.name})")
 
 
 def subsample(curve: TradeOffCurve, sampling_rate: float) -> TradeOffCurve:
