@@ -17,14 +17,10 @@ Run with ``make bench``.
 
 from __future__ import annotations
 
-import cProfile
-import pstats
-import tracemalloc
-
 import numpy as np
 
 from fdp import pld
-from timing import best_of, uncertified_gamma
+from timing import best_of, profile_phases, uncertified_gamma
 
 KAPPAS = np.array([1e-7, 1e-5, 1e-3, 1e-1])
 WORKLOADS = {
@@ -62,29 +58,11 @@ def compare(name, noise, rate, steps, discretization=1e-4):
           f"at most {above:+.1e} relative")
 
 
-def profile(noise, rate, steps, discretization):
-    prof = cProfile.Profile()
-    tracemalloc.start()
-    prof.enable()
-    bracket(noise, rate, steps, discretization).gamma(KAPPAS)
-    prof.disable()
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    stats = pstats.Stats(prof)
-    total = stats.total_tt
-    cumulative = {}
-    for (_, _, func), (_, _, _, cum, _) in stats.stats.items():
-        cumulative[func] = cumulative.get(func, 0.0) + cum
-    print(f"profile of one bracket (total {total:.2f} s under cProfile; peak traced memory {peak / 2**20:.0f} MiB):")
-    for label, func in PHASES:
-        t = cumulative.get(func, 0.0)
-        print(f"  {label:32s} {t:7.2f} s  {100 * t / total:5.1f} %")
-
-
 def main():
     for name, args in WORKLOADS.items():
         compare(name, *args)
-    profile(*WORKLOADS["ImageNet, h = 6e-5"])
+    noise, rate, steps, h = WORKLOADS["ImageNet, h = 6e-5"]
+    profile_phases(lambda: bracket(noise, rate, steps, h).gamma(KAPPAS), PHASES, "one bracket (ImageNet, h = 6e-5)")
 
 
 if __name__ == "__main__":

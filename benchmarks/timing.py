@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import cProfile
+import pstats
 import time
+import tracemalloc
 
 import numpy as np
 
@@ -26,3 +29,24 @@ def uncertified_gamma(noise_multiplier, sampling_rate, steps, kappas, discretiza
 
     dist = pld.mechanism_pld("gaussian", noise_multiplier, sampling_rate, steps, discretization=discretization)
     return 1.0 - np.asarray(get_beta_from_pld(dist, alpha=np.asarray(kappas)))
+
+
+def profile_phases(fn, phases, what: str) -> None:
+    """Run ``fn`` once under cProfile and tracemalloc; print the cumulative time of each phase
+    ``(label, function name)`` and the peak of traced memory."""
+    prof = cProfile.Profile()
+    tracemalloc.start()
+    prof.enable()
+    fn()
+    prof.disable()
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    stats = pstats.Stats(prof)
+    total = stats.total_tt
+    cumulative = {}
+    for (_, _, func), (_, _, _, cum, _) in stats.stats.items():
+        cumulative[func] = cumulative.get(func, 0.0) + cum
+    print(f"profile of {what} (total {total:.3f} s under cProfile; peak traced memory {peak / 2**20:.0f} MiB):")
+    for label, func in phases:
+        t = cumulative.get(func, 0.0)
+        print(f"  {label:34s} {t:7.3f} s  {100 * t / total:5.1f} %")

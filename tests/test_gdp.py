@@ -698,6 +698,8 @@ def test_mu_and_regret_dpsgd_sec5_and_grid():
     mu, reg = gdp.mu_and_regret_dpsgd(9.4, 2**14 / 50000, 2000, discretization=1e-3)
     assert round(mu, 2) == 1.57
     assert round(100 * reg, 2) == 0.10
+    mu, reg = gdp.mu_and_regret_dpsgd(9.4, 2**14 / 50000, 2000, discretization=1e-3, method="dp_accounting")
+    assert round(mu, 2) == 1.57
     curve = pld.dpsgd_tradeoff(9.4, 2**14 / 50000, 2000, discretization=1e-3)
     assert gdp.mu_and_regret(curve, tail=1e-10) == pytest.approx((mu, reg), rel=1e-9)
     mus, regs = gdp.mu_and_regret_dpsgd_grid([2.0, 4.0], [0.01, 0.1], [100, 400])
@@ -722,3 +724,25 @@ def test_discrete_gaussian_pld_topdown():
         pld.discrete_gaussian_pld([0.1, -0.2])
     with pytest.raises(ValueError, match="repeats"):
         pld.discrete_gaussian_pld([0.1], [0])
+
+
+@pytest.mark.parametrize("sigma, rate, steps", [(3.0, 0.01, 5000), (1.5, 0.05, 400)])
+def test_mu_and_regret_dpsgd_certified(sigma, rate, steps):
+    """The default (lattice) route: f_mu* lies below the certified symmetrised curve on the kept range, mu*
+    is at least the mu* of the certified upper curve (so within the certified interval) and agrees with the
+    dp_accounting route to 1e-4; at (1.5, 0.05, 400) gdpnum's mu* lies below that interval (optimistic)."""
+    from gdpnum.dpsgd import get_mu_and_regret_for_dpsgd
+
+    mu, reg = gdp.mu_and_regret_dpsgd(sigma, rate, steps, discretization=1e-4)
+    sym = pld.certified_lower_curve("gaussian", sigma, rate, steps, discretization=1e-4, direction="symmetrised")
+    kept = (sym.alphas >= 1e-10) & (sym.betas >= 1e-10)
+    assert np.all(tradeoff.gaussian(mu)(sym.alphas[kept]) <= sym.betas[kept])
+    assert gdp.mu_and_regret(sym, symmetrise=False, tail=1e-10) == (mu, reg)
+    bracket = pld.tradeoff_bracket("gaussian", sigma, rate, steps, discretization=1e-4, kappa_min=1e-10)
+    assert gdp.mu_star(bracket.upper, tail=1e-10) <= mu
+    mu_d, reg_d = gdp.mu_and_regret_dpsgd(sigma, rate, steps, discretization=1e-4, method="dp_accounting")
+    assert mu == pytest.approx(mu_d, rel=1e-4) and reg == pytest.approx(reg_d, rel=1e-2)
+    if sigma == 1.5:
+        assert get_mu_and_regret_for_dpsgd(sigma, rate, steps)[0] < 0.99 * gdp.mu_star(bracket.upper, tail=1e-10)
+    with pytest.raises(ValueError, match="method"):
+        gdp.mu_and_regret_dpsgd(sigma, rate, steps, method="exact")

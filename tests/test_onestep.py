@@ -25,10 +25,12 @@ def _mp_tail(mechanism, scale, x, centre, lower, dps=40):
         return mpmath.exp(d) / 2 if d <= 0 else 1 - mpmath.exp(-d) / 2
 
 
-def _mp_loss(mechanism, scale, p, x):
+def _mp_loss(mechanism, scale, p, x, direction="add"):
     with mpmath.workdps(40):
         x, s, p = mpmath.mpf(x), mpmath.mpf(scale), mpmath.mpf(p)
         z = (2 * x - 1) / (2 * s**2) if mechanism == "gaussian" else (min(max(x, 0), 1) * 2 - 1) / s
+        if direction == "remove":  # Q = N_1, P = p N_0 + (1 - p) N_1
+            return -mpmath.log(1 - p + p * mpmath.exp(-z))
         return mpmath.log(1 - p + p * mpmath.exp(z))
 
 
@@ -48,14 +50,19 @@ def test_tail_error_model(mechanism):
                     assert abs(mpmath.mpf(float(v)) - exact) <= r * exact, (xi, centre, lower)
 
 
+@pytest.mark.parametrize("direction", ["add", "remove"])
 @pytest.mark.parametrize("mechanism, scale, p", SETTINGS)
-def test_loss_error_bound(mechanism, scale, p):
+def test_loss_error_bound(mechanism, scale, p, direction):
     rng = np.random.default_rng(2)
     x = np.concatenate([rng.normal(0.5, 8 * scale, 2000), rng.uniform(-0.1, 1.1, 500)])
-    step = onestep.OneStep(mechanism, scale, p)
+    step = onestep.OneStep(mechanism, scale, p, direction)
     loss, bound = step.loss(x)
     for xi, v, b in zip(x, loss, bound):
-        assert abs(mpmath.mpf(float(v)) - _mp_loss(mechanism, scale, p, xi)) <= b, xi
+        assert abs(mpmath.mpf(float(v)) - _mp_loss(mechanism, scale, p, xi, direction)) <= b, xi
+    # x_of_loss inverts the loss (the lattice boundaries start from it)
+    inner = np.isfinite(loss) & (np.abs(x) < 4 * scale + 1) & (loss > step.loss_infimum + 1e-6) & (loss < step.loss_supremum - 1e-6)
+    if mechanism == "gaussian":
+        assert np.allclose(step.x_of_loss(loss[inner]), x[inner], rtol=1e-6, atol=1e-6 * scale**2)
 
 
 @pytest.mark.parametrize("mechanism", ["gaussian", "laplace"])
@@ -74,9 +81,9 @@ def test_noise_mass_error_bound(mechanism):
                 assert abs(mpmath.mpf(float(m)) - exact) <= e, (ai, bi, centre)
 
 
-def _hockey_exact(mechanism, scale, p, t):
+def _hockey_exact(mechanism, scale, p, t, dps=40):
     """H(t) = E_Q[(1 - t e^{-L})^+] of one step, in mpmath (threshold at the output x with L(x) = log t)."""
-    with mpmath.workdps(40):
+    with mpmath.workdps(dps):
         s, p, t = mpmath.mpf(scale), mpmath.mpf(p), mpmath.mpf(t)
         # e^L = 1 - p + p e^z  =>  z = log((t - 1 + p) / p)
         if t <= 1 - p:
@@ -97,6 +104,14 @@ def _hockey_exact(mechanism, scale, p, t):
             surv_p, surv_1 = mpmath.exp(-x / s) / 2, 1 - mpmath.exp((x - 1) / s) / 2
         q = (1 - p) * surv_p + p * surv_1
         return q - t * surv_p
+
+
+def _hockey_remove_exact(mechanism, scale, p, t):
+    """H of the swapped pair T(Q, P): ``t H(1 / t) + 1 - t`` (both integrate ``(b - t a)^+``; the sum cancels
+    down to H, as small as 1e-45 here, so it is taken with 100 digits)."""
+    with mpmath.workdps(100):
+        t = mpmath.mpf(t)
+        return t * _hockey_exact(mechanism, scale, p, 1 / t, dps=100) + 1 - t
 
 
 def _hockey_lattice(l_0, h, masses, infinite, t):
@@ -126,6 +141,31 @@ def test_hockey_stick_order(mechanism, scale, p):
         t = math.exp(loss)
         exact = _hockey_exact(mechanism, scale, p, t)
         assert _hockey_lattice(l_o, h, m_o, 0.0, t) <= exact <= _hockey_lattice(l_p, h, m_p, inf_p, t), loss
+
+
+@pytest.mark.parametrize("mechanism, scale, p", [v for v in SETTINGS if v[0] == "gaussian"] + [("laplace", 0.5, 1.0)])
+def test_hockey_stick_order_remove(mechanism, scale, p):
+    """The remove direction's pessimistic measure: H(t) <= H_pessimistic(t) for the swapped pair T(Q, P),
+    at its lattice points, between them and at random t; it holds at least all Q-mass, at most 1e-9 more."""
+    step = onestep.OneStep(mechanism, scale, p, "remove")
+    l_p, _, h, grid = onestep.frames(step, 2e-2, math.log(1e-25), 10**5)
+    m_p, inf_p = onestep.pessimistic(step, l_p, h, grid)
+    assert 1.0 <= m_p.sum() + inf_p <= 1.0 + 1e-9 and np.all(m_p >= 0)
+    rng = np.random.default_rng(5)
+    heavy = np.flatnonzero(m_p > 1e-6)
+    js = rng.choice(heavy, size=min(12, heavy.size), replace=False)
+    losses = np.concatenate([l_p + js * h, l_p + (js + 0.5) * h, rng.uniform(l_p, l_p + m_p.size * h, 6)])
+    for loss in losses:
+        t = math.exp(loss)
+        assert _hockey_remove_exact(mechanism, scale, p, t) <= _hockey_lattice(l_p, h, m_p, inf_p, t), loss
+
+
+def test_optimistic_is_add_only():
+    step = onestep.OneStep("gaussian", 1.0, 0.5, "remove")
+    with pytest.raises(ValueError, match="add direction"):
+        onestep.optimistic(step, -1.0, 0.1, 20)
+    with pytest.raises(ValueError, match="direction"):
+        onestep.OneStep("gaussian", 1.0, 0.5, "both")
 
 
 @pytest.mark.parametrize("mechanism, scale, p", SETTINGS)

@@ -6,7 +6,7 @@ from dp_accounting.pld import privacy_loss_distribution as dpl
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fdp import lattice, pld, rero, tradeoff
+from fdp import gdp, lattice, pld, rero, tradeoff
 
 ALPHAS = np.linspace(0.0, 1.0, 201)
 KAPPAS = np.array([1e-7, 1e-5, 1e-3, 0.1, 0.5])
@@ -191,9 +191,7 @@ def test_lower_tail_repair_stays_a_probability_pair():
 
 def test_more_steps_never_more_private_far_from_privacy():
     """The fixed point f(alpha) = alpha of DP-SGD can only fall with the steps (noise 1, rate 0.56)."""
-    from fdp import gdp
-
-    fixed = [gdp._fixed_point(c.alphas, c.betas)
+    fixed = [tradeoff.fixed_point(c)
              for c in (pld.dpsgd_tradeoff(1.0, 0.5623, t, discretization=1e-3) for t in (400, 1000))]
     assert fixed[1] <= fixed[0]
 
@@ -202,3 +200,60 @@ def test_repair_beyond_double_range_is_an_error():
     """A lowest loss whose likelihood ratio overflows is refused, not turned into a vacuous curve."""
     with pytest.raises(ValueError, match="overflows double precision"):
         lattice.breakpoints(800.0, 0.1, [0.5, 0.5], 0.0)
+
+
+def test_certified_lower_curve_gaussian_composition_tight_at_both_ends():
+    """Full batches: 100 steps of noise 2 are exactly 5-GDP; the certified curve lies below f_5 and within
+    1e-5 of it (relative, in 1 - beta and 1 - alpha) near both ends; its mu* is 5 from above."""
+    exact = tradeoff.gaussian(5.0)
+    curve = pld.certified_lower_curve("gaussian", 2.0, 1.0, 100, discretization=1e-3)
+    a = np.concatenate([np.logspace(-12, -1, 40), 1 - np.logspace(-12, -1, 40)])
+    assert np.all(curve(a) <= exact(a))
+    for level in (1e-10, 1e-6):
+        assert 1.0 <= (1 - curve(level)) / (1 - exact(level)) <= 1 + 1e-5
+        assert 1.0 <= (1 - curve.inverse(level)) / (1 - exact.inverse(level)) <= 1 + 1e-5
+    sym = pld.certified_lower_curve("gaussian", 2.0, 1.0, 100, discretization=1e-3, direction="symmetrised")
+    assert 5.0 <= gdp.mu_star(sym, tail=1e-10) <= 5.0 + 1e-5
+
+
+def test_certified_lower_curve_subsampled_both_ends():
+    """(noise 3, rate 0.01, 5,000 steps): the certified add curve lies below the certified upper curve of the
+    bracket everywhere, and near (1, 0), where the add measure alone is loose (its excess mass lowers beta
+    absolutely), the inverted remove curve takes over: 1 - f^{-1}(1e-10) falls from 5.6e-10 to 4.6e-10,
+    within the bracket.  The symmetrised curve lies below C of the upper curve."""
+    bracket = pld.tradeoff_bracket("gaussian", 3.0, 0.01, 5000, discretization=1e-4, kappa_min=1e-10)
+    curve = pld.certified_lower_curve("gaussian", 3.0, 0.01, 5000, discretization=1e-4)
+    a = np.concatenate([np.logspace(-12, -1, 60), 1 - np.logspace(-12, -1, 60), np.linspace(0, 1, 101)])
+    assert np.all(curve(a) <= bracket.upper(a) + bracket.slack)
+    assert np.allclose(curve(a), bracket.lower(a), rtol=0, atol=1e-8)  # the same measure on its own frame
+    ours, alone, upper = (1 - c.inverse(1e-10) for c in (curve, bracket.lower, bracket.upper))
+    assert upper <= ours <= 0.85 * alone
+    sym = pld.certified_lower_curve("gaussian", 3.0, 0.01, 5000, discretization=1e-4, direction="symmetrised")
+    assert np.all(sym(a) <= tradeoff.symmetrise(bracket.upper)(a) + bracket.slack)
+    tradeoff.check_valid(sym, sym.alphas)
+    assert np.allclose(sym(a), sym.inverse(a), atol=1e-12)  # symmetric
+
+
+def test_certified_lower_curve_rejects_bad_input():
+    with pytest.raises(ValueError, match="direction"):
+        pld.certified_lower_curve("gaussian", 1.0, 0.5, 10, direction="remove")
+    with pytest.raises(ValueError, match="level_min"):
+        pld.certified_lower_curve("gaussian", 1.0, 0.5, 10, level_min=0.0)
+    with pytest.raises(ValueError, match="sampling_rate must be 1"):
+        pld.certified_lower_curve("laplace", 1.0, 0.5, 10)
+
+
+@settings(max_examples=12, deadline=None)
+@given(sigma=st.floats(0.05, 20.0), p=st.floats(1e-3, 1.0))
+def test_certified_lower_curve_one_step_property(sigma, p):
+    """One step, any noise and rate: the certified curves are valid, below the exact curve (RTM paper Lemma 9:
+    p f_{1/sigma} + (1 - p)(1 - alpha)) and its symmetrisation, and within 1e-4 of them."""
+    exact = tradeoff.subsample(tradeoff.gaussian(1.0 / sigma), p)
+    a = np.concatenate([np.geomspace(1e-10, 0.5, 200), 1.0 - np.geomspace(1e-10, 0.5, 200)])
+    curve = pld.certified_lower_curve("gaussian", sigma, p, 1, discretization=1e-3)
+    tradeoff.check_valid(curve, curve.alphas)
+    gap = exact(a) - curve(a)
+    assert np.all(gap >= -1e-15) and np.max(gap) <= 1e-4
+    sym = pld.certified_lower_curve("gaussian", sigma, p, 1, discretization=1e-3, direction="symmetrised")
+    above = tradeoff.symmetrise(exact, grid=np.sort(a))  # on or above the exact C
+    assert np.all(sym(a) <= above(a) + 1e-15)

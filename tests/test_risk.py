@@ -81,7 +81,7 @@ def test_gdp_report_is_alg1_on_the_dpsgd_curve():
     from fdp import gdp
 
     assert (report.mu, report.regret) == gdp.mu_and_regret_dpsgd(2.0, 0.05, 200)
-    assert report.method == "pld" and report.alpha_floor == 1e-10
+    assert report.method == "lattice" and report.alpha_floor == 1e-10
     assert report.discretization == pld.default_discretization(2.0, 0.05, 200)
     dist = pld.mechanism_pld("gaussian", 2.0, 0.05, 200, discretization=report.discretization)
     assert report.epsilon == float(dist.get_epsilon_for_delta(1e-5))

@@ -62,13 +62,12 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from scipy.special import log_ndtr, ndtr, ndtri_exp
-from scipy.stats import norm
+from scipy.special import log_ndtr, ndtr, ndtri, ndtri_exp
 
-from .pld import dpsgd_pld, tradeoff_curve
+from .pld import certified_lower_curve, default_discretization, dpsgd_pld, tradeoff_curve
 from .privacy_loss import Mechanism
 from .roots import bisect_increasing
-from .tradeoff import PiecewiseLinear, check_piecewise
+from .tradeoff import PiecewiseLinear, check_piecewise, fixed_point
 from .tradeoff import symmetrise as _symmetrise
 from .validation import (
     EPS_MAX,
@@ -92,6 +91,7 @@ __all__ = [
     "mu_pure_dp",
     "mu_laplace",
     "mu_and_regret_pld",
+    "mu_and_regret_lattice",
     "mu_and_regret_dpsgd",
     "mu_and_regret_dpsgd_grid",
 ]
@@ -318,15 +318,6 @@ def _floor_points(a: np.ndarray, b: np.ndarray, floor: float, name: str) -> tupl
     return np.concatenate([a[inside], [floor, a_at]]), np.concatenate([b[inside], [b_at, max(floor, b[j])]])
 
 
-def _fixed_point(a: np.ndarray, b: np.ndarray) -> float:
-    """The level where a piecewise-linear curve crosses the diagonal ``f(alpha) = alpha``."""
-    j = int(np.argmax(b <= a))
-    if j == 0:
-        return 0.0
-    d0, d1 = b[j - 1] - a[j - 1], b[j] - a[j]  # > 0, then <= 0
-    return float(a[j - 1] + d0 / (d0 - d1) * (a[j] - a[j - 1]))
-
-
 def check_tail(tail, name: str = "tail") -> float:
     """The alpha floor of :func:`mu_star`, a number in [0, 0.5), or a ValueError naming ``name``.
 
@@ -366,14 +357,15 @@ def _mu_star(a: np.ndarray, b: np.ndarray, tail: float, name: str) -> float:
             "strictly below 1 - alpha: no finite mu satisfies f_mu <= f (GDP paper Prop. 6.2); "
             "pass tail > 0 to certify mu for alpha >= tail and beta >= tail only"
         )
-    mu = float(max(0.0, np.max(norm.isf(a[keep]) + norm.isf(b[keep]), initial=0.0)))
+    za = -ndtri(a)  # Phi^{-1}(1 - alpha), as norm.isf computes it
+    mu = float(max(0.0, np.max(za[keep] - ndtri(b[keep]), initial=0.0)))
     # Eq. 21 holds exactly; make it hold in floating point too, with the same evaluation of f_mu
     # as fdp.tradeoff.gaussian, by raising mu in doubling steps if rounding put f_mu above a
     # counted point (the increase is at most twice the rounding error it compensates).
-    za, bb = norm.isf(a), b
+    bb = b
     step = max(float(np.spacing(mu)), 2.0**-60)
     for _ in range(80):
-        above = norm.cdf(za - mu) > bb
+        above = ndtr(za - mu) > bb
         if not np.any(above):
             return mu
         za, bb = za[above], bb[above]  # raising mu only lowers f_mu: passed points stay passed
@@ -714,6 +706,18 @@ def mu_laplace(epsilon) -> float | np.ndarray:
     return out if out.ndim else float(out)
 
 
+def _alg1(curve: PiecewiseLinear, tail: float) -> tuple[float, float, float]:
+    """Alg. 1 on a symmetric curve built here (valid by construction): ``(mu*, Delta(f, f_mu*), floor)``.
+
+    The alpha floor is ``tail``, lowered to the curve's fixed point for a mechanism so far from private
+    that its curve passes below ``(tail, tail)`` (:func:`mu_and_regret_pld`).
+    """
+    a, b = curve.alphas, curve.betas
+    floor = min(tail, fixed_point(curve) * (1.0 - 1e-9))
+    mu = _mu_star(a, b, floor, "curve")
+    return mu, _gdp_divergence(a, b, mu), floor
+
+
 def mu_and_regret_pld(dist, *, tail: float = DPSGD_TAIL) -> tuple[float, float, float]:
     """GDP paper Alg. 1 on a ``dp_accounting`` PLD: ``(mu*, Delta(f, f_mu*), floor)``.
 
@@ -728,6 +732,10 @@ def mu_and_regret_pld(dist, *, tail: float = DPSGD_TAIL) -> tuple[float, float, 
     set by the lattice's resolution (the curve's betas carry round-off of about 1e-13, so it stays near
     14-15 and need not grow with the steps): read it as "beyond 12.7".  The regret there is below
     1e-11.  ``floor`` is the floor used: ``tail``, or the lowered one.
+
+    The normalisation makes this curve slightly optimistic where beta is tiny (at (3.0, 0.01, 5,000
+    steps) it passes above the certified curve near ``(1, 0)``); :func:`mu_and_regret_dpsgd` uses
+    the certified curve by default.
 
     Parameters
     ----------
@@ -752,19 +760,23 @@ def mu_and_regret_pld(dist, *, tail: float = DPSGD_TAIL) -> tuple[float, float, 
     (0.4196, 1e-10)
     """
     tail = check_tail(tail)
-    curve = tradeoff_curve(dist, "symmetrised", normalise=True)
-    floor = min(tail, _fixed_point(curve.alphas, curve.betas) * (1.0 - 1e-9))
-    return (*mu_and_regret(curve, symmetrise=False, tail=floor), floor)
+    curve = check_piecewise("curve (symmetrised)", tradeoff_curve(dist, "symmetrised", normalise=True))
+    return _alg1(curve, tail)
 
 
 def mu_and_regret_dpsgd(
     noise_multiplier: float, sampling_rate: float, steps: int, *, discretization: float | None = None,
-    tail: float = DPSGD_TAIL
+    tail: float = DPSGD_TAIL, method: str = "lattice",
 ) -> tuple[float, float]:
     """GDP paper Alg. 1 for DP-SGD (the paper's Fig. 3 interface): ``(mu*, Delta(f, f_mu*))``.
 
-    :func:`mu_and_regret_pld` on :func:`fdp.pld.dpsgd_pld` (the floor it may lower is described
-    there); with ``sampling_rate = 1`` the exact ``(sqrt(steps) / noise_multiplier, 0)`` of the
+    ``method="lattice"`` (default): the certified lower curve of :func:`fdp.pld.certified_lower_curve`
+    (both directions, tight at both ends), symmetrised, so that ``f_mu* <= f`` is certified for the
+    exact curve of the mechanism on the range ``alpha, beta >= tail`` (up to the rounding of the FFT
+    composition, estimated and carried in the curve).  ``method="dp_accounting"``:
+    :func:`mu_and_regret_pld` on :func:`fdp.pld.dpsgd_pld` (connect-the-dots, normalised; not
+    certified near ``(1, 0)``).  Both lower the floor for mechanisms far from private (described
+    there).  With ``sampling_rate = 1`` the exact ``(sqrt(steps) / noise_multiplier, 0)`` of the
     Gaussian mechanism.
 
     Parameters
@@ -776,9 +788,10 @@ def mu_and_regret_dpsgd(
     steps : int
         >= 1.
     discretization : float, optional
-        PLD lattice spacing (default: :func:`fdp.pld.default_discretization`).
+        Loss lattice spacing (default: :func:`fdp.pld.default_discretization`).
     tail : float, default 1e-10
         The alpha floor of :func:`mu_and_regret_pld`.
+    method : {"lattice", "dp_accounting"}, default "lattice"
 
     Returns
     -------
@@ -795,14 +808,68 @@ def mu_and_regret_dpsgd(
     (0.4196, 0.0092)
     """
     tail = check_tail(tail)  # before the lattice is built
+    if method not in ("lattice", "dp_accounting"):
+        raise ValueError(f"method must be 'lattice' or 'dp_accounting', got {method!r}")
+    noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
+    steps = check_positive_int("steps", steps)
     if discretization is not None:
         check_positive("discretization", discretization)
     if check_sampling_rate("sampling_rate", sampling_rate) == 1.0:
         # full batches: the steps-fold Gaussian mechanism, exactly sqrt(steps)/noise_multiplier-GDP (regret 0)
-        return float(np.sqrt(check_positive_int("steps", steps)) / check_positive("noise_multiplier", noise_multiplier)), 0.0
-    mu, regret, _ = mu_and_regret_pld(dpsgd_pld(noise_multiplier, sampling_rate, steps, discretization=discretization),
-                                      tail=tail)
+        return float(np.sqrt(steps) / noise_multiplier), 0.0
+    if method == "dp_accounting":
+        dist = dpsgd_pld(noise_multiplier, sampling_rate, steps, discretization=discretization)
+        mu, regret, _ = mu_and_regret_pld(dist, tail=tail)
+    else:
+        mu, regret, _ = mu_and_regret_lattice(noise_multiplier, sampling_rate, steps, discretization=discretization,
+                                              tail=tail)
     return mu, regret
+
+
+def mu_and_regret_lattice(noise_multiplier: float, sampling_rate: float, steps: int, *,
+                          discretization: float | None = None, tail: float = DPSGD_TAIL) -> tuple[float, float, float]:
+    """GDP paper Alg. 1 on the certified symmetrised curve of DP-SGD: ``(mu*, Delta(f, f_mu*), floor)``.
+
+    The curve is :func:`fdp.pld.certified_lower_curve` (``"symmetrised"``: the pessimistic lattice measures
+    of both directions, each read where it is tight), so ``f_mu* <= C(f, f^{-1})`` holds for the exact
+    curve of the mechanism on ``alpha, beta >= floor``.  The floor is ``tail``, lowered to the curve's
+    fixed point far from privacy as in :func:`mu_and_regret_pld`.  Unlike :func:`mu_and_regret_dpsgd`
+    there is no closed form for sampling rate 1 here (the lattice is used, and its mu* lies just above
+    ``sqrt(steps) / noise_multiplier``).
+
+    Parameters
+    ----------
+    noise_multiplier : float
+        > 0.
+    sampling_rate : float
+        Poisson rate in (0, 1].
+    steps : int
+        >= 1.
+    discretization : float, optional
+        Loss lattice spacing (default: :func:`fdp.pld.default_discretization`).
+    tail : float, default 1e-10
+        The alpha floor.
+
+    Returns
+    -------
+    (mu, regret, floor) : tuple of float
+
+    References
+    ----------
+    GDP paper (Gomez et al. 2025) Alg. 1, eq. 21, Def. 2.6; Dong, Roth, Su (2022) Def. F.1.
+
+    Examples
+    --------
+    >>> mu, regret, floor = mu_and_regret_lattice(2.0, 0.05, 200, discretization=1e-3)
+    >>> round(mu, 4), floor
+    (0.4196, 1e-10)
+    """
+    tail = check_tail(tail)
+    if discretization is None:
+        discretization = default_discretization(noise_multiplier, sampling_rate, steps)
+    curve = certified_lower_curve("gaussian", noise_multiplier, sampling_rate, steps, discretization=discretization,
+                                  direction="symmetrised", level_min=tail if tail > 0.0 else DPSGD_TAIL)
+    return _alg1(curve, tail)
 
 
 def mu_and_regret_dpsgd_grid(

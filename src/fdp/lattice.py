@@ -934,7 +934,8 @@ def chernoff_window(masses: np.ndarray, steps: int, tail: float) -> tuple[int, i
     low, high = 0, (size - 1) * steps
     orders = np.concatenate([np.arange(-20, 0), np.arange(1, 21)]) / size
     j = np.flatnonzero(masses > 0)
-    log_mgf = logsumexp(np.outer(orders, j) + np.log(masses[j]), axis=1)
+    # |order * j| <= 20: the moment generating functions need no log-domain sums
+    log_mgf = np.log(np.exp(np.outer(orders, j)) @ masses[j])
     with np.errstate(over="ignore", invalid="ignore"):
         bounds = (steps * log_mgf + math.log(2.0 / tail)) / orders
     for order, bound in zip(orders.tolist(), bounds.tolist()):
@@ -1065,10 +1066,30 @@ def breakpoints(
     if normalise and q.size and m_inf + total > 1.0:
         q = q * ((1.0 - m_inf) / total)
     q, losses = q[::-1], losses[::-1]  # largest loss first
+    alphas = np.cumsum(q * np.exp(-losses))  # A(L >= l) = sum b e^{-l}
+    if pessimistic:
+        # breakpoints at alpha below 1e-280 (far from private) have slopes beyond the float range: their B-mass
+        # moves up to +inf (the curve of that measure lies below; it starts at (0, 1 - m_inf), lower)
+        cut = int(np.searchsorted(alphas, _TINY_ALPHA))
+        if cut:
+            m_inf = min(m_inf + float(np.sum(q[:cut])), 1.0)
+            q, losses = q[cut:], losses[cut:]
+            alphas = np.cumsum(q * np.exp(-losses))
+    alphas = np.minimum(alphas, 1.0)
     power = np.minimum(m_inf + np.cumsum(q), 1.0)  # B(L >= l)
-    alphas = np.minimum(np.cumsum(q * np.exp(-losses)), 1.0)  # A(L >= l) = sum b e^{-l}
+    betas = 1.0 - power
+    if pessimistic and q.size:
+        # Where beta is small, 1 - power cancels: its rounding (1e-16 absolute) is noise in the slopes of a
+        # curve whose steps are 1e-14 (non-convex; beta = 1e-10 needs them).  The same beta is the total's
+        # deficit plus the mass below: (1 - m_inf - S) + B(L < l), with S pushed up by the bound on its
+        # pairwise rounding (pessimistic); the deficit is negative when round-off left excess mass.
+        deficit = (1.0 - m_inf) - float(np.sum(q)) * (1.0 + 2.0 * U * math.log2(q.size + 1))
+        below = np.concatenate([np.cumsum(q[:0:-1])[::-1], [0.0]])  # B-mass strictly below each loss
+        small = power > 0.5
+        betas[small] = np.maximum(deficit + below[small], 0.0)
+        betas = np.minimum.accumulate(betas)  # the two forms meet within rounding at beta = 1/2
     alphas = np.concatenate([[0.0], alphas])
-    betas = np.concatenate([[1.0 - m_inf], 1.0 - power])
+    betas = np.concatenate([[1.0 - m_inf], betas])
     powers = np.concatenate([[m_inf], power])
     # the last test rejects everywhere B has mass; beyond it only A-mass at loss -inf remains
     if alphas[-1] < 1.0:
@@ -1095,6 +1116,7 @@ def breakpoints(
     return (alphas, betas, powers) if with_powers else (alphas, betas)
 
 
+_TINY_ALPHA = 1e-280  # a pessimistic curve's breakpoints below this alpha go to +inf (their slopes overflow)
 _LOW_FREQUENCY_WORK = 2**21  # most products (frequencies x masses) of the direct low-frequency transform
 _REST_SHARE = 1e-7  # share of the total mass whose low frequencies come from an FFT (the smallest masses)
 _LOW_FREQUENCY_STEPS = 512  # fewer steps: the FFT's own power is used (its error N u is small)
@@ -1136,18 +1158,19 @@ def _low_frequencies(masses: np.ndarray, steps: int, size: int, power_modulus: n
         return np.arange(0), np.zeros(0, dtype=complex), np.zeros(0)
     j = np.flatnonzero(masses > 0)
     m = masses[j]
-    total = math.fsum(m)
-    residual = math.fsum([*m.tolist(), -total])  # S = total + residual exactly (to double-double)
-    log_total = (math.log1p(total - 1.0) if 0.5 < total < 2.0 else math.log(total)) + residual / total
-    small = np.flatnonzero(power_modulus < 1e-12 * total**steps)
     # the smallest masses, together at most _REST_SHARE of the total, go through an FFT of their own
     # (its absolute error, about u log2(n) times their sum, is negligible); the bulk is summed directly
     order = np.argsort(m)
-    cut = int(np.searchsorted(np.cumsum(m[order]), _REST_SHARE * total, side="right"))
+    cut = int(np.searchsorted(np.cumsum(m[order]), _REST_SHARE * float(np.sum(m)), side="right"))
     rest = np.zeros(size)
     rest[j[order[:cut]]] = m[order[:cut]]
-    rest_total = float(np.sum(m[order[:cut]]))
+    rest_total = float(np.sum(m[order[:cut]]))  # its rounding, ~u log2(J) of 1e-7 S, is in the model below
     j, m = j[order[cut:]], m[order[cut:]]
+    # S = total + residual to double-double (fsum is fast on the bulk's narrow range of magnitudes)
+    total = math.fsum([*m.tolist(), rest_total])
+    residual = math.fsum([*m.tolist(), rest_total, -total])
+    log_total = (math.log1p(total - 1.0) if 0.5 < total < 2.0 else math.log(total)) + residual / total
+    small = np.flatnonzero(power_modulus < 1e-12 * total**steps)
     limit = max(1, _LOW_FREQUENCY_WORK // max(j.size, 1))
     count = int(min(small[0] if small.size else power_modulus.size, limit, power_modulus.size))
     k = np.arange(count)

@@ -660,8 +660,12 @@ def frames(step: OneStep, discretization: float, log_tail: float, max_grid: int)
         # the loss rises to its supremum -log(1 - p) as y -> inf: the top point lies just above it;
         # below, the lattice is cut where the lower tail of Q = N_1 is e^{log_tail}
         (sup,), (err,) = step.loss(np.array([np.inf]))
-        top = float(sup) + 64.0 * U * (1.0 + abs(float(sup))) + 2.0 * float(err)
+        sup, err = float(sup), float(err)
         bottom = float(step.loss(np.array([tail_x(step, log_tail, lower=True)]))[0][0])
+        # far from private nearly all of Q sits within rounding of the supremum: keep 16 spacings below it
+        bottom = min(bottom, sup - 16.0 * discretization)
+        # above the supremum by its error and the rounding of the float lattice points (``_lattice_interval``)
+        top = sup + 2.0 * err + 16.0 * U * (1.0 + 3.0 * abs(bottom) + 2.0 * abs(sup))
     else:
         top = float(step.loss(np.array([tail_x(step, log_tail, lower=False)]))[0][0])
         if step.p < 1.0:

@@ -40,7 +40,7 @@ from dp_accounting.pld import privacy_loss_distribution as _pld
 from . import lattice, onestep
 from .privacy_loss import check_mechanism
 from .rero import gamma
-from .tradeoff import PiecewiseLinear, lower_convex_envelope
+from .tradeoff import PiecewiseLinear, lower_convex_envelope, symmetrise
 from .validation import (
     check_array_in,
     check_open_unit,
@@ -415,20 +415,26 @@ def certified_lower_curve(
     steps: int = 1,
     *,
     discretization: float = 1e-4,
+    direction: str = "add",
     level_min: float = 1e-10,
     max_grid: int = 50_000,
 ) -> PiecewiseLinear:
-    """A certified lower bound on the add curve ``T(P, Q)``, tight at both of its ends.
+    """A certified lower bound on the curve, tight at both of its ends: ``"add"`` T(P, Q) or ``"symmetrised"`` C.
 
-    The pessimistic measure of :func:`tradeoff_bracket` bounds the curve from below everywhere, but
-    its digits sit near ``alpha = 0``: there the curve is read from the measure's upper tail, while
-    near ``(1, 0)`` ``beta = 1 - (mass above)`` inherits every rounding allowance the measure
-    carries (about 1e-15 per step; at (noise 3, rate 0.01, 5,000 steps, h = 1e-4) the point where
-    ``beta = 1e-10`` lies at ``1 - alpha = 5.6e-10`` instead of 4.6e-10).  The remove direction
-    ``T(Q, P) = f^{-1}`` has those roles exchanged, so its certified lower curve, inverted, is a lower
-    bound on ``f`` tight near ``(1, 0)``.  The result is the larger of the two, ``max(f_add,
-    f_remove^{-1})`` (convex: :func:`fdp.tradeoff.pointwise_max`).  For a symmetric pair (sampling
-    rate 1) one measure serves both ends.
+    The pessimistic measure of :func:`tradeoff_bracket` bounds its curve from below everywhere, but its
+    digits sit near ``alpha = 0``: there the curve is read from the measure's upper tail, while near
+    ``(1, 0)`` ``beta = 1 - (mass above)`` inherits every rounding allowance the measure carries (about
+    1e-15 per step; at (noise 3, rate 0.01, 5,000 steps, h = 1e-4) the point where ``beta = 1e-10``
+    lies at ``1 - alpha = 5.6e-10`` instead of 4.6e-10).  The remove direction ``T(Q, P) = f^{-1}``
+    (:class:`fdp.onestep.OneStep` with ``direction="remove"``) has those roles exchanged, so its
+    certified lower curve ``g``, inverted, is a lower bound on ``f`` tight near ``(1, 0)``.
+
+    ``"add"``: ``f`` up to a crossing with ``g^{-1}`` near the diagonal, then ``g^{-1}`` (at most
+    ``max(f, g^{-1})``, convex).  ``"symmetrised"``: the symmetric envelope of ``min(f, g)`` on the half
+    up to its fixed point (:func:`fdp.tradeoff.symmetrise` with ``other=g``), which uses both curves
+    only near ``(0, 1)``, where each is tight; a lower bound on the exact ``C(f, f^{-1})``, the curve
+    of GDP reporting (:func:`fdp.gdp.mu_and_regret_dpsgd`).  For a symmetric pair (sampling rate 1)
+    one measure serves both ends.
 
     Parameters
     ----------
@@ -441,26 +447,27 @@ def certified_lower_curve(
         Compositions, >= 1.
     discretization : float
         Loss lattice spacing.
+    direction : {"add", "symmetrised"}, default "add"
     level_min : float, default 1e-10
-        The smallest alpha or beta the curve is read at (sets the tail cut, ``1e-12 level_min / steps``).
+        The smallest alpha or beta the curve is read at: the tail cut of the composition is
+        ``1e-6 level_min`` (its mass moves to infinite loss).
     max_grid : int
         Most one-step lattice points.
 
     Returns
     -------
     PiecewiseLinear
-        A valid trade-off curve below the exact add curve.
+        A valid trade-off curve below the exact one.
 
     References
     ----------
-    Doroshenko et al. (2022) (connect-the-dots); Dong, Roth, Su (2022) (``T(Q, P) = T(P, Q)^{-1}``).
+    Doroshenko et al. (2022) (connect-the-dots); Dong, Roth, Su (2022) Def. F.1 (C, and ``T(Q, P) = T(P, Q)^{-1}``).
 
     Examples
     --------
-    >>> from fdp import tradeoff
     >>> lower = certified_lower_curve("gaussian", 1.0, sampling_rate=0.5, steps=10, discretization=1e-2)
-    >>> exact_above = tradeoff_bracket("gaussian", 1.0, sampling_rate=0.5, steps=10, discretization=1e-2).upper
-    >>> bool(np.all(lower(exact_above.alphas) <= exact_above.betas + 1e-12))
+    >>> above = tradeoff_bracket("gaussian", 1.0, sampling_rate=0.5, steps=10, discretization=1e-2).upper
+    >>> bool(np.all(lower(above.alphas) <= above.betas + 1e-12))  # below the certified upper curve
     True
     """
     mechanism = check_mechanism(mechanism)
@@ -468,19 +475,27 @@ def certified_lower_curve(
     p = check_sampling_rate("sampling_rate", sampling_rate)
     steps = check_positive_int("steps", steps)
     h = check_positive("discretization", discretization)
+    if direction not in ("add", "symmetrised"):
+        raise ValueError(f"direction must be 'add' or 'symmetrised', got {direction!r}")
     level_min = check_open_unit("level_min", level_min)
     max_grid = check_positive_int("max_grid", max_grid)
     if mechanism == "laplace" and p < 1.0:
         raise ValueError("certified_lower_curve: the subsampled Laplace mechanism is not supported (sampling_rate must be 1)")
     tail = 1e-6 * level_min / steps
     curves = []
-    for direction in ("add", "remove") if p < 1.0 else ("add",):
-        step = onestep.OneStep(mechanism, noise_multiplier, p, direction)
+    for side in ("add", "remove") if p < 1.0 else ("add",):
+        step = onestep.OneStep(mechanism, noise_multiplier, p, side)
         l_0, _, step_h, grid = onestep.frames(step, h, np.log(tail), max_grid)
         masses, infinite = onestep.pessimistic(step, l_0, step_h, grid)
-        curves.append(_composed_curve(l_0, step_h, masses, infinite, steps, True, tail, direction)[0])
-    # the remove curve (or, for a symmetric pair, the add curve itself) inverted is a lower bound on f
-    return _join(curves[0], curves[-1].swapped(), f"{mechanism} lattice pessimistic (add, both ends)")
+        curves.append(_composed_curve(l_0, step_h, masses, infinite, steps, True, tail, side)[0])
+    # for a symmetric pair the add curve is also a lower bound on the remove curve
+    f, g = curves[0], curves[-1]
+    name = f"{mechanism} lattice pessimistic ({direction}, both ends)"
+    if direction == "symmetrised":
+        curve = symmetrise(f, other=g)
+        curve.name = name
+        return curve
+    return _join(f, g.swapped(), name)
 
 
 def _join(f: PiecewiseLinear, g: PiecewiseLinear, name: str) -> PiecewiseLinear:
@@ -488,8 +503,8 @@ def _join(f: PiecewiseLinear, g: PiecewiseLinear, name: str) -> PiecewiseLinear:
 
     Of the crossings where ``f - g`` changes from positive to non-positive, the one nearest the diagonal
     (``f``'s fixed point) is used; at a crossing ``f' <= g'``, so the joined curve stays convex.  It is
-    at most ``max(f, g)`` (:func:`fdp.tradeoff.pointwise_max`) and equals it near both ends, where one
-    curve is the better one, with no more breakpoints than the two together.
+    at most ``max(f, g)`` and equals it near both ends, where one curve is the better one, with no
+    more breakpoints than the two together.
     """
     a, b = f.alphas, f.betas
     d = b - g(a)

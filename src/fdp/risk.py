@@ -188,9 +188,10 @@ class GDPReport:
         The mechanism's epsilon at ``delta`` (None where the lattice gives no finite value).
     delta : float
     discretization : float or None
-        The PLD lattice spacing (None for a closed form).
+        The loss lattice spacing (None for a closed form).
     method : str
-        ``"closed form"`` or ``"pld"``.
+        ``"closed form"`` or ``"lattice"`` (mu* and the regret on the certified lattice curve,
+        :func:`fdp.gdp.mu_and_regret_lattice`; epsilon from ``dp_accounting``'s PLD).
     warnings : tuple of str
     """
 
@@ -220,7 +221,7 @@ def gdp(mechanism: Mechanism, *, delta: float = 1e-5, discretization: float | No
     tail : float
         The alpha floor in [0, 0.5) (1e-10, gdpnum's ``err``, by default): an accountant curve's
         truncated tails must be ignored by eq. 21.  A curve that passes below ``(tail, tail)`` (far from
-        private) gets its floor lowered to its fixed point (:func:`fdp.gdp.mu_and_regret_pld`, with a
+        private) gets its floor lowered to its fixed point (:func:`fdp.gdp.mu_and_regret_lattice`, with a
         warning); ``GDPReport.alpha_floor`` is the floor used.
 
     Returns
@@ -253,12 +254,12 @@ def gdp(mechanism: Mechanism, *, delta: float = 1e-5, discretization: float | No
                             f"{lattice.MAX_ONE_STEP_POINTS:.3g} points (the curve stays pessimistic)")
     else:
         h = check_positive("discretization", discretization)
-    dist = pld.dpsgd_pld(sigma, rate, steps, discretization=h)
-    mu, regret, floor = _gdp.mu_and_regret_pld(dist, tail=tail)
+    dist = pld.dpsgd_pld(sigma, rate, steps, discretization=h)  # for epsilon at delta (its size is checked first)
+    mu, regret, floor = _gdp.mu_and_regret_lattice(sigma, rate, steps, discretization=h, tail=tail)
     if floor < tail:
         warnings.append(f"the curve passes below ({tail:g}, {tail:g}): the alpha floor was lowered to its fixed "
                         f"point {floor:.3g}, and mu* = {mu:.3g} reads as 'beyond {2 * norm.isf(tail):.3g}'")
     eps = float(dist.get_epsilon_for_delta(delta))
     if not np.isfinite(eps):
         warnings.append(f"epsilon at delta {delta:g} is infinite for this lattice")
-    return GDPReport(mu, regret, floor, eps if np.isfinite(eps) else None, delta, h, "pld", tuple(warnings))
+    return GDPReport(mu, regret, floor, eps if np.isfinite(eps) else None, delta, h, "lattice", tuple(warnings))

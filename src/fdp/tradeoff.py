@@ -35,7 +35,7 @@ __all__ = [
     "piecewise_linear",
     "lower_convex_envelope",
     "symmetrise",
-    "pointwise_max",
+    "fixed_point",
     "subsample",
     "gaussian_composition",
     "check_valid",
@@ -419,10 +419,11 @@ def lower_convex_envelope(alphas, betas) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError("alphas and betas must be 1-d arrays of the same non-zero length")
     if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
         raise ValueError("alphas and betas must be finite (no NaN or inf)")
-    order = np.lexsort((b, a))
-    a, b = a[order], b[order]
-    first = np.concatenate(([True], a[1:] != a[:-1]))  # same alpha: the first (smallest beta) is kept
-    a, b = a[first], b[first]
+    if not np.all(a[1:] > a[:-1]):  # sort (unless already strictly increasing)
+        order = np.lexsort((b, a))
+        a, b = a[order], b[order]
+        first = np.concatenate(([True], a[1:] != a[:-1]))  # same alpha: the first (smallest beta) is kept
+        a, b = a[first], b[first]
     if a.size < 3:
         return a, b
     steps = np.diff(a)
@@ -432,18 +433,53 @@ def lower_convex_envelope(alphas, betas) -> tuple[np.ndarray, np.ndarray]:
     # a vertex is where the pooled slope changes (collinear points are not vertices)
     vertex = np.concatenate(([True], slopes[1:] != slopes[:-1], [True]))
     idx = starts[vertex]
-    return a[idx], b[idx]
+    a, b = a[idx], b[idx]
+    if b[-1] <= b.min():
+        # the rightmost point is the lowest, so the envelope is non-increasing; the pooled slopes' rounding
+        # (sums of products spanning 1e-171 to 1) can leave a vertex a hair above its left neighbour
+        b = np.minimum.accumulate(b)
+    return a, b
 
 
-def symmetrise(curve: TradeOffCurve, grid=None) -> PiecewiseLinear:
+def fixed_point(curve: PiecewiseLinear) -> float:
+    """The level where a piecewise-linear curve crosses the diagonal, ``f(alpha) = alpha``.
+
+    Parameters
+    ----------
+    curve : PiecewiseLinear
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> fixed_point(piecewise_linear([0.0, 0.2, 1.0], [1.0, 0.2, 0.0]))
+    0.2
+    """
+    a, b = curve.alphas, curve.betas
+    j = int(np.argmax(b <= a))
+    if j == 0:
+        return 0.0
+    d0, d1 = b[j - 1] - a[j - 1], b[j] - a[j]  # > 0, then <= 0
+    return float(a[j - 1] + d0 / (d0 - d1) * (a[j] - a[j - 1]))
+
+
+def symmetrise(curve: TradeOffCurve, grid=None, other: PiecewiseLinear | None = None) -> PiecewiseLinear:
     """Symmetrisation C(f, f^{-1}): the lower convex envelope of ``min(f, f^{-1})``.
 
     This is the tightest symmetric trade-off curve implied by both directions of a mechanism
     (Dong, Roth, Su 2022, Def. F.1: ``f`` up to the point where its slope is -1, a segment of
-    slope -1, then ``f^{-1}``).  For a :class:`PiecewiseLinear` curve the result is exact (the
-    envelope's vertices are breakpoints of ``f`` or ``f^{-1}``); otherwise both curves are sampled
-    on ``grid`` (default :func:`default_grid`) and the result is a piecewise-linear curve lying
-    on or above the exact one.
+    slope -1, then ``f^{-1}``).  For a :class:`PiecewiseLinear` curve the result is exact: the
+    minimum is symmetric (its inverse is itself), so its half up to the fixed point, evaluated at the
+    breakpoints of ``f`` and ``f^{-1}`` there, and that half's mirror image span the envelope.
+    Otherwise both curves are sampled on ``grid`` (default :func:`default_grid`) and the result is a
+    piecewise-linear curve lying on or above the exact one.
+
+    ``other`` replaces ``f^{-1}`` by a separately computed curve of the other direction ``T(Q, P)``:
+    the result is then the envelope of ``min(f, other)`` on the half up to its fixed point and of its
+    mirror image, a lower bound on the exact ``C`` when ``f`` and ``other`` are lower bounds of the
+    two directions (:func:`fdp.pld.certified_lower_curve`).
 
     Parameters
     ----------
@@ -451,6 +487,8 @@ def symmetrise(curve: TradeOffCurve, grid=None) -> PiecewiseLinear:
         ``f = T(P, Q)`` of one direction.
     grid : array_like, optional
         Levels at which a curve that is not piecewise linear is sampled.
+    other : PiecewiseLinear, optional
+        A curve of the other direction (default: ``f^{-1}``); piecewise-linear ``curve`` only.
 
     Returns
     -------
@@ -467,54 +505,31 @@ def symmetrise(curve: TradeOffCurve, grid=None) -> PiecewiseLinear:
     >>> round(float(symmetrise(f)(0.1)), 4)
     0.7554
     """
-    if grid is None:
-        if isinstance(curve, PiecewiseLinear):
-            grid = np.union1d(curve.alphas, curve.betas)
-            grid = np.union1d(grid, [0.0, 1.0])
-        else:
-            grid = default_grid()
+    if grid is None and isinstance(curve, PiecewiseLinear):
+        g = curve.swapped() if other is None else check_piecewise("other", other)
+        star = min(fixed_point(curve), fixed_point(g))
+        # the envelope's vertices up to the fixed point are breakpoints of f where f is the smaller, or of
+        # g where g is (between them the minimum is concave: crossings and the other curve's breakpoints
+        # lie above the envelope); for two curves also the fixed point, which both pass through or above
+        fa, ga = curve.alphas[curve.alphas <= star], g.alphas[g.alphas <= star]
+        fb, gb = curve.betas[: fa.size], g.betas[: ga.size]
+        f_low, g_low = fb <= g._eval(fa), gb <= curve._eval(ga)
+        point = [] if other is None else [star]
+        half_a = np.concatenate([fa[f_low], ga[g_low], point])
+        half_b = np.concatenate([fb[f_low], gb[g_low], np.minimum(curve._eval(point), g._eval(point))])
+        # and their mirror images (alpha <-> beta), with both ends (duplicates are merged by the envelope)
+        start = min(curve.betas[0], g.betas[0])
+        alphas = np.concatenate([[0.0], half_a, half_b, [start, 1.0]])
+        betas = np.concatenate([[start], half_b, half_a, [0.0, 0.0]])
+        a, b = lower_convex_envelope(alphas, betas)
+        return PiecewiseLinear(a, b, name=f"C({curve.name})")
+    if other is not None:
+        raise ValueError("other applies to a piecewise-linear curve without a grid")
+    grid = default_grid() if grid is None else grid
     grid = np.union1d(check_array_in("grid", grid, 0.0, 1.0), [0.0, 1.0])
     values = np.minimum(curve(grid), curve.inverse(grid))
     a, b = lower_convex_envelope(grid, values)
     return PiecewiseLinear(a, b, name=f"C({curve.name})")
-
-
-def pointwise_max(f: PiecewiseLinear, g: PiecewiseLinear, name: str | None = None) -> PiecewiseLinear:
-    """The larger of two piecewise-linear curves, ``max(f, g)``, exactly.
-
-    The maximum of two convex, non-increasing curves is convex and non-increasing, so two lower
-    bounds on a trade-off curve give a better one (:func:`fdp.pld.certified_lower_curve` combines
-    the two directions of a mechanism this way).  Its breakpoints are those of both curves where
-    that curve is the larger, and the points where they cross (one at most between neighbouring
-    breakpoints, where both are linear).
-
-    Parameters
-    ----------
-    f, g : PiecewiseLinear
-    name : str, optional
-        Label of the result.
-
-    Returns
-    -------
-    PiecewiseLinear
-
-    Examples
-    --------
-    >>> f = piecewise_linear([0.0, 0.3, 1.0], [1.0, 0.1, 0.0])
-    >>> g = piecewise_linear([0.0, 0.5, 1.0], [0.6, 0.2, 0.0])
-    >>> h = pointwise_max(f, g)  # f up to the crossing at 2/11, then g
-    >>> h.alphas.round(4).tolist(), h.betas.round(4).tolist()
-    ([0.0, 0.1818, 0.3, 0.5, 1.0], [1.0, 0.4545, 0.36, 0.2, 0.0])
-    """
-    f, g = check_piecewise("f", f), check_piecewise("g", g)
-    a = np.union1d(f.alphas, g.alphas)
-    d = f(a) - g(a)
-    j = np.flatnonzero(d[:-1] * d[1:] < 0.0)  # f - g changes sign inside (a_j, a_{j+1}): one crossing
-    cross = a[j] + d[j] / (d[j] - d[j + 1]) * (a[j + 1] - a[j])
-    a = np.concatenate([a, np.clip(cross, a[j], a[j + 1])])
-    a = np.unique(a)
-    b = np.minimum.accumulate(np.maximum(f(a), g(a)))  # non-increasing also where rounding says otherwise
-    return PiecewiseLinear(a, b, name=name or f"max({f.name}, {g.name})")
 
 
 def subsample(curve: TradeOffCurve, sampling_rate: float) -> TradeOffCurve:
