@@ -13,8 +13,10 @@ What is here
   curves come from :mod:`fdp.conversions`).
 * Pure DP: :func:`mu_pure_dp` (Prop. 6.1); the Laplace mechanism: :func:`mu_laplace`.
 * DP-SGD (Alg. 1, Figs. 3 and 4): :func:`mu_and_regret_dpsgd` and :func:`mu_and_regret_dpsgd_grid` on
-  the PLD of :func:`fdp.pld.dpsgd_pld` (:func:`mu_and_regret_pld`); :func:`mu_and_regret` also takes a
-  :class:`fdp.privacy_loss.Mechanism`.
+  the certified lower curve of :func:`fdp.pld.certified_lower_curve` (:func:`mu_and_regret_lattice`:
+  ``f_mu* <= f`` is guaranteed for the exact curve, and it is faster than gdpnum at equal spacing), or
+  on the PLD of :func:`fdp.pld.dpsgd_pld` (:func:`mu_and_regret_pld`); :func:`mu_and_regret` also takes
+  a :class:`fdp.privacy_loss.Mechanism`.
 
 Conventions (:mod:`fdp.tradeoff`)
 -----------------------

@@ -1145,10 +1145,13 @@ def _low_frequencies(masses: np.ndarray, steps: int, size: int, power_modulus: n
     ``log1p`` and ``log S`` from S in double-double (S rounded to a double would alone be off by
     ``N u / 2``); the phase ``N j_0 k`` is reduced modulo n in integers.  The relative error of
     ``F_k^N`` is then at most about ``2 N u (c_k + sum m_j |sin theta|) / S + 16 u`` (measured against mpmath:
-    below a fifth of that), which is small where ``|F_k|``
-    is near 1.  ``K`` is the first frequency with ``|F_k|^N < 1e-12 S^N`` (from the FFT), at most
-    what :data:`_LOW_FREQUENCY_WORK` allows; none below :data:`_LOW_FREQUENCY_STEPS` steps (the
-    direct transform costs up to 0.25 s on a 50,000-point lattice, and there ``N u`` is small).
+    below a fifth of that), which is small where ``|F_k|`` is near 1.  Only the bulk of the masses is
+    summed directly: the smallest ones, together at most :data:`_REST_SHARE` (1e-7) of S, go through
+    an FFT of their own, whose absolute error (about ``u log2(n)`` times their sum) enters the model
+    as ``8 N u log2(n) share``; on a 50,000-point lattice the bulk is a few thousand points, and the
+    sines come from a table of the n residues when that is cheaper.  ``K`` is the first frequency with
+    ``|F_k|^N < 1e-12 S^N`` (from the FFT), at most what :data:`_LOW_FREQUENCY_WORK` allows; none
+    below :data:`_LOW_FREQUENCY_STEPS` steps (there ``N u`` is small).
 
     Returns
     -------
@@ -1230,7 +1233,9 @@ def self_convolve(masses, steps: int, tail: float, window: tuple[int, int] | Non
     so negative outputs, the usual symptom, need not appear).  The estimate is four times
     ``(2 / n) sum_k (N + log2 n) u |F_k|^N`` (the inverse transform's own rounding is the
     ``log2 n`` term); against exact direct convolutions it exceeds the largest error by 8 to 14x
-    (tests).  Negative coefficients are set to 0.
+    (tests).  The powers are taken by repeated squaring (:func:`_spectral_power`, within the ``N u``
+    of the model) and the low frequencies directly (:func:`_low_frequencies`).  Negative
+    coefficients are set to 0.
 
     Parameters
     ----------

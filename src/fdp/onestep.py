@@ -10,6 +10,10 @@ the law of L under Q) on a lattice ``l_j = l_0 + j h``:
 * the **optimistic** measure is a garbling of the true pair minus mass moved to smaller losses
   (``H`` below the true one).
 
+The pessimistic measure is also built for the remove direction ``T(Q, P)`` (:class:`OneStep` with
+``direction="remove"``, through the reflection of the output line): :func:`fdp.pld.certified_lower_curve`
+reads each direction's curve near its own ``(0, 1)`` corner, where its digits are.
+
 :mod:`fdp.lattice` explains why these orders give ``gamma_lower <= gamma <= gamma_upper``
 after composition (ReRo paper Thm. 1 with the NP lemma) and builds the same two measures in
 mpmath for its exact ground truth.  Here they are built in float64, vectorised, in milliseconds

@@ -28,6 +28,11 @@ gamma_upper`` holds up to floating-point rounding in the FFT convolutions (about
 lattice point, far below any width we report).  Rounding down shifts every step's loss by up to
 one lattice spacing h, so the optimistic side is first order in N h: pick ``discretization``
 well below ``1 / N`` times the width you need, or use :mod:`fdp.lattice` for a tight bracket.
+
+Our own certified curves.  :func:`tradeoff_bracket` (default ``method="lattice"``) composes the
+float64 one-step measures of :mod:`fdp.onestep`, second order in the spacing, every rounding bounded;
+:func:`certified_lower_curve` adds the remove direction's pessimistic measure, so that the lower curve
+is tight at both ends (and symmetrised, the curve of GDP reporting).
 """
 
 from __future__ import annotations
