@@ -14,7 +14,8 @@ What is here
 * Pure DP: :func:`mu_pure_dp` (Prop. 6.1); the Laplace mechanism: :func:`mu_laplace`.
 * DP-SGD (Alg. 1, Figs. 3 and 4): :func:`mu_and_regret_dpsgd` and :func:`mu_and_regret_dpsgd_grid` on
   the certified lower curve of :func:`fdp.pld.certified_lower_curve` (:func:`mu_and_regret_lattice`:
-  ``f_mu* <= f`` is guaranteed for the exact curve, and it is faster than gdpnum at equal spacing), or
+  ``f_mu* <= f`` holds for the exact curve on ``alpha, beta >= 1e-10``, up to the FFT's rounding,
+  estimated and carried in the curve; faster than gdpnum at equal spacing), or
   on the PLD of :func:`fdp.pld.dpsgd_pld` (:func:`mu_and_regret_pld`); :func:`mu_and_regret` also takes
   a :class:`fdp.privacy_loss.Mechanism`.
 
@@ -792,7 +793,7 @@ def mu_and_regret_dpsgd(
     discretization : float, optional
         Loss lattice spacing (default: :func:`fdp.pld.default_discretization`).
     tail : float, default 1e-10
-        The alpha floor of :func:`mu_and_regret_pld`.
+        The alpha floor (lowered far from privacy, see :func:`mu_and_regret_pld`).
     method : {"lattice", "dp_accounting"}, default "lattice"
 
     Returns

@@ -30,7 +30,8 @@ one lattice spacing h, so the optimistic side is first order in N h: pick ``disc
 well below ``1 / N`` times the width you need, or use :mod:`fdp.lattice` for a tight bracket.
 
 Our own certified curves.  :func:`tradeoff_bracket` (default ``method="lattice"``) composes the
-float64 one-step measures of :mod:`fdp.onestep`, second order in the spacing, every rounding bounded;
+float64 one-step measures of :mod:`fdp.onestep`, second order in the spacing, every rounding of one
+step bounded and the FFT's estimated from its spectrum;
 :func:`certified_lower_curve` adds the remove direction's pessimistic measure, so that the lower curve
 is tight at both ends (and symmetrised, the curve of GDP reporting).
 """
@@ -45,7 +46,7 @@ from dp_accounting.pld import privacy_loss_distribution as _pld
 from . import lattice, onestep
 from .privacy_loss import check_mechanism
 from .rero import gamma
-from .tradeoff import PiecewiseLinear, lower_convex_envelope, symmetrise
+from .tradeoff import PiecewiseLinear, fixed_point, lower_convex_envelope, symmetrise
 from .validation import (
     check_array_in,
     check_open_unit,
@@ -434,7 +435,7 @@ def certified_lower_curve(
     (:class:`fdp.onestep.OneStep` with ``direction="remove"``) has those roles exchanged, so its
     certified lower curve ``g``, inverted, is a lower bound on ``f`` tight near ``(1, 0)``.
 
-    ``"add"``: ``f`` up to a crossing with ``g^{-1}`` near the diagonal, then ``g^{-1}`` (at most
+    ``"add"``: ``f`` up to a crossing with ``g^{-1}`` (:func:`_join`), then ``g^{-1}`` (at most
     ``max(f, g^{-1})``, convex).  ``"symmetrised"``: the symmetric envelope of ``min(f, g)`` on the half
     up to its fixed point (:func:`fdp.tradeoff.symmetrise` with ``other=g``), which uses both curves
     only near ``(0, 1)``, where each is tight; a lower bound on the exact ``C(f, f^{-1})``, the curve
@@ -492,7 +493,8 @@ def certified_lower_curve(
         step = onestep.OneStep(mechanism, noise_multiplier, p, side)
         l_0, _, step_h, grid = onestep.frames(step, h, np.log(tail), max_grid)
         masses, infinite = onestep.pessimistic(step, l_0, step_h, grid)
-        curves.append(_composed_curve(l_0, step_h, masses, infinite, steps, True, tail, side)[0])
+        name = f"{mechanism} lattice pessimistic ({side})"
+        curves.append(_composed_curve(l_0, step_h, masses, infinite, steps, True, tail, name)[0])
     # for a symmetric pair the add curve is also a lower bound on the remove curve
     f, g = curves[0], curves[-1]
     name = f"{mechanism} lattice pessimistic ({direction}, both ends)"
@@ -506,18 +508,20 @@ def certified_lower_curve(
 def _join(f: PiecewiseLinear, g: PiecewiseLinear, name: str) -> PiecewiseLinear:
     """``f`` up to a point where it crosses below ``g``, then ``g``: a lower bound if both are, convex if both are.
 
-    Of the crossings where ``f - g`` changes from positive to non-positive, the one nearest the diagonal
-    (``f``'s fixed point) is used; at a crossing ``f' <= g'``, so the joined curve stays convex.  It is
-    at most ``max(f, g)`` and equals it near both ends, where one curve is the better one, with no
-    more breakpoints than the two together.
+    Of the sign changes of ``f - g`` from positive to non-positive at ``f``'s breakpoints, the one
+    nearest ``f``'s fixed point (in alpha) is used, the crossing located between ``g``'s breakpoints; at
+    a crossing ``f' <= g'``, so the joined curve stays convex.  It is at most ``max(f, g)`` (where
+    ``f - g`` changes sign many times between breakpoints, as where both are tight, it may take ``g``
+    over most of the range, a loss far below the curves' own error) and equals it near both ends, where
+    one curve is the better one, with no more breakpoints than the two together.
     """
     a, b = f.alphas, f.betas
     d = b - g(a)
     sign_change = np.flatnonzero((d[:-1] > 0.0) & (d[1:] <= 0.0))
     if sign_change.size == 0:  # one curve lies above the other at every breakpoint of f
-        return f if np.sum(d) >= 0.0 else g
-    fixed = int(np.searchsorted(a - b, 0.0))  # a - b is increasing
-    i = int(sign_change[np.argmin(np.abs(sign_change - fixed))])
+        better = f if np.sum(d) >= 0.0 else g
+        return PiecewiseLinear(better.alphas, better.betas, name=name)
+    i = int(sign_change[np.argmin(np.abs(a[sign_change] - fixed_point(f)))])
     # inside (a_i, a_{i+1}] f is linear; split it at g's breakpoints and find the sub-interval of the sign change
     inner = g.alphas[(g.alphas > a[i]) & (g.alphas < a[i + 1])]
     x = np.concatenate([[a[i]], inner, [a[i + 1]]])
