@@ -79,6 +79,13 @@ def _check_direction(direction) -> str:
     return direction
 
 
+def _mechanism_args(mechanism, noise_multiplier, sampling_rate, steps, discretization):
+    """The validated ``(mechanism, noise_multiplier, sampling_rate, steps, discretization)``."""
+    return (check_mechanism(mechanism), check_positive("noise_multiplier", noise_multiplier),
+            check_sampling_rate("sampling_rate", sampling_rate), check_positive_int("steps", steps),
+            check_positive("discretization", discretization))
+
+
 def mechanism_pld(
     mechanism: str,
     noise_multiplier: float,
@@ -123,11 +130,8 @@ def mechanism_pld(
     >>> bool(low <= 4.377178 <= up)  # the exact epsilon of one Gaussian step lies between them
     True
     """
-    mechanism = check_mechanism(mechanism)
-    noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
-    p = check_sampling_rate("sampling_rate", sampling_rate)
-    steps = check_positive_int("steps", steps)
-    h = check_positive("discretization", discretization)
+    mechanism, noise_multiplier, p, steps, h = _mechanism_args(mechanism, noise_multiplier, sampling_rate, steps,
+                                                               discretization)
     what = f"{mechanism} noise {noise_multiplier:g} with sampling rate {p:g}, {steps} steps, discretization {h:g}"
     hint = "use a larger discretization, fewer steps or more noise"
     lattice.check_lattice_points(lattice.lattice_points(mechanism, noise_multiplier, p, 1, h), what + " (one step)", hint, lattice.MAX_ONE_STEP_POINTS)
@@ -382,11 +386,8 @@ def tradeoff_bracket(
 
     if direction != "add":
         raise ValueError(f"method 'lattice' computes the add direction only, got direction={direction!r}")
-    mechanism = check_mechanism(mechanism)
-    noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
-    p = check_sampling_rate("sampling_rate", sampling_rate)
-    steps = check_positive_int("steps", steps)
-    h = check_positive("discretization", discretization)
+    mechanism, noise_multiplier, p, steps, h = _mechanism_args(mechanism, noise_multiplier, sampling_rate, steps,
+                                                               discretization)
     kappa_min = check_open_unit("kappa_min", kappa_min)
     max_grid = check_positive_int("max_grid", max_grid)
     tail = 1e-12 * kappa_min / steps
@@ -476,11 +477,8 @@ def certified_lower_curve(
     >>> bool(np.all(lower(above.alphas) <= above.betas + 1e-12))  # below the certified upper curve
     True
     """
-    mechanism = check_mechanism(mechanism)
-    noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
-    p = check_sampling_rate("sampling_rate", sampling_rate)
-    steps = check_positive_int("steps", steps)
-    h = check_positive("discretization", discretization)
+    mechanism, noise_multiplier, p, steps, h = _mechanism_args(mechanism, noise_multiplier, sampling_rate, steps,
+                                                               discretization)
     if direction not in ("add", "symmetrised"):
         raise ValueError(f"direction must be 'add' or 'symmetrised', got {direction!r}")
     level_min = check_open_unit("level_min", level_min)
