@@ -282,3 +282,27 @@ def test_verify_outside_the_books_repository_is_a_one_line_error(tmp_path):
     run = subprocess.run([sys.executable, "-m", "fdp", "verify"], capture_output=True, text=True, env=env, cwd=tmp_path)
     assert run.returncode == 2
     assert "FDP_ROOT" in run.stderr and "Traceback" not in run.stderr
+
+
+def test_report_json_and_markdown(capsys):
+    argv = ["report", "--noise-multiplier", "2", "--sampling-rate", "0.05", "--steps", "200", "--discretization", "1e-3",
+            "--fpr", "0.01", "--kappa", "0.01"]
+    code, out, err = _main(capsys, argv + ["--json"])
+    assert code == 0 and err == ""
+    data = json.loads(out)
+    assert set(data) == {"mechanism", "dp", "gdp", "mia", "rero", "provenance", "warnings"}
+    assert data["mia"]["tpr_upper"][0] == pytest.approx(data["rero"]["gamma_upper"][0], rel=1e-3)  # gamma = TPR
+    code, out, err = _main(capsys, argv)
+    assert code == 0 and out.startswith("# Privacy risk of DP-SGD") and "| 0.01 |" in out
+
+
+@pytest.mark.parametrize("argv,name", [
+    (["report", "--noise-multiplier", "0"], "--noise-multiplier"),
+    (["report", "--noise-multiplier", "1", "--fpr", "2"], "--fpr"),
+    (["report", "--noise-multiplier", "1", "--prior", "1"], "--prior"),
+    (["report", "--noise-multiplier", "1", "--steps", "0"], "--steps"),
+    (["report", "--sampling-rate", "0.1"], "--noise-multiplier"),
+])
+def test_report_bad_arguments(capsys, argv, name):
+    code, out, err = _main(capsys, argv)
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and name in err

@@ -116,3 +116,51 @@ def test_gdp_report_refuses_what_it_cannot_answer():
         risk.gdp(dpsgd(1.0, 0.1, 10), tail=0.5)
     with pytest.raises(ValueError, match="delta"):
         risk.gdp(dpsgd(1.0, 0.1, 10), delta=0.0)
+
+
+# --- the risk report -------------------------------------------------------------------------------
+
+
+def test_report_readings_agree_with_their_parts():
+    """Each reading of the report is the library's answer to that question on the same run; the MIA numbers are
+    upper bounds that the certified upper curve brackets from below within 1e-4, mu* only falls as the floor rises."""
+    from fdp import calibrate, gdp
+
+    run = dpsgd(2.0, 0.05, 200)
+    r = risk.report(run, discretization=1e-3, rero_discretization=1e-3, fpr=[1e-3, 0.1], prior=[0.1, 0.5])
+    g = risk.gdp(run, discretization=1e-3)
+    assert (r.gdp.mu, r.gdp.regret, r.epsilon_pld) == (g.mu, g.regret, g.epsilon)
+    assert r.epsilon_rdp == calibrate.epsilon(2.0, 0.05, 200, 1e-5, accountant="rdp") > r.epsilon_pld
+    assert r.gdp.mu >= r.mu_at_floor[1e-6] >= r.mu_at_floor[1e-4]
+    est = risk.rero(run, r.kappa, discretization=1e-3)
+    np.testing.assert_array_equal(r.rero.upper, est.upper)
+    bracket = pld.tradeoff_bracket("gaussian", 2.0, 0.05, 200, discretization=1e-3, kappa_min=1e-3)
+    above = tradeoff.symmetrise(bracket.upper)  # on or above the exact symmetrised curve
+    tpr_low, adv_low, bayes_low = risk.membership_bounds(above, r.fpr, r.prior)
+    assert np.all(tpr_low - bracket.slack <= r.tpr) and np.all(r.tpr <= tpr_low + 1e-4)
+    assert adv_low - bracket.slack <= r.advantage <= adv_low + 1e-4
+    assert np.all(bayes_low - bracket.slack <= r.bayes_success) and np.all(r.bayes_success <= bayes_low + 1e-4)
+    assert r.bayes_success[1] == pytest.approx((1.0 + r.advantage) / 2.0, abs=1e-15)  # prior 1/2
+    data = r.to_dict()
+    assert data["gdp"]["mu"] == r.gdp.mu and data["rero"]["gamma_lower"] == est.lower.tolist()
+    text = r.to_markdown()
+    assert "## Membership inference (upper bounds)" in text and f"{r.gdp.mu:.4f}" in text
+
+
+def test_report_full_batches_against_closed_forms():
+    """100 steps of noise 2 without subsampling are exactly 5-GDP: TPR = 1 - f_5(FPR), advantage 2 Phi(5/2) - 1."""
+    r = risk.report(dpsgd(2.0, 1.0, 100), fpr=[1e-3, 0.1], prior=[0.5])
+    exact = tradeoff.gaussian(5.0)
+    assert r.gdp.mu == 5.0 and r.gdp.method == "closed form"
+    assert np.all(exact.power(r.fpr) <= r.tpr) and np.all(r.tpr <= exact.power(r.fpr) + 1e-4)
+    assert 2 * norm.cdf(2.5) - 1 <= r.advantage <= 2 * norm.cdf(2.5) - 1 + 1e-4
+    np.testing.assert_allclose(r.rero.upper, exact.power(r.kappa), rtol=1e-12)
+
+
+def test_report_rejects_bad_input():
+    with pytest.raises(ValueError, match="mechanism"):
+        risk.report(Mechanism("laplace", 1.0, 1.0, 1))
+    for kwargs, name in (({"fpr": [1.5]}, "fpr"), ({"prior": [0.0]}, "prior"), ({"kappa": [1.0]}, "kappa"),
+                         ({"delta": 0.0}, "delta"), ({"rero_discretization": -1.0}, "rero_discretization")):
+        with pytest.raises(ValueError, match=name):
+            risk.report(SGM, **kwargs)

@@ -3,6 +3,7 @@
 ``rero``   ReRo bounds gamma (and advantage) for a mechanism at one or more priors kappa.
 ``rtm``    relaxed-threat-model curves j, j^-1, J and the DP-threat-model curve at given levels.
 ``gdp``    tight mu-GDP and its regret for DP-SGD, or mu of a mechanism with a given (eps, delta).
+``report`` a DP-SGD run read four ways: (eps, delta), mu-GDP, membership inference, ReRo.
 ``verify`` check the results registry (used by ``make verify``).
 
 Bad arguments exit with status 2 and a one-line message on stderr.
@@ -103,6 +104,26 @@ def _build_parser() -> argparse.ArgumentParser:
                    help="alpha floor in [0, 0.5) (DP-SGD with --sampling-rate < 1; default 1e-10, as gdpnum): mu* "
                    "is certified for alpha >= tail and beta >= tail, including the curve's points at both ends")
     g.add_argument("--json", action="store_true", help="print one JSON object")
+
+    rp = sub.add_parser(
+        "report",
+        help="privacy risk report of a DP-SGD run: (eps, delta), mu-GDP, membership inference, ReRo",
+        description="DP-SGD (Poisson-subsampled Gaussian, sensitivity 1) with --noise-multiplier, --sampling-rate and "
+        "--steps, read four ways: eps at --delta from the tight PLD and the RDP accountant; the certified mu* with its "
+        "regret and alpha floor, and mu* at two larger floors; upper bounds on membership inference (TPR at each "
+        "--fpr, the advantage, the Bayes success at each --prior); the certified ReRo bracket at each --kappa. "
+        "Markdown by default, one JSON object with --json.",
+    )
+    rp.add_argument("--noise-multiplier", type=float, required=True, help="DP-SGD noise multiplier sigma, > 0")
+    rp.add_argument("--sampling-rate", type=float, help="Poisson sampling rate in (0, 1] (default 1)")
+    rp.add_argument("--steps", type=int, help="number of DP-SGD steps (default 1)")
+    rp.add_argument("--delta", type=float, help="delta in (0, 1) (default 1e-5)")
+    rp.add_argument("--kappa", type=float, nargs="+", help="ReRo priors in (0, 1) (default 1e-3 1e-2 0.1)")
+    rp.add_argument("--fpr", type=float, nargs="+", help="false-positive rates in [0, 1] (default 1e-3 1e-2 0.1)")
+    rp.add_argument("--prior", type=float, nargs="+", help="membership priors in (0, 1) (default 0.01 0.5)")
+    rp.add_argument("--discretization", type=float, help="loss lattice spacing of the curve (default 1/200 of the "
+                    "CLT mu clipped to [1e-5, 3e-4])")
+    rp.add_argument("--json", action="store_true", help="print one JSON object")
 
     v = sub.add_parser("verify", help="check the results registry against the papers' values")
     v.add_argument("--results-dir", default=None, help="folder of results (default data/results)")
@@ -356,6 +377,31 @@ def _gdp(args) -> int:
     return _emit(out, args)
 
 
+# --- report ----------------------------------------------------------------------------------
+
+
+def _report(args) -> int:
+    s = check_positive("--noise-multiplier", args.noise_multiplier)
+    q = check_sampling_rate("--sampling-rate", 1.0 if args.sampling_rate is None else args.sampling_rate)
+    steps = _int_at_least("--steps", 1 if args.steps is None else args.steps, 1)
+    delta = check_open_unit("--delta", 1e-5 if args.delta is None else args.delta)
+    kappa = check_array_in("--kappa", risk.REPORT_KAPPA if args.kappa is None else args.kappa, 0.0, 1.0, open_low=True,
+                           open_high=True)
+    fpr = check_array_in("--fpr", risk.REPORT_FPR if args.fpr is None else args.fpr, 0.0, 1.0)
+    prior = check_array_in("--prior", risk.REPORT_PRIOR if args.prior is None else args.prior, 0.0, 1.0,
+                           open_low=True, open_high=True)
+    if args.discretization is not None:
+        check_positive("--discretization", args.discretization)
+    with _flags("--noise-multiplier, --sampling-rate, --steps, --discretization"):  # guards run first
+        report = risk.report(Mechanism("gaussian", s, q, steps), delta=delta, kappa=kappa, fpr=fpr, prior=prior,
+                             discretization=args.discretization)
+    out = report.to_dict()
+    for w in out["warnings"]:
+        print(f"python -m fdp report: warning: {w}", file=sys.stderr)
+    print(json.dumps(out, allow_nan=False) if args.json else report.to_markdown(), end="\n" if args.json else "")
+    return 0
+
+
 def _verify(args) -> int:
     from .book import results
     from .book.paths import ROOT
@@ -371,7 +417,7 @@ def main(argv=None) -> int:
     parser = _build_parser()
     args = parser.parse_args(argv)
     try:
-        return {"rero": _rero, "rtm": _rtm, "gdp": _gdp, "verify": _verify}[args.command](args)
+        return {"rero": _rero, "rtm": _rtm, "gdp": _gdp, "report": _report, "verify": _verify}[args.command](args)
     except (ValueError, RuntimeError) as exc:  # bad input, a refused computation, no book repository (verify)
         print(f"{parser.prog} {args.command}: error: {exc}", file=sys.stderr)
         return 2

@@ -93,6 +93,7 @@ __all__ = [
     "delta_divergence",
     "mu_pure_dp",
     "mu_laplace",
+    "alg1",
     "mu_and_regret_pld",
     "mu_and_regret_lattice",
     "mu_and_regret_dpsgd",
@@ -709,14 +710,38 @@ def mu_laplace(epsilon) -> float | np.ndarray:
     return out if out.ndim else float(out)
 
 
-def _alg1(curve: PiecewiseLinear, tail: float) -> tuple[float, float, float]:
-    """Alg. 1 on a symmetric curve built here (valid by construction): ``(mu*, Delta(f, f_mu*), floor)``.
+def alg1(curve: PiecewiseLinear, tail: float = DPSGD_TAIL) -> tuple[float, float, float]:
+    """GDP paper Alg. 1 on a symmetric curve built by this package: ``(mu*, Delta(f, f_mu*), floor)``.
 
-    The alpha floor is ``tail``, lowered to the curve's fixed point for a mechanism so far from private
-    that its curve passes below ``(tail, tail)`` (:func:`mu_and_regret_pld`).
+    ``mu*`` is eq. 21 over ``alpha, beta >= floor`` (:func:`mu_star`), the regret exact
+    (:func:`gdp_regret`).  The floor is ``tail``, lowered to the curve's fixed point for a mechanism so
+    far from private that its curve passes below ``(tail, tail)`` (:func:`mu_and_regret_pld` explains
+    why).  The curve is not validated again (the routes of this module build valid ones).
+
+    Parameters
+    ----------
+    curve : PiecewiseLinear
+        A symmetric trade-off curve, e.g. ``fdp.pld.certified_lower_curve(..., direction="symmetrised")``.
+    tail : float, default 1e-10
+        The alpha floor.
+
+    Returns
+    -------
+    (mu, regret, floor) : tuple of float
+
+    References
+    ----------
+    GDP paper (Gomez et al. 2025) Alg. 1, eq. 21, Def. 2.6.
+
+    Examples
+    --------
+    >>> from fdp import tradeoff
+    >>> mu, regret, floor = alg1(tradeoff.symmetrise(tradeoff.piecewise_linear([0.0, 0.2, 1.0], [1.0, 0.2, 0.0])))
+    >>> round(mu, 6), floor
+    (1.683242, 1e-10)
     """
     a, b = curve.alphas, curve.betas
-    floor = min(tail, fixed_point(curve) * (1.0 - 1e-9))
+    floor = min(check_tail(tail), fixed_point(curve) * (1.0 - 1e-9))
     mu = _mu_star(a, b, floor, "curve")
     return mu, _gdp_divergence(a, b, mu), floor
 
@@ -764,7 +789,7 @@ def mu_and_regret_pld(dist, *, tail: float = DPSGD_TAIL) -> tuple[float, float, 
     """
     tail = check_tail(tail)
     curve = check_piecewise("curve (symmetrised)", tradeoff_curve(dist, "symmetrised", normalise=True))
-    return _alg1(curve, tail)
+    return alg1(curve, tail)
 
 
 def mu_and_regret_dpsgd(
@@ -872,7 +897,7 @@ def mu_and_regret_lattice(noise_multiplier: float, sampling_rate: float, steps: 
         discretization = default_discretization(noise_multiplier, sampling_rate, steps)
     curve = certified_lower_curve("gaussian", noise_multiplier, sampling_rate, steps, discretization=discretization,
                                   direction="symmetrised", level_min=tail if tail > 0.0 else DPSGD_TAIL)
-    return _alg1(curve, tail)
+    return alg1(curve, tail)
 
 
 def mu_and_regret_dpsgd_grid(

@@ -35,7 +35,8 @@ from .validation import (
     check_positive_int,
 )
 
-__all__ = ["METHODS", "Estimate", "rero", "GDPReport", "gdp"]
+__all__ = ["METHODS", "Estimate", "rero", "GDPReport", "gdp", "membership_bounds", "Report", "report",
+           "REPORT_FPR", "REPORT_PRIOR", "REPORT_KAPPA", "REPORT_FLOORS"]
 
 #: Ways to compute gamma: the certified PLD lattice bracket, the Edgeworth series and the CLT
 #: (approximations with an error estimate), Monte Carlo (Hayes et al. Alg. 1, with a confidence
@@ -243,7 +244,12 @@ def gdp(mechanism: Mechanism, *, delta: float = 1e-5, discretization: float | No
         except ValueError as exc:
             eps, warnings = None, (f"no epsilon at delta {delta:g}: {exc}",)
         return GDPReport(mu, 0.0, 0.0, eps, delta, None, "closed form", warnings)
-    tail = _gdp.check_tail(tail)
+    report, _ = _gdp_and_curve(sigma, rate, steps, delta, discretization, _gdp.check_tail(tail))
+    return report
+
+
+def _gdp_and_curve(sigma, rate, steps, delta, discretization, tail) -> tuple[GDPReport, tradeoff.PiecewiseLinear]:
+    """The GDP report of subsampled DP-SGD and the certified symmetrised curve it was read from."""
     warnings = []
     if discretization is None:  # the default, coarsened so that one step stays affordable
         h = pld.default_discretization(sigma, rate, steps)
@@ -255,11 +261,245 @@ def gdp(mechanism: Mechanism, *, delta: float = 1e-5, discretization: float | No
     else:
         h = check_positive("discretization", discretization)
     dist = pld.dpsgd_pld(sigma, rate, steps, discretization=h)  # for epsilon at delta (its size is checked first)
-    mu, regret, floor = _gdp.mu_and_regret_lattice(sigma, rate, steps, discretization=h, tail=tail)
+    curve = pld.certified_lower_curve("gaussian", sigma, rate, steps, discretization=h, direction="symmetrised",
+                                      level_min=tail if tail > 0.0 else _gdp.DPSGD_TAIL)
+    mu, regret, floor = _gdp.alg1(curve, tail)
     if floor < tail:
         warnings.append(f"the curve passes below ({tail:g}, {tail:g}): the alpha floor was lowered to its fixed "
                         f"point {floor:.3g}, and mu* = {mu:.3g} reads as 'beyond {2 * norm.isf(tail):.3g}'")
     eps = float(dist.get_epsilon_for_delta(delta))
     if not np.isfinite(eps):
         warnings.append(f"epsilon at delta {delta:g} is infinite for this lattice")
-    return GDPReport(mu, regret, floor, eps if np.isfinite(eps) else None, delta, h, "lattice", tuple(warnings))
+    return GDPReport(mu, regret, floor, eps if np.isfinite(eps) else None, delta, h, "lattice", tuple(warnings)), curve
+
+
+#: Default readings of :func:`report`: false-positive rates of the MIA reading, priors of the membership
+#: Bayes success, priors kappa of the ReRo bound, and the two alpha floors at which mu* is shown besides 1e-10.
+REPORT_FPR = (1e-3, 1e-2, 1e-1)
+REPORT_PRIOR = (0.01, 0.5)
+REPORT_KAPPA = (1e-3, 1e-2, 1e-1)
+REPORT_FLOORS = (1e-6, 1e-4)
+
+
+@dataclass(frozen=True)
+class Report:
+    """One mechanism read four ways: (eps, delta), mu-GDP, membership inference and reconstruction.
+
+    Every number is certified and pessimistic unless a warning says otherwise: the MIA numbers are upper
+    bounds read from the certified lower curve of both directions (symmetrised), the ReRo bound is the
+    certified bracket ``[lower, upper]`` of the add curve.
+
+    Attributes
+    ----------
+    mechanism : fdp.privacy_loss.Mechanism
+    delta : float
+    epsilon_pld, epsilon_rdp : float or None
+        eps at ``delta`` from the tight PLD accountant and from the RDP accountant (None where infinite).
+    gdp : GDPReport
+        mu*, its regret and its alpha floor (:func:`gdp`).
+    mu_at_floor : dict
+        mu* on ``alpha, beta >= floor`` for the floors of :data:`REPORT_FLOORS`.
+    fpr, tpr : numpy.ndarray
+        Upper bounds on the true-positive rate of any membership test at each false-positive rate.
+    advantage : float
+        Upper bound on ``TPR - FPR`` over all tests.
+    prior, bayes_success : numpy.ndarray
+        Upper bounds on the probability of guessing membership right, for a target in the batch with prior ``prior``.
+    kappa : numpy.ndarray
+    rero : Estimate
+        ReRo bound gamma at each kappa (:func:`rero`, certified bracket).
+    discretization : float
+        Loss lattice spacing of the curve.
+    seconds : float
+        Wall time of the report.
+    version : str
+        Version of this package.
+    warnings : tuple of str
+    """
+
+    mechanism: Mechanism
+    delta: float
+    epsilon_pld: float | None
+    epsilon_rdp: float | None
+    gdp: GDPReport
+    mu_at_floor: dict
+    fpr: np.ndarray
+    tpr: np.ndarray
+    advantage: float
+    prior: np.ndarray
+    bayes_success: np.ndarray
+    kappa: np.ndarray
+    rero: Estimate
+    discretization: float
+    seconds: float
+    version: str
+    warnings: tuple[str, ...] = field(default=())
+
+    def to_dict(self) -> dict:
+        """The report as plain JSON-ready values."""
+        _, sigma, rate, steps = self.mechanism.args
+        return {
+            "mechanism": {"noise": "gaussian", "noise_multiplier": sigma, "sampling_rate": rate, "steps": steps},
+            "dp": {"delta": self.delta, "epsilon_pld": self.epsilon_pld, "epsilon_rdp": self.epsilon_rdp},
+            "gdp": {"mu": self.gdp.mu, "regret": self.gdp.regret, "alpha_floor": self.gdp.alpha_floor,
+                    "method": self.gdp.method,
+                    "mu_at_floor": {f"{k:g}": v for k, v in self.mu_at_floor.items()}},
+            "mia": {"fpr": self.fpr.tolist(), "tpr_upper": self.tpr.tolist(), "advantage_upper": self.advantage,
+                    "prior": self.prior.tolist(), "bayes_success_upper": self.bayes_success.tolist()},
+            "rero": {"kappa": self.kappa.tolist(), "gamma_lower": self.rero.lower.tolist(),
+                     "gamma_upper": self.rero.upper.tolist(), "method": self.rero.method},
+            "provenance": {"fdp_version": self.version, "discretization": self.discretization,
+                           "seconds": self.seconds},
+            "warnings": list(self.warnings),
+        }
+
+    def to_markdown(self) -> str:
+        """The report as Markdown: one table per reading."""
+        _, sigma, rate, steps = self.mechanism.args
+        g = self.gdp
+
+        def eps(v):
+            return "infinite" if v is None else f"{v:.4f}"
+
+        floors = ", ".join(f"{v:.4f} (alpha, beta >= {k:g})" for k, v in self.mu_at_floor.items())
+        lines = [
+            f"# Privacy risk of DP-SGD: noise multiplier {sigma:g}, sampling rate {rate:g}, {steps} steps", "",
+            "## (epsilon, delta)", "",
+            "| accountant | epsilon | delta |", "| --- | --- | --- |",
+            f"| PLD (tight) | {eps(self.epsilon_pld)} | {self.delta:g} |",
+            f"| RDP | {eps(self.epsilon_rdp)} | {self.delta:g} |", "",
+            "## Gaussian DP", "",
+            f"mu* = **{g.mu:.4f}** on alpha, beta >= {g.alpha_floor:g} ({g.method}); regret {g.regret:.3g}. "
+            f"At other floors: {floors}.", "",
+            "## Membership inference (upper bounds)", "",
+            "| FPR | TPR at most |", "| --- | --- |",
+            *[f"| {a:g} | {t:.4g} |" for a, t in zip(self.fpr, self.tpr)], "",
+            f"Advantage TPR - FPR at most {self.advantage:.4g}. Bayes success (guessing membership right) at most "
+            + ", ".join(f"{b:.4g} at prior {p:g}" for p, b in zip(self.prior, self.bayes_success)) + ".", "",
+            "## Reconstruction robustness (ReRo)", "",
+            "| prior kappa | gamma (certified) |", "| --- | --- |",
+            *[f"| {k:g} | [{lo:.6g}, {up:.6g}] |" for k, lo, up in zip(self.kappa, self.rero.lower, self.rero.upper)],
+            "",
+            f"fdp {self.version}, loss lattice spacing {self.discretization:.3g}, {self.seconds:.2f} s.",
+        ]
+        if self.warnings:
+            lines += ["", "**Warnings.**", *[f"- {w}" for w in self.warnings]]
+        return "\n".join(lines) + "\n"
+
+
+def membership_bounds(curve: tradeoff.PiecewiseLinear, fpr, prior) -> tuple[np.ndarray, float, np.ndarray]:
+    """Membership-inference readings of a trade-off curve: ``(TPR at each FPR, advantage, Bayes success at each prior)``.
+
+    ``TPR = 1 - f(FPR)``; the advantage is ``max_alpha 1 - alpha - f(alpha)``; the Bayes success of a guess
+    of membership, for a target present with probability ``prior``, is ``max_alpha prior (1 - f(alpha)) +
+    (1 - prior)(1 - alpha)``.  Both maxima of a linear function over a piecewise-linear curve are attained
+    at a breakpoint.  Read from a lower bound on the exact curve, all three are upper bounds.
+
+    Parameters
+    ----------
+    curve : PiecewiseLinear
+    fpr : array_like
+        False-positive rates in [0, 1].
+    prior : array_like
+        Priors in (0, 1).
+
+    Returns
+    -------
+    (tpr, advantage, bayes_success)
+
+    References
+    ----------
+    Dong, Roth, Su (2022) Sec. 2 (tests and trade-off functions); Humphries et al. (2023) (Bayes success of MIA).
+
+    Examples
+    --------
+    >>> f = tradeoff.piecewise_linear([0.0, 0.2, 1.0], [1.0, 0.2, 0.0])
+    >>> tpr, adv, bayes = membership_bounds(f, [0.2], [0.5])
+    >>> round(float(tpr[0]), 3), round(adv, 3), round(float(bayes[0]), 3)
+    (0.8, 0.6, 0.8)
+    """
+    curve = tradeoff.check_piecewise("curve", curve)
+    fpr = check_array_in("fpr", np.atleast_1d(np.asarray(fpr, dtype=float)), 0.0, 1.0)
+    prior = check_array_in("prior", np.atleast_1d(np.asarray(prior, dtype=float)), 0.0, 1.0, open_low=True,
+                           open_high=True)
+    a, b = curve.alphas, curve.betas
+    tpr = 1.0 - curve(fpr)
+    advantage = float(np.max(1.0 - a - b))
+    bayes = np.max(prior[:, None] * (1.0 - b) + (1.0 - prior[:, None]) * (1.0 - a), axis=1)
+    return tpr, advantage, bayes
+
+
+def report(mechanism: Mechanism, *, delta: float = 1e-5, kappa=REPORT_KAPPA, fpr=REPORT_FPR, prior=REPORT_PRIOR,
+           discretization: float | None = None, rero_discretization: float = 1e-4) -> Report:
+    """A privacy risk report of a Gaussian mechanism (DP-SGD): (eps, delta), mu*, membership inference, ReRo.
+
+    The four readings of the GDP, Hayes et al., ReRo and RTM papers' shared object, the trade-off curve:
+    eps at ``delta`` from the tight PLD and the RDP accountant; mu* with its regret and alpha floor
+    (:func:`gdp`) and at the floors of :data:`REPORT_FLOORS`; membership-inference bounds from the same
+    certified symmetrised curve (:func:`membership_bounds`); the ReRo bound as a certified bracket
+    (:func:`rero`).
+
+    Parameters
+    ----------
+    mechanism : fdp.privacy_loss.Mechanism
+        Gaussian noise (DP-SGD, or the plain Gaussian mechanism with sampling rate 1).
+    delta : float, default 1e-5
+    kappa : array_like
+        ReRo priors in (0, 1).
+    fpr : array_like
+        False-positive rates of the MIA reading, in [0, 1].
+    prior : array_like
+        Membership priors of the Bayes success, in (0, 1).
+    discretization : float, optional
+        Loss lattice spacing of the curve (default :func:`fdp.pld.default_discretization`).
+    rero_discretization : float, default 1e-4
+        Spacing of the ReRo bracket.
+
+    Returns
+    -------
+    Report
+
+    References
+    ----------
+    GDP paper (Gomez et al. 2025) Alg. 1; ReRo paper (Kaissis et al. 2023a) Thm. 1; Hayes et al. (2023).
+
+    Examples
+    --------
+    >>> from fdp.privacy_loss import dpsgd
+    >>> r = report(dpsgd(noise_multiplier=2.0, sampling_rate=0.05, steps=200), discretization=1e-3,
+    ...            rero_discretization=1e-3)
+    >>> round(r.gdp.mu, 3), round(float(r.tpr[1]), 3), bool(r.rero.lower[0] <= r.rero.upper[0])
+    (0.42, 0.026, True)
+    """
+    import time
+
+    from . import __version__, calibrate
+
+    start = time.perf_counter()
+    if not isinstance(mechanism, Mechanism) or mechanism.noise != "gaussian":
+        raise ValueError(f"mechanism must be a Gaussian fdp.privacy_loss.Mechanism, got {mechanism!r}")
+    delta = check_open_unit("delta", delta)
+    kappa = check_array_in("kappa", np.atleast_1d(np.asarray(kappa, dtype=float)), 0.0, 1.0, open_low=True,
+                           open_high=True)
+    fpr = check_array_in("fpr", np.atleast_1d(np.asarray(fpr, dtype=float)), 0.0, 1.0)
+    prior = check_array_in("prior", np.atleast_1d(np.asarray(prior, dtype=float)), 0.0, 1.0, open_low=True,
+                           open_high=True)
+    rero_discretization = check_positive("rero_discretization", rero_discretization)
+    _, sigma, rate, steps = mechanism.args
+    tail = _gdp.DPSGD_TAIL
+    if rate == 1.0:
+        gdp_report = gdp(mechanism, delta=delta)
+        h = pld.default_discretization(sigma, rate, steps) if discretization is None else \
+            check_positive("discretization", discretization)
+        curve = pld.certified_lower_curve("gaussian", sigma, rate, steps, discretization=h, direction="symmetrised")
+        mu_at_floor = {floor: gdp_report.mu for floor in REPORT_FLOORS}  # exactly Gaussian: one mu at every floor
+    else:
+        gdp_report, curve = _gdp_and_curve(sigma, rate, steps, delta, discretization, tail)
+        h = gdp_report.discretization
+        mu_at_floor = {floor: _gdp.alg1(curve, floor)[0] for floor in REPORT_FLOORS}
+    tpr, advantage, bayes = membership_bounds(curve, fpr, prior)
+    eps_rdp = calibrate.epsilon(sigma, rate, steps, delta, accountant="rdp")
+    gamma = rero(mechanism, kappa, discretization=rero_discretization)
+    return Report(mechanism, delta, gdp_report.epsilon, eps_rdp if np.isfinite(eps_rdp) else None, gdp_report,
+                  mu_at_floor, fpr, tpr, advantage, prior, bayes, kappa, gamma, h, time.perf_counter() - start,
+                  __version__, gdp_report.warnings + gamma.warnings)
