@@ -124,7 +124,7 @@ def test_gdp_report_refuses_what_it_cannot_answer():
 def test_report_readings_agree_with_their_parts():
     """Each reading of the report is the library's answer to that question on the same run; the MIA numbers are
     upper bounds that the certified upper curve brackets from below within 1e-4, mu* only falls as the floor rises."""
-    from fdp import calibrate, gdp
+    from fdp import calibrate
 
     run = dpsgd(2.0, 0.05, 200)
     r = risk.report(run, discretization=1e-3, rero_discretization=1e-3, fpr=[1e-3, 0.1], prior=[0.1, 0.5])
