@@ -77,3 +77,52 @@ def test_bracket_search_is_fast_on_a_nearly_linear_function():
 
     calibrate._shrink_bracket(g, 0.0, 1.5, math.log1p(1e-3))
     assert len(calls) <= 7  # bisection needs 2 + ceil(log2(1.5 / 1e-3)) = 13
+
+
+# --- calibration to risk targets ---------------------------------------------------------------------
+
+
+def test_noise_for_advantage_and_tpr_against_riskcal():
+    """riskcal (Kulynych et al.) reads the same risks from dp_accounting's PLD: at our noise its advantage and its
+    TPR at 1 % FPR meet the targets (within its tolerance 1e-3), and our noise is the smallest that meets them under
+    the certified curve (the noise 1 / (1 + rtol) smaller misses).  The exact risk lies in [achieved_lower, achieved]."""
+    from riskcal.calibration.dpsgd import get_advantage_for_dpsgd, get_beta_for_dpsgd
+
+    adv = calibrate.noise_for_risk("advantage", 0.1, 0.05, 100, discretization=1e-3)
+    assert adv.achieved_lower <= adv.achieved <= 0.1
+    assert get_advantage_for_dpsgd(adv.noise_multiplier, 0.05, 100) == pytest.approx(0.1, abs=1e-3)
+    assert calibrate._risk("advantage", adv.noise_multiplier / (1 + adv.rtol), 0.05, 100, 1e-3, None, None) > 0.1
+    tpr = calibrate.noise_for_risk("tpr", 0.5, 0.05, 100, fpr=0.01, discretization=1e-3)
+    assert tpr.achieved_lower <= tpr.achieved <= 0.5
+    assert 1.0 - get_beta_for_dpsgd(tpr.noise_multiplier, 0.05, 100, alpha=0.01) == pytest.approx(0.5, abs=1e-3)
+    assert calibrate._risk("tpr", tpr.noise_multiplier / (1 + tpr.rtol), 0.05, 100, 1e-3, None, 0.01) > 0.5
+
+
+def test_noise_for_mu_and_rero_round_trip():
+    """Calibrate, then report: the certified mu* and ReRo bound at the noise found meet their targets, tightly."""
+    from fdp import gdp, pld
+
+    c = calibrate.noise_for_risk("mu", 1.0, 0.01, 1000, discretization=1e-3, rtol=1e-3)
+    mu = gdp.mu_and_regret_dpsgd(c.noise_multiplier, 0.01, 1000, discretization=1e-3)[0]
+    assert mu == c.achieved and 1.0 - 5e-3 <= mu <= 1.0 and c.achieved_lower <= mu
+    c = calibrate.noise_for_risk("rero", 0.05, 0.01, 1000, kappa=0.01, discretization=1e-3)
+    low, up = pld.tradeoff_bracket("gaussian", c.noise_multiplier, 0.01, 1000, discretization=1e-3,
+                                   kappa_min=0.01).gamma(0.01)
+    assert up <= 0.05 + 1e-9 and 0.05 * (1 - 5e-3) <= c.achieved <= 0.05 and low <= c.achieved
+    # full batches: mu is sqrt(steps) / sigma exactly, the certified curve lies just above it
+    c = calibrate.noise_for_risk("mu", 2.0, 1.0, 16, discretization=1e-3, rtol=1e-4)
+    assert 2.0 <= c.noise_multiplier <= 2.0 * (1 + 1e-3)
+
+
+@pytest.mark.parametrize("kwargs, name", [
+    (dict(target="tpr", value=0.01, fpr=0.1), "tpr must exceed fpr"),
+    (dict(target="rero", value=0.05, kappa=0.1), "rero must exceed kappa"),
+    (dict(target="tpr", value=0.5), "fpr"),
+    (dict(target="advantage", value=1.5), "advantage"),
+    (dict(target="mu", value=-1.0), "mu"),
+    (dict(target="risk", value=0.1), "target"),
+    (dict(target="advantage", value=1e-9), "no noise multiplier"),
+])
+def test_noise_for_risk_rejects_bad_targets(kwargs, name):
+    with pytest.raises(ValueError, match=name):
+        calibrate.noise_for_risk(sampling_rate=0.05, steps=10, discretization=1e-2, **kwargs)

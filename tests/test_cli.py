@@ -306,3 +306,27 @@ def test_report_json_and_markdown(capsys):
 def test_report_bad_arguments(capsys, argv, name):
     code, out, err = _main(capsys, argv)
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and name in err
+
+
+def test_calibrate_json(capsys):
+    code, out, err = _main(capsys, ["calibrate", "--sampling-rate", "0.05", "--steps", "100", "--advantage", "0.1",
+                                    "--discretization", "1e-3", "--json"])
+    assert code == 0 and err == ""
+    data = json.loads(out)
+    assert data["target"] == "advantage" and data["achieved_lower"] <= data["achieved"] <= 0.1
+    assert data["noise_multiplier"] == pytest.approx(2.087, rel=2e-3)
+
+
+@pytest.mark.parametrize("argv,name", [
+    (["calibrate", "--steps", "10"], "exactly one target"),
+    (["calibrate", "--steps", "10", "--mu", "1", "--advantage", "0.1"], "--advantage"),
+    (["calibrate", "--steps", "10", "--tpr-at-fpr", "0.01", "0.1"], "--tpr-at-fpr"),
+    (["calibrate", "--steps", "10", "--rero", "0.2"], "--kappa"),
+    (["calibrate", "--steps", "10", "--rero", "0.05", "--kappa", "0.1"], "--rero"),
+    (["calibrate", "--steps", "10", "--mu", "1", "--delta", "1e-5"], "--delta"),
+    (["calibrate", "--steps", "0", "--mu", "1"], "--steps"),
+    (["calibrate", "--steps", "10", "--epsilon", "-1"], "--epsilon"),
+])
+def test_calibrate_bad_arguments(capsys, argv, name):
+    code, out, err = _main(capsys, argv)
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and name in err

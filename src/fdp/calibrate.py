@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import math
+from dataclasses import dataclass
 
 import dp_accounting
 from dp_accounting.rdp import rdp_privacy_accountant
@@ -24,7 +25,7 @@ from .validation import (
     check_sampling_rate,
 )
 
-__all__ = ["ACCOUNTANTS", "epsilon", "noise_multiplier_for"]
+__all__ = ["ACCOUNTANTS", "epsilon", "noise_multiplier_for", "TARGETS", "Calibration", "noise_for_risk"]
 
 ACCOUNTANTS = ("pld", "rdp")
 # integer Renyi orders: dp_accounting's fractional orders need a series that can fail to converge (it warns)
@@ -177,3 +178,172 @@ def _shrink_bracket(g, a: float, b: float, width: float) -> float:
             if kept <= -2:
                 gb *= 0.5
     return math.exp(b)
+
+
+#: Risk targets of :func:`noise_for_risk`: eps at delta (PLD accountant), mu* (certified, GDP paper Alg. 1),
+#: the membership-inference advantage and TPR at an FPR, the ReRo bound gamma at a prior kappa.
+TARGETS = ("epsilon", "mu", "advantage", "tpr", "rero")
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """A noise multiplier calibrated to a risk target, and what the target reads at that noise.
+
+    Attributes
+    ----------
+    noise_multiplier : float
+        The noise: its certified (pessimistic) risk meets the target, ``noise_multiplier / (1 + rtol)``'s does not.
+    target : str
+        One of :data:`TARGETS`.
+    value : float
+        The target's value.
+    achieved : float
+        The certified upper bound on the risk at ``noise_multiplier`` (at most ``value``).
+    achieved_lower : float or None
+        A certified lower bound on it (from the optimistic curve; None for ``"epsilon"``): the exact risk lies in
+        ``[achieved_lower, achieved]``, so the noise could be lowered only as far as that interval allows.
+    sampling_rate : float
+    steps : int
+    discretization : float
+        Loss lattice spacing.
+    rtol : float
+    evaluations : int
+        Risk evaluations of the search.
+    seconds : float
+    """
+
+    noise_multiplier: float
+    target: str
+    value: float
+    achieved: float
+    achieved_lower: float | None
+    sampling_rate: float
+    steps: int
+    discretization: float
+    rtol: float
+    evaluations: int
+    seconds: float
+
+
+def _risk(target, noise, rate, steps, h, delta, level):
+    """The certified upper bound on the risk ``target`` of DP-SGD at ``noise`` (``level``: FPR or kappa)."""
+    from . import gdp, risk
+
+    if target == "epsilon":
+        return _epsilon(noise, rate, steps, delta, "pld", h)
+    if target == "mu":
+        return gdp.mu_and_regret_lattice(noise, rate, steps, discretization=h)[0]
+    if target == "rero":
+        return 1.0 - float(pld.certified_lower_curve("gaussian", noise, rate, steps, discretization=h)(level))
+    curve = pld.certified_lower_curve("gaussian", noise, rate, steps, discretization=h, direction="symmetrised")
+    tpr, advantage, _ = risk.membership_bounds(curve, [0.0 if level is None else level], [0.5])
+    return advantage if target == "advantage" else float(tpr[0])
+
+
+def _risk_lower(target, noise, rate, steps, h, level):
+    """A certified lower bound on the risk at ``noise``, from the bracket's optimistic curve (None for epsilon)."""
+    from . import gdp, risk, tradeoff
+
+    if target == "epsilon":
+        return None
+    bracket = pld.tradeoff_bracket("gaussian", noise, rate, steps, discretization=h,
+                                   kappa_min=level if target == "rero" else 1e-10)
+    if target == "rero":
+        return float(bracket.gamma(level)[0])
+    if target == "mu":
+        return gdp.mu_star(bracket.upper, tail=1e-10)  # eq. 21 is symmetric: the add curve gives C's mu*
+    above = tradeoff.symmetrise(bracket.upper)  # on or above the exact symmetrised curve
+    tpr, advantage, _ = risk.membership_bounds(above, [0.0 if level is None else level], [0.5])
+    return max(0.0, (advantage if target == "advantage" else float(tpr[0])) - bracket.slack)
+
+
+def noise_for_risk(target: str, value: float, sampling_rate: float, steps: int, *, delta: float = 1e-5,
+                   fpr: float | None = None, kappa: float | None = None, discretization: float | None = None,
+                   rtol: float = 1e-3) -> Calibration:
+    """The smallest noise multiplier (to relative accuracy ``rtol``) whose certified risk meets a target.
+
+    The risk of ``steps``-fold Poisson-subsampled Gaussian noise (DP-SGD) is read pessimistically: eps at
+    ``delta`` from the PLD accountant (``"epsilon"``), the certified mu* (``"mu"``), the upper bounds on the
+    membership-inference advantage and on the TPR at ``fpr`` from the certified symmetrised curve
+    (``"advantage"``, ``"tpr"``), the upper end of the certified ReRo bracket at ``kappa`` (``"rero"``); each
+    falls as the noise grows, and the search (false position in log noise) keeps a noise that meets the target
+    and one that does not.  The answer also carries a certified lower bound on the risk it reaches.
+
+    Parameters
+    ----------
+    target : {"epsilon", "mu", "advantage", "tpr", "rero"}
+    value : float
+        The target: eps > 0, mu > 0, advantage in (0, 1), TPR in (fpr, 1), gamma in (kappa, 1).
+    sampling_rate : float
+        Poisson rate in (0, 1].
+    steps : int
+        >= 1.
+    delta : float, default 1e-5
+        For ``"epsilon"``.
+    fpr : float, optional
+        For ``"tpr"``, in (0, 1).
+    kappa : float, optional
+        For ``"rero"``, in (0, 1).
+    discretization : float, optional
+        Loss lattice spacing (default 1e-4).
+    rtol : float, default 1e-3
+        Relative accuracy of the noise.
+
+    Returns
+    -------
+    Calibration
+
+    References
+    ----------
+    GDP paper (Gomez et al. 2025) Alg. 1; ReRo paper (Kaissis et al. 2023a) Thm. 1; Kulynych et al. (2024)
+    (calibration to attack risk, riskcal).
+
+    Examples
+    --------
+    >>> c = noise_for_risk("advantage", 0.1, 0.05, 100, discretization=1e-3, rtol=1e-2)
+    >>> round(c.noise_multiplier, 1), bool(c.achieved <= 0.1)
+    (2.1, True)
+    """
+    import time
+
+    start = time.perf_counter()
+    if target not in TARGETS:
+        raise ValueError(f"target must be one of {TARGETS}, got {target!r}")
+    sampling_rate = check_sampling_rate("sampling_rate", sampling_rate)
+    steps = check_positive_int("steps", steps)
+    rtol = check_positive("rtol", rtol)
+    h = 1e-4 if discretization is None else check_positive("discretization", discretization)
+    level = None
+    if target in ("epsilon", "mu"):
+        value = check_positive(target, value)
+        delta = check_open_unit("delta", delta)
+    elif target == "advantage":
+        value = check_open_unit("advantage", value)
+    else:
+        name = "fpr" if target == "tpr" else "kappa"
+        level = check_open_unit(name, fpr if target == "tpr" else kappa)
+        value = check_open_unit(target, value)
+        if value <= level:
+            raise ValueError(f"{target} must exceed {name} (every mechanism reaches {name} = {level:g}), got {value!r}")
+    evaluations = 0
+
+    @functools.lru_cache(maxsize=None)  # the bracket search asks for its end points again
+    def risk_at(noise):
+        nonlocal evaluations
+        evaluations += 1
+        return _risk(target, noise, sampling_rate, steps, h, delta, level)
+
+    lo, hi = 0.5, 2.0
+    while risk_at(hi) > value:  # hi must meet the target
+        lo, hi = hi, 2.0 * hi
+        if hi > 1e4:
+            raise ValueError(f"no noise multiplier below 1e4 brings {target} to {value!r} at sampling rate "
+                             f"{sampling_rate:g} and {steps} steps")
+    while risk_at(lo) <= value:  # lo must miss it
+        lo, hi = lo / 2.0, lo
+        if lo < 1e-2:
+            raise ValueError(f"{target} = {value!r} is met by any noise multiplier above 1e-2")
+    noise = _shrink_bracket(lambda x: math.log(risk_at(math.exp(x)) / value), math.log(lo), math.log(hi),
+                            math.log1p(rtol))
+    return Calibration(noise, target, value, risk_at(noise), _risk_lower(target, noise, sampling_rate, steps, h, level),
+                       sampling_rate, steps, h, rtol, evaluations, time.perf_counter() - start)

@@ -4,6 +4,7 @@
 ``rtm``    relaxed-threat-model curves j, j^-1, J and the DP-threat-model curve at given levels.
 ``gdp``    tight mu-GDP and its regret for DP-SGD, or mu of a mechanism with a given (eps, delta).
 ``report`` a DP-SGD run read four ways: (eps, delta), mu-GDP, membership inference, ReRo.
+``calibrate`` the DP-SGD noise multiplier that meets a risk target (eps, mu, MIA advantage or TPR, ReRo).
 ``verify`` check the results registry (used by ``make verify``).
 
 Bad arguments exit with status 2 and a one-line message on stderr.
@@ -124,6 +125,28 @@ def _build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--discretization", type=float, help="loss lattice spacing of the curve (default 1/200 of the "
                     "CLT mu clipped to [1e-5, 3e-4])")
     rp.add_argument("--json", action="store_true", help="print one JSON object")
+
+    c = sub.add_parser(
+        "calibrate",
+        help="the DP-SGD noise multiplier that meets a risk target",
+        description="The smallest noise multiplier (to --rtol) of DP-SGD with --sampling-rate and --steps whose "
+        "certified risk meets exactly one target: --epsilon (at --delta, PLD accountant), --mu (certified mu*), "
+        "--advantage or --tpr-at-fpr TPR FPR (membership inference, upper bounds), --rero GAMMA --kappa K (upper end "
+        "of the certified ReRo bracket). Prints the noise, the certified risk it reaches and a certified lower bound "
+        "on that risk.",
+    )
+    c.add_argument("--sampling-rate", type=float, help="Poisson sampling rate in (0, 1] (default 1)")
+    c.add_argument("--steps", type=int, required=True, help="number of DP-SGD steps, >= 1")
+    c.add_argument("--epsilon", type=float, help="target epsilon, > 0 (with --delta)")
+    c.add_argument("--delta", type=float, help="delta in (0, 1) (default 1e-5; --epsilon)")
+    c.add_argument("--mu", type=float, help="target mu*, > 0")
+    c.add_argument("--advantage", type=float, help="target membership advantage TPR - FPR, in (0, 1)")
+    c.add_argument("--tpr-at-fpr", type=float, nargs=2, metavar=("TPR", "FPR"), help="target TPR at an FPR, TPR > FPR")
+    c.add_argument("--rero", type=float, help="target ReRo bound gamma, above --kappa")
+    c.add_argument("--kappa", type=float, help="prior of the ReRo target, in (0, 1)")
+    c.add_argument("--discretization", type=float, help="loss lattice spacing (default 1e-4)")
+    c.add_argument("--rtol", type=float, help="relative accuracy of the noise (default 1e-3)")
+    c.add_argument("--json", action="store_true", help="print one JSON object")
 
     v = sub.add_parser("verify", help="check the results registry against the papers' values")
     v.add_argument("--results-dir", default=None, help="folder of results (default data/results)")
@@ -402,6 +425,57 @@ def _report(args) -> int:
     return 0
 
 
+# --- calibrate -------------------------------------------------------------------------------
+
+
+def _calibrate(args) -> int:
+    from . import calibrate
+
+    targets = [d for d in ("epsilon", "mu", "advantage", "tpr_at_fpr", "rero") if getattr(args, d) is not None]
+    if len(targets) != 1:
+        raise ValueError("give exactly one target of --epsilon, --mu, --advantage, --tpr-at-fpr, --rero"
+                         + (f" (got {', '.join(_flag(t) for t in targets)})" if targets else ""))
+    target = targets[0]
+    if target != "epsilon":
+        _forbid(args, ("delta",), f"to {_flag(target)} (it is the delta of --epsilon)")
+    if target != "rero":
+        _forbid(args, ("kappa",), f"to {_flag(target)} (it is the prior of --rero)")
+    q = check_sampling_rate("--sampling-rate", 1.0 if args.sampling_rate is None else args.sampling_rate)
+    steps = _int_at_least("--steps", args.steps, 1)
+    kwargs = {"discretization": None if args.discretization is None else check_positive("--discretization",
+                                                                                         args.discretization),
+              "rtol": 1e-3 if args.rtol is None else check_positive("--rtol", args.rtol)}
+    if target == "epsilon":
+        value = check_positive("--epsilon", args.epsilon)
+        kwargs["delta"] = check_open_unit("--delta", 1e-5 if args.delta is None else args.delta)
+    elif target == "mu":
+        value = check_positive("--mu", args.mu)
+    elif target == "advantage":
+        value = check_open_unit("--advantage", args.advantage)
+    elif target == "tpr_at_fpr":
+        value, fpr = (check_open_unit("--tpr-at-fpr", v) for v in args.tpr_at_fpr)
+        if value <= fpr:
+            raise ValueError(f"--tpr-at-fpr: the TPR must exceed the FPR (every test reaches TPR = FPR), got {value!r} "
+                             f"at {fpr!r}")
+        target, kwargs["fpr"] = "tpr", fpr
+    else:
+        kappa = check_open_unit("--kappa", _require(args, "kappa", "with --rero"))
+        value = check_open_unit("--rero", args.rero)
+        if value <= kappa:
+            raise ValueError(f"--rero must exceed --kappa (every mechanism reaches gamma = kappa), got {value!r}")
+        kwargs["kappa"] = kappa
+    with _flags("--sampling-rate, --steps, --discretization"):
+        res = calibrate.noise_for_risk(target, value, q, steps, **kwargs)
+    out = {"noise_multiplier": res.noise_multiplier, "target": res.target, "value": res.value,
+           "achieved": res.achieved, "achieved_lower": res.achieved_lower, "sampling_rate": q, "steps": steps,
+           "discretization": res.discretization, "rtol": res.rtol, "evaluations": res.evaluations,
+           "seconds": res.seconds, "warnings": []}
+    for key in ("delta", "fpr", "kappa"):
+        if key in kwargs:
+            out[key] = kwargs[key]
+    return _emit(out, args)
+
+
 def _verify(args) -> int:
     from .book import results
     from .book.paths import ROOT
@@ -417,7 +491,8 @@ def main(argv=None) -> int:
     parser = _build_parser()
     args = parser.parse_args(argv)
     try:
-        return {"rero": _rero, "rtm": _rtm, "gdp": _gdp, "report": _report, "verify": _verify}[args.command](args)
+        commands = {"rero": _rero, "rtm": _rtm, "gdp": _gdp, "report": _report, "calibrate": _calibrate, "verify": _verify}
+        return commands[args.command](args)
     except (ValueError, RuntimeError) as exc:  # bad input, a refused computation, no book repository (verify)
         print(f"{parser.prog} {args.command}: error: {exc}", file=sys.stderr)
         return 2
