@@ -330,3 +330,12 @@ def test_calibrate_json(capsys):
 def test_calibrate_bad_arguments(capsys, argv, name):
     code, out, err = _main(capsys, argv)
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and name in err
+
+
+def test_report_figure(capsys, tmp_path):
+    path = tmp_path / "run.svg"
+    argv = ["report", "--noise-multiplier", "2", "--sampling-rate", "0.05", "--steps", "50", "--discretization", "1e-3"]
+    code, out, err = _main(capsys, argv + ["--figure", str(path)])
+    assert code == 0 and path.read_text().startswith("<?xml") and "trade-off curve" in path.read_text()
+    code, out, err = _main(capsys, argv + ["--figure", str(tmp_path / "run.pdf")])
+    assert code == 2 and "--figure" in err and out == ""

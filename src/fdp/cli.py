@@ -124,6 +124,7 @@ def _build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--prior", type=float, nargs="+", help="membership priors in (0, 1) (default 0.01 0.5)")
     rp.add_argument("--discretization", type=float, help="loss lattice spacing of the curve (default 1/200 of the "
                     "CLT mu clipped to [1e-5, 3e-4])")
+    rp.add_argument("--figure", help="also write the report's figure to this file (.png or .svg)")
     rp.add_argument("--json", action="store_true", help="print one JSON object")
 
     c = sub.add_parser(
@@ -415,10 +416,17 @@ def _report(args) -> int:
                            open_low=True, open_high=True)
     if args.discretization is not None:
         check_positive("--discretization", args.discretization)
+    if args.figure is not None and not args.figure.lower().endswith((".png", ".svg")):
+        raise ValueError(f"--figure must name a .png or .svg file, got {args.figure!r}")
     with _flags("--noise-multiplier, --sampling-rate, --steps, --discretization"):  # guards run first
         report = risk.report(Mechanism("gaussian", s, q, steps), delta=delta, kappa=kappa, fpr=fpr, prior=prior,
                              discretization=args.discretization)
     out = report.to_dict()
+    if args.figure is not None:
+        try:
+            report.figure().savefig(args.figure, dpi=150)
+        except OSError as exc:
+            raise ValueError(f"--figure: cannot write {args.figure!r} ({exc.strerror})") from None
     for w in out["warnings"]:
         print(f"python -m fdp report: warning: {w}", file=sys.stderr)
     print(json.dumps(out, allow_nan=False) if args.json else report.to_markdown(), end="\n" if args.json else "")

@@ -334,6 +334,44 @@ class Report:
     seconds: float
     version: str
     warnings: tuple[str, ...] = field(default=())
+    curve: tradeoff.PiecewiseLinear | None = field(default=None, repr=False, compare=False)
+
+    def figure(self):
+        """The report in one figure: the certified curve with its mu*-GDP fit and the (eps, delta) curve, the
+        membership-inference ROC bound (log scales) and the certified ReRo bracket against the prior.
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+        """
+        from matplotlib.figure import Figure
+
+        fig = Figure(figsize=(12.0, 3.9), layout="constrained")
+        ax_curve, ax_roc, ax_rero = fig.subplots(1, 3)
+        a = np.unique(np.concatenate([np.logspace(-8, 0, 400), np.linspace(0.0, 1.0, 401)]))
+        ax_curve.plot(a, self.curve(a), color="k", lw=2.2, label="certified curve (both directions)")
+        ax_curve.plot(a, tradeoff.gaussian(self.gdp.mu)(a), color="C0", ls="--", label=f"{self.gdp.mu:.3f}-GDP")
+        if self.epsilon_pld is not None:
+            ax_curve.plot(a, tradeoff.eps_delta(self.epsilon_pld, self.delta)(a), color="C1", ls=":",
+                          label=f"({self.epsilon_pld:.2f}, {self.delta:g})-DP")
+        ax_curve.plot([0, 1], [1, 0], color="0.75", lw=0.8)
+        ax_curve.set(xlabel=r"type-I error (FPR) $\alpha$", ylabel=r"type-II error $\beta$", title="trade-off curve")
+        ax_curve.legend(fontsize=8)
+        fpr = np.logspace(-6, 0, 300)
+        ax_roc.loglog(fpr, np.maximum(1.0 - self.curve(fpr), fpr), color="k", lw=2.2, label="TPR at most")
+        ax_roc.loglog(fpr, fpr, color="0.75", lw=0.8, label="guessing")
+        ax_roc.loglog(self.fpr, self.tpr, "o", color="C3", label="reported FPRs")
+        ax_roc.set(xlabel="false-positive rate", ylabel="true-positive rate", title="membership inference (bound)")
+        ax_roc.legend(fontsize=8)
+        err = np.vstack([self.rero.upper - self.rero.lower, np.zeros_like(self.rero.upper)])
+        ax_rero.errorbar(self.kappa, self.rero.upper, yerr=err, fmt="s", color="C2", label=r"certified $\gamma$")
+        k = np.logspace(np.log10(min(self.kappa.min(), 1e-3)) - 1, 0, 200)
+        ax_rero.loglog(k, np.maximum(1.0 - self.curve(k), k), color="k", lw=1.2, alpha=0.6,
+                       label=r"$1 - C(\kappa)$ (both directions)")
+        ax_rero.loglog(k, k, color="0.75", lw=0.8, label="prior")
+        ax_rero.set(xlabel=r"prior $\kappa$", ylabel=r"reconstruction success $\gamma$", title="ReRo bound")
+        ax_rero.legend(fontsize=8)
+        return fig
 
     def to_dict(self) -> dict:
         """The report as plain JSON-ready values."""
@@ -502,4 +540,4 @@ def report(mechanism: Mechanism, *, delta: float = 1e-5, kappa=REPORT_KAPPA, fpr
     gamma = rero(mechanism, kappa, discretization=rero_discretization)
     return Report(mechanism, delta, gdp_report.epsilon, eps_rdp if np.isfinite(eps_rdp) else None, gdp_report,
                   mu_at_floor, fpr, tpr, advantage, prior, bayes, kappa, gamma, h, time.perf_counter() - start,
-                  __version__, gdp_report.warnings + gamma.warnings)
+                  __version__, gdp_report.warnings + gamma.warnings, curve)
