@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
-from fdp import edgeworth, montecarlo, pld, rero, risk, tradeoff
+from fdp import edgeworth, mia, montecarlo, pld, rero, risk, tradeoff
 from fdp.privacy_loss import Mechanism, dpsgd
 
 KAPPA = np.array([1e-3, 0.05])
@@ -136,7 +136,7 @@ def test_report_readings_agree_with_their_parts():
     np.testing.assert_array_equal(r.rero.upper, est.upper)
     bracket = pld.tradeoff_bracket("gaussian", 2.0, 0.05, 200, discretization=1e-3, kappa_min=1e-3)
     above = tradeoff.symmetrise(bracket.upper)  # on or above the exact symmetrised curve
-    tpr_low, adv_low, bayes_low = risk.membership_bounds(above, r.fpr, r.prior)
+    tpr_low, adv_low, bayes_low = mia.membership_bounds(above, r.fpr, r.prior)
     assert np.all(tpr_low - bracket.slack <= r.tpr) and np.all(r.tpr <= tpr_low + 1e-4)
     assert adv_low - bracket.slack <= r.advantage <= adv_low + 1e-4
     assert np.all(bayes_low - bracket.slack <= r.bayes_success) and np.all(r.bayes_success <= bayes_low + 1e-4)

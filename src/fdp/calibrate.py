@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import functools
 import math
+import time
 from dataclasses import dataclass
 
 import dp_accounting
 from dp_accounting.rdp import rdp_privacy_accountant
 
-from . import pld
+from . import gdp, mia, pld, tradeoff
 from .validation import (
     check_open_unit,
     check_positive,
@@ -205,7 +206,7 @@ class Calibration:
     sampling_rate : float
     steps : int
     discretization : float
-        Loss lattice spacing.
+        Loss lattice spacing at the noise returned.
     rtol : float
     evaluations : int
         Risk evaluations of the search.
@@ -227,8 +228,6 @@ class Calibration:
 
 def _risk(target, noise, rate, steps, h, delta, level):
     """The certified upper bound on the risk ``target`` of DP-SGD at ``noise`` (``level``: FPR or kappa)."""
-    from . import gdp, risk
-
     if target == "epsilon":
         return _epsilon(noise, rate, steps, delta, "pld", h)
     if target == "mu":
@@ -236,14 +235,12 @@ def _risk(target, noise, rate, steps, h, delta, level):
     if target == "rero":
         return 1.0 - float(pld.certified_lower_curve("gaussian", noise, rate, steps, discretization=h)(level))
     curve = pld.certified_lower_curve("gaussian", noise, rate, steps, discretization=h, direction="symmetrised")
-    tpr, advantage, _ = risk.membership_bounds(curve, [0.0 if level is None else level], [0.5])
+    tpr, advantage, _ = mia.membership_bounds(curve, [0.0 if level is None else level], [0.5])
     return advantage if target == "advantage" else float(tpr[0])
 
 
 def _risk_lower(target, noise, rate, steps, h, level):
     """A certified lower bound on the risk at ``noise``, from the bracket's optimistic curve (None for epsilon)."""
-    from . import gdp, risk, tradeoff
-
     if target == "epsilon":
         return None
     bracket = pld.tradeoff_bracket("gaussian", noise, rate, steps, discretization=h,
@@ -253,7 +250,7 @@ def _risk_lower(target, noise, rate, steps, h, level):
     if target == "mu":
         return gdp.mu_star(bracket.upper, tail=1e-10)  # eq. 21 is symmetric: the add curve gives C's mu*
     above = tradeoff.symmetrise(bracket.upper)  # on or above the exact symmetrised curve
-    tpr, advantage, _ = risk.membership_bounds(above, [0.0 if level is None else level], [0.5])
+    tpr, advantage, _ = mia.membership_bounds(above, [0.0 if level is None else level], [0.5])
     return max(0.0, (advantage if target == "advantage" else float(tpr[0])) - bracket.slack)
 
 
@@ -285,7 +282,7 @@ def noise_for_risk(target: str, value: float, sampling_rate: float, steps: int, 
     kappa : float, optional
         For ``"rero"``, in (0, 1).
     discretization : float, optional
-        Loss lattice spacing (default 1e-4).
+        Loss lattice spacing (default :func:`fdp.pld.default_discretization` at each noise tried).
     rtol : float, default 1e-3
         Relative accuracy of the noise.
 
@@ -304,15 +301,14 @@ def noise_for_risk(target: str, value: float, sampling_rate: float, steps: int, 
     >>> round(c.noise_multiplier, 1), bool(c.achieved <= 0.1)
     (2.1, True)
     """
-    import time
-
     start = time.perf_counter()
     if target not in TARGETS:
         raise ValueError(f"target must be one of {TARGETS}, got {target!r}")
     sampling_rate = check_sampling_rate("sampling_rate", sampling_rate)
     steps = check_positive_int("steps", steps)
     rtol = check_positive("rtol", rtol)
-    h = 1e-4 if discretization is None else check_positive("discretization", discretization)
+    if discretization is not None:
+        check_positive("discretization", discretization)
     level = None
     if target in ("epsilon", "mu"):
         value = check_positive(target, value)
@@ -327,11 +323,14 @@ def noise_for_risk(target: str, value: float, sampling_rate: float, steps: int, 
             raise ValueError(f"{target} must exceed {name} (every mechanism reaches {name} = {level:g}), got {value!r}")
     evaluations = 0
 
+    def spacing(noise):
+        return pld.default_discretization(noise, sampling_rate, steps) if discretization is None else discretization
+
     @functools.lru_cache(maxsize=None)  # the bracket search asks for its end points again
     def risk_at(noise):
         nonlocal evaluations
         evaluations += 1
-        return _risk(target, noise, sampling_rate, steps, h, delta, level)
+        return _risk(target, noise, sampling_rate, steps, spacing(noise), delta, level)
 
     lo, hi = 0.5, 2.0
     while risk_at(hi) > value:  # hi must meet the target
@@ -345,5 +344,6 @@ def noise_for_risk(target: str, value: float, sampling_rate: float, steps: int, 
             raise ValueError(f"{target} = {value!r} is met by any noise multiplier above 1e-2")
     noise = _shrink_bracket(lambda x: math.log(risk_at(math.exp(x)) / value), math.log(lo), math.log(hi),
                             math.log1p(rtol))
+    h = spacing(noise)
     return Calibration(noise, target, value, risk_at(noise), _risk_lower(target, noise, sampling_rate, steps, h, level),
                        sampling_rate, steps, h, rtol, evaluations, time.perf_counter() - start)

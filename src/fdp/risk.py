@@ -18,12 +18,14 @@ Examples
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
+from importlib import metadata
 
 import numpy as np
 from scipy.stats import norm
 
-from . import edgeworth, lattice, montecarlo, pld, tradeoff
+from . import calibrate, edgeworth, lattice, mia, montecarlo, pld, tradeoff
 from . import gdp as _gdp
 from . import rero as _rero
 from .privacy_loss import Mechanism
@@ -35,7 +37,7 @@ from .validation import (
     check_positive_int,
 )
 
-__all__ = ["METHODS", "Estimate", "rero", "GDPReport", "gdp", "membership_bounds", "Report", "report",
+__all__ = ["METHODS", "Estimate", "rero", "GDPReport", "gdp", "Report", "report",
            "REPORT_FPR", "REPORT_PRIOR", "REPORT_KAPPA", "REPORT_FLOORS"]
 
 #: Ways to compute gamma: the certified PLD lattice bracket, the Edgeworth series and the CLT
@@ -425,48 +427,6 @@ class Report:
         return "\n".join(lines) + "\n"
 
 
-def membership_bounds(curve: tradeoff.PiecewiseLinear, fpr, prior) -> tuple[np.ndarray, float, np.ndarray]:
-    """Membership-inference readings of a trade-off curve: ``(TPR at each FPR, advantage, Bayes success at each prior)``.
-
-    ``TPR = 1 - f(FPR)``; the advantage is ``max_alpha 1 - alpha - f(alpha)``; the Bayes success of a guess
-    of membership, for a target present with probability ``prior``, is ``max_alpha prior (1 - f(alpha)) +
-    (1 - prior)(1 - alpha)``.  Both maxima of a linear function over a piecewise-linear curve are attained
-    at a breakpoint.  Read from a lower bound on the exact curve, all three are upper bounds.
-
-    Parameters
-    ----------
-    curve : PiecewiseLinear
-    fpr : array_like
-        False-positive rates in [0, 1].
-    prior : array_like
-        Priors in (0, 1).
-
-    Returns
-    -------
-    (tpr, advantage, bayes_success)
-
-    References
-    ----------
-    Dong, Roth, Su (2022) Sec. 2 (tests and trade-off functions); Humphries et al. (2023) (Bayes success of MIA).
-
-    Examples
-    --------
-    >>> f = tradeoff.piecewise_linear([0.0, 0.2, 1.0], [1.0, 0.2, 0.0])
-    >>> tpr, adv, bayes = membership_bounds(f, [0.2], [0.5])
-    >>> round(float(tpr[0]), 3), round(adv, 3), round(float(bayes[0]), 3)
-    (0.8, 0.6, 0.8)
-    """
-    curve = tradeoff.check_piecewise("curve", curve)
-    fpr = check_array_in("fpr", np.atleast_1d(np.asarray(fpr, dtype=float)), 0.0, 1.0)
-    prior = check_array_in("prior", np.atleast_1d(np.asarray(prior, dtype=float)), 0.0, 1.0, open_low=True,
-                           open_high=True)
-    a, b = curve.alphas, curve.betas
-    tpr = 1.0 - curve(fpr)
-    advantage = float(np.max(1.0 - a - b))
-    bayes = np.max(prior[:, None] * (1.0 - b) + (1.0 - prior[:, None]) * (1.0 - a), axis=1)
-    return tpr, advantage, bayes
-
-
 def report(mechanism: Mechanism, *, delta: float = 1e-5, kappa=REPORT_KAPPA, fpr=REPORT_FPR, prior=REPORT_PRIOR,
            discretization: float | None = None, rero_discretization: float = 1e-4) -> Report:
     """A privacy risk report of a Gaussian mechanism (DP-SGD): (eps, delta), mu*, membership inference, ReRo.
@@ -474,7 +434,7 @@ def report(mechanism: Mechanism, *, delta: float = 1e-5, kappa=REPORT_KAPPA, fpr
     The four readings of the GDP, Hayes et al., ReRo and RTM papers' shared object, the trade-off curve:
     eps at ``delta`` from the tight PLD and the RDP accountant; mu* with its regret and alpha floor
     (:func:`gdp`) and at the floors of :data:`REPORT_FLOORS`; membership-inference bounds from the same
-    certified symmetrised curve (:func:`membership_bounds`); the ReRo bound as a certified bracket
+    certified symmetrised curve (:func:`fdp.mia.membership_bounds`); the ReRo bound as a certified bracket
     (:func:`rero`).
 
     Parameters
@@ -509,10 +469,6 @@ def report(mechanism: Mechanism, *, delta: float = 1e-5, kappa=REPORT_KAPPA, fpr
     >>> round(r.gdp.mu, 3), round(float(r.tpr[1]), 3), bool(r.rero.lower[0] <= r.rero.upper[0])
     (0.42, 0.026, True)
     """
-    import time
-
-    from . import __version__, calibrate
-
     start = time.perf_counter()
     if not isinstance(mechanism, Mechanism) or mechanism.noise != "gaussian":
         raise ValueError(f"mechanism must be a Gaussian fdp.privacy_loss.Mechanism, got {mechanism!r}")
@@ -535,9 +491,9 @@ def report(mechanism: Mechanism, *, delta: float = 1e-5, kappa=REPORT_KAPPA, fpr
         gdp_report, curve = _gdp_and_curve(sigma, rate, steps, delta, discretization, tail)
         h = gdp_report.discretization
         mu_at_floor = {floor: _gdp.alg1(curve, floor)[0] for floor in REPORT_FLOORS}
-    tpr, advantage, bayes = membership_bounds(curve, fpr, prior)
+    tpr, advantage, bayes = mia.membership_bounds(curve, fpr, prior)
     eps_rdp = calibrate.epsilon(sigma, rate, steps, delta, accountant="rdp")
     gamma = rero(mechanism, kappa, discretization=rero_discretization)
     return Report(mechanism, delta, gdp_report.epsilon, eps_rdp if np.isfinite(eps_rdp) else None, gdp_report,
                   mu_at_floor, fpr, tpr, advantage, prior, bayes, kappa, gamma, h, time.perf_counter() - start,
-                  __version__, gdp_report.warnings + gamma.warnings, curve)
+                  metadata.version("fdp"), gdp_report.warnings + gamma.warnings, curve)

@@ -1,0 +1,60 @@
+"""Membership inference read off a trade-off curve: the true-positive rate at a false-positive rate, the
+advantage and the Bayes success of guessing membership.
+
+A membership-inference attack on one record is a test between the mechanism's output distributions with and
+without the record, so every attack's (FPR, 1 - TPR) lies on or above the trade-off curve ``f`` of that pair
+(Dong, Roth, Su 2022, Sec. 2): ``TPR <= 1 - f(FPR)``.  Read from a certified lower bound on ``f`` (as
+:func:`fdp.pld.certified_lower_curve` gives), every number here is a certified upper bound on the attack's
+success; :func:`fdp.risk.report` and :func:`fdp.calibrate.noise_for_risk` use them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import tradeoff
+from .validation import check_array_in
+
+__all__ = ["membership_bounds"]
+
+
+def membership_bounds(curve: tradeoff.PiecewiseLinear, fpr, prior) -> tuple[np.ndarray, float, np.ndarray]:
+    """Membership-inference readings of a trade-off curve: ``(TPR at each FPR, advantage, Bayes success at each prior)``.
+
+    ``TPR = 1 - f(FPR)``; the advantage is ``max_alpha 1 - alpha - f(alpha)``; the Bayes success of a guess
+    of membership, for a target present with probability ``prior``, is ``max_alpha prior (1 - f(alpha)) +
+    (1 - prior)(1 - alpha)``.  Both maxima of a linear function over a piecewise-linear curve are attained
+    at a breakpoint.  Read from a lower bound on the exact curve, all three are upper bounds.
+
+    Parameters
+    ----------
+    curve : PiecewiseLinear
+    fpr : array_like
+        False-positive rates in [0, 1].
+    prior : array_like
+        Priors in (0, 1).
+
+    Returns
+    -------
+    (tpr, advantage, bayes_success)
+
+    References
+    ----------
+    Dong, Roth, Su (2022) Sec. 2 (tests and trade-off functions); Humphries et al. (2023) (Bayes success of MIA).
+
+    Examples
+    --------
+    >>> f = tradeoff.piecewise_linear([0.0, 0.2, 1.0], [1.0, 0.2, 0.0])
+    >>> tpr, adv, bayes = membership_bounds(f, [0.2], [0.5])
+    >>> round(float(tpr[0]), 3), round(adv, 3), round(float(bayes[0]), 3)
+    (0.8, 0.6, 0.8)
+    """
+    curve = tradeoff.check_piecewise("curve", curve)
+    fpr = check_array_in("fpr", np.atleast_1d(np.asarray(fpr, dtype=float)), 0.0, 1.0)
+    prior = check_array_in("prior", np.atleast_1d(np.asarray(prior, dtype=float)), 0.0, 1.0, open_low=True,
+                           open_high=True)
+    a, b = curve.alphas, curve.betas
+    tpr = 1.0 - curve(fpr)
+    advantage = float(np.max(1.0 - a - b))
+    bayes = np.max(prior[:, None] * (1.0 - b) + (1.0 - prior[:, None]) * (1.0 - a), axis=1)
+    return tpr, advantage, bayes
