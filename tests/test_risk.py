@@ -157,6 +157,22 @@ def test_report_full_batches_against_closed_forms():
     np.testing.assert_allclose(r.rero.upper, exact.power(r.kappa), rtol=1e-12)
 
 
+def test_report_figure_draws_four_panels_where_asked():
+    """The figure draws into given axes (a book grid) or a new plain Figure; the profile panel plots delta(eps) of
+    the certified curve, which at the PLD's epsilon is the report's delta up to the accountant's own rounding."""
+    from matplotlib.figure import Figure
+
+    r = risk.report(dpsgd(2.0, 1.0, 100), fpr=[1e-3, 0.1], prior=[0.5])
+    fig = r.figure()
+    assert len(fig.axes) == 4 and [ax.get_title() for ax in fig.axes][1] == "privacy profile"
+    eps, delta = fig.axes[1].lines[0].get_data()
+    assert np.interp(r.epsilon_pld, eps, delta) == pytest.approx(r.delta, rel=0.05)
+    own = Figure().subplots(2, 2).flat
+    assert r.figure(axes=own) is own[0].figure
+    with pytest.raises(ValueError, match="axes"):
+        r.figure(axes=own[:3])
+
+
 def test_report_rejects_bad_input():
     with pytest.raises(ValueError, match="mechanism"):
         risk.report(Mechanism("laplace", 1.0, 1.0, 1))

@@ -25,7 +25,7 @@ from importlib import metadata
 import numpy as np
 from scipy.stats import norm
 
-from . import calibrate, edgeworth, lattice, mia, montecarlo, pld, tradeoff
+from . import calibrate, conversions, edgeworth, lattice, mia, montecarlo, pld, tradeoff
 from . import gdp as _gdp
 from . import rero as _rero
 from .privacy_loss import Mechanism
@@ -338,20 +338,34 @@ class Report:
     warnings: tuple[str, ...] = field(default=())
     curve: tradeoff.PiecewiseLinear | None = field(default=None, repr=False, compare=False)
 
-    def figure(self):
-        """The report in one figure: the certified curve with its mu*-GDP fit and the (eps, delta) curve, the
-        membership-inference ROC bound (log scales) and the certified ReRo bracket against the prior.
+    def figure(self, axes=None):
+        """The report in one figure of four panels: the certified curve with its mu*-GDP fit and the
+        (eps, delta) curve, the privacy profile ``delta(eps)`` of the certified curve with the two
+        accountants' epsilons, the membership-inference ROC bound (log scales) and the certified ReRo
+        bracket against the prior.
+
+        Parameters
+        ----------
+        axes : sequence of 4 matplotlib Axes, optional
+            Where to draw (for example a 2 x 2 grid of a book figure).  By default a new plain
+            :class:`matplotlib.figure.Figure` (no pyplot state) of 2 x 2 panels.
 
         Returns
         -------
         matplotlib.figure.Figure
+            The figure the panels are drawn in.
         """
-        from matplotlib.figure import Figure
+        if axes is None:
+            from matplotlib.figure import Figure
 
-        fig = Figure(figsize=(12.0, 3.9), layout="constrained")
-        ax_curve, ax_roc, ax_rero = fig.subplots(1, 3)
+            fig = Figure(figsize=(9.0, 7.0), layout="constrained")
+            axes = fig.subplots(2, 2).flat
+        axes = list(axes)
+        if len(axes) != 4:
+            raise ValueError(f"axes must hold 4 axes (curve, profile, ROC, ReRo), got {len(axes)}")
+        ax_curve, ax_profile, ax_roc, ax_rero = axes
         a = np.unique(np.concatenate([np.logspace(-8, 0, 400), np.linspace(0.0, 1.0, 401)]))
-        ax_curve.plot(a, self.curve(a), color="k", lw=2.2, label="certified curve (both directions)")
+        ax_curve.plot(a, self.curve(a), color="k", lw=2.2, label="certified curve")
         ax_curve.plot(a, tradeoff.gaussian(self.gdp.mu)(a), color="C0", ls="--", label=f"{self.gdp.mu:.3f}-GDP")
         if self.epsilon_pld is not None:
             ax_curve.plot(a, tradeoff.eps_delta(self.epsilon_pld, self.delta)(a), color="C1", ls=":",
@@ -359,6 +373,17 @@ class Report:
         ax_curve.plot([0, 1], [1, 0], color="0.75", lw=0.8)
         ax_curve.set(xlabel=r"type-I error (FPR) $\alpha$", ylabel=r"type-II error $\beta$", title="trade-off curve")
         ax_curve.legend(fontsize=8)
+        # delta(eps) of the certified lower curve: an upper bound on the mechanism's profile (Thm. 2.4)
+        eps_known = [e for e in (self.epsilon_pld, self.epsilon_rdp) if e is not None]
+        eps = np.linspace(0.0, 1.25 * max(eps_known + [1.0]), 300)
+        ax_profile.semilogy(eps, conversions.tradeoff_profile(self.curve, eps), color="k", lw=2.2,
+                            label=r"$\delta(\varepsilon)$ of the curve")
+        for e, label, marker in ((self.epsilon_pld, "PLD", "o"), (self.epsilon_rdp, "RDP", "s")):
+            if e is not None:
+                ax_profile.semilogy([e], [self.delta], marker, color="C1" if label == "PLD" else "C4",
+                                    label=f"{label}: $\\varepsilon$ = {e:.2f}")
+        ax_profile.set(xlabel=r"$\varepsilon$", ylabel=r"$\delta$", title="privacy profile")
+        ax_profile.legend(fontsize=8)
         fpr = np.logspace(-6, 0, 300)
         ax_roc.loglog(fpr, np.maximum(1.0 - self.curve(fpr), fpr), color="k", lw=2.2, label="TPR at most")
         ax_roc.loglog(fpr, fpr, color="0.75", lw=0.8, label="guessing")
@@ -369,11 +394,11 @@ class Report:
         ax_rero.errorbar(self.kappa, self.rero.upper, yerr=err, fmt="s", color="C2", label=r"certified $\gamma$")
         k = np.logspace(np.log10(min(self.kappa.min(), 1e-3)) - 1, 0, 200)
         ax_rero.loglog(k, np.maximum(1.0 - self.curve(k), k), color="k", lw=1.2, alpha=0.6,
-                       label=r"$1 - C(\kappa)$ (both directions)")
+                       label=r"$1 - C(\kappa)$")
         ax_rero.loglog(k, k, color="0.75", lw=0.8, label="prior")
         ax_rero.set(xlabel=r"prior $\kappa$", ylabel=r"reconstruction success $\gamma$", title="ReRo bound")
         ax_rero.legend(fontsize=8)
-        return fig
+        return ax_curve.figure
 
     def to_dict(self) -> dict:
         """The report as plain JSON-ready values."""
