@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import norm
 
-from fdp import calibrate
+from fdp import calibrate, tradeoff
 
 
 def gaussian_delta(eps, mu):
@@ -91,11 +91,11 @@ def test_noise_for_advantage_and_tpr_against_riskcal():
     adv = calibrate.noise_for_risk("advantage", 0.1, 0.05, 100, discretization=1e-3)
     assert adv.achieved_lower <= adv.achieved <= 0.1
     assert get_advantage_for_dpsgd(adv.noise_multiplier, 0.05, 100) == pytest.approx(0.1, abs=1e-3)
-    assert calibrate._risk("advantage", adv.noise_multiplier / (1 + adv.rtol), 0.05, 100, 1e-3, None, None) > 0.1
+    assert calibrate._risk("advantage", adv.noise_multiplier / (1 + adv.rtol), 0.05, 100, 1e-3, None, None, 1) > 0.1
     tpr = calibrate.noise_for_risk("tpr", 0.5, 0.05, 100, fpr=0.01, discretization=1e-3)
     assert tpr.achieved_lower <= tpr.achieved <= 0.5
     assert 1.0 - get_beta_for_dpsgd(tpr.noise_multiplier, 0.05, 100, alpha=0.01) == pytest.approx(0.5, abs=1e-3)
-    assert calibrate._risk("tpr", tpr.noise_multiplier / (1 + tpr.rtol), 0.05, 100, 1e-3, None, 0.01) > 0.5
+    assert calibrate._risk("tpr", tpr.noise_multiplier / (1 + tpr.rtol), 0.05, 100, 1e-3, None, 0.01, 1) > 0.5
 
 
 def test_noise_for_mu_and_rero_round_trip():
@@ -114,7 +114,27 @@ def test_noise_for_mu_and_rero_round_trip():
     assert 2.0 <= c.noise_multiplier <= 2.0 * (1 + 1e-3)
 
 
+def test_noise_for_rtm_tpr_round_trip():
+    """The RTM target: the noise found meets the TPR bound of the relaxed-threat-model adversary on the pessimistic
+    lattice and the noise 1 / (1 + rtol) smaller misses it; the optimistic lattice gives a lower bound.  The RTM
+    adversary is a membership test, so it needs less noise than the DP bound for the same target, and a release of
+    larger dimension needs less still."""
+    from fdp import rtm
+
+    c = calibrate.noise_for_risk("rtm_tpr", 0.05, 0.05, 100, fpr=0.01, discretization=1e-3)
+    assert c.achieved_lower <= c.achieved <= 0.05 and c.achieved >= 0.05 * (1 - 1e-2)
+    assert calibrate._risk("rtm_tpr", c.noise_multiplier / (1 + c.rtol), 0.05, 100, 1e-3, None, 0.01, 1) > 0.05
+    bracket = rtm.tensor_bracket("gaussian", c.noise_multiplier, 0.05, 100, discretization=1e-3)
+    assert 1.0 - tradeoff.symmetrise(bracket.lower)(0.01) == pytest.approx(c.achieved, abs=1e-12)
+    dp = calibrate.noise_for_risk("tpr", 0.05, 0.05, 100, fpr=0.01, discretization=1e-3)
+    assert c.noise_multiplier < dp.noise_multiplier
+    wide = calibrate.noise_for_risk("rtm_tpr", 0.05, 0.05, 100, fpr=0.01, discretization=1e-3, dimension=10)
+    assert wide.noise_multiplier < c.noise_multiplier
+
+
 @pytest.mark.parametrize("kwargs, name", [
+    (dict(target="rtm_tpr", value=0.05), "fpr"),
+    (dict(target="rtm_tpr", value=0.05, fpr=0.01, dimension=0), "dimension"),
     (dict(target="tpr", value=0.01, fpr=0.1), "tpr must exceed fpr"),
     (dict(target="rero", value=0.05, kappa=0.1), "rero must exceed kappa"),
     (dict(target="tpr", value=0.5), "fpr"),

@@ -290,8 +290,11 @@ def test_report_json_and_markdown(capsys):
     code, out, err = _main(capsys, argv + ["--json"])
     assert code == 0 and err == ""
     data = json.loads(out)
-    assert set(data) == {"mechanism", "dp", "gdp", "mia", "rero", "provenance", "warnings"}
+    assert set(data) == {"mechanism", "dp", "gdp", "mia", "rero", "rtm", "provenance", "warnings"}
     assert data["mia"]["tpr_upper"][0] == pytest.approx(data["rero"]["gamma_upper"][0], rel=1e-3)  # gamma = TPR
+    assert data["rtm"]["dimension"] == 1 and data["rtm"]["tpr_upper"][0] < data["mia"]["tpr_upper"][0]
+    code, out, err = _main(capsys, argv + ["--json", "--rtm-dimension", "50"])
+    assert json.loads(out)["rtm"]["tpr_upper"][0] < data["rtm"]["tpr_upper"][0]
     code, out, err = _main(capsys, argv)
     assert code == 0 and out.startswith("# Privacy risk of DP-SGD") and "| 0.01 |" in out
 
@@ -302,6 +305,7 @@ def test_report_json_and_markdown(capsys):
     (["report", "--noise-multiplier", "1", "--prior", "1"], "--prior"),
     (["report", "--noise-multiplier", "1", "--steps", "0"], "--steps"),
     (["report", "--sampling-rate", "0.1"], "--noise-multiplier"),
+    (["report", "--noise-multiplier", "1", "--rtm-dimension", "0"], "--rtm-dimension"),
 ])
 def test_report_bad_arguments(capsys, argv, name):
     code, out, err = _main(capsys, argv)
@@ -326,6 +330,9 @@ def test_calibrate_json(capsys):
     (["calibrate", "--steps", "10", "--mu", "1", "--delta", "1e-5"], "--delta"),
     (["calibrate", "--steps", "0", "--mu", "1"], "--steps"),
     (["calibrate", "--steps", "10", "--epsilon", "-1"], "--epsilon"),
+    (["calibrate", "--steps", "10", "--rtm-tpr-at-fpr", "0.01", "0.1"], "--rtm-tpr-at-fpr"),
+    (["calibrate", "--steps", "10", "--rtm-tpr-at-fpr", "0.5", "0.1", "--rtm-dimension", "0"], "--rtm-dimension"),
+    (["calibrate", "--steps", "10", "--mu", "1", "--rtm-dimension", "2"], "--rtm-dimension"),
 ])
 def test_calibrate_bad_arguments(capsys, argv, name):
     code, out, err = _main(capsys, argv)

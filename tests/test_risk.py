@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
-from fdp import edgeworth, mia, montecarlo, pld, rero, risk, tradeoff
+from fdp import edgeworth, mia, montecarlo, pld, rero, risk, rtm, tradeoff
 from fdp.privacy_loss import Mechanism, dpsgd
 
 KAPPA = np.array([1e-3, 0.05])
@@ -155,6 +155,29 @@ def test_report_full_batches_against_closed_forms():
     assert np.all(exact.power(r.fpr) <= r.tpr) and np.all(r.tpr <= exact.power(r.fpr) + 1e-4)
     assert 2 * norm.cdf(2.5) - 1 <= r.advantage <= 2 * norm.cdf(2.5) - 1 + 1e-4
     np.testing.assert_allclose(r.rero.upper, exact.power(r.kappa), rtol=1e-12)
+
+
+def test_report_rtm_reading_brackets_the_closed_form_and_stays_below_dp():
+    """One full-batch step of noise 2 under the RTM is the closed-form chi-square curve of rtm.gaussian (Thm. 2):
+    the report's RTM bracket contains its ReRo bound and its membership TPR (symmetrised on a fine grid); the RTM
+    adversary is one membership test, so its TPR never exceeds the DP bound, and a wider release weakens it."""
+    r = risk.report(dpsgd(2.0, 1.0, 1), fpr=[1e-3, 0.1], kappa=[1e-3, 0.1], prior=[0.5], rtm_discretization=1e-4)
+    exact = rtm.gaussian(0.5)
+    gamma = 1.0 - exact(r.kappa)
+    assert np.all(r.rtm.gamma_lower <= gamma + 1e-12) and np.all(gamma <= r.rtm.gamma_upper + 1e-12)
+    assert np.all(r.rtm.gamma_upper - r.rtm.gamma_lower < 1e-3 * gamma)
+    tpr = 1.0 - tradeoff.symmetrise(exact, grid=np.linspace(0.0, 1.0, 20001))(r.fpr)
+    assert np.all(r.rtm.tpr_lower <= tpr + 1e-6) and np.all(tpr <= r.rtm.tpr_upper + 1e-6)
+    run = dpsgd(2.0, 0.05, 200)
+    one, many = (risk.report(run, discretization=1e-3, rero_discretization=1e-3, rtm_discretization=1e-3,
+                             rtm_dimension=d) for d in (1, 20))
+    assert np.all(one.rtm.tpr_upper <= one.tpr) and one.rtm.advantage_upper <= one.advantage
+    assert np.all(many.rtm.tpr_upper < one.rtm.tpr_upper) and np.all(many.rtm.gamma_upper < one.rtm.gamma_upper)
+    data = one.to_dict()["rtm"]
+    assert data["dimension"] == 1 and data["tpr_upper"] == one.rtm.tpr_upper.tolist()
+    assert "## Relaxed threat model" in one.to_markdown()
+    with pytest.raises(ValueError, match="rtm_dimension"):
+        risk.report(run, rtm_dimension=0)
 
 
 def test_report_figure_draws_four_panels_where_asked():

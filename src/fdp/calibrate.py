@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import dp_accounting
 from dp_accounting.rdp import rdp_privacy_accountant
 
-from . import gdp, mia, pld, tradeoff
+from . import gdp, mia, pld, rtm, tradeoff
 from .validation import (
     check_open_unit,
     check_positive,
@@ -183,7 +183,7 @@ def _shrink_bracket(g, a: float, b: float, width: float) -> float:
 
 #: Risk targets of :func:`noise_for_risk`: eps at delta (PLD accountant), mu* (certified, GDP paper Alg. 1),
 #: the membership-inference advantage and TPR at an FPR, the ReRo bound gamma at a prior kappa.
-TARGETS = ("epsilon", "mu", "advantage", "tpr", "rero")
+TARGETS = ("epsilon", "mu", "advantage", "tpr", "rero", "rtm_tpr")
 
 
 @dataclass(frozen=True)
@@ -226,8 +226,17 @@ class Calibration:
     seconds: float
 
 
-def _risk(target, noise, rate, steps, h, delta, level):
+def _rtm_curve(noise, rate, steps, h, dimension, pessimistic):
+    """The symmetrised RTM curve of DP-SGD (reading (a)) on the pessimistic or the optimistic lattice."""
+    j = rtm.tensor_composition("gaussian", 1.0 / noise, rate, steps, dimension, discretization=h,
+                               pessimistic=pessimistic)
+    return tradeoff.symmetrise(j)
+
+
+def _risk(target, noise, rate, steps, h, delta, level, dimension):
     """The certified upper bound on the risk ``target`` of DP-SGD at ``noise`` (``level``: FPR or kappa)."""
+    if target == "rtm_tpr":
+        return float(mia.membership_bounds(_rtm_curve(noise, rate, steps, h, dimension, True), [level], [0.5])[0][0])
     if target == "epsilon":
         return _epsilon(noise, rate, steps, delta, "pld", h)
     if target == "mu":
@@ -239,10 +248,13 @@ def _risk(target, noise, rate, steps, h, delta, level):
     return advantage if target == "advantage" else float(tpr[0])
 
 
-def _risk_lower(target, noise, rate, steps, h, level):
+def _risk_lower(target, noise, rate, steps, h, level, dimension):
     """A certified lower bound on the risk at ``noise``, from the bracket's optimistic curve (None for epsilon)."""
     if target == "epsilon":
         return None
+    if target == "rtm_tpr":  # the optimistic RTM lattice is first order in steps * h: ten times finer
+        above = _rtm_curve(noise, rate, steps, h / 10, dimension, False)
+        return float(mia.membership_bounds(above, [level], [0.5])[0][0])
     bracket = pld.tradeoff_bracket("gaussian", noise, rate, steps, discretization=h,
                                    kappa_min=level if target == "rero" else 1e-10)
     if target == "rero":
@@ -256,19 +268,21 @@ def _risk_lower(target, noise, rate, steps, h, level):
 
 def noise_for_risk(target: str, value: float, sampling_rate: float, steps: int, *, delta: float = 1e-5,
                    fpr: float | None = None, kappa: float | None = None, discretization: float | None = None,
-                   rtol: float = 1e-3) -> Calibration:
+                   rtol: float = 1e-3, dimension: int = 1) -> Calibration:
     """The smallest noise multiplier (to relative accuracy ``rtol``) whose certified risk meets a target.
 
     The risk of ``steps``-fold Poisson-subsampled Gaussian noise (DP-SGD) is read pessimistically: eps at
     ``delta`` from the PLD accountant (``"epsilon"``), the certified mu* (``"mu"``), the upper bounds on the
     membership-inference advantage and on the TPR at ``fpr`` from the certified symmetrised curve
-    (``"advantage"``, ``"tpr"``), the upper end of the certified ReRo bracket at ``kappa`` (``"rero"``); each
+    (``"advantage"``, ``"tpr"``), the upper end of the certified ReRo bracket at ``kappa`` (``"rero"``), the
+    TPR at ``fpr`` of the relaxed-threat-model adversary from the pessimistic RTM lattice
+    (``"rtm_tpr"``, :func:`fdp.rtm.tensor_composition` in dimension ``dimension``, symmetrised); each
     falls as the noise grows, and the search (false position in log noise) keeps a noise that meets the target
     and one that does not.  The answer also carries a certified lower bound on the risk it reaches.
 
     Parameters
     ----------
-    target : {"epsilon", "mu", "advantage", "tpr", "rero"}
+    target : {"epsilon", "mu", "advantage", "tpr", "rero", "rtm_tpr"}
     value : float
         The target: eps > 0, mu > 0, advantage in (0, 1), TPR in (fpr, 1), gamma in (kappa, 1).
     sampling_rate : float
@@ -278,13 +292,16 @@ def noise_for_risk(target: str, value: float, sampling_rate: float, steps: int, 
     delta : float, default 1e-5
         For ``"epsilon"``.
     fpr : float, optional
-        For ``"tpr"``, in (0, 1).
+        For ``"tpr"`` and ``"rtm_tpr"``, in (0, 1).
     kappa : float, optional
         For ``"rero"``, in (0, 1).
     discretization : float, optional
-        Loss lattice spacing (default :func:`fdp.pld.default_discretization` at each noise tried).
+        Loss lattice spacing (default :func:`fdp.pld.default_discretization` at each noise tried; 1e-4 for
+        ``"rtm_tpr"``).
     rtol : float, default 1e-3
         Relative accuracy of the noise.
+    dimension : int, default 1
+        For ``"rtm_tpr"``: the dimension of the release (1 is the RTM paper's worst case).
 
     Returns
     -------
@@ -293,7 +310,7 @@ def noise_for_risk(target: str, value: float, sampling_rate: float, steps: int, 
     References
     ----------
     GDP paper (Gomez et al. 2025) Alg. 1; ReRo paper (Kaissis et al. 2023a) Thm. 1; Kulynych et al. (2024)
-    (calibration to attack risk, riskcal).
+    (calibration to attack risk, riskcal); RTM paper (Kaissis et al. 2023) App. 7.3.
 
     Examples
     --------
@@ -316,21 +333,24 @@ def noise_for_risk(target: str, value: float, sampling_rate: float, steps: int, 
     elif target == "advantage":
         value = check_open_unit("advantage", value)
     else:
-        name = "fpr" if target == "tpr" else "kappa"
-        level = check_open_unit(name, fpr if target == "tpr" else kappa)
+        name = "kappa" if target == "rero" else "fpr"
+        level = check_open_unit(name, kappa if target == "rero" else fpr)
         value = check_open_unit(target, value)
         if value <= level:
             raise ValueError(f"{target} must exceed {name} (every mechanism reaches {name} = {level:g}), got {value!r}")
+    dimension = check_positive_int("dimension", dimension)
     evaluations = 0
 
     def spacing(noise):
-        return pld.default_discretization(noise, sampling_rate, steps) if discretization is None else discretization
+        if discretization is not None:
+            return discretization
+        return 1e-4 if target == "rtm_tpr" else pld.default_discretization(noise, sampling_rate, steps)
 
     @functools.lru_cache(maxsize=None)  # the bracket search asks for its end points again
     def risk_at(noise):
         nonlocal evaluations
         evaluations += 1
-        return _risk(target, noise, sampling_rate, steps, spacing(noise), delta, level)
+        return _risk(target, noise, sampling_rate, steps, spacing(noise), delta, level, dimension)
 
     lo, hi = 0.5, 2.0
     while risk_at(hi) > value:  # hi must meet the target
@@ -345,5 +365,6 @@ def noise_for_risk(target: str, value: float, sampling_rate: float, steps: int, 
     noise = _shrink_bracket(lambda x: math.log(risk_at(math.exp(x)) / value), math.log(lo), math.log(hi),
                             math.log1p(rtol))
     h = spacing(noise)
-    return Calibration(noise, target, value, risk_at(noise), _risk_lower(target, noise, sampling_rate, steps, h, level),
-                       sampling_rate, steps, h, rtol, evaluations, time.perf_counter() - start)
+    lower = _risk_lower(target, noise, sampling_rate, steps, h, level, dimension)
+    return Calibration(noise, target, value, risk_at(noise), lower, sampling_rate, steps, h, rtol, evaluations,
+                       time.perf_counter() - start)

@@ -112,8 +112,9 @@ def _build_parser() -> argparse.ArgumentParser:
         description="DP-SGD (Poisson-subsampled Gaussian, sensitivity 1) with --noise-multiplier, --sampling-rate and "
         "--steps, read four ways: eps at --delta from the tight PLD and the RDP accountant; the certified mu* with its "
         "regret and alpha floor, and mu* at two larger floors; upper bounds on membership inference (TPR at each "
-        "--fpr, the advantage, the Bayes success at each --prior); the certified ReRo bracket at each --kappa. "
-        "Markdown by default, one JSON object with --json.",
+        "--fpr, the advantage, the Bayes success at each --prior); the certified ReRo bracket at each --kappa; the "
+        "membership TPR and the ReRo bound under the relaxed threat model (an adversary without the target record, "
+        "release of dimension --rtm-dimension). Markdown by default, one JSON object with --json.",
     )
     rp.add_argument("--noise-multiplier", type=float, required=True, help="DP-SGD noise multiplier sigma, > 0")
     rp.add_argument("--sampling-rate", type=float, help="Poisson sampling rate in (0, 1] (default 1)")
@@ -124,6 +125,8 @@ def _build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--prior", type=float, nargs="+", help="membership priors in (0, 1) (default 0.01 0.5)")
     rp.add_argument("--discretization", type=float, help="loss lattice spacing of the curve (default 1/200 of the "
                     "CLT mu clipped to [1e-5, 3e-4])")
+    rp.add_argument("--rtm-dimension", type=int, help="dimension of the release in the relaxed-threat-model reading "
+                    "(default 1, the worst case)")
     rp.add_argument("--figure", help="also write the report's figure to this file (.png or .svg)")
     rp.add_argument("--json", action="store_true", help="print one JSON object")
 
@@ -133,8 +136,9 @@ def _build_parser() -> argparse.ArgumentParser:
         description="The smallest noise multiplier (to --rtol) of DP-SGD with --sampling-rate and --steps whose "
         "certified risk meets exactly one target: --epsilon (at --delta, PLD accountant), --mu (certified mu*), "
         "--advantage or --tpr-at-fpr TPR FPR (membership inference, upper bounds), --rero GAMMA --kappa K (upper end "
-        "of the certified ReRo bracket). Prints the noise, the certified risk it reaches and a certified lower bound "
-        "on that risk.",
+        "of the certified ReRo bracket), --rtm-tpr-at-fpr TPR FPR (membership TPR of the relaxed-threat-model "
+        "adversary, release of dimension --rtm-dimension). Prints the noise, the certified risk it reaches and a "
+        "certified lower bound on that risk.",
     )
     c.add_argument("--sampling-rate", type=float, help="Poisson sampling rate in (0, 1] (default 1)")
     c.add_argument("--steps", type=int, required=True, help="number of DP-SGD steps, >= 1")
@@ -145,6 +149,9 @@ def _build_parser() -> argparse.ArgumentParser:
     c.add_argument("--tpr-at-fpr", type=float, nargs=2, metavar=("TPR", "FPR"), help="target TPR at an FPR, TPR > FPR")
     c.add_argument("--rero", type=float, help="target ReRo bound gamma, above --kappa")
     c.add_argument("--kappa", type=float, help="prior of the ReRo target, in (0, 1)")
+    c.add_argument("--rtm-tpr-at-fpr", type=float, nargs=2, metavar=("TPR", "FPR"),
+                   help="target TPR at an FPR of the relaxed-threat-model adversary, TPR > FPR")
+    c.add_argument("--rtm-dimension", type=int, help="dimension of the release for --rtm-tpr-at-fpr (default 1)")
     c.add_argument("--discretization", type=float, help="loss lattice spacing (default 1e-4)")
     c.add_argument("--rtol", type=float, help="relative accuracy of the noise (default 1e-3)")
     c.add_argument("--json", action="store_true", help="print one JSON object")
@@ -416,11 +423,12 @@ def _report(args) -> int:
                            open_low=True, open_high=True)
     if args.discretization is not None:
         check_positive("--discretization", args.discretization)
+    dimension = _int_at_least("--rtm-dimension", 1 if args.rtm_dimension is None else args.rtm_dimension, 1)
     if args.figure is not None and not args.figure.lower().endswith((".png", ".svg")):
         raise ValueError(f"--figure must name a .png or .svg file, got {args.figure!r}")
     with _flags("--noise-multiplier, --sampling-rate, --steps, --discretization"):  # guards run first
         report = risk.report(Mechanism("gaussian", s, q, steps), delta=delta, kappa=kappa, fpr=fpr, prior=prior,
-                             discretization=args.discretization)
+                             discretization=args.discretization, rtm_dimension=dimension)
     out = report.to_dict()
     if args.figure is not None:
         try:
@@ -439,15 +447,18 @@ def _report(args) -> int:
 def _calibrate(args) -> int:
     from . import calibrate
 
-    targets = [d for d in ("epsilon", "mu", "advantage", "tpr_at_fpr", "rero") if getattr(args, d) is not None]
+    names = ("epsilon", "mu", "advantage", "tpr_at_fpr", "rero", "rtm_tpr_at_fpr")
+    targets = [d for d in names if getattr(args, d) is not None]
     if len(targets) != 1:
-        raise ValueError("give exactly one target of --epsilon, --mu, --advantage, --tpr-at-fpr, --rero"
+        raise ValueError(f"give exactly one target of {', '.join(_flag(t) for t in names)}"
                          + (f" (got {', '.join(_flag(t) for t in targets)})" if targets else ""))
     target = targets[0]
     if target != "epsilon":
         _forbid(args, ("delta",), f"to {_flag(target)} (it is the delta of --epsilon)")
     if target != "rero":
         _forbid(args, ("kappa",), f"to {_flag(target)} (it is the prior of --rero)")
+    if target != "rtm_tpr_at_fpr":
+        _forbid(args, ("rtm_dimension",), f"to {_flag(target)} (it is the dimension of --rtm-tpr-at-fpr)")
     q = check_sampling_rate("--sampling-rate", 1.0 if args.sampling_rate is None else args.sampling_rate)
     steps = _int_at_least("--steps", args.steps, 1)
     kwargs = {"discretization": None if args.discretization is None else check_positive("--discretization",
@@ -460,12 +471,17 @@ def _calibrate(args) -> int:
         value = check_positive("--mu", args.mu)
     elif target == "advantage":
         value = check_open_unit("--advantage", args.advantage)
-    elif target == "tpr_at_fpr":
-        value, fpr = (check_open_unit("--tpr-at-fpr", v) for v in args.tpr_at_fpr)
+    elif target in ("tpr_at_fpr", "rtm_tpr_at_fpr"):
+        flag = _flag(target)
+        value, fpr = (check_open_unit(flag, v) for v in getattr(args, target))
         if value <= fpr:
-            raise ValueError(f"--tpr-at-fpr: the TPR must exceed the FPR (every test reaches TPR = FPR), got {value!r} "
+            raise ValueError(f"{flag}: the TPR must exceed the FPR (every test reaches TPR = FPR), got {value!r} "
                              f"at {fpr!r}")
-        target, kwargs["fpr"] = "tpr", fpr
+        kwargs["fpr"] = fpr
+        if target == "rtm_tpr_at_fpr":
+            kwargs["dimension"] = _int_at_least("--rtm-dimension", 1 if args.rtm_dimension is None
+                                                else args.rtm_dimension, 1)
+        target = "tpr" if target == "tpr_at_fpr" else "rtm_tpr"
     else:
         kappa = check_open_unit("--kappa", _require(args, "kappa", "with --rero"))
         value = check_open_unit("--rero", args.rero)
@@ -478,7 +494,7 @@ def _calibrate(args) -> int:
            "achieved": res.achieved, "achieved_lower": res.achieved_lower, "sampling_rate": q, "steps": steps,
            "discretization": res.discretization, "rtol": res.rtol, "evaluations": res.evaluations,
            "seconds": res.seconds, "warnings": []}
-    for key in ("delta", "fpr", "kappa"):
+    for key in ("delta", "fpr", "kappa", "dimension"):
         if key in kwargs:
             out[key] = kwargs[key]
     return _emit(out, args)

@@ -25,7 +25,7 @@ from importlib import metadata
 import numpy as np
 from scipy.stats import norm
 
-from . import calibrate, conversions, edgeworth, lattice, mia, montecarlo, pld, tradeoff
+from . import calibrate, conversions, edgeworth, lattice, mia, montecarlo, pld, rtm, tradeoff
 from . import gdp as _gdp
 from . import rero as _rero
 from .privacy_loss import Mechanism
@@ -37,7 +37,7 @@ from .validation import (
     check_positive_int,
 )
 
-__all__ = ["METHODS", "Estimate", "rero", "GDPReport", "gdp", "Report", "report",
+__all__ = ["METHODS", "Estimate", "rero", "GDPReport", "gdp", "RTMReading", "Report", "report",
            "REPORT_FPR", "REPORT_PRIOR", "REPORT_KAPPA", "REPORT_FLOORS"]
 
 #: Ways to compute gamma: the certified PLD lattice bracket, the Edgeworth series and the CLT
@@ -284,6 +284,50 @@ REPORT_FLOORS = (1e-6, 1e-4)
 
 
 @dataclass(frozen=True)
+class RTMReading:
+    """The relaxed-threat-model reading of a run: an adversary who knows the data set but not the target record
+    and tests the magnitude of each release (RTM paper, reading (a): :func:`fdp.rtm.tensor_bracket`).
+
+    Attributes
+    ----------
+    dimension : int
+        Dimension ``d`` of the release; 1 is the RTM paper's worst case (a real model's ``d`` is its parameter
+        count, and the bounds fall as it grows).
+    discretization : float
+        Spacing of the pessimistic lattice.
+    tpr_lower, tpr_upper : numpy.ndarray
+        Bracket of the best RTM membership test's true-positive rate at each of the report's FPRs.
+    advantage_upper : float
+        Upper bound on the RTM membership advantage.
+    gamma_lower, gamma_upper : numpy.ndarray
+        Bracket of the ReRo bound under the RTM at each of the report's priors.
+    bracket : fdp.pld.Bracket
+        The add-direction RTM curves the readings come from.
+    curve : fdp.tradeoff.PiecewiseLinear
+        The symmetrised pessimistic RTM curve (``1 - curve`` bounds the membership ROC).
+    """
+
+    dimension: int
+    discretization: float
+    tpr_lower: np.ndarray
+    tpr_upper: np.ndarray
+    advantage_upper: float
+    gamma_lower: np.ndarray
+    gamma_upper: np.ndarray
+    bracket: pld.Bracket = field(repr=False, compare=False)
+    curve: tradeoff.PiecewiseLinear = field(repr=False, compare=False)
+
+
+def _rtm_reading(sigma, rate, steps, d, h, fpr, kappa) -> RTMReading:
+    bracket = rtm.tensor_bracket("gaussian", sigma, rate, steps, d, discretization=h)
+    curve = tradeoff.symmetrise(bracket.lower)  # symmetrising keeps the side (it is monotone in the curve)
+    tpr_up, adv_up, _ = mia.membership_bounds(curve, fpr, [0.5])
+    tpr_low, _, _ = mia.membership_bounds(tradeoff.symmetrise(bracket.upper), fpr, [0.5])
+    gamma_low, gamma_up = bracket.gamma(kappa)
+    return RTMReading(d, h, np.minimum(tpr_low, tpr_up), tpr_up, adv_up, gamma_low, gamma_up, bracket, curve)
+
+
+@dataclass(frozen=True)
 class Report:
     """One mechanism read four ways: (eps, delta), mu-GDP, membership inference and reconstruction.
 
@@ -310,6 +354,8 @@ class Report:
     kappa : numpy.ndarray
     rero : Estimate
         ReRo bound gamma at each kappa (:func:`rero`, certified bracket).
+    rtm : RTMReading
+        Membership TPR and ReRo under the relaxed threat model.
     discretization : float
         Loss lattice spacing of the curve.
     seconds : float
@@ -332,6 +378,7 @@ class Report:
     bayes_success: np.ndarray
     kappa: np.ndarray
     rero: Estimate
+    rtm: RTMReading
     discretization: float
     seconds: float
     version: str
@@ -387,6 +434,8 @@ class Report:
         fpr = np.logspace(-6, 0, 300)
         ax_roc.loglog(fpr, np.maximum(1.0 - self.curve(fpr), fpr), color="k", lw=2.2, label="TPR at most")
         ax_roc.loglog(fpr, fpr, color="0.75", lw=0.8, label="guessing")
+        ax_roc.loglog(fpr, np.maximum(1.0 - self.rtm.curve(fpr), fpr), color="C0",
+                      ls="--", label=f"RTM ($d$ = {self.rtm.dimension}), at most")
         ax_roc.loglog(self.fpr, self.tpr, "o", color="C3", label="reported FPRs")
         ax_roc.set(xlabel="false-positive rate", ylabel="true-positive rate", title="membership inference (bound)")
         ax_roc.legend(fontsize=8)
@@ -395,6 +444,8 @@ class Report:
         k = np.logspace(np.log10(min(self.kappa.min(), 1e-3)) - 1, 0, 200)
         ax_rero.loglog(k, np.maximum(1.0 - self.curve(k), k), color="k", lw=1.2, alpha=0.6,
                        label=r"$1 - C(\kappa)$")
+        ax_rero.loglog(k, np.maximum(1.0 - self.rtm.bracket.lower(k), k), color="C0", ls="--",
+                       label=f"RTM ($d$ = {self.rtm.dimension})")
         ax_rero.loglog(k, k, color="0.75", lw=0.8, label="prior")
         ax_rero.set(xlabel=r"prior $\kappa$", ylabel=r"reconstruction success $\gamma$", title="ReRo bound")
         ax_rero.legend(fontsize=8)
@@ -413,6 +464,10 @@ class Report:
                     "prior": self.prior.tolist(), "bayes_success_upper": self.bayes_success.tolist()},
             "rero": {"kappa": self.kappa.tolist(), "gamma_lower": self.rero.lower.tolist(),
                      "gamma_upper": self.rero.upper.tolist(), "method": self.rero.method},
+            "rtm": {"dimension": self.rtm.dimension, "reading": "tensor", "discretization": self.rtm.discretization,
+                    "tpr_lower": self.rtm.tpr_lower.tolist(), "tpr_upper": self.rtm.tpr_upper.tolist(),
+                    "advantage_upper": self.rtm.advantage_upper, "gamma_lower": self.rtm.gamma_lower.tolist(),
+                    "gamma_upper": self.rtm.gamma_upper.tolist()},
             "provenance": {"fdp_version": self.version, "discretization": self.discretization,
                            "seconds": self.seconds},
             "warnings": list(self.warnings),
@@ -421,7 +476,7 @@ class Report:
     def to_markdown(self) -> str:
         """The report as Markdown: one table per reading."""
         _, sigma, rate, steps = self.mechanism.args
-        g = self.gdp
+        g, r = self.gdp, self.rtm
 
         def eps(v):
             return "infinite" if v is None else f"{v:.4f}"
@@ -445,6 +500,14 @@ class Report:
             "| prior kappa | gamma (certified) |", "| --- | --- |",
             *[f"| {k:g} | [{lo:.6g}, {up:.6g}] |" for k, lo, up in zip(self.kappa, self.rero.lower, self.rero.upper)],
             "",
+            f"## Relaxed threat model (adversary without the target record, d = {r.dimension})", "",
+            "The adversary knows the data set but not the target record and tests the magnitude of each release "
+            "(Kaissis et al. 2023, RTM; tensor reading).", "",
+            "| FPR | RTM TPR |", "| --- | --- |",
+            *[f"| {a:g} | [{lo:.4g}, {up:.4g}] |" for a, lo, up in zip(self.fpr, r.tpr_lower, r.tpr_upper)], "",
+            "| prior kappa | RTM gamma |", "| --- | --- |",
+            *[f"| {k:g} | [{lo:.4g}, {up:.4g}] |" for k, lo, up in zip(self.kappa, r.gamma_lower, r.gamma_upper)], "",
+            f"RTM advantage at most {r.advantage_upper:.4g}.", "",
             f"fdp {self.version}, loss lattice spacing {self.discretization:.3g}, {self.seconds:.2f} s.",
         ]
         if self.warnings:
@@ -453,14 +516,15 @@ class Report:
 
 
 def report(mechanism: Mechanism, *, delta: float = 1e-5, kappa=REPORT_KAPPA, fpr=REPORT_FPR, prior=REPORT_PRIOR,
-           discretization: float | None = None, rero_discretization: float = 1e-4) -> Report:
+           discretization: float | None = None, rero_discretization: float = 1e-4, rtm_dimension: int = 1,
+           rtm_discretization: float = 1e-4) -> Report:
     """A privacy risk report of a Gaussian mechanism (DP-SGD): (eps, delta), mu*, membership inference, ReRo.
 
     The four readings of the GDP, Hayes et al., ReRo and RTM papers' shared object, the trade-off curve:
     eps at ``delta`` from the tight PLD and the RDP accountant; mu* with its regret and alpha floor
     (:func:`gdp`) and at the floors of :data:`REPORT_FLOORS`; membership-inference bounds from the same
     certified symmetrised curve (:func:`fdp.mia.membership_bounds`); the ReRo bound as a certified bracket
-    (:func:`rero`).
+    (:func:`rero`); the membership TPR and the ReRo bound under the relaxed threat model (:class:`RTMReading`).
 
     Parameters
     ----------
@@ -477,6 +541,10 @@ def report(mechanism: Mechanism, *, delta: float = 1e-5, kappa=REPORT_KAPPA, fpr
         Loss lattice spacing of the curve (default :func:`fdp.pld.default_discretization`).
     rero_discretization : float, default 1e-4
         Spacing of the ReRo bracket.
+    rtm_dimension : int, default 1
+        Dimension of the release in the RTM reading (1: the worst case).
+    rtm_discretization : float, default 1e-4
+        Spacing of the RTM reading's pessimistic lattice.
 
     Returns
     -------
@@ -504,6 +572,8 @@ def report(mechanism: Mechanism, *, delta: float = 1e-5, kappa=REPORT_KAPPA, fpr
     prior = check_array_in("prior", np.atleast_1d(np.asarray(prior, dtype=float)), 0.0, 1.0, open_low=True,
                            open_high=True)
     rero_discretization = check_positive("rero_discretization", rero_discretization)
+    rtm_dimension = check_positive_int("rtm_dimension", rtm_dimension)
+    rtm_discretization = check_positive("rtm_discretization", rtm_discretization)
     _, sigma, rate, steps = mechanism.args
     tail = _gdp.DPSGD_TAIL
     if rate == 1.0:
@@ -519,6 +589,8 @@ def report(mechanism: Mechanism, *, delta: float = 1e-5, kappa=REPORT_KAPPA, fpr
     tpr, advantage, bayes = mia.membership_bounds(curve, fpr, prior)
     eps_rdp = calibrate.epsilon(sigma, rate, steps, delta, accountant="rdp")
     gamma = rero(mechanism, kappa, discretization=rero_discretization)
+    rtm_reading = _rtm_reading(sigma, rate, steps, rtm_dimension, rtm_discretization, fpr, kappa)
     return Report(mechanism, delta, gdp_report.epsilon, eps_rdp if np.isfinite(eps_rdp) else None, gdp_report,
-                  mu_at_floor, fpr, tpr, advantage, prior, bayes, kappa, gamma, h, time.perf_counter() - start,
+                  mu_at_floor, fpr, tpr, advantage, prior, bayes, kappa, gamma, rtm_reading, h,
+                  time.perf_counter() - start,
                   metadata.version("fdp"), gdp_report.warnings + gamma.warnings, curve)
