@@ -132,6 +132,25 @@ def test_noise_for_rtm_tpr_round_trip():
     assert wide.noise_multiplier < c.noise_multiplier
 
 
+def test_steps_for_risk_is_the_last_step_that_meets_the_target():
+    """The dual search: the certified risk of the steps found meets the target and one more step misses it; with full
+    batches mu* = sqrt(T) / sigma, so mu* <= 1.01 at sigma 2 allows exactly 4 steps; noise_for_risk at the steps found
+    asks for at most the given noise."""
+    c = calibrate.steps_for_risk("advantage", 0.1, 2.0, 0.05, discretization=1e-3)
+    assert c.achieved_lower <= c.achieved <= 0.1 and c.rtol == 0.0 and c.noise_multiplier == 2.0
+    assert calibrate._risk("advantage", 2.0, 0.05, c.steps + 1, 1e-3, None, None, 1) > 0.1
+    assert calibrate.noise_for_risk("advantage", 0.1, 0.05, c.steps, discretization=1e-3).noise_multiplier <= 2.0
+    assert calibrate.steps_for_risk("mu", 1.01, 2.0, 1.0, discretization=1e-3).steps == 4
+    r = calibrate.steps_for_risk("rtm_tpr", 0.05, 2.0, 0.05, fpr=0.01, discretization=1e-3)
+    assert r.steps > c.steps and r.achieved <= 0.05  # the RTM adversary is weaker: more steps for a like target
+    with pytest.raises(ValueError, match="not met even by one step"):
+        calibrate.steps_for_risk("advantage", 0.01, 0.2, 0.5, discretization=1e-2)
+    with pytest.raises(ValueError, match="max_steps"):
+        calibrate.steps_for_risk("advantage", 0.5, 50.0, 0.01, discretization=1e-2, max_steps=64)
+    with pytest.raises(ValueError, match="noise_multiplier"):
+        calibrate.steps_for_risk("advantage", 0.1, 0.0, 0.05)
+
+
 @pytest.mark.parametrize("kwargs, name", [
     (dict(target="rtm_tpr", value=0.05), "fpr"),
     (dict(target="rtm_tpr", value=0.05, fpr=0.01, dimension=0), "dimension"),

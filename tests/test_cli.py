@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
-from fdp import rero, tradeoff
+from fdp import calibrate, rero, tradeoff
 from fdp.book import results
 from fdp.book.paths import ROOT
 from fdp.cli import main
@@ -331,12 +331,25 @@ def test_calibrate_json(capsys):
     (["calibrate", "--steps", "0", "--mu", "1"], "--steps"),
     (["calibrate", "--steps", "10", "--epsilon", "-1"], "--epsilon"),
     (["calibrate", "--steps", "10", "--rtm-tpr-at-fpr", "0.01", "0.1"], "--rtm-tpr-at-fpr"),
+    (["calibrate", "--advantage", "0.1"], "--noise-multiplier"),
+    (["calibrate", "--steps", "10", "--noise-multiplier", "2", "--advantage", "0.1"], "not both"),
+    (["calibrate", "--noise-multiplier", "2", "--advantage", "0.1", "--rtol", "0.1"], "--rtol"),
+    (["calibrate", "--noise-multiplier", "-2", "--advantage", "0.1"], "--noise-multiplier"),
     (["calibrate", "--steps", "10", "--rtm-tpr-at-fpr", "0.5", "0.1", "--rtm-dimension", "0"], "--rtm-dimension"),
     (["calibrate", "--steps", "10", "--mu", "1", "--rtm-dimension", "2"], "--rtm-dimension"),
 ])
 def test_calibrate_bad_arguments(capsys, argv, name):
     code, out, err = _main(capsys, argv)
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and name in err
+
+
+def test_calibrate_steps_json(capsys):
+    code, out, err = _main(capsys, ["calibrate", "--sampling-rate", "0.05", "--noise-multiplier", "2", "--advantage",
+                                    "0.1", "--discretization", "1e-3", "--json"])
+    assert code == 0 and err == ""
+    data = json.loads(out)
+    assert data["steps"] == calibrate.steps_for_risk("advantage", 0.1, 2.0, 0.05, discretization=1e-3).steps
+    assert data["noise_multiplier"] == 2.0 and data["achieved"] <= 0.1
 
 
 def test_report_figure(capsys, tmp_path):

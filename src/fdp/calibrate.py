@@ -26,7 +26,8 @@ from .validation import (
     check_sampling_rate,
 )
 
-__all__ = ["ACCOUNTANTS", "epsilon", "noise_multiplier_for", "TARGETS", "Calibration", "noise_for_risk"]
+__all__ = ["ACCOUNTANTS", "epsilon", "noise_multiplier_for", "TARGETS", "Calibration", "noise_for_risk",
+           "steps_for_risk"]
 
 ACCOUNTANTS = ("pld", "rdp")
 # integer Renyi orders: dp_accounting's fractional orders need a series that can fail to converge (it warns)
@@ -181,19 +182,21 @@ def _shrink_bracket(g, a: float, b: float, width: float) -> float:
     return math.exp(b)
 
 
-#: Risk targets of :func:`noise_for_risk`: eps at delta (PLD accountant), mu* (certified, GDP paper Alg. 1),
-#: the membership-inference advantage and TPR at an FPR, the ReRo bound gamma at a prior kappa.
+#: Risk targets of :func:`noise_for_risk` and :func:`steps_for_risk`: eps at delta (PLD accountant), mu* (certified,
+#: GDP paper Alg. 1), the membership-inference advantage and TPR at an FPR, the ReRo bound gamma at a prior kappa,
+#: the TPR at an FPR of the relaxed-threat-model adversary.
 TARGETS = ("epsilon", "mu", "advantage", "tpr", "rero", "rtm_tpr")
 
 
 @dataclass(frozen=True)
 class Calibration:
-    """A noise multiplier calibrated to a risk target, and what the target reads at that noise.
+    """A noise multiplier (or a number of steps) calibrated to a risk target, and what the target reads there.
 
     Attributes
     ----------
     noise_multiplier : float
-        The noise: its certified (pessimistic) risk meets the target, ``noise_multiplier / (1 + rtol)``'s does not.
+        The noise.  From :func:`noise_for_risk`: its certified (pessimistic) risk meets the target,
+        ``noise_multiplier / (1 + rtol)``'s does not.
     target : str
         One of :data:`TARGETS`.
     value : float
@@ -205,9 +208,12 @@ class Calibration:
         ``[achieved_lower, achieved]``, so the noise could be lowered only as far as that interval allows.
     sampling_rate : float
     steps : int
+        The steps.  From :func:`steps_for_risk`: the certified risk of ``steps`` meets the target, that of
+        ``steps + 1`` does not.
     discretization : float
-        Loss lattice spacing at the noise returned.
+        Loss lattice spacing at the answer.
     rtol : float
+        Relative accuracy of the noise (0 for :func:`steps_for_risk`, whose answer is exact).
     evaluations : int
         Risk evaluations of the search.
     seconds : float
@@ -266,6 +272,32 @@ def _risk_lower(target, noise, rate, steps, h, level, dimension):
     return max(0.0, (advantage if target == "advantage" else float(tpr[0])) - bracket.slack)
 
 
+def _check_target(target, value, delta, fpr, kappa, dimension):
+    """The validated ``(value, delta, level, dimension)`` of a risk target (``level``: its FPR or prior)."""
+    if target not in TARGETS:
+        raise ValueError(f"target must be one of {TARGETS}, got {target!r}")
+    level = None
+    if target in ("epsilon", "mu"):
+        value = check_positive(target, value)
+        delta = check_open_unit("delta", delta)
+    elif target == "advantage":
+        value = check_open_unit("advantage", value)
+    else:
+        name = "kappa" if target == "rero" else "fpr"
+        level = check_open_unit(name, kappa if target == "rero" else fpr)
+        value = check_open_unit(target, value)
+        if value <= level:
+            raise ValueError(f"{target} must exceed {name} (every mechanism reaches {name} = {level:g}), got {value!r}")
+    return value, delta, level, check_positive_int("dimension", dimension)
+
+
+def _spacing(target, discretization, noise, rate, steps):
+    """The lattice spacing of a risk evaluation: the caller's, else 1e-4 (RTM) or the PLD's default."""
+    if discretization is not None:
+        return discretization
+    return 1e-4 if target == "rtm_tpr" else pld.default_discretization(noise, rate, steps)
+
+
 def noise_for_risk(target: str, value: float, sampling_rate: float, steps: int, *, delta: float = 1e-5,
                    fpr: float | None = None, kappa: float | None = None, discretization: float | None = None,
                    rtol: float = 1e-3, dimension: int = 1) -> Calibration:
@@ -319,32 +351,16 @@ def noise_for_risk(target: str, value: float, sampling_rate: float, steps: int, 
     (2.1, True)
     """
     start = time.perf_counter()
-    if target not in TARGETS:
-        raise ValueError(f"target must be one of {TARGETS}, got {target!r}")
+    value, delta, level, dimension = _check_target(target, value, delta, fpr, kappa, dimension)
     sampling_rate = check_sampling_rate("sampling_rate", sampling_rate)
     steps = check_positive_int("steps", steps)
     rtol = check_positive("rtol", rtol)
     if discretization is not None:
         check_positive("discretization", discretization)
-    level = None
-    if target in ("epsilon", "mu"):
-        value = check_positive(target, value)
-        delta = check_open_unit("delta", delta)
-    elif target == "advantage":
-        value = check_open_unit("advantage", value)
-    else:
-        name = "kappa" if target == "rero" else "fpr"
-        level = check_open_unit(name, kappa if target == "rero" else fpr)
-        value = check_open_unit(target, value)
-        if value <= level:
-            raise ValueError(f"{target} must exceed {name} (every mechanism reaches {name} = {level:g}), got {value!r}")
-    dimension = check_positive_int("dimension", dimension)
     evaluations = 0
 
     def spacing(noise):
-        if discretization is not None:
-            return discretization
-        return 1e-4 if target == "rtm_tpr" else pld.default_discretization(noise, sampling_rate, steps)
+        return _spacing(target, discretization, noise, sampling_rate, steps)
 
     @functools.lru_cache(maxsize=None)  # the bracket search asks for its end points again
     def risk_at(noise):
@@ -368,3 +384,68 @@ def noise_for_risk(target: str, value: float, sampling_rate: float, steps: int, 
     lower = _risk_lower(target, noise, sampling_rate, steps, h, level, dimension)
     return Calibration(noise, target, value, risk_at(noise), lower, sampling_rate, steps, h, rtol, evaluations,
                        time.perf_counter() - start)
+
+
+def steps_for_risk(target: str, value: float, noise_multiplier: float, sampling_rate: float, *, delta: float = 1e-5,
+                   fpr: float | None = None, kappa: float | None = None, discretization: float | None = None,
+                   dimension: int = 1, max_steps: int = 1_000_000) -> Calibration:
+    """The largest number of DP-SGD steps whose certified risk meets a target, at a fixed noise multiplier.
+
+    The dual of :func:`noise_for_risk` (same targets, same pessimistic readings): every risk grows with the
+    number of steps, so doubling from one step brackets the answer and bisection on the integers finds it
+    exactly.  The answer also carries a certified lower bound on the risk it reaches.
+
+    Parameters
+    ----------
+    target : {"epsilon", "mu", "advantage", "tpr", "rero", "rtm_tpr"}
+    value : float
+        The target, as in :func:`noise_for_risk`.
+    noise_multiplier : float
+        > 0.
+    sampling_rate : float
+        Poisson rate in (0, 1].
+    delta, fpr, kappa, discretization, dimension
+        As in :func:`noise_for_risk`.
+    max_steps : int, default 1,000,000
+        The search stops here: a target still met at ``max_steps`` steps is an error.
+
+    Returns
+    -------
+    Calibration
+        With ``steps`` the answer and ``rtol`` 0.
+
+    Examples
+    --------
+    >>> c = steps_for_risk("advantage", 0.1, 2.0, 0.05, discretization=1e-3)
+    >>> c.steps, bool(c.achieved <= 0.1)
+    (91, True)
+    """
+    start = time.perf_counter()
+    value, delta, level, dimension = _check_target(target, value, delta, fpr, kappa, dimension)
+    noise = check_positive("noise_multiplier", noise_multiplier)
+    sampling_rate = check_sampling_rate("sampling_rate", sampling_rate)
+    max_steps = check_positive_int("max_steps", max_steps)
+    if discretization is not None:
+        check_positive("discretization", discretization)
+
+    @functools.lru_cache(maxsize=None)
+    def risk_at(steps):
+        h = _spacing(target, discretization, noise, sampling_rate, steps)
+        return _risk(target, noise, sampling_rate, steps, h, delta, level, dimension)
+
+    if risk_at(1) > value:
+        raise ValueError(f"{target} = {value!r} is not met even by one step at noise multiplier {noise:g} and sampling "
+                         f"rate {sampling_rate:g}")
+    good, bad = 1, 2  # risk_at(good) meets the target; bad is the next candidate
+    while risk_at(bad) <= value:
+        if bad >= max_steps:
+            raise ValueError(f"{target} = {value!r} is met by {max_steps} steps (max_steps) at noise multiplier "
+                             f"{noise:g} and sampling rate {sampling_rate:g}")
+        good, bad = bad, min(2 * bad, max_steps)
+    while bad - good > 1:  # risk_at(good) <= value < risk_at(bad)
+        mid = (good + bad) // 2
+        good, bad = (mid, bad) if risk_at(mid) <= value else (good, mid)
+    h = _spacing(target, discretization, noise, sampling_rate, good)
+    lower = _risk_lower(target, noise, sampling_rate, good, h, level, dimension)
+    return Calibration(noise, target, value, risk_at(good), lower, sampling_rate, good, h, 0.0,
+                       risk_at.cache_info().misses, time.perf_counter() - start)

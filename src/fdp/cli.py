@@ -132,16 +132,18 @@ def _build_parser() -> argparse.ArgumentParser:
 
     c = sub.add_parser(
         "calibrate",
-        help="the DP-SGD noise multiplier that meets a risk target",
-        description="The smallest noise multiplier (to --rtol) of DP-SGD with --sampling-rate and --steps whose "
-        "certified risk meets exactly one target: --epsilon (at --delta, PLD accountant), --mu (certified mu*), "
+        help="the DP-SGD noise multiplier (or number of steps) that meets a risk target",
+        description="The smallest noise multiplier (to --rtol) of DP-SGD with --sampling-rate and --steps, or with "
+        "--noise-multiplier instead of --steps the largest number of steps, whose certified risk meets exactly one "
+        "target: --epsilon (at --delta, PLD accountant), --mu (certified mu*), "
         "--advantage or --tpr-at-fpr TPR FPR (membership inference, upper bounds), --rero GAMMA --kappa K (upper end "
         "of the certified ReRo bracket), --rtm-tpr-at-fpr TPR FPR (membership TPR of the relaxed-threat-model "
         "adversary, release of dimension --rtm-dimension). Prints the noise, the certified risk it reaches and a "
         "certified lower bound on that risk.",
     )
     c.add_argument("--sampling-rate", type=float, help="Poisson sampling rate in (0, 1] (default 1)")
-    c.add_argument("--steps", type=int, required=True, help="number of DP-SGD steps, >= 1")
+    c.add_argument("--steps", type=int, help="number of DP-SGD steps, >= 1 (the noise multiplier is searched)")
+    c.add_argument("--noise-multiplier", type=float, help="noise multiplier, > 0 (the number of steps is searched)")
     c.add_argument("--epsilon", type=float, help="target epsilon, > 0 (with --delta)")
     c.add_argument("--delta", type=float, help="delta in (0, 1) (default 1e-5; --epsilon)")
     c.add_argument("--mu", type=float, help="target mu*, > 0")
@@ -459,11 +461,18 @@ def _calibrate(args) -> int:
         _forbid(args, ("kappa",), f"to {_flag(target)} (it is the prior of --rero)")
     if target != "rtm_tpr_at_fpr":
         _forbid(args, ("rtm_dimension",), f"to {_flag(target)} (it is the dimension of --rtm-tpr-at-fpr)")
+    if (args.steps is None) == (args.noise_multiplier is None):
+        raise ValueError("give --steps (to find the noise multiplier) or --noise-multiplier (to find the steps), "
+                         "not both and not neither")
     q = check_sampling_rate("--sampling-rate", 1.0 if args.sampling_rate is None else args.sampling_rate)
-    steps = _int_at_least("--steps", args.steps, 1)
     kwargs = {"discretization": None if args.discretization is None else check_positive("--discretization",
-                                                                                         args.discretization),
-              "rtol": 1e-3 if args.rtol is None else check_positive("--rtol", args.rtol)}
+                                                                                         args.discretization)}
+    if args.steps is not None:
+        steps = _int_at_least("--steps", args.steps, 1)
+        kwargs["rtol"] = 1e-3 if args.rtol is None else check_positive("--rtol", args.rtol)
+    else:
+        noise = check_positive("--noise-multiplier", args.noise_multiplier)
+        _forbid(args, ("rtol",), "with --noise-multiplier (the number of steps is found exactly)")
     if target == "epsilon":
         value = check_positive("--epsilon", args.epsilon)
         kwargs["delta"] = check_open_unit("--delta", 1e-5 if args.delta is None else args.delta)
@@ -488,10 +497,13 @@ def _calibrate(args) -> int:
         if value <= kappa:
             raise ValueError(f"--rero must exceed --kappa (every mechanism reaches gamma = kappa), got {value!r}")
         kwargs["kappa"] = kappa
-    with _flags("--sampling-rate, --steps, --discretization"):
-        res = calibrate.noise_for_risk(target, value, q, steps, **kwargs)
+    with _flags("--sampling-rate, --steps, --noise-multiplier, --discretization"):
+        if args.steps is not None:
+            res = calibrate.noise_for_risk(target, value, q, steps, **kwargs)
+        else:
+            res = calibrate.steps_for_risk(target, value, noise, q, **kwargs)
     out = {"noise_multiplier": res.noise_multiplier, "target": res.target, "value": res.value,
-           "achieved": res.achieved, "achieved_lower": res.achieved_lower, "sampling_rate": q, "steps": steps,
+           "achieved": res.achieved, "achieved_lower": res.achieved_lower, "sampling_rate": q, "steps": res.steps,
            "discretization": res.discretization, "rtol": res.rtol, "evaluations": res.evaluations,
            "seconds": res.seconds, "warnings": []}
     for key in ("delta", "fpr", "kappa", "dimension"):
