@@ -306,6 +306,12 @@ def test_report_json_and_markdown(capsys):
     (["report", "--noise-multiplier", "1", "--steps", "0"], "--steps"),
     (["report", "--sampling-rate", "0.1"], "--noise-multiplier"),
     (["report", "--noise-multiplier", "1", "--rtm-dimension", "0"], "--rtm-dimension"),
+    (["report", "--mechanism", "randomized-response"], "--epsilon"),
+    (["report", "--mechanism", "randomized-response", "--epsilon", "1", "--steps", "2"], "--steps"),
+    (["report", "--mechanism", "randomized-response", "--epsilon", "-1"], "--epsilon"),
+    (["report", "--noise-multiplier", "1", "--epsilon", "1"], "--epsilon"),
+    (["report", "--mechanism", "laplace", "--noise-multiplier", "1", "--sampling-rate", "0.5"], "--sampling-rate"),
+    (["report", "--mechanism", "laplace", "--noise-multiplier", "1", "--rtm-dimension", "2"], "--rtm-dimension"),
 ])
 def test_report_bad_arguments(capsys, argv, name):
     code, out, err = _main(capsys, argv)
@@ -341,6 +347,16 @@ def test_calibrate_json(capsys):
 def test_calibrate_bad_arguments(capsys, argv, name):
     code, out, err = _main(capsys, argv)
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and name in err
+
+
+def test_report_other_mechanisms(capsys):
+    """Randomized response and Laplace noise: the same report, with the readings each mechanism has."""
+    code, out, err = _main(capsys, ["report", "--mechanism", "randomized-response", "--epsilon", "1", "--json"])
+    data = json.loads(out)
+    assert code == 0 and data["mechanism"] == {"randomized_response": True, "epsilon": 1.0}
+    assert data["rtm"] is None and data["dp"]["epsilon_rdp"] is None and data["gdp"]["method"] == "closed form"
+    code, out, err = _main(capsys, ["report", "--mechanism", "laplace", "--noise-multiplier", "2", "--steps", "3"])
+    assert code == 0 and out.startswith("# Privacy risk of Laplace noise") and "Relaxed threat model" in out
 
 
 def test_calibrate_steps_json(capsys):

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
-from fdp import edgeworth, mia, montecarlo, pld, rero, risk, rtm, tradeoff
-from fdp.privacy_loss import Mechanism, dpsgd
+from fdp import conversions, edgeworth, gdp, mia, montecarlo, pld, rero, risk, rtm, tradeoff
+from fdp.privacy_loss import Mechanism, RandomizedResponse, dpsgd
 
 KAPPA = np.array([1e-3, 0.05])
 SGM = dpsgd(noise_multiplier=1.2, sampling_rate=0.2, steps=20)
@@ -180,6 +180,41 @@ def test_report_rtm_reading_brackets_the_closed_form_and_stays_below_dp():
         risk.report(run, rtm_dimension=0)
 
 
+def test_report_of_randomized_response_is_its_closed_forms():
+    """Randomized response is exactly (eps, 0)-DP: TPR <= min(e^eps FPR, 1 - e^-eps (1 - FPR)), mu* = mu_pure_dp(eps),
+    eps at delta from its privacy profile, gamma = TPR at kappa; no RDP and no RTM reading."""
+    e = 1.5
+    r = risk.report(RandomizedResponse(e), fpr=[1e-3, 0.1, 0.9], kappa=[1e-3, 0.1], prior=[0.5], delta=1e-3)
+    exact_tpr = np.minimum(np.exp(e) * r.fpr, 1.0 - np.exp(-e) * (1.0 - r.fpr))
+    np.testing.assert_allclose(r.tpr, exact_tpr, rtol=1e-12)
+    assert r.gdp.mu == pytest.approx(float(gdp.mu_pure_dp(e)), rel=1e-12) and r.gdp.method == "closed form"
+    curve = conversions.randomized_response(e)
+    assert float(conversions.tradeoff_profile(curve, r.epsilon_pld)) == pytest.approx(1e-3, rel=1e-9)
+    np.testing.assert_allclose(r.rero.upper, np.exp(e) * r.kappa, rtol=1e-12)
+    assert r.advantage == pytest.approx((np.exp(e) - 1) / (np.exp(e) + 1), rel=1e-12)
+    assert r.epsilon_rdp is None and r.rtm is None and r.discretization is None
+    assert r.to_dict()["rtm"] is None and "| exact |" in r.to_markdown() and "Relaxed" not in r.to_markdown()
+    assert len(r.figure().axes) == 4
+
+
+def test_report_of_one_laplace_step_brackets_the_closed_forms():
+    """One Laplace step of scale 2 (effect size 1/2): the MIA bounds lie on or above 1 - f of eq. 1 of the ReRo
+    paper within 1e-4, mu* is not below mu_laplace(1/2), eps is at most 1/2; the RTM bracket contains the RTM
+    paper's closed-form Laplace curve (Thm. 1) at each prior.  Subsampled Laplace is refused by name."""
+    r = risk.report(Mechanism("laplace", 2.0, 1.0, 1), fpr=[1e-3, 0.1], kappa=[1e-3, 0.1], prior=[0.5])
+    exact = tradeoff.laplace(0.5)
+    assert np.all(exact.power(r.fpr) <= r.tpr + 1e-12) and np.all(r.tpr <= exact.power(r.fpr) + 1e-4)
+    assert float(gdp.mu_laplace(0.5)) - 1e-9 <= r.gdp.mu <= float(gdp.mu_laplace(0.5)) + 1e-3
+    assert r.epsilon_pld <= 0.5 + 1e-9 and r.epsilon_rdp >= r.epsilon_pld
+    gamma = 1.0 - rtm.laplace(0.5)(r.kappa)
+    assert np.all(r.rtm.gamma_lower <= gamma + 1e-9) and np.all(gamma <= r.rtm.gamma_upper + 1e-9)
+    assert r.to_dict()["mechanism"]["noise"] == "laplace" and "Laplace noise" in r.to_markdown()
+    with pytest.raises(ValueError, match="subsampled Laplace"):
+        risk.report(Mechanism("laplace", 2.0, 0.5, 1))
+    with pytest.raises(ValueError, match="rtm_dimension"):
+        risk.report(Mechanism("laplace", 2.0, 1.0, 1), rtm_dimension=2)
+
+
 def test_report_figure_draws_four_panels_where_asked():
     """The figure draws into given axes (a book grid) or a new plain Figure; the profile panel plots delta(eps) of
     the certified curve, which at the PLD's epsilon is the report's delta up to the accountant's own rounding."""
@@ -197,8 +232,9 @@ def test_report_figure_draws_four_panels_where_asked():
 
 
 def test_report_rejects_bad_input():
-    with pytest.raises(ValueError, match="mechanism"):
-        risk.report(Mechanism("laplace", 1.0, 1.0, 1))
+    for bad in ("gaussian", 1.0, None):
+        with pytest.raises(ValueError, match="mechanism"):
+            risk.report(bad)
     for kwargs, name in (({"fpr": [1.5]}, "fpr"), ({"prior": [0.0]}, "prior"), ({"kappa": [1.0]}, "kappa"),
                          ({"delta": 0.0}, "delta"), ({"rero_discretization": -1.0}, "rero_discretization")):
         with pytest.raises(ValueError, match=name):

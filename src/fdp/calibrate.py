@@ -19,6 +19,7 @@ import dp_accounting
 from dp_accounting.rdp import rdp_privacy_accountant
 
 from . import gdp, mia, pld, rtm, tradeoff
+from .privacy_loss import check_mechanism
 from .validation import (
     check_open_unit,
     check_positive,
@@ -40,8 +41,9 @@ def _check_accountant(accountant) -> str:
     return accountant
 
 
-def epsilon(noise_multiplier: float, sampling_rate: float, steps: int, delta: float, accountant: str = "pld", discretization: float = 1e-4) -> float:
-    """eps at ``delta`` of ``steps``-fold subsampled Gaussian noise (add/remove adjacency, sensitivity 1).
+def epsilon(noise_multiplier: float, sampling_rate: float, steps: int, delta: float, accountant: str = "pld",
+            discretization: float = 1e-4, noise: str = "gaussian") -> float:
+    """eps at ``delta`` of ``steps``-fold subsampled Gaussian (or Laplace) noise (add/remove adjacency, sensitivity 1).
 
     Parameters
     ----------
@@ -57,6 +59,8 @@ def epsilon(noise_multiplier: float, sampling_rate: float, steps: int, delta: fl
         ``dp_accounting``'s PLD accountant (pessimistic, at ``discretization``) or its RDP accountant.
     discretization : float, default 1e-4
         PLD lattice spacing.
+    noise : {"gaussian", "laplace"}, default "gaussian"
+        The noise distribution (``noise_multiplier`` is sigma or b over the sensitivity).
 
     Returns
     -------
@@ -75,14 +79,16 @@ def epsilon(noise_multiplier: float, sampling_rate: float, steps: int, delta: fl
     sampling_rate = check_sampling_rate("sampling_rate", sampling_rate)
     steps = check_positive_int("steps", steps)
     delta = check_open_unit("delta", delta)
-    return _epsilon(noise_multiplier, sampling_rate, steps, delta, _check_accountant(accountant), discretization)
+    return _epsilon(noise_multiplier, sampling_rate, steps, delta, _check_accountant(accountant), discretization,
+                    check_mechanism(noise, "noise"))
 
 
-def _epsilon(noise_multiplier, sampling_rate, steps, delta, accountant, discretization) -> float:
+def _epsilon(noise_multiplier, sampling_rate, steps, delta, accountant, discretization, noise="gaussian") -> float:
     if accountant == "pld":
-        dist = pld.mechanism_pld("gaussian", noise_multiplier, sampling_rate, steps, discretization=discretization)
+        dist = pld.mechanism_pld(noise, noise_multiplier, sampling_rate, steps, discretization=discretization)
         return float(dist.get_epsilon_for_delta(delta))
-    event = dp_accounting.GaussianDpEvent(noise_multiplier)
+    event = (dp_accounting.GaussianDpEvent(noise_multiplier) if noise == "gaussian"
+             else dp_accounting.LaplaceDpEvent(noise_multiplier))
     if sampling_rate < 1.0:
         event = dp_accounting.PoissonSampledDpEvent(sampling_rate, event)
     acc = rdp_privacy_accountant.RdpAccountant(orders=_RDP_ORDERS)

@@ -20,7 +20,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from . import lattice, rero, risk, tradeoff
-from .privacy_loss import Mechanism
+from .privacy_loss import Mechanism, RandomizedResponse
 from .validation import (
     ResourceLimitError,
     check_array_in,
@@ -114,9 +114,15 @@ def _build_parser() -> argparse.ArgumentParser:
         "regret and alpha floor, and mu* at two larger floors; upper bounds on membership inference (TPR at each "
         "--fpr, the advantage, the Bayes success at each --prior); the certified ReRo bracket at each --kappa; the "
         "membership TPR and the ReRo bound under the relaxed threat model (an adversary without the target record, "
-        "release of dimension --rtm-dimension). Markdown by default, one JSON object with --json.",
+        "release of dimension --rtm-dimension). Markdown by default, one JSON object with --json. "
+        "--mechanism laplace reads --steps-fold Laplace noise of scale --noise-multiplier (no subsampling); "
+        "--mechanism randomized-response reads binary randomized response with --epsilon (exact, no RDP or RTM "
+        "reading).",
     )
-    rp.add_argument("--noise-multiplier", type=float, required=True, help="DP-SGD noise multiplier sigma, > 0")
+    rp.add_argument("--mechanism", choices=("gaussian", "laplace", "randomized-response"),
+                    help="the noise (default gaussian: DP-SGD)")
+    rp.add_argument("--noise-multiplier", type=float, help="noise multiplier sigma (Laplace: scale b), > 0")
+    rp.add_argument("--epsilon", type=float, help="epsilon of randomized response, > 0")
     rp.add_argument("--sampling-rate", type=float, help="Poisson sampling rate in (0, 1] (default 1)")
     rp.add_argument("--steps", type=int, help="number of DP-SGD steps (default 1)")
     rp.add_argument("--delta", type=float, help="delta in (0, 1) (default 1e-5)")
@@ -414,9 +420,23 @@ def _gdp(args) -> int:
 
 
 def _report(args) -> int:
-    s = check_positive("--noise-multiplier", args.noise_multiplier)
-    q = check_sampling_rate("--sampling-rate", 1.0 if args.sampling_rate is None else args.sampling_rate)
-    steps = _int_at_least("--steps", 1 if args.steps is None else args.steps, 1)
+    kind = args.mechanism or "gaussian"
+    if kind == "randomized-response":
+        _forbid(args, ("noise_multiplier", "sampling_rate", "steps", "discretization", "rtm_dimension"),
+                "to --mechanism randomized-response")
+        mechanism = RandomizedResponse(check_positive("--epsilon", _require(args, "epsilon",
+                                                                            "with --mechanism randomized-response")))
+    else:
+        _forbid(args, ("epsilon",), f"to --mechanism {kind} (it is randomized response's parameter)")
+        s = check_positive("--noise-multiplier", _require(args, "noise_multiplier", f"with --mechanism {kind}"))
+        q = check_sampling_rate("--sampling-rate", 1.0 if args.sampling_rate is None else args.sampling_rate)
+        if kind == "laplace" and q < 1.0:
+            raise ValueError("--sampling-rate must be 1 for --mechanism laplace (the remove direction of subsampled "
+                             "Laplace noise is not built)")
+        if kind == "laplace":
+            _forbid(args, ("rtm_dimension",), "to --mechanism laplace (its RTM statistic is one-dimensional)")
+        steps = _int_at_least("--steps", 1 if args.steps is None else args.steps, 1)
+        mechanism = Mechanism(kind, s, q, steps)
     delta = check_open_unit("--delta", 1e-5 if args.delta is None else args.delta)
     kappa = check_array_in("--kappa", risk.REPORT_KAPPA if args.kappa is None else args.kappa, 0.0, 1.0, open_low=True,
                            open_high=True)
@@ -429,7 +449,7 @@ def _report(args) -> int:
     if args.figure is not None and not args.figure.lower().endswith((".png", ".svg")):
         raise ValueError(f"--figure must name a .png or .svg file, got {args.figure!r}")
     with _flags("--noise-multiplier, --sampling-rate, --steps, --discretization"):  # guards run first
-        report = risk.report(Mechanism("gaussian", s, q, steps), delta=delta, kappa=kappa, fpr=fpr, prior=prior,
+        report = risk.report(mechanism, delta=delta, kappa=kappa, fpr=fpr, prior=prior,
                              discretization=args.discretization, rtm_dimension=dimension)
     out = report.to_dict()
     if args.figure is not None:

@@ -52,6 +52,7 @@ from .validation import check_positive, check_positive_int, check_sampling_rate
 __all__ = [
     "Mechanism",
     "dpsgd",
+    "RandomizedResponse",
     "MECHANISMS",
     "HYPOTHESES",
     "check_mechanism",
@@ -168,6 +169,33 @@ def dpsgd(noise_multiplier: float, sampling_rate: float, steps: int) -> Mechanis
     ('gaussian', 1.1, 0.01, 1000)
     """
     return Mechanism("gaussian", noise_multiplier, sampling_rate, steps)
+
+
+@dataclass(frozen=True)
+class RandomizedResponse:
+    """Binary randomized response with parameter eps: the true bit with probability ``e^eps / (1 + e^eps)``.
+
+    Not additive noise, so not a :class:`Mechanism`; its trade-off curve is exactly the (eps, 0)-DP curve
+    (:func:`fdp.conversions.randomized_response`, Kairouz et al. 2015), which :func:`fdp.risk.report` reads.
+
+    Parameters
+    ----------
+    epsilon : float
+        > 0.
+
+    Examples
+    --------
+    >>> str(RandomizedResponse(1.0))
+    'randomized response, epsilon 1'
+    """
+
+    epsilon: float
+
+    def __post_init__(self):
+        object.__setattr__(self, "epsilon", check_positive("epsilon", self.epsilon))
+
+    def __str__(self) -> str:
+        return f"randomized response, epsilon {self.epsilon:g}"
 
 
 def _check_hypothesis(hypothesis) -> str:

@@ -28,7 +28,7 @@ from scipy.stats import norm
 from . import calibrate, conversions, edgeworth, lattice, mia, montecarlo, pld, rtm, tradeoff
 from . import gdp as _gdp
 from . import rero as _rero
-from .privacy_loss import Mechanism
+from .privacy_loss import Mechanism, RandomizedResponse
 from .validation import (
     ResourceLimitError,
     check_array_in,
@@ -318,8 +318,8 @@ class RTMReading:
     curve: tradeoff.PiecewiseLinear = field(repr=False, compare=False)
 
 
-def _rtm_reading(sigma, rate, steps, d, h, fpr, kappa) -> RTMReading:
-    bracket = rtm.tensor_bracket("gaussian", sigma, rate, steps, d, discretization=h)
+def _rtm_reading(noise, sigma, rate, steps, d, h, fpr, kappa) -> RTMReading:
+    bracket = rtm.tensor_bracket(noise, sigma, rate, steps, d, discretization=h)
     curve = tradeoff.symmetrise(bracket.lower)  # symmetrising keeps the side (it is monotone in the curve)
     tpr_up, adv_up, _ = mia.membership_bounds(curve, fpr, [0.5])
     tpr_low, _, _ = mia.membership_bounds(tradeoff.symmetrise(bracket.upper), fpr, [0.5])
@@ -337,10 +337,11 @@ class Report:
 
     Attributes
     ----------
-    mechanism : fdp.privacy_loss.Mechanism
+    mechanism : fdp.privacy_loss.Mechanism or fdp.privacy_loss.RandomizedResponse
     delta : float
     epsilon_pld, epsilon_rdp : float or None
-        eps at ``delta`` from the tight PLD accountant and from the RDP accountant (None where infinite).
+        eps at ``delta`` from the tight PLD accountant (the exact value for randomized response) and from the
+        RDP accountant (None where infinite, and for randomized response).
     gdp : GDPReport
         mu*, its regret and its alpha floor (:func:`gdp`).
     mu_at_floor : dict
@@ -354,10 +355,11 @@ class Report:
     kappa : numpy.ndarray
     rero : Estimate
         ReRo bound gamma at each kappa (:func:`rero`, certified bracket).
-    rtm : RTMReading
-        Membership TPR and ReRo under the relaxed threat model.
-    discretization : float
-        Loss lattice spacing of the curve.
+    rtm : RTMReading or None
+        Membership TPR and ReRo under the relaxed threat model (None for randomized response, whose release
+        has no magnitude to test).
+    discretization : float or None
+        Loss lattice spacing of the curve (None for an exact curve).
     seconds : float
         Wall time of the report.
     version : str
@@ -365,7 +367,7 @@ class Report:
     warnings : tuple of str
     """
 
-    mechanism: Mechanism
+    mechanism: Mechanism | RandomizedResponse
     delta: float
     epsilon_pld: float | None
     epsilon_rdp: float | None
@@ -378,8 +380,8 @@ class Report:
     bayes_success: np.ndarray
     kappa: np.ndarray
     rero: Estimate
-    rtm: RTMReading
-    discretization: float
+    rtm: RTMReading | None
+    discretization: float | None
     seconds: float
     version: str
     warnings: tuple[str, ...] = field(default=())
@@ -434,8 +436,9 @@ class Report:
         fpr = np.logspace(-6, 0, 300)
         ax_roc.loglog(fpr, np.maximum(1.0 - self.curve(fpr), fpr), color="k", lw=2.2, label="TPR at most")
         ax_roc.loglog(fpr, fpr, color="0.75", lw=0.8, label="guessing")
-        ax_roc.loglog(fpr, np.maximum(1.0 - self.rtm.curve(fpr), fpr), color="C0",
-                      ls="--", label=f"RTM ($d$ = {self.rtm.dimension}), at most")
+        if self.rtm is not None:
+            ax_roc.loglog(fpr, np.maximum(1.0 - self.rtm.curve(fpr), fpr), color="C0",
+                          ls="--", label=f"RTM ($d$ = {self.rtm.dimension}), at most")
         ax_roc.loglog(self.fpr, self.tpr, "o", color="C3", label="reported FPRs")
         ax_roc.set(xlabel="false-positive rate", ylabel="true-positive rate", title="membership inference (bound)")
         ax_roc.legend(fontsize=8)
@@ -444,8 +447,9 @@ class Report:
         k = np.logspace(np.log10(min(self.kappa.min(), 1e-3)) - 1, 0, 200)
         ax_rero.loglog(k, np.maximum(1.0 - self.curve(k), k), color="k", lw=1.2, alpha=0.6,
                        label=r"$1 - C(\kappa)$")
-        ax_rero.loglog(k, np.maximum(1.0 - self.rtm.bracket.lower(k), k), color="C0", ls="--",
-                       label=f"RTM ($d$ = {self.rtm.dimension})")
+        if self.rtm is not None:
+            ax_rero.loglog(k, np.maximum(1.0 - self.rtm.bracket.lower(k), k), color="C0", ls="--",
+                           label=f"RTM ($d$ = {self.rtm.dimension})")
         ax_rero.loglog(k, k, color="0.75", lw=0.8, label="prior")
         ax_rero.set(xlabel=r"prior $\kappa$", ylabel=r"reconstruction success $\gamma$", title="ReRo bound")
         ax_rero.legend(fontsize=8)
@@ -453,9 +457,14 @@ class Report:
 
     def to_dict(self) -> dict:
         """The report as plain JSON-ready values."""
-        _, sigma, rate, steps = self.mechanism.args
+        if isinstance(self.mechanism, RandomizedResponse):
+            mechanism = {"randomized_response": True, "epsilon": self.mechanism.epsilon}
+        else:
+            noise, sigma, rate, steps = self.mechanism.args
+            mechanism = {"noise": noise, "noise_multiplier": sigma, "sampling_rate": rate, "steps": steps}
+        r = self.rtm
         return {
-            "mechanism": {"noise": "gaussian", "noise_multiplier": sigma, "sampling_rate": rate, "steps": steps},
+            "mechanism": mechanism,
             "dp": {"delta": self.delta, "epsilon_pld": self.epsilon_pld, "epsilon_rdp": self.epsilon_rdp},
             "gdp": {"mu": self.gdp.mu, "regret": self.gdp.regret, "alpha_floor": self.gdp.alpha_floor,
                     "method": self.gdp.method,
@@ -464,10 +473,11 @@ class Report:
                     "prior": self.prior.tolist(), "bayes_success_upper": self.bayes_success.tolist()},
             "rero": {"kappa": self.kappa.tolist(), "gamma_lower": self.rero.lower.tolist(),
                      "gamma_upper": self.rero.upper.tolist(), "method": self.rero.method},
-            "rtm": {"dimension": self.rtm.dimension, "reading": "tensor", "discretization": self.rtm.discretization,
-                    "tpr_lower": self.rtm.tpr_lower.tolist(), "tpr_upper": self.rtm.tpr_upper.tolist(),
-                    "advantage_upper": self.rtm.advantage_upper, "gamma_lower": self.rtm.gamma_lower.tolist(),
-                    "gamma_upper": self.rtm.gamma_upper.tolist()},
+            "rtm": None if r is None else {
+                "dimension": r.dimension, "reading": "tensor", "discretization": r.discretization,
+                "tpr_lower": r.tpr_lower.tolist(), "tpr_upper": r.tpr_upper.tolist(),
+                "advantage_upper": r.advantage_upper, "gamma_lower": r.gamma_lower.tolist(),
+                "gamma_upper": r.gamma_upper.tolist()},
             "provenance": {"fdp_version": self.version, "discretization": self.discretization,
                            "seconds": self.seconds},
             "warnings": list(self.warnings),
@@ -475,19 +485,37 @@ class Report:
 
     def to_markdown(self) -> str:
         """The report as Markdown: one table per reading."""
-        _, sigma, rate, steps = self.mechanism.args
         g, r = self.gdp, self.rtm
+        rr = isinstance(self.mechanism, RandomizedResponse)
+        if rr:
+            title = str(self.mechanism)
+        else:
+            noise, sigma, rate, steps = self.mechanism.args
+            title = (f"DP-SGD: noise multiplier {sigma:g}, sampling rate {rate:g}, {steps} steps" if noise == "gaussian"
+                     else f"Laplace noise: scale {sigma:g} per unit of sensitivity, {steps} compositions")
 
         def eps(v):
             return "infinite" if v is None else f"{v:.4f}"
 
         floors = ", ".join(f"{v:.4f} (alpha, beta >= {k:g})" for k, v in self.mu_at_floor.items())
+        accountants = ([f"| exact | {eps(self.epsilon_pld)} | {self.delta:g} |"] if rr else
+                       [f"| PLD (tight) | {eps(self.epsilon_pld)} | {self.delta:g} |",
+                        f"| RDP | {eps(self.epsilon_rdp)} | {self.delta:g} |"])
+        rtm_lines = [] if r is None else [
+            f"## Relaxed threat model (adversary without the target record, d = {r.dimension})", "",
+            "The adversary knows the data set but not the target record and tests the magnitude of each release "
+            "(Kaissis et al. 2023, RTM; tensor reading).", "",
+            "| FPR | RTM TPR |", "| --- | --- |",
+            *[f"| {a:g} | [{lo:.4g}, {up:.4g}] |" for a, lo, up in zip(self.fpr, r.tpr_lower, r.tpr_upper)], "",
+            "| prior kappa | RTM gamma |", "| --- | --- |",
+            *[f"| {k:g} | [{lo:.4g}, {up:.4g}] |" for k, lo, up in zip(self.kappa, r.gamma_lower, r.gamma_upper)], "",
+            f"RTM advantage at most {r.advantage_upper:.4g}.", ""]
+        spacing = "exact curve" if self.discretization is None else f"loss lattice spacing {self.discretization:.3g}"
         lines = [
-            f"# Privacy risk of DP-SGD: noise multiplier {sigma:g}, sampling rate {rate:g}, {steps} steps", "",
+            f"# Privacy risk of {title}", "",
             "## (epsilon, delta)", "",
             "| accountant | epsilon | delta |", "| --- | --- | --- |",
-            f"| PLD (tight) | {eps(self.epsilon_pld)} | {self.delta:g} |",
-            f"| RDP | {eps(self.epsilon_rdp)} | {self.delta:g} |", "",
+            *accountants, "",
             "## Gaussian DP", "",
             f"mu* = **{g.mu:.4f}** on alpha, beta >= {g.alpha_floor:g} ({g.method}); regret {g.regret:.3g}. "
             f"At other floors: {floors}.", "",
@@ -500,25 +528,18 @@ class Report:
             "| prior kappa | gamma (certified) |", "| --- | --- |",
             *[f"| {k:g} | [{lo:.6g}, {up:.6g}] |" for k, lo, up in zip(self.kappa, self.rero.lower, self.rero.upper)],
             "",
-            f"## Relaxed threat model (adversary without the target record, d = {r.dimension})", "",
-            "The adversary knows the data set but not the target record and tests the magnitude of each release "
-            "(Kaissis et al. 2023, RTM; tensor reading).", "",
-            "| FPR | RTM TPR |", "| --- | --- |",
-            *[f"| {a:g} | [{lo:.4g}, {up:.4g}] |" for a, lo, up in zip(self.fpr, r.tpr_lower, r.tpr_upper)], "",
-            "| prior kappa | RTM gamma |", "| --- | --- |",
-            *[f"| {k:g} | [{lo:.4g}, {up:.4g}] |" for k, lo, up in zip(self.kappa, r.gamma_lower, r.gamma_upper)], "",
-            f"RTM advantage at most {r.advantage_upper:.4g}.", "",
-            f"fdp {self.version}, loss lattice spacing {self.discretization:.3g}, {self.seconds:.2f} s.",
+            *rtm_lines,
+            f"fdp {self.version}, {spacing}, {self.seconds:.2f} s.",
         ]
         if self.warnings:
             lines += ["", "**Warnings.**", *[f"- {w}" for w in self.warnings]]
         return "\n".join(lines) + "\n"
 
 
-def report(mechanism: Mechanism, *, delta: float = 1e-5, kappa=REPORT_KAPPA, fpr=REPORT_FPR, prior=REPORT_PRIOR,
-           discretization: float | None = None, rero_discretization: float = 1e-4, rtm_dimension: int = 1,
-           rtm_discretization: float = 1e-4) -> Report:
-    """A privacy risk report of a Gaussian mechanism (DP-SGD): (eps, delta), mu*, membership inference, ReRo.
+def report(mechanism: Mechanism | RandomizedResponse, *, delta: float = 1e-5, kappa=REPORT_KAPPA, fpr=REPORT_FPR,
+           prior=REPORT_PRIOR, discretization: float | None = None, rero_discretization: float = 1e-4,
+           rtm_dimension: int = 1, rtm_discretization: float = 1e-4) -> Report:
+    """A privacy risk report of DP-SGD (or Laplace noise, or randomized response): (eps, delta), mu*, MIA, ReRo.
 
     The four readings of the GDP, Hayes et al., ReRo and RTM papers' shared object, the trade-off curve:
     eps at ``delta`` from the tight PLD and the RDP accountant; mu* with its regret and alpha floor
@@ -528,8 +549,10 @@ def report(mechanism: Mechanism, *, delta: float = 1e-5, kappa=REPORT_KAPPA, fpr
 
     Parameters
     ----------
-    mechanism : fdp.privacy_loss.Mechanism
-        Gaussian noise (DP-SGD, or the plain Gaussian mechanism with sampling rate 1).
+    mechanism : fdp.privacy_loss.Mechanism or fdp.privacy_loss.RandomizedResponse
+        Gaussian noise (DP-SGD, or the plain Gaussian mechanism with sampling rate 1), Laplace noise
+        without subsampling (its subsampled remove direction is not built), or randomized response (an
+        exact curve: every reading is a closed form, and there is no RDP or RTM reading).
     delta : float, default 1e-5
     kappa : array_like
         ReRo priors in (0, 1).
@@ -538,11 +561,11 @@ def report(mechanism: Mechanism, *, delta: float = 1e-5, kappa=REPORT_KAPPA, fpr
     prior : array_like
         Membership priors of the Bayes success, in (0, 1).
     discretization : float, optional
-        Loss lattice spacing of the curve (default :func:`fdp.pld.default_discretization`).
+        Loss lattice spacing of the curve (default :func:`fdp.pld.default_discretization`; 1e-4 for Laplace).
     rero_discretization : float, default 1e-4
         Spacing of the ReRo bracket.
     rtm_dimension : int, default 1
-        Dimension of the release in the RTM reading (1: the worst case).
+        Dimension of the release in the RTM reading (1: the worst case; Laplace: 1 only).
     rtm_discretization : float, default 1e-4
         Spacing of the RTM reading's pessimistic lattice.
 
@@ -563,8 +586,11 @@ def report(mechanism: Mechanism, *, delta: float = 1e-5, kappa=REPORT_KAPPA, fpr
     (0.42, 0.026, True)
     """
     start = time.perf_counter()
-    if not isinstance(mechanism, Mechanism) or mechanism.noise != "gaussian":
-        raise ValueError(f"mechanism must be a Gaussian fdp.privacy_loss.Mechanism, got {mechanism!r}")
+    if isinstance(mechanism, Mechanism) and mechanism.noise == "laplace" and mechanism.sampling_rate < 1.0:
+        raise ValueError("mechanism: the report of subsampled Laplace noise needs its remove direction, which is not "
+                         f"built (sampling rate 1 only), got {mechanism!r}")
+    if not isinstance(mechanism, (Mechanism, RandomizedResponse)):
+        raise ValueError(f"mechanism must be a fdp.privacy_loss.Mechanism or RandomizedResponse, got {mechanism!r}")
     delta = check_open_unit("delta", delta)
     kappa = check_array_in("kappa", np.atleast_1d(np.asarray(kappa, dtype=float)), 0.0, 1.0, open_low=True,
                            open_high=True)
@@ -574,23 +600,59 @@ def report(mechanism: Mechanism, *, delta: float = 1e-5, kappa=REPORT_KAPPA, fpr
     rero_discretization = check_positive("rero_discretization", rero_discretization)
     rtm_dimension = check_positive_int("rtm_dimension", rtm_dimension)
     rtm_discretization = check_positive("rtm_discretization", rtm_discretization)
-    _, sigma, rate, steps = mechanism.args
+    if discretization is not None:
+        check_positive("discretization", discretization)
     tail = _gdp.DPSGD_TAIL
-    if rate == 1.0:
-        gdp_report = gdp(mechanism, delta=delta)
-        h = pld.default_discretization(sigma, rate, steps) if discretization is None else \
-            check_positive("discretization", discretization)
-        curve = pld.certified_lower_curve("gaussian", sigma, rate, steps, discretization=h, direction="symmetrised")
-        mu_at_floor = {floor: gdp_report.mu for floor in REPORT_FLOORS}  # exactly Gaussian: one mu at every floor
+    eps_rdp, rtm_reading = None, None
+    if isinstance(mechanism, RandomizedResponse):  # an exact curve: every reading is a closed form
+        gdp_report, curve, mu_at_floor, gamma = _randomized_response(mechanism.epsilon, delta, kappa)
+        h = None
     else:
-        gdp_report, curve = _gdp_and_curve(sigma, rate, steps, delta, discretization, tail)
-        h = gdp_report.discretization
-        mu_at_floor = {floor: _gdp.alg1(curve, floor)[0] for floor in REPORT_FLOORS}
+        noise, sigma, rate, steps = mechanism.args
+        if noise == "laplace":
+            gdp_report, curve = _laplace_gdp_and_curve(sigma, steps, delta, discretization, tail)
+            mu_at_floor = {floor: _gdp.alg1(curve, floor)[0] for floor in REPORT_FLOORS}
+        elif rate == 1.0:
+            gdp_report = gdp(mechanism, delta=delta)
+            curve = pld.certified_lower_curve("gaussian", sigma, rate, steps, direction="symmetrised",
+                                              discretization=discretization or pld.default_discretization(sigma, rate,
+                                                                                                          steps))
+            mu_at_floor = {floor: gdp_report.mu for floor in REPORT_FLOORS}  # exactly Gaussian: one mu at every floor
+        else:
+            gdp_report, curve = _gdp_and_curve(sigma, rate, steps, delta, discretization, tail)
+            mu_at_floor = {floor: _gdp.alg1(curve, floor)[0] for floor in REPORT_FLOORS}
+        h = gdp_report.discretization or discretization or pld.default_discretization(sigma, rate, steps)
+        eps_rdp = calibrate.epsilon(sigma, rate, steps, delta, accountant="rdp", noise=noise)
+        gamma = rero(mechanism, kappa, discretization=rero_discretization)
+        if noise == "laplace" and rtm_dimension != 1:
+            raise ValueError(f"rtm_dimension must be 1 for Laplace noise (its RTM statistic is one-dimensional), "
+                             f"got {rtm_dimension}")
+        rtm_reading = _rtm_reading(noise, sigma, rate, steps, rtm_dimension, rtm_discretization, fpr, kappa)
     tpr, advantage, bayes = mia.membership_bounds(curve, fpr, prior)
-    eps_rdp = calibrate.epsilon(sigma, rate, steps, delta, accountant="rdp")
-    gamma = rero(mechanism, kappa, discretization=rero_discretization)
-    rtm_reading = _rtm_reading(sigma, rate, steps, rtm_dimension, rtm_discretization, fpr, kappa)
-    return Report(mechanism, delta, gdp_report.epsilon, eps_rdp if np.isfinite(eps_rdp) else None, gdp_report,
-                  mu_at_floor, fpr, tpr, advantage, prior, bayes, kappa, gamma, rtm_reading, h,
-                  time.perf_counter() - start,
-                  metadata.version("fdp"), gdp_report.warnings + gamma.warnings, curve)
+    return Report(mechanism, delta, gdp_report.epsilon, eps_rdp if eps_rdp is not None and np.isfinite(eps_rdp)
+                  else None, gdp_report, mu_at_floor, fpr, tpr, advantage, prior, bayes, kappa, gamma, rtm_reading, h,
+                  time.perf_counter() - start, metadata.version("fdp"), gdp_report.warnings + gamma.warnings, curve)
+
+
+def _laplace_gdp_and_curve(b, steps, delta, discretization, tail):
+    """The GDP report of ``steps``-fold Laplace noise (no subsampling) and its certified symmetrised curve."""
+    h = 1e-4 if discretization is None else discretization
+    curve = pld.certified_lower_curve("laplace", b, 1.0, steps, discretization=h, direction="symmetrised",
+                                      level_min=tail)
+    mu, regret, floor = _gdp.alg1(curve, tail)
+    eps = calibrate.epsilon(b, 1.0, steps, delta, discretization=h, noise="laplace")
+    warnings = () if np.isfinite(eps) else (f"epsilon at delta {delta:g} is infinite for this lattice",)
+    return GDPReport(mu, regret, floor, eps if np.isfinite(eps) else None, delta, h, "lattice", warnings), curve
+
+
+def _randomized_response(epsilon, delta, kappa):
+    """The readings of randomized response from its exact curve, the (eps, 0)-DP curve."""
+    curve = conversions.randomized_response(epsilon)
+    # eps at delta: the profile delta(e) = (e^eps - e^e) / (1 + e^eps) for e < eps, inverted
+    rest = np.exp(epsilon) - delta * (1.0 + np.exp(epsilon))
+    eps_at_delta = float(np.log(rest)) if rest > 1.0 else 0.0
+    mu = float(_gdp.mu_pure_dp(epsilon))
+    gdp_report = GDPReport(mu, _gdp.gdp_regret(curve, mu), 0.0, eps_at_delta, delta, None, "closed form")
+    gamma = _rero.gamma(curve, kappa)
+    return gdp_report, curve, {floor: _gdp.alg1(curve, floor)[0] for floor in REPORT_FLOORS}, \
+        Estimate(gamma, "closed form", True, lower=gamma, upper=gamma)
