@@ -92,6 +92,9 @@ def test_noise_for_advantage_and_tpr_against_riskcal():
     assert adv.achieved_lower <= adv.achieved <= 0.1
     assert get_advantage_for_dpsgd(adv.noise_multiplier, 0.05, 100) == pytest.approx(0.1, abs=1e-3)
     assert calibrate._risk("advantage", adv.noise_multiplier / (1 + adv.rtol), 0.05, 100, 1e-3, None, None, 1) > 0.1
+    # the exact smallest noise lies in (noise_lower, noise]: the lower bound on the risk at noise_lower misses
+    assert adv.noise_lower < adv.noise_multiplier
+    assert calibrate._risk_lower("advantage", adv.noise_lower, 0.05, 100, 1e-3, None, 1) > 0.1
     tpr = calibrate.noise_for_risk("tpr", 0.5, 0.05, 100, fpr=0.01, discretization=1e-3)
     assert tpr.achieved_lower <= tpr.achieved <= 0.5
     assert 1.0 - get_beta_for_dpsgd(tpr.noise_multiplier, 0.05, 100, alpha=0.01) == pytest.approx(0.5, abs=1e-3)
@@ -123,6 +126,7 @@ def test_noise_for_rtm_tpr_round_trip():
 
     c = calibrate.noise_for_risk("rtm_tpr", 0.05, 0.05, 100, fpr=0.01, discretization=1e-3)
     assert c.achieved_lower <= c.achieved <= 0.05 and c.achieved >= 0.05 * (1 - 1e-2)
+    assert calibrate._risk_lower("rtm_tpr", c.noise_lower, 0.05, 100, 1e-3, 0.01, 1) > 0.05
     assert calibrate._risk("rtm_tpr", c.noise_multiplier / (1 + c.rtol), 0.05, 100, 1e-3, None, 0.01, 1) > 0.05
     bracket = rtm.tensor_bracket("gaussian", c.noise_multiplier, 0.05, 100, discretization=1e-3)
     assert 1.0 - tradeoff.symmetrise(bracket.lower)(0.01) == pytest.approx(c.achieved, abs=1e-12)

@@ -211,7 +211,7 @@ class Calibration:
         The certified upper bound on the risk at ``noise_multiplier`` (at most ``value``).
     achieved_lower : float or None
         A certified lower bound on it (from the optimistic curve; None for ``"epsilon"``): the exact risk lies in
-        ``[achieved_lower, achieved]``, so the noise could be lowered only as far as that interval allows.
+        ``[achieved_lower, achieved]``.
     sampling_rate : float
     steps : int
         The steps.  From :func:`steps_for_risk`: the certified risk of ``steps`` meets the target, that of
@@ -223,6 +223,11 @@ class Calibration:
     evaluations : int
         Risk evaluations of the search.
     seconds : float
+    noise_lower : float or None
+        From :func:`noise_for_risk`: a noise whose certified *lower* bound on the risk still exceeds the target,
+        so the exact smallest noise that meets it lies in ``(noise_lower, noise_multiplier]`` -- how much the
+        noise could be lowered at most (None for ``"epsilon"``, whose lower curve is not built, and from
+        :func:`steps_for_risk`).
     """
 
     noise_multiplier: float
@@ -236,6 +241,7 @@ class Calibration:
     rtol: float
     evaluations: int
     seconds: float
+    noise_lower: float | None = None
 
 
 def _rtm_curve(noise, rate, steps, h, dimension, pessimistic):
@@ -387,9 +393,24 @@ def noise_for_risk(target: str, value: float, sampling_rate: float, steps: int, 
     noise = _shrink_bracket(lambda x: math.log(risk_at(math.exp(x)) / value), math.log(lo), math.log(hi),
                             math.log1p(rtol))
     h = spacing(noise)
-    lower = _risk_lower(target, noise, sampling_rate, steps, h, level, dimension)
-    return Calibration(noise, target, value, risk_at(noise), lower, sampling_rate, steps, h, rtol, evaluations,
-                       time.perf_counter() - start)
+
+    @functools.lru_cache(maxsize=None)
+    def lower_at(x):
+        nonlocal evaluations
+        evaluations += 1
+        return _risk_lower(target, x, sampling_rate, steps, spacing(x), level, dimension)
+
+    noise_lower = None
+    if target != "epsilon":  # the exact smallest noise lies above the last noise whose lower bound misses
+        factor = 1.0 + rtol
+        while lower_at(noise / factor) <= value:  # the lower bound meets the target: step further down
+            factor *= factor
+            if noise / factor < 1e-2:
+                break
+        else:
+            noise_lower = noise / factor
+    return Calibration(noise, target, value, risk_at(noise), lower_at(noise) if target != "epsilon" else None,
+                       sampling_rate, steps, h, rtol, evaluations, time.perf_counter() - start, noise_lower)
 
 
 def steps_for_risk(target: str, value: float, noise_multiplier: float, sampling_rate: float, *, delta: float = 1e-5,

@@ -522,7 +522,8 @@ def _calibrate(args) -> int:
             res = calibrate.noise_for_risk(target, value, q, steps, **kwargs)
         else:
             res = calibrate.steps_for_risk(target, value, noise, q, **kwargs)
-    out = {"noise_multiplier": res.noise_multiplier, "target": res.target, "value": res.value,
+    out = {"noise_multiplier": res.noise_multiplier, "noise_lower": res.noise_lower, "target": res.target,
+           "value": res.value,
            "achieved": res.achieved, "achieved_lower": res.achieved_lower, "sampling_rate": q, "steps": res.steps,
            "discretization": res.discretization, "rtol": res.rtol, "evaluations": res.evaluations,
            "seconds": res.seconds, "warnings": []}
