@@ -2,8 +2,9 @@
 #
 #   make                 create .venv, execute every notebook with papermill (NB_JOBS=2 at a time), build the HTML book
 #   make test            ruff, then the test-suite (with the doctests) without the browser check
-#   make run NB=<name> PARAMS="-p key value ..."
+#   make run NB=<name> PARAMS="-p key value ..." [SCHEDULER=tcp://host:8786]
 #                        execute one notebook with extra parameters into _build/runs/<name>.ipynb
+#                        (repetitions on that Dask cluster with SCHEDULER)
 #   make verify          compare every recorded number with the paper (fails on unexplained mismatches)
 #   make bench           run benchmarks/bench_*.py
 #   make check-book      render every page of _build/html in headless Chromium
@@ -26,7 +27,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
-EXTRAS := book,test,check
+EXTRAS := book,test,check,cluster
 comma := ,
 
 # Inputs of every notebook: the library and the values transcribed from the papers.
@@ -40,6 +41,8 @@ REPORT := book/executed/report.ipynb
 OTHERS := $(filter-out $(REPORT),$(EXECUTED))
 # Notebooks run NB_JOBS at a time (much of each runs on one core); the long ones start first.
 NB_JOBS ?= 2
+# a Dask scheduler for make run (the environment's FDP_DASK_SCHEDULER by default; empty: local cores)
+SCHEDULER ?= $(FDP_DASK_SCHEDULER)
 # Test workers of `make test` (pytest-xdist; each test file runs in one worker).
 TEST_JOBS ?= 2
 LONG_FIRST := rero_sampling_rate reconstruction_attacks rero_bounds
@@ -61,7 +64,7 @@ SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 all: book
 
 help:
-	@sed -n '3,16p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,17p' Makefile | sed 's/^# \{0,1\}//'
 
 # --- the virtual environment -------------------------------------------------------------
 # Exactly the versions of requirements.lock, each checked against its hashes (the lock is
@@ -213,7 +216,7 @@ run: | $(STAMP)
 	tmp=$(RUNS)/.$(NB_NAME).tmp.ipynb; tmpres=$(RUNS)/.$(NB_NAME).results.tmp; \
 	rm -rf $$tmpres; mkdir -p $$tmpres; \
 	printf '%s ' executing notebooks/$(NB_NAME).ipynb "$${args[@]}"; echo; \
-	if FDP_RESULTS_DIR="$(CURDIR)/$$tmpres" $(PAPERMILL) "$${args[@]}" notebooks/$(NB_NAME).ipynb $$tmp; then \
+	if FDP_RESULTS_DIR="$(CURDIR)/$$tmpres" FDP_DASK_SCHEDULER="$(SCHEDULER)" $(PAPERMILL) "$${args[@]}" notebooks/$(NB_NAME).ipynb $$tmp; then \
 		rm -f $(RUNS)/results/$(NB_NAME).json; \
 		if [ -f $$tmpres/$(NB_NAME).json ]; then mv -f $$tmpres/$(NB_NAME).json $(RUNS)/results/; fi; \
 		mv -f $$tmp $(RUNS)/$(NB_NAME).ipynb; rm -rf $$tmpres; \

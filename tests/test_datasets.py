@@ -15,6 +15,17 @@ def test_digits_unit_scale_and_seeded_subset():
     assert not np.array_equal(a.x, datasets.digits(1000, seed=4).x)
 
 
+def test_mnist_is_the_bundled_sample_scaled_to_unit():
+    full = datasets.mnist()
+    assert full.x.shape == (5000, 784) and full.x.min() == 0.0 and full.x.max() == 1.0
+    assert np.array_equal(np.bincount(full.y), np.full(10, 500))  # 500 images of each class
+    a = datasets.mnist(999, seed=1)
+    assert a.x.shape == (999, 784) and np.array_equal(a.x, datasets.mnist(999, seed=1).x)
+    assert len(np.unique(a.y)) == 10  # a random subset, not the first (sorted) rows
+    with pytest.raises(ValueError, match="n must be <= 5000"):
+        datasets.mnist(5001, seed=0)
+
+
 def test_diabetes_standardised():
     d = datasets.diabetes()
     assert d.x.shape == (442, 10)

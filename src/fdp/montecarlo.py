@@ -21,10 +21,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from joblib import Parallel, delayed
+from joblib import delayed
 from scipy.stats import norm
 
-from .parallel import chunks
+from .parallel import check_n_jobs, chunks, run
 from .privacy_loss import check_mechanism, log_ratio, subsampled
 from .validation import (
     ResourceLimitError,
@@ -121,12 +121,6 @@ def _check_setup(noise_multiplier, sampling_rate, steps, samples, mechanism):
     return noise_multiplier, sampling_rate, steps, samples
 
 
-def _check_n_jobs(n_jobs) -> int:
-    if isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0 or n_jobs < -1:
-        raise ValueError(f"n_jobs must be an integer >= 1 or -1 (all cores), got {n_jobs!r}")
-    return int(n_jobs)
-
-
 def check_samples_for_kappa(samples: int, kappa, name: str = "samples") -> None:
     """ValueError unless ``kappa * samples >= MIN_KEPT`` for every kappa (Algorithm 1 keeps ``ceil(kappa N)``).
 
@@ -212,10 +206,9 @@ def sgm_log_likelihood_ratios(
     seed = check_seed("seed", seed)
     chunk = check_positive_int("chunk", chunk)
     block = check_positive_int("block", block)
-    n_jobs = _check_n_jobs(n_jobs)
-    parts = Parallel(n_jobs=n_jobs)(
-        delayed(_log_ratio_chunk)(noise_multiplier, sampling_rate, steps, s, block, ss, mechanism) for s, ss in chunks(samples, chunk, seed)
-    )
+    n_jobs = check_n_jobs(n_jobs)
+    parts = run((delayed(_log_ratio_chunk)(noise_multiplier, sampling_rate, steps, s, block, ss, mechanism)
+                 for s, ss in chunks(samples, chunk, seed)), n_jobs)
     return np.concatenate(parts)
 
 

@@ -1,10 +1,15 @@
-"""Independent repetitions split into chunks, each with its own random stream.
+"""Independent repetitions split into chunks, each with its own random stream, run locally or on a cluster.
 
 A Monte-Carlo sample, a batch of reconstruction games or of training runs is cut into chunks of
 at most ``chunk`` repetitions; chunk ``i`` draws from the ``i``-th child of
 ``numpy.random.SeedSequence(seed)`` (:meth:`~numpy.random.SeedSequence.spawn`).  The streams depend
 on the seed and the chunk size only, never on how many joblib workers (or which backend) run the
 chunks, so a result is the same on one core and on many.
+
+:func:`run` executes the chunks: on ``n_jobs`` local joblib workers, or, when the environment variable
+``FDP_DASK_SCHEDULER`` holds a scheduler address (``tcp://host:8786``), on that Dask cluster through
+joblib's Dask backend (the optional ``cluster`` extra: dask and distributed).  Results come back in
+task order either way.
 
 Examples
 --------
@@ -14,9 +19,18 @@ Examples
 
 from __future__ import annotations
 
-import numpy as np
+import functools
+import os
+from collections.abc import Iterable
 
-__all__ = ["seed_sequence", "chunks"]
+import numpy as np
+from joblib import Parallel, parallel_config
+from tqdm import tqdm
+
+__all__ = ["seed_sequence", "chunks", "SCHEDULER_ENV", "check_n_jobs", "run"]
+
+#: The environment variable naming a Dask scheduler (``tcp://host:port``); unset or empty: local cores.
+SCHEDULER_ENV = "FDP_DASK_SCHEDULER"
 
 
 def seed_sequence(seed) -> np.random.SeedSequence:
@@ -61,3 +75,76 @@ def chunks(total: int, chunk: int, seed) -> list[tuple[int, np.random.SeedSequen
     """
     sizes = [min(chunk, total - start) for start in range(0, total, chunk)]
     return list(zip(sizes, seed_sequence(seed).spawn(len(sizes))))
+
+
+def check_n_jobs(n_jobs) -> int:
+    """``n_jobs`` checked: an integer >= 1, or -1 for all local cores.
+
+    Parameters
+    ----------
+    n_jobs : int
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> check_n_jobs(2)
+    2
+    """
+    if isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0 or n_jobs < -1:
+        raise ValueError(f"n_jobs must be an integer >= 1 or -1 (all cores), got {n_jobs!r}")
+    return int(n_jobs)
+
+
+@functools.lru_cache(maxsize=4)
+def _client(address: str):
+    """One Dask client per scheduler address, kept for the process (connecting costs a round trip)."""
+    try:
+        from distributed import Client
+    except ImportError:
+        raise ValueError(f"{SCHEDULER_ENV}={address!r} needs dask and distributed: pip install -e '.[cluster]'") from None
+    try:
+        return Client(address, timeout="10s", set_as_default=False)
+    except OSError as exc:
+        raise ValueError(f"{SCHEDULER_ENV}: no Dask scheduler answers at {address!r} ({exc})") from None
+
+
+def run(tasks: Iterable, n_jobs: int = 1, *, total: int | None = None, progress: bool = False, desc: str = "") -> list:
+    """The results of joblib ``delayed`` tasks, in order: on ``n_jobs`` local workers or on a Dask cluster.
+
+    With :data:`SCHEDULER_ENV` set to a scheduler address the tasks go to that cluster (all of its
+    workers; ``n_jobs`` is ignored); otherwise to ``n_jobs`` local processes (1: in this process).
+
+    Parameters
+    ----------
+    tasks : iterable of joblib delayed calls
+    n_jobs : int, default 1
+        Local workers, >= 1 or -1 (all cores).
+    total : int, optional
+        Number of tasks, for the progress bar.
+    progress : bool, default False
+        Show a tqdm bar.
+    desc : str
+        The bar's label.
+
+    Returns
+    -------
+    list
+
+    Examples
+    --------
+    >>> from joblib import delayed
+    >>> run((delayed(pow)(k, 2) for k in range(4)), n_jobs=1)
+    [0, 1, 4, 9]
+    """
+    n_jobs = check_n_jobs(n_jobs)
+    address = os.environ.get(SCHEDULER_ENV, "").strip()
+    if address:
+        client = _client(address)
+        with parallel_config(backend="dask", client=client):
+            results = Parallel(n_jobs=-1, return_as="generator")(tasks)
+            return list(tqdm(results, total=total, disable=not progress, desc=desc))
+    results = Parallel(n_jobs=n_jobs, return_as="generator")(tasks)
+    return list(tqdm(results, total=total, disable=not progress, desc=desc))

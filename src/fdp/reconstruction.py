@@ -19,11 +19,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from joblib import Parallel, delayed
-from tqdm import tqdm
+from joblib import delayed
 
 from . import attacks, dpsgd
-from .parallel import chunks, seed_sequence
+from .parallel import chunks, run, seed_sequence
 from .validation import check_positive, check_positive_int, check_sampling_rate
 
 __all__ = ["ATTACKS", "GameResult", "prior_game", "gradient_reconstructions", "nearest_prior_success"]
@@ -181,8 +180,7 @@ def prior_game(
     parts = chunks(trials, chunk, seed)
     counts = [r for r, _ in parts]
     tasks = (delayed(_game_chunk)(xk, yk, xp, yp, r, sizes, train_kw, s) for r, s in parts)
-    out = list(tqdm(Parallel(n_jobs=n_jobs, return_as="generator")(tasks), total=len(counts),
-                    disable=not progress, desc=f"games (noise multiplier {noise_multiplier:.3g})"))
+    out = run(tasks, n_jobs, total=len(counts), progress=progress, desc=f"games (noise multiplier {noise_multiplier:.3g})")
     w = np.array(counts, dtype=float) / trials
     return GameResult(
         success={k: np.concatenate([o[0][k] for o in out]) for k in ATTACKS},
@@ -262,8 +260,7 @@ def gradient_reconstructions(
     seeds = attack_seed.spawn(len(xt))
     tasks = (delayed(_attack_one)(model, trace.params[:, r], residual[:, r], y_targets[r], clip_norm, kw, seeds[r])
              for r in range(len(xt)))
-    out = list(tqdm(Parallel(n_jobs=n_jobs, return_as="generator")(tasks), total=len(xt), disable=not progress,
-                    desc="gradient attacks"))
+    out = run(tasks, n_jobs, total=len(xt), progress=progress, desc="gradient attacks")
     return np.array(out)
 
 

@@ -22,11 +22,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from joblib import Parallel, delayed
+from joblib import delayed
 from scipy.optimize import brentq
 from scipy.special import logsumexp, xlogy
 
-from .parallel import chunks
+from .parallel import chunks, run
 from .tradeoff import TradeOffCurve
 from .validation import (
     check_array_in,
@@ -383,7 +383,7 @@ def guo_mutual_information_mc(
     n = _prior_size(prior_size)
     samples = check_positive_int("samples", samples)
     chunk = check_positive_int("chunk", chunk)
-    parts = Parallel(n_jobs=n_jobs)(delayed(_mi_chunk)(noise_multiplier, n, s, ss) for s, ss in chunks(samples, chunk, seed))
+    parts = run((delayed(_mi_chunk)(noise_multiplier, n, s, ss) for s, ss in chunks(samples, chunk, seed)), n_jobs)
     total = sum(p[0] for p in parts)
     total_sq = sum(p[1] for p in parts)
     mean = total / samples

@@ -1,0 +1,61 @@
+"""fdp.parallel.run: local joblib workers or a Dask cluster named by FDP_DASK_SCHEDULER, with the same bits."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from joblib import delayed
+
+from fdp import datasets, gdp, montecarlo, parallel, reconstruction
+
+
+def test_run_keeps_task_order_and_checks_n_jobs():
+    assert parallel.run((delayed(divmod)(k, 3) for k in range(7)), n_jobs=2) == [divmod(k, 3) for k in range(7)]
+    for bad in (0, -2, 1.5, True, "2"):
+        with pytest.raises(ValueError, match="n_jobs"):
+            parallel.run([], n_jobs=bad)
+
+
+def test_an_unreachable_scheduler_is_a_clear_error(monkeypatch):
+    pytest.importorskip("distributed")
+    parallel._client.cache_clear()
+    monkeypatch.setenv(parallel.SCHEDULER_ENV, "tcp://127.0.0.1:9")  # the discard port: nobody listens
+    with pytest.raises(ValueError, match=parallel.SCHEDULER_ENV):
+        parallel.run((delayed(abs)(k) for k in range(2)))
+    parallel._client.cache_clear()
+
+
+@pytest.mark.slow
+def test_a_dask_cluster_gives_the_bits_of_the_local_run(monkeypatch):
+    """A real LocalCluster (2 worker processes): a Monte-Carlo sample, a small reconstruction prior game and a mu*
+    grid come back byte-identical to the local run (each chunk's stream depends on the seed and the chunk size only)."""
+    distributed = pytest.importorskip("distributed")
+    data = datasets.digits()
+    perm = np.random.default_rng(0).permutation(len(data.y))
+    known, pool = perm[:64], perm[999:1199]
+
+    def work():
+        lr = montecarlo.sgm_log_likelihood_ratios(1.0, 0.5, 4, 4_000, seed=2, chunk=1_000, n_jobs=2)
+        game = reconstruction.prior_game(data.x[known], data.y[known], data.x[pool], data.y[pool], prior_sizes=[2, 8],
+                                         trials=40, noise_multiplier=1.0, clip_norm=0.1, steps=5, lr=3.0, seed=3,
+                                         chunk=10, n_jobs=2)
+        mu, regret = gdp.mu_and_regret_dpsgd_grid([2.0, 4.0], [0.05], [50], discretization=1e-3, n_jobs=2)
+        return lr, game, mu, regret
+
+    monkeypatch.delenv(parallel.SCHEDULER_ENV, raising=False)
+    local = work()
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        monkeypatch.setenv(parallel.SCHEDULER_ENV, cluster.scheduler_address)
+        try:
+            remote = work()
+            seen = parallel._client(cluster.scheduler_address).run(lambda: 1)  # the cluster has its two workers
+        finally:
+            parallel._client(cluster.scheduler_address).close()
+            parallel._client.cache_clear()
+    assert len(seen) == 2
+    np.testing.assert_array_equal(local[0], remote[0])
+    for attack in reconstruction.ATTACKS:
+        np.testing.assert_array_equal(local[1].success[attack], remote[1].success[attack])
+    assert local[1].accuracy == remote[1].accuracy
+    np.testing.assert_array_equal(local[2], remote[2])
+    np.testing.assert_array_equal(local[3], remote[3])
