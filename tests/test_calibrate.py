@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import norm
 
-from fdp import calibrate, tradeoff
+from fdp import calibrate, gdp, tradeoff
 
 
 def gaussian_delta(eps, mu):
@@ -134,6 +134,18 @@ def test_noise_for_rtm_tpr_round_trip():
     assert c.noise_multiplier < dp.noise_multiplier
     wide = calibrate.noise_for_risk("rtm_tpr", 0.05, 0.05, 100, fpr=0.01, discretization=1e-3, dimension=10)
     assert wide.noise_multiplier < c.noise_multiplier
+
+
+def test_noise_for_epsilon_brackets_the_exact_smallest_noise():
+    """The epsilon target: the PLD accountant's pessimistic eps meets the target at the noise found, its optimistic
+    eps (a dominated pair) lies below it, and at noise_lower the optimistic eps still misses, so the exact smallest
+    noise lies in (noise_lower, noise]; full batches against the closed form of the Gaussian mechanism."""
+    c = calibrate.noise_for_risk("epsilon", 2.0, 0.05, 100, delta=1e-5, discretization=1e-3)
+    assert c.achieved_lower <= c.achieved <= 2.0 and c.noise_lower < c.noise_multiplier
+    assert calibrate._risk_lower("epsilon", c.noise_lower, 0.05, 100, 1e-3, None, 1, 1e-5) > 2.0
+    full = calibrate.noise_for_risk("epsilon", 1.0, 1.0, 4, delta=1e-5, discretization=1e-3)
+    exact = 2.0 / gdp.mu_from_eps_delta(1.0, 1e-5)  # 4 full-batch steps: sqrt(4) / sigma-GDP
+    assert full.noise_lower < exact <= full.noise_multiplier * (1 + 1e-9)
 
 
 def test_steps_for_risk_is_the_last_step_that_meets_the_target():

@@ -210,8 +210,8 @@ class Calibration:
     achieved : float
         The certified upper bound on the risk at ``noise_multiplier`` (at most ``value``).
     achieved_lower : float or None
-        A certified lower bound on it (from the optimistic curve; None for ``"epsilon"``): the exact risk lies in
-        ``[achieved_lower, achieved]``.
+        A lower bound on it (from the optimistic curve; for ``"epsilon"``, from ``dp_accounting``'s optimistic
+        PLD): the exact risk lies in ``[achieved_lower, achieved]``.
     sampling_rate : float
     steps : int
         The steps.  From :func:`steps_for_risk`: the certified risk of ``steps`` meets the target, that of
@@ -226,8 +226,8 @@ class Calibration:
     noise_lower : float or None
         From :func:`noise_for_risk`: a noise whose certified *lower* bound on the risk still exceeds the target,
         so the exact smallest noise that meets it lies in ``(noise_lower, noise_multiplier]`` -- how much the
-        noise could be lowered at most (None for ``"epsilon"``, whose lower curve is not built, and from
-        :func:`steps_for_risk`).
+        noise could be lowered at most (None from :func:`steps_for_risk`, or when even the noise 1e-2 is not
+        excluded).
     """
 
     noise_multiplier: float
@@ -266,10 +266,11 @@ def _risk(target, noise, rate, steps, h, delta, level, dimension):
     return advantage if target == "advantage" else float(tpr[0])
 
 
-def _risk_lower(target, noise, rate, steps, h, level, dimension):
-    """A certified lower bound on the risk at ``noise``, from the bracket's optimistic curve (None for epsilon)."""
-    if target == "epsilon":
-        return None
+def _risk_lower(target, noise, rate, steps, h, level, dimension, delta=None):
+    """A lower bound on the risk at ``noise``: from the bracket's optimistic curve, for epsilon from the optimistic PLD."""
+    if target == "epsilon":  # losses rounded down (first order in steps * h: ten times finer), a dominated pair
+        dist = pld.mechanism_pld("gaussian", noise, rate, steps, discretization=h / 10, pessimistic=False)
+        return float(dist.get_epsilon_for_delta(delta))
     if target == "rtm_tpr":  # the optimistic RTM lattice is first order in steps * h: ten times finer
         above = _rtm_curve(noise, rate, steps, h / 10, dimension, False)
         return float(mia.membership_bounds(above, [level], [0.5])[0][0])
@@ -398,19 +399,19 @@ def noise_for_risk(target: str, value: float, sampling_rate: float, steps: int, 
     def lower_at(x):
         nonlocal evaluations
         evaluations += 1
-        return _risk_lower(target, x, sampling_rate, steps, spacing(x), level, dimension)
+        return _risk_lower(target, x, sampling_rate, steps, spacing(x), level, dimension, delta)
 
-    noise_lower = None
-    if target != "epsilon":  # the exact smallest noise lies above the last noise whose lower bound misses
-        factor = 1.0 + rtol
-        while lower_at(noise / factor) <= value:  # the lower bound meets the target: step further down
-            factor *= factor
-            if noise / factor < 1e-2:
-                break
-        else:
-            noise_lower = noise / factor
-    return Calibration(noise, target, value, risk_at(noise), lower_at(noise) if target != "epsilon" else None,
-                       sampling_rate, steps, h, rtol, evaluations, time.perf_counter() - start, noise_lower)
+    # the exact risk is at least the lower bound and falls as the noise grows: every noise at or below one whose
+    # lower bound misses the target misses it too, so the exact smallest noise lies above that one
+    noise_lower, factor = None, 1.0 + rtol
+    while lower_at(noise / factor) <= value:  # the lower bound meets the target: step further down
+        factor *= factor
+        if noise / factor < 1e-2:
+            break
+    else:
+        noise_lower = noise / factor
+    return Calibration(noise, target, value, risk_at(noise), lower_at(noise), sampling_rate, steps, h, rtol,
+                       evaluations, time.perf_counter() - start, noise_lower)
 
 
 def steps_for_risk(target: str, value: float, noise_multiplier: float, sampling_rate: float, *, delta: float = 1e-5,
@@ -473,6 +474,6 @@ def steps_for_risk(target: str, value: float, noise_multiplier: float, sampling_
         mid = (good + bad) // 2
         good, bad = (mid, bad) if risk_at(mid) <= value else (good, mid)
     h = _spacing(target, discretization, noise, sampling_rate, good)
-    lower = _risk_lower(target, noise, sampling_rate, good, h, level, dimension)
+    lower = _risk_lower(target, noise, sampling_rate, good, h, level, dimension, delta)
     return Calibration(noise, target, value, risk_at(good), lower, sampling_rate, good, h, 0.0,
                        risk_at.cache_info().misses, time.perf_counter() - start)

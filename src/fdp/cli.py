@@ -144,8 +144,9 @@ def _build_parser() -> argparse.ArgumentParser:
         "target: --epsilon (at --delta, PLD accountant), --mu (certified mu*), "
         "--advantage or --tpr-at-fpr TPR FPR (membership inference, upper bounds), --rero GAMMA --kappa K (upper end "
         "of the certified ReRo bracket), --rtm-tpr-at-fpr TPR FPR (membership TPR of the relaxed-threat-model "
-        "adversary, release of dimension --rtm-dimension). Prints the noise, the certified risk it reaches and a "
-        "certified lower bound on that risk.",
+        "adversary, release of dimension --rtm-dimension). Prints the noise, the certified risk it reaches, a lower "
+        "bound on that risk from the optimistic curve and noise_lower: the exact smallest noise lies in "
+        "(noise_lower, noise].",
     )
     c.add_argument("--sampling-rate", type=float, help="Poisson sampling rate in (0, 1] (default 1)")
     c.add_argument("--steps", type=int, help="number of DP-SGD steps, >= 1 (the noise multiplier is searched)")
