@@ -148,6 +148,21 @@ def test_noise_for_epsilon_brackets_the_exact_smallest_noise():
     assert full.noise_lower < exact <= full.noise_multiplier * (1 + 1e-9)
 
 
+def test_a_lower_side_that_does_not_fit_leaves_the_answer_and_drops_the_lower_bound(monkeypatch):
+    """The optimistic side is ten times finer for epsilon and the RTM and can exceed the lattice limits after the
+    search has found its noise: the answer stands, with achieved_lower and noise_lower None."""
+    from fdp.validation import ResourceLimitError
+
+    def too_big(*args, **kwargs):
+        raise ResourceLimitError("discretization: too many points")
+
+    monkeypatch.setattr(calibrate, "_risk_lower", too_big)
+    c = calibrate.noise_for_risk("advantage", 0.1, 0.05, 100, discretization=1e-3)
+    assert c.achieved <= 0.1 and c.achieved_lower is None and c.noise_lower is None
+    s = calibrate.steps_for_risk("advantage", 0.1, 2.0, 0.05, discretization=1e-3)
+    assert s.achieved <= 0.1 and s.achieved_lower is None
+
+
 def test_steps_for_risk_is_the_last_step_that_meets_the_target():
     """The dual search: the certified risk of the steps found meets the target and one more step misses it; with full
     batches mu* = sqrt(T) / sigma, so mu* <= 1.01 at sigma 2 allows exactly 4 steps; noise_for_risk at the steps found

@@ -173,6 +173,10 @@ def test_report_rtm_reading_brackets_the_closed_form_and_stays_below_dp():
                              rtm_dimension=d) for d in (1, 20))
     assert np.all(one.rtm.tpr_upper <= one.tpr) and one.rtm.advantage_upper <= one.advantage
     assert np.all(many.rtm.tpr_upper < one.rtm.tpr_upper) and np.all(many.rtm.gamma_upper < one.rtm.gamma_upper)
+    assert not any("RTM bracket" in w for w in r.warnings)  # narrow: no warning
+    coarse = risk.report(dpsgd(2.0, 0.05, 2000), discretization=1e-3, rero_discretization=1e-3,
+                         rtm_discretization=1e-2, fpr=[1e-3], kappa=[1e-3], prior=[0.5])
+    assert any("RTM bracket" in w for w in coarse.warnings)  # a coarse optimistic lattice is flagged
     data = one.to_dict()["rtm"]
     assert data["dimension"] == 1 and data["tpr_upper"] == one.rtm.tpr_upper.tolist()
     assert "## Relaxed threat model" in one.to_markdown()
@@ -195,6 +199,9 @@ def test_report_of_randomized_response_is_its_closed_forms():
     assert r.epsilon_rdp is None and r.rtm is None and r.discretization is None
     assert r.to_dict()["rtm"] is None and "| exact |" in r.to_markdown() and "Relaxed" not in r.to_markdown()
     assert len(r.figure().axes) == 4
+    assert risk.report(RandomizedResponse(700.0), delta=1e-5).epsilon_pld == pytest.approx(700.0, abs=1e-4)
+    with pytest.raises(ValueError, match="epsilon"):
+        RandomizedResponse(800.0)
 
 
 def test_report_of_one_laplace_step_brackets_the_closed_forms():

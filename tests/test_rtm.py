@@ -665,3 +665,15 @@ def test_printed_forms_of_the_errata():
         rtm.laplace(1.0, branch="x")
     with pytest.raises(ValueError, match="form"):
         rtm.asymptotic(1.0, form="x")
+
+
+@pytest.mark.parametrize("d, sigma", [(2, 2.0), (50, 1.0), (300, 20.0), (1000, 20.0)])
+def test_tensor_bracket_holds_in_high_dimension(d, sigma):
+    """One full-batch step in dimension d: the exact RTM ReRo bound is the non-central chi-square tail at the
+    chi-square quantile (Thm. 2); the bracket contains it, also where the Bessel form of the likelihood ratio
+    underflows (large d, moderate radius: there 0F1 is evaluated directly)."""
+    kappa = np.array([1e-3, 0.1, 0.5])
+    exact = ncx2.sf(chi2.isf(kappa, d), d, 1.0 / sigma**2)
+    low, up = rtm.tensor_bracket("gaussian", sigma, 1.0, 1, d).gamma(kappa)
+    assert np.all(low <= exact + 1e-12) and np.all(exact <= up + 1e-12)
+    assert np.all(up - low <= 1e-4 * exact)

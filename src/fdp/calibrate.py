@@ -21,6 +21,7 @@ from dp_accounting.rdp import rdp_privacy_accountant
 from . import gdp, mia, pld, rtm, tradeoff
 from .privacy_loss import check_mechanism
 from .validation import (
+    ResourceLimitError,
     check_open_unit,
     check_positive,
     check_positive_int,
@@ -224,7 +225,7 @@ class Calibration:
         Risk evaluations of the search.
     seconds : float
     noise_lower : float or None
-        From :func:`noise_for_risk`: a noise whose certified *lower* bound on the risk still exceeds the target,
+        From :func:`noise_for_risk`: a noise whose *lower* bound on the risk still exceeds the target,
         so the exact smallest noise that meets it lies in ``(noise_lower, noise_multiplier]`` -- how much the
         noise could be lowered at most (None from :func:`steps_for_risk`, or when even the noise 1e-2 is not
         excluded).
@@ -323,7 +324,9 @@ def noise_for_risk(target: str, value: float, sampling_rate: float, steps: int, 
     TPR at ``fpr`` of the relaxed-threat-model adversary from the pessimistic RTM lattice
     (``"rtm_tpr"``, :func:`fdp.rtm.tensor_composition` in dimension ``dimension``, symmetrised); each
     falls as the noise grows, and the search (false position in log noise) keeps a noise that meets the target
-    and one that does not.  The answer also carries a certified lower bound on the risk it reaches.
+    and one that does not.  The answer also carries a lower bound on the risk it reaches (from the optimistic
+    curve) and ``noise_lower``; where the optimistic side cannot be built (it is ten times finer for epsilon and
+    the RTM, and may exceed the lattice limits) both are None.
 
     Parameters
     ----------
@@ -399,17 +402,24 @@ def noise_for_risk(target: str, value: float, sampling_rate: float, steps: int, 
     def lower_at(x):
         nonlocal evaluations
         evaluations += 1
-        return _risk_lower(target, x, sampling_rate, steps, spacing(x), level, dimension, delta)
+        try:
+            return _risk_lower(target, x, sampling_rate, steps, spacing(x), level, dimension, delta)
+        except ResourceLimitError:  # the finer optimistic lattice does not fit: no lower bound there
+            return None
 
     # the exact risk is at least the lower bound and falls as the noise grows: every noise at or below one whose
     # lower bound misses the target misses it too, so the exact smallest noise lies above that one
     noise_lower, factor = None, 1.0 + rtol
-    while lower_at(noise / factor) <= value:  # the lower bound meets the target: step further down
-        factor *= factor
+    while lower_at(noise) is not None:
+        low = lower_at(noise / factor)
+        if low is None:
+            break
+        if low > value:
+            noise_lower = noise / factor
+            break
+        factor *= factor  # the lower bound meets the target: step further down
         if noise / factor < 1e-2:
             break
-    else:
-        noise_lower = noise / factor
     return Calibration(noise, target, value, risk_at(noise), lower_at(noise), sampling_rate, steps, h, rtol,
                        evaluations, time.perf_counter() - start, noise_lower)
 
@@ -421,7 +431,8 @@ def steps_for_risk(target: str, value: float, noise_multiplier: float, sampling_
 
     The dual of :func:`noise_for_risk` (same targets, same pessimistic readings): every risk grows with the
     number of steps, so doubling from one step brackets the answer and bisection on the integers finds it
-    exactly.  The answer also carries a certified lower bound on the risk it reaches.
+    exactly.  The answer also carries a lower bound on the risk it reaches (None where the optimistic side
+    cannot be built).
 
     Parameters
     ----------
@@ -474,6 +485,9 @@ def steps_for_risk(target: str, value: float, noise_multiplier: float, sampling_
         mid = (good + bad) // 2
         good, bad = (mid, bad) if risk_at(mid) <= value else (good, mid)
     h = _spacing(target, discretization, noise, sampling_rate, good)
-    lower = _risk_lower(target, noise, sampling_rate, good, h, level, dimension, delta)
+    try:
+        lower = _risk_lower(target, noise, sampling_rate, good, h, level, dimension, delta)
+    except ResourceLimitError:  # the finer optimistic lattice does not fit
+        lower = None
     return Calibration(noise, target, value, risk_at(good), lower, sampling_rate, good, h, 0.0,
-                       risk_at.cache_info().misses, time.perf_counter() - start)
+                       risk_at.cache_info().misses + 1, time.perf_counter() - start)

@@ -425,8 +425,10 @@ def _report(args) -> int:
     if kind == "randomized-response":
         _forbid(args, ("noise_multiplier", "sampling_rate", "steps", "discretization", "rtm_dimension"),
                 "to --mechanism randomized-response")
-        mechanism = RandomizedResponse(check_positive("--epsilon", _require(args, "epsilon",
-                                                                            "with --mechanism randomized-response")))
+        eps = check_positive("--epsilon", _require(args, "epsilon", "with --mechanism randomized-response"))
+        with _flags("--epsilon"):
+            mechanism = RandomizedResponse(eps)
+        flags = "--epsilon"
     else:
         _forbid(args, ("epsilon",), f"to --mechanism {kind} (it is randomized response's parameter)")
         s = check_positive("--noise-multiplier", _require(args, "noise_multiplier", f"with --mechanism {kind}"))
@@ -438,6 +440,7 @@ def _report(args) -> int:
             _forbid(args, ("rtm_dimension",), "to --mechanism laplace (its RTM statistic is one-dimensional)")
         steps = _int_at_least("--steps", 1 if args.steps is None else args.steps, 1)
         mechanism = Mechanism(kind, s, q, steps)
+        flags = "--noise-multiplier, --sampling-rate, --steps, --discretization, --rtm-dimension"
     delta = check_open_unit("--delta", 1e-5 if args.delta is None else args.delta)
     kappa = check_array_in("--kappa", risk.REPORT_KAPPA if args.kappa is None else args.kappa, 0.0, 1.0, open_low=True,
                            open_high=True)
@@ -449,7 +452,7 @@ def _report(args) -> int:
     dimension = _int_at_least("--rtm-dimension", 1 if args.rtm_dimension is None else args.rtm_dimension, 1)
     if args.figure is not None and not args.figure.lower().endswith((".png", ".svg")):
         raise ValueError(f"--figure must name a .png or .svg file, got {args.figure!r}")
-    with _flags("--noise-multiplier, --sampling-rate, --steps, --discretization"):  # guards run first
+    with _flags(flags):  # guards run first
         report = risk.report(mechanism, delta=delta, kappa=kappa, fpr=fpr, prior=prior,
                              discretization=args.discretization, rtm_dimension=dimension)
     out = report.to_dict()

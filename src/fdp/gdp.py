@@ -68,7 +68,7 @@ import numpy as np
 from joblib import delayed
 from scipy.special import log_ndtr, ndtr, ndtri, ndtri_exp
 
-from .parallel import run
+from .parallel import check_n_jobs, run
 from .pld import certified_lower_curve, default_discretization, dpsgd_pld, tradeoff_curve
 from .privacy_loss import Mechanism
 from .roots import bisect_increasing
@@ -940,7 +940,7 @@ def mu_and_regret_dpsgd_grid(
     s = [check_positive("noise_multipliers", v) for v in np.atleast_1d(noise_multipliers).tolist()]
     q = [check_sampling_rate("sampling_rates", v) for v in np.atleast_1d(sampling_rates).tolist()]
     t = [check_positive_int("steps", v) for v in np.atleast_1d(steps).tolist()]
-    n_jobs = check_positive_int("n_jobs", n_jobs)
+    n_jobs = check_n_jobs(n_jobs)
     points = [(a, c, b) for a in s for b in t for c in q]
     with warnings.catch_warnings():
         # loky replaces a worker whose memory grew by 300 MB (freed lattices stay with the process) and

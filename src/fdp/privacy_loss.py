@@ -181,7 +181,7 @@ class RandomizedResponse:
     Parameters
     ----------
     epsilon : float
-        > 0.
+        In (0, 700] (beyond, e^eps overflows).
 
     Examples
     --------
@@ -192,7 +192,10 @@ class RandomizedResponse:
     epsilon: float
 
     def __post_init__(self):
-        object.__setattr__(self, "epsilon", check_positive("epsilon", self.epsilon))
+        epsilon = check_positive("epsilon", self.epsilon)
+        if epsilon > 700.0:
+            raise ValueError(f"epsilon must be at most 700 (e^epsilon overflows beyond), got {epsilon!r}")
+        object.__setattr__(self, "epsilon", epsilon)
 
     def __str__(self) -> str:
         return f"randomized response, epsilon {self.epsilon:g}"

@@ -22,7 +22,7 @@ import numpy as np
 from joblib import delayed
 
 from . import attacks, dpsgd
-from .parallel import chunks, run, seed_sequence
+from .parallel import check_n_jobs, chunks, run, seed_sequence
 from .validation import check_positive, check_positive_int, check_sampling_rate
 
 __all__ = ["ATTACKS", "GameResult", "prior_game", "gradient_reconstructions", "nearest_prior_success"]
@@ -172,7 +172,7 @@ def prior_game(
         raise ValueError(f"prior_sizes must lie between 2 and the pool size {len(xp)}, got {prior_sizes}")
     trials = check_positive_int("trials", trials)
     chunk = check_positive_int("chunk", chunk)
-    n_jobs = check_positive_int("n_jobs", n_jobs)
+    n_jobs = check_n_jobs(n_jobs)
     train_kw = dict(noise_multiplier=check_positive("noise_multiplier", noise_multiplier),
                     clip_norm=check_positive("clip_norm", clip_norm), steps=check_positive_int("steps", steps),
                     lr=check_positive("lr", lr), sampling_rate=check_sampling_rate("sampling_rate", sampling_rate),
@@ -250,7 +250,7 @@ def gradient_reconstructions(
     xt = np.asarray(x_targets, dtype=np.float64)
     if xt.ndim != 2:
         raise ValueError(f"x_targets must be (R, d), got shape {xt.shape}")
-    n_jobs = check_positive_int("n_jobs", n_jobs)
+    n_jobs = check_n_jobs(n_jobs)
     train_seed, attack_seed = seed_sequence(seed).spawn(2)
     trace = dpsgd.train(x_known, y_known, xt, y_targets, noise_multiplier=noise_multiplier, clip_norm=clip_norm, steps=steps, lr=lr,
                         hidden=hidden, seed=np.random.default_rng(train_seed), record=True)

@@ -296,7 +296,9 @@ class RTMReading:
     discretization : float
         Spacing of the pessimistic lattice.
     tpr_lower, tpr_upper : numpy.ndarray
-        Bracket of the best RTM membership test's true-positive rate at each of the report's FPRs.
+        Bracket of the RTM membership bound ``1 - J(FPR)`` at each of the report's FPRs, ``J`` the symmetrised
+        RTM curve: ``tpr_upper`` bounds the TPR of every RTM membership test (of either direction);
+        ``tpr_lower`` bounds the bound from below, not the power of a particular test.
     advantage_upper : float
         Upper bound on the RTM membership advantage.
     gamma_lower, gamma_upper : numpy.ndarray
@@ -505,7 +507,7 @@ class Report:
             f"## Relaxed threat model (adversary without the target record, d = {r.dimension})", "",
             "The adversary knows the data set but not the target record and tests the magnitude of each release "
             "(Kaissis et al. 2023, RTM; tensor reading).", "",
-            "| FPR | RTM TPR |", "| --- | --- |",
+            "| FPR | RTM TPR bound 1 - J(FPR) |", "| --- | --- |",
             *[f"| {a:g} | [{lo:.4g}, {up:.4g}] |" for a, lo, up in zip(self.fpr, r.tpr_lower, r.tpr_upper)], "",
             "| prior kappa | RTM gamma |", "| --- | --- |",
             *[f"| {k:g} | [{lo:.4g}, {up:.4g}] |" for k, lo, up in zip(self.kappa, r.gamma_lower, r.gamma_upper)], "",
@@ -600,6 +602,9 @@ def report(mechanism: Mechanism | RandomizedResponse, *, delta: float = 1e-5, ka
     rero_discretization = check_positive("rero_discretization", rero_discretization)
     rtm_dimension = check_positive_int("rtm_dimension", rtm_dimension)
     rtm_discretization = check_positive("rtm_discretization", rtm_discretization)
+    if isinstance(mechanism, Mechanism) and mechanism.noise == "laplace" and rtm_dimension != 1:
+        raise ValueError(f"rtm_dimension must be 1 for Laplace noise (its RTM statistic is one-dimensional), "
+                         f"got {rtm_dimension}")
     if discretization is not None:
         check_positive("discretization", discretization)
     tail = _gdp.DPSGD_TAIL
@@ -624,14 +629,18 @@ def report(mechanism: Mechanism | RandomizedResponse, *, delta: float = 1e-5, ka
         h = gdp_report.discretization or discretization or pld.default_discretization(sigma, rate, steps)
         eps_rdp = calibrate.epsilon(sigma, rate, steps, delta, accountant="rdp", noise=noise)
         gamma = rero(mechanism, kappa, discretization=rero_discretization)
-        if noise == "laplace" and rtm_dimension != 1:
-            raise ValueError(f"rtm_dimension must be 1 for Laplace noise (its RTM statistic is one-dimensional), "
-                             f"got {rtm_dimension}")
         rtm_reading = _rtm_reading(noise, sigma, rate, steps, rtm_dimension, rtm_discretization, fpr, kappa)
     tpr, advantage, bayes = mia.membership_bounds(curve, fpr, prior)
+    warnings = gdp_report.warnings + gamma.warnings
+    if rtm_reading is not None:
+        both = np.r_[rtm_reading.tpr_upper, rtm_reading.gamma_upper]
+        width = float(np.max((both - np.r_[rtm_reading.tpr_lower, rtm_reading.gamma_lower]) / both))
+        if width > WARN_RELATIVE:
+            warnings += (f"the RTM bracket is up to {100 * width:.3g} % wide (its optimistic lattice is first "
+                         "order in steps x spacing); the RTM numbers reported are its upper ends",)
     return Report(mechanism, delta, gdp_report.epsilon, eps_rdp if eps_rdp is not None and np.isfinite(eps_rdp)
                   else None, gdp_report, mu_at_floor, fpr, tpr, advantage, prior, bayes, kappa, gamma, rtm_reading, h,
-                  time.perf_counter() - start, metadata.version("fdp"), gdp_report.warnings + gamma.warnings, curve)
+                  time.perf_counter() - start, metadata.version("fdp"), warnings, curve)
 
 
 def _laplace_gdp_and_curve(b, steps, delta, discretization, tail):
@@ -648,9 +657,8 @@ def _laplace_gdp_and_curve(b, steps, delta, discretization, tail):
 def _randomized_response(epsilon, delta, kappa):
     """The readings of randomized response from its exact curve, the (eps, 0)-DP curve."""
     curve = conversions.randomized_response(epsilon)
-    # eps at delta: the profile delta(e) = (e^eps - e^e) / (1 + e^eps) for e < eps, inverted
-    rest = np.exp(epsilon) - delta * (1.0 + np.exp(epsilon))
-    eps_at_delta = float(np.log(rest)) if rest > 1.0 else 0.0
+    # eps at delta: the profile delta(e) = (e^eps - e^e) / (1 + e^eps) for e < eps, inverted (in logs: no overflow)
+    eps_at_delta = max(0.0, float(epsilon + np.log1p(-delta * (1.0 + np.exp(-epsilon)))))
     mu = float(_gdp.mu_pure_dp(epsilon))
     gdp_report = GDPReport(mu, _gdp.gdp_regret(curve, mu), 0.0, eps_at_delta, delta, None, "closed form")
     gamma = _rero.gamma(curve, kappa)

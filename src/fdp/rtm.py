@@ -728,6 +728,25 @@ def subsampled_laplace(mu: float, sampling_rate: float, grid=None) -> tradeoff.P
 #     which the target was sampled (the shift has a common direction in every release).
 
 
+def _log_hyp0f1(b: float, x: np.ndarray) -> np.ndarray:
+    """``log 0F1(; b; x^2 / 4)`` for ``x >= 0``: the series where ``x^2 / (4 b)`` is small, else through the scaled
+    Bessel function ``I_{b-1}(x) e^{-x}`` (DLMF 10.39.9), else (where that underflows: large order, moderate x)
+    through ``scipy.special.hyp0f1``; NaN where none of them is finite."""
+    z = 0.25 * x * x
+    out = np.full_like(x, np.nan)
+    small = z < 1e-4 * b  # log 0F1 = z/b - z^2/(2 b^2 (b+1)) + O((z/b)^3)
+    out[small] = z[small] / b - z[small] ** 2 / (2.0 * b * b * (b + 1.0))
+    rest = ~small
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        xr = x[rest]
+        out[rest] = special.gammaln(b) + (1.0 - b) * np.log(0.5 * xr) + np.log(special.ive(b - 1.0, xr)) + xr
+        bad = rest & ~np.isfinite(out)
+        if np.any(bad):
+            out[bad] = np.log(special.hyp0f1(b, z[bad]))
+    out[~np.isfinite(out)] = np.nan
+    return out
+
+
 class _MagnitudeStatistic:
     """One step's RTM statistic R = ||theta|| (H0: no target; H1: target sampled with rate p).
 
@@ -748,6 +767,11 @@ class _MagnitudeStatistic:
             self.bounded = True
         self.l_min = float(self.loss(np.array([0.0]))[0])
         self.l_top = float(self.loss(np.array([self.r_top]))[0])
+        grid = np.linspace(0.0, self.r_top, 2001)
+        losses = self.loss(grid)
+        if not (np.all(np.isfinite(losses)) and np.all(np.diff(losses) >= -1e-12 * (1.0 + np.abs(losses[1:])))):
+            raise ValueError(f"the RTM magnitude statistic's likelihood ratio cannot be evaluated accurately in "
+                             f"dimension d={d} at effect size mu={mu:g}; use a smaller d (d = 1 is the worst case)")
 
     def _log_ratio(self, r):
         """log of the unsampled likelihood ratio g(r) = q_1(r) / q_0(r) (target always sampled)."""
@@ -759,11 +783,7 @@ class _MagnitudeStatistic:
         if self.d == 1:
             log0f1 = x + np.log1p(np.exp(-2.0 * x)) - np.log(2.0)  # log cosh(mu r)
         else:
-            b = 0.5 * self.d
-            with np.errstate(divide="ignore", invalid="ignore"):
-                big = special.gammaln(b) + (1.0 - b) * np.log(0.5 * x) + np.log(special.ive(b - 1.0, x)) + x
-            small = x * x / (4.0 * b)  # 0F1(; b; x^2/4) = 1 + x^2 / (4 b) + ...
-            log0f1 = np.where(x < 1e-6, small, big)
+            log0f1 = _log_hyp0f1(0.5 * self.d, np.asarray(x, dtype=float))
         return -0.5 * mu * mu + log0f1
 
     def loss(self, r):
