@@ -272,8 +272,8 @@ def _risk_lower(target, noise, rate, steps, h, level, dimension, delta=None):
     if target == "epsilon":  # losses rounded down (first order in steps * h: ten times finer), a dominated pair
         dist = pld.mechanism_pld("gaussian", noise, rate, steps, discretization=h / 10, pessimistic=False)
         return float(dist.get_epsilon_for_delta(delta))
-    if target == "rtm_tpr":  # the optimistic RTM lattice is first order in steps * h: ten times finer
-        above = _rtm_curve(noise, rate, steps, h / 10, dimension, False)
+    if target == "rtm_tpr":  # the optimistic RTM lattice is first order in steps * h: finer, as in tensor_bracket
+        above = _rtm_curve(noise, rate, steps, h / rtm.OPTIMISTIC_REFINEMENT, dimension, False)
         return float(mia.membership_bounds(above, [level], [0.5])[0][0])
     bracket = pld.tradeoff_bracket("gaussian", noise, rate, steps, discretization=h,
                                    kappa_min=level if target == "rero" else 1e-10)

@@ -19,6 +19,7 @@ Examples
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 from collections.abc import Iterable
@@ -141,10 +142,7 @@ def run(tasks: Iterable, n_jobs: int = 1, *, total: int | None = None, progress:
     """
     n_jobs = check_n_jobs(n_jobs)
     address = os.environ.get(SCHEDULER_ENV, "").strip()
-    if address:
-        client = _client(address)
-        with parallel_config(backend="dask", client=client):
-            results = Parallel(n_jobs=-1, return_as="generator")(tasks)
-            return list(tqdm(results, total=total, disable=not progress, desc=desc))
-    results = Parallel(n_jobs=n_jobs, return_as="generator")(tasks)
-    return list(tqdm(results, total=total, disable=not progress, desc=desc))
+    backend = parallel_config(backend="dask", client=_client(address)) if address else contextlib.nullcontext()
+    with backend:
+        results = Parallel(n_jobs=-1 if address else n_jobs, return_as="generator")(tasks)
+        return list(tqdm(results, total=total, disable=not progress, desc=desc))

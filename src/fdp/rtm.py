@@ -72,9 +72,13 @@ __all__ = [
     "DRResult",
     "detection_resilience",
     "WEIGHTINGS",
+    "OPTIMISTIC_REFINEMENT",
 ]
 
 WEIGHTINGS = ("optimal", "inverse-variance", "mean")
+#: How much finer the optimistic lattice of :func:`tensor_bracket` is than the pessimistic one: its error is
+#: first order in steps x spacing, the pessimistic one's second order.
+OPTIMISTIC_REFINEMENT = 10
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1011,7 +1015,8 @@ def tensor_bracket(
     mu = 1.0 / check_positive("noise_multiplier", noise_multiplier)
     h = check_positive("discretization", discretization)
     lower, upper = (tensor_composition(mechanism, mu, sampling_rate, steps, d, discretization=spacing,
-                                       pessimistic=side, tail=tail) for side, spacing in ((True, h), (False, h / 10)))
+                                       pessimistic=side, tail=tail)
+                    for side, spacing in ((True, h), (False, h / OPTIMISTIC_REFINEMENT)))
     return Bracket(lower, upper, h)
 
 
