@@ -2,9 +2,10 @@
 #
 #   make                 create .venv, execute every notebook with papermill (NB_JOBS=2 at a time), build the HTML book
 #   make test            ruff, then the test-suite (with the doctests) without the browser check
-#   make run NB=<name> PARAMS="-p key value ..." [SCHEDULER=tcp://host:8786]
+#   make run NB=<name> PARAMS="-p key value ..." [PROFILE=paper] [SCHEDULER=tcp://host:8786]
 #                        execute one notebook with extra parameters into _build/runs/<name>.ipynb
-#                        (repetitions on that Dask cluster with SCHEDULER)
+#                        (PROFILE=paper: notebooks/params/<name>.paper.yaml, the papers' trial counts;
+#                        repetitions on that Dask cluster with SCHEDULER)
 #   make verify          compare every recorded number with the paper (fails on unexplained mismatches)
 #   make bench           run benchmarks/bench_*.py
 #   make check-book      render every page of _build/html in headless Chromium
@@ -64,7 +65,7 @@ SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 all: book
 
 help:
-	@sed -n '3,17p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,19p' Makefile | sed 's/^# \{0,1\}//'
 
 # --- the virtual environment -------------------------------------------------------------
 # Exactly the versions of requirements.lock, each checked against its hashes (the lock is
@@ -197,7 +198,12 @@ run: | $(STAMP)
 	@eval "set -- $${PARAMS:-}"; \
 	known=" $$($(PY) -c 'import sys, papermill; print(" ".join(papermill.inspect_notebook(sys.argv[1])))' notebooks/$(NB_NAME).ipynb) "; \
 	args=(); \
-	if [ -f notebooks/params/$(NB_NAME).yaml ]; then args+=(-f notebooks/params/$(NB_NAME).yaml); fi; \
+	if [ -n "$(PROFILE)" ]; then \
+		if [ ! -f notebooks/params/$(NB_NAME).$(PROFILE).yaml ]; then \
+			echo 'error: PROFILE=$(PROFILE): there is no notebooks/params/$(NB_NAME).$(PROFILE).yaml' >&2; \
+			echo "profiles of $(NB_NAME): $$(ls notebooks/params/$(NB_NAME).*.yaml 2>/dev/null | sed 's|.*/$(NB_NAME)\.||; s|\.yaml$$||' | tr '\n' ' ')" >&2; exit 2; fi; \
+		args+=(-f notebooks/params/$(NB_NAME).$(PROFILE).yaml); \
+	elif [ -f notebooks/params/$(NB_NAME).yaml ]; then args+=(-f notebooks/params/$(NB_NAME).yaml); fi; \
 	while [ $$# -gt 0 ]; do \
 		case "$$1" in \
 		-p|--parameters|-r|--parameters_raw) \
@@ -216,7 +222,7 @@ run: | $(STAMP)
 	tmp=$(RUNS)/.$(NB_NAME).tmp.ipynb; tmpres=$(RUNS)/.$(NB_NAME).results.tmp; \
 	rm -rf $$tmpres; mkdir -p $$tmpres; \
 	printf '%s ' executing notebooks/$(NB_NAME).ipynb "$${args[@]}"; echo; \
-	if FDP_RESULTS_DIR="$(CURDIR)/$$tmpres" FDP_DASK_SCHEDULER="$(SCHEDULER)" $(PAPERMILL) "$${args[@]}" notebooks/$(NB_NAME).ipynb $$tmp; then \
+	if FDP_RESULTS_DIR="$(CURDIR)/$$tmpres" FDP_DASK_SCHEDULER="$(SCHEDULER)" $(PAPERMILL) --stdout-file /dev/stdout --stderr-file /dev/stderr "$${args[@]}" notebooks/$(NB_NAME).ipynb $$tmp; then \
 		rm -f $(RUNS)/results/$(NB_NAME).json; \
 		if [ -f $$tmpres/$(NB_NAME).json ]; then mv -f $$tmpres/$(NB_NAME).json $(RUNS)/results/; fi; \
 		mv -f $$tmp $(RUNS)/$(NB_NAME).ipynb; rm -rf $$tmpres; \

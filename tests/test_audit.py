@@ -153,3 +153,18 @@ def test_lira_scores_follow_the_gaussian_shift_of_the_target_gradient():
 def test_bad_input_names_the_parameter(call, name):
     with pytest.raises(ValueError, match=name):
         call()
+
+
+def test_canary_audit_is_canary_scores_per_run_whatever_the_chunks_and_workers():
+    refs = np.random.default_rng(1).normal(size=(5, 4, 3))
+    seeds = np.random.SeedSequence(9).spawn(5)
+    expected = [audit.canary_scores(refs[r], 0.5, 2.0, 30, sampling_rate=0.5, seed=seeds[r]) for r in range(5)]
+    for chunk, n_jobs in ((1, 1), (2, 2), (64, 1)):
+        s0, s1 = audit.canary_audit(refs, 0.5, 2.0, 30, sampling_rate=0.5, seed=9, chunk=chunk, n_jobs=n_jobs)
+        assert s0.shape == s1.shape == (5, 30)
+        np.testing.assert_allclose(s0, [e[0] for e in expected], rtol=1e-14)
+        np.testing.assert_allclose(s1, [e[1] for e in expected], rtol=1e-14)
+    with pytest.raises(ValueError, match="references"):
+        audit.canary_audit(np.zeros(3), 1.0, 1.0, 10, seed=0)
+    with pytest.raises(ValueError, match="mechanism"):
+        audit.canary_audit(refs, 1.0, 1.0, 10, mechanism="cauchy", seed=0)

@@ -26,6 +26,21 @@ def test_mnist_is_the_bundled_sample_scaled_to_unit():
         datasets.mnist(5001, seed=0)
 
 
+def test_uniform_noise_matches_the_mean_pairwise_distance_of_mnist():
+    ref = datasets.mnist(200, seed=2).x
+    noise = datasets.uniform_noise_like(ref, 200, seed=5)
+
+    def mean_pairwise(x):  # mean over pairs i != j of |x_i - x_j|^2, directly
+        d2 = ((x[:, None, :] - x[None, :, :]) ** 2).sum(-1)
+        return d2.sum() / (len(x) * (len(x) - 1))
+
+    assert noise.x.shape == (200, 784) and set(np.unique(noise.y)) <= set(range(10))
+    assert mean_pairwise(noise.x) == pytest.approx(mean_pairwise(ref), rel=0.01)
+    lo, hi = noise.x.min(), noise.x.max()
+    assert 0.0 <= lo < hi <= 1.0 and lo + hi == pytest.approx(1.0, abs=0.01)  # centred on 1/2
+    assert np.array_equal(noise.x, datasets.uniform_noise_like(ref, 200, seed=5).x)
+
+
 def test_diabetes_standardised():
     d = datasets.diabetes()
     assert d.x.shape == (442, 10)
@@ -45,6 +60,8 @@ def test_one_feature_classification_balanced():
         (lambda: datasets.digits(10), "seed"),
         (lambda: datasets.digits(scale="bytes"), "scale"),
         (lambda: datasets.one_feature_classification(1), "n must be >= 2"),
+        (lambda: datasets.uniform_noise_like(np.eye(3)[:1], 5, seed=0), "x must be"),
+        (lambda: datasets.uniform_noise_like(np.array([[0.0] * 4, [1.0] * 4]), 5, seed=0), "wider than uniform noise"),
     ],
 )
 def test_bad_input(call, match):

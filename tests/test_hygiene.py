@@ -65,6 +65,24 @@ def test_params_files_name_only_declared_parameters(nb, suffix):
         assert set(params) == declared, f"{path.name} must list every parameter, missing {declared - set(params)}"
 
 
+PROFILES = sorted(p for p in (ROOT / "notebooks" / "params").glob("*.*.yaml") if not p.name.endswith(".quick.yaml"))
+
+
+def test_paper_profiles_exist():
+    assert {p.name for p in PROFILES} >= {"reconstruction_attacks.paper.yaml"}
+
+
+@pytest.mark.parametrize("path", PROFILES, ids=lambda p: p.name)
+def test_profiles_name_only_declared_parameters(path):
+    # make run NB=<name> PROFILE=<profile> passes notebooks/params/<name>.<profile>.yaml instead of <name>.yaml
+    nb = ROOT / "notebooks" / f"{path.name.split('.')[0]}.ipynb"
+    assert nb.exists(), f"{path.name} names no notebook"
+    params = yaml.safe_load(path.read_text()) or {}
+    cell = next(c for c in _load(nb)["cells"] if "parameters" in c.get("metadata", {}).get("tags", []))
+    declared = {t.id for node in ast.parse("".join(cell["source"])).body if isinstance(node, ast.Assign) for t in node.targets}
+    assert params and set(params) <= declared, f"unknown parameters {set(params) - declared}"
+
+
 @pytest.mark.parametrize("nb", NOTEBOOKS, ids=lambda p: p.stem)
 def test_listed_in_toc(nb):
     assert f"book/executed/{nb.stem}" in (ROOT / "_toc.yml").read_text()

@@ -108,3 +108,10 @@ def test_failed_run_keeps_the_previous_outputs_and_leaves_nothing_half_written()
                 path.unlink(missing_ok=True)
             else:
                 path.write_bytes(content)
+
+
+def test_run_with_an_unknown_profile_names_the_profiles():
+    proc = subprocess.run(["make", "--no-print-directory", "run", "NB=reconstruction_attacks", "PROFILE=huge"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 2
+    assert "no notebooks/params/reconstruction_attacks.huge.yaml" in proc.stderr and "paper" in proc.stderr

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from joblib import delayed
 
-from fdp import datasets, gdp, montecarlo, parallel, reconstruction
+from fdp import audit, datasets, gdp, montecarlo, parallel, reconstruction
 
 
 def test_run_keeps_task_order_and_checks_n_jobs():
@@ -27,8 +27,8 @@ def test_an_unreachable_scheduler_is_a_clear_error(monkeypatch):
 
 @pytest.mark.slow
 def test_a_dask_cluster_gives_the_bits_of_the_local_run(monkeypatch):
-    """A real LocalCluster (2 worker processes): a Monte-Carlo sample, a small reconstruction prior game and a mu*
-    grid come back byte-identical to the local run (each chunk's stream depends on the seed and the chunk size only)."""
+    """A real LocalCluster (2 worker processes): a Monte-Carlo sample, a small reconstruction prior game, a canary
+    audit and a mu* grid come back byte-identical to the local run (each chunk's stream depends on the seed and the chunk size only)."""
     distributed = pytest.importorskip("distributed")
     data = datasets.digits()
     perm = np.random.default_rng(0).permutation(len(data.y))
@@ -40,7 +40,9 @@ def test_a_dask_cluster_gives_the_bits_of_the_local_run(monkeypatch):
                                          trials=40, noise_multiplier=1.0, clip_norm=0.1, steps=5, lr=3.0, seed=3,
                                          chunk=10, n_jobs=2)
         mu, regret = gdp.mu_and_regret_dpsgd_grid([2.0, 4.0], [0.05], [50], discretization=1e-3, n_jobs=2)
-        return lr, game, mu, regret
+        refs = np.random.default_rng(4).normal(size=(6, 5, 3))
+        canary = audit.canary_audit(refs, 1.0, 1.0, 50, mechanism="laplace", seed=5, chunk=2, n_jobs=2)
+        return lr, game, mu, regret, canary
 
     monkeypatch.delenv(parallel.SCHEDULER_ENV, raising=False)
     local = work()
@@ -59,3 +61,5 @@ def test_a_dask_cluster_gives_the_bits_of_the_local_run(monkeypatch):
     assert local[1].accuracy == remote[1].accuracy
     np.testing.assert_array_equal(local[2], remote[2])
     np.testing.assert_array_equal(local[3], remote[3])
+    for a, b in zip(local[4], remote[4]):
+        np.testing.assert_array_equal(a, b)

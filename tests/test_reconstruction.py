@@ -145,3 +145,15 @@ def test_prior_game_rejects_bad_arguments(digits_split, kwargs, name):
     base.update(kwargs)
     with pytest.raises(ValueError, match=name):
         reconstruction.prior_game(data.x[known], data.y[known], data.x[pool], data.y[pool], **base)
+
+
+def test_fraction_within_counts_coordinates_strictly_inside_the_radius():
+    rng = np.random.default_rng(0)
+    rec, tgt = rng.random((5, 40)), rng.random((5, 40))
+    expected = [np.mean([abs(a - b) < 0.1 for a, b in zip(r, t)]) for r, t in zip(rec, tgt)]
+    np.testing.assert_allclose(reconstruction.fraction_within(rec, tgt, 0.1), expected)
+    assert reconstruction.fraction_within([[0.0, 0.25]], [[0.25, 0.25]], 0.25).tolist() == [0.5]  # the boundary is outside
+    with pytest.raises(ValueError, match="both be"):
+        reconstruction.fraction_within(rec, tgt[:, :3], 0.1)
+    with pytest.raises(ValueError, match="radius"):
+        reconstruction.fraction_within(rec, tgt, 0.0)

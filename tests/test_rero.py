@@ -337,3 +337,41 @@ def test_bad_prior_size_mutual_information(n):
 def test_other_bad_arguments(call, name):
     with pytest.raises(ValueError, match=rf"\b{name}\b"):
         call()
+
+
+@pytest.mark.parametrize("mu", [0.0, 0.5, 2.0, 7.0])
+def test_gamma_from_log_kappa_is_the_gaussian_bound(mu):
+    kappa = np.array([1e-300, 1e-12, 1e-3, 0.1, 0.5, 0.9])
+    got = rero.gamma_gaussian_log_kappa(mu, np.log(kappa))
+    np.testing.assert_allclose(got, rero.gamma(tradeoff.gaussian(mu), kappa), rtol=1e-9, atol=1e-300)
+    far = rero.gamma_gaussian_log_kappa(mu, [-5000.0, -2000.0, -1000.0])  # kappa below the float range
+    assert np.all(np.diff(far) >= 0) and np.all((far >= 0) & (far < 1e-100))
+
+
+def test_log_kappa_box_against_the_binomial_tail_and_the_paper():
+    d, radius = 30, 0.2
+    for rho in (0.1, 0.5, 0.77, 1.0):
+        need = math.ceil(rho * d - 1e-9)
+        exact = sum(math.comb(d, k) * 0.4**k * 0.6 ** (d - k) for k in range(need, d + 1))
+        assert float(rero.log_kappa_box(d, rho, radius)) == pytest.approx(math.log(exact), rel=1e-10)
+        assert float(rero.log_kappa_box(d, rho, radius, paper=True)) == pytest.approx(rho * d * math.log(0.4))
+    # the paper's MNIST value: (64/256)^784 = 9.66e-473
+    assert float(rero.log_kappa_box(784, 1.0, 32 / 256)) / math.log(10) == pytest.approx(math.log10(9.66) - 473, abs=2e-3)
+    assert rero.log_kappa_box(784, [0.6, 0.8], 32 / 255).shape == (2,)
+    assert float(rero.log_kappa_box(10, 0.5, 0.5)) == 0.0  # every guess qualifies
+
+
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda: rero.gamma_gaussian_log_kappa(1.0, 0.0), "log_kappa"),
+        (lambda: rero.gamma_gaussian_log_kappa(1.0, np.nan), "log_kappa"),
+        (lambda: rero.gamma_gaussian_log_kappa(-1.0, -1.0), "mu"),
+        (lambda: rero.log_kappa_box(10, 1.5, 0.1), "rho"),
+        (lambda: rero.log_kappa_box(10, 0.5, 0.6), "radius"),
+        (lambda: rero.log_kappa_box(0, 0.5, 0.1), "dimension"),
+    ],
+)
+def test_small_prior_bad_input(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()

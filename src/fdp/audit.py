@@ -12,6 +12,8 @@ so the empirical trade-off curve should match the RTM curve ``j``.
   unit with logistic loss, vectorised over independent runs; returns the weights and the final
   iteration's clipped per-sample gradients (the reference "database" of the audit).
 * :func:`canary_scores` -- magnitudes of the centred releases without and with the canary.
+* :func:`canary_audit` -- one canary audit per run, each with its own reference gradients and random
+  stream, on local workers or a Dask cluster (:func:`fdp.parallel.run`; the same bits either way).
 """
 
 from __future__ import annotations
@@ -19,9 +21,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from joblib import delayed
 from scipy import special
 
 from .dpsgd import clip as clip_rows  # DP-SGD's per-sample clipping, one implementation
+from .parallel import check_n_jobs, run, seed_sequence
 from .validation import check_positive, check_positive_int, check_sampling_rate
 
 __all__ = [
@@ -33,6 +37,7 @@ __all__ = [
     "train_linear_network_dpgd",
     "lira_offline_scores",
     "canary_scores",
+    "canary_audit",
 ]
 
 
@@ -432,3 +437,76 @@ def canary_scores(
     release1 = known + included * canary + noise(repetitions)
     # the adversary subtracts what it knows and keeps the magnitude
     return np.linalg.norm(release0 - known, axis=1), np.linalg.norm(release1 - known, axis=1)
+
+
+def _canary_runs(references, seeds, canary_norm, noise_multiplier, repetitions, mechanism, sampling_rate):
+    pairs = [canary_scores(g, canary_norm, noise_multiplier, repetitions, mechanism=mechanism, sampling_rate=sampling_rate,
+                           seed=s) for g, s in zip(references, seeds)]
+    return np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])
+
+
+def canary_audit(
+    references,
+    canary_norm: float,
+    noise_multiplier: float,
+    repetitions: int,
+    *,
+    mechanism: str = "gaussian",
+    sampling_rate: float = 1.0,
+    seed,
+    chunk: int = 64,
+    n_jobs: int = 1,
+    progress: bool = False,
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`canary_scores` for every run: ``references[r]`` are run r's reference gradients.
+
+    Only the sum of a run's reference gradients enters its releases.  Run r draws from the r-th stream
+    spawned from ``seed``, whatever the chunking and the backend, so the
+    result is the same bits on one core, on ``n_jobs`` local workers, or on the Dask cluster named by
+    ``FDP_DASK_SCHEDULER`` (:func:`fdp.parallel.run`); ``chunk`` runs go to a worker at a time.
+
+    Parameters
+    ----------
+    references : array_like
+        (runs, n, d) or (runs, d).
+    canary_norm, noise_multiplier : float
+    repetitions : int
+        Releases per hypothesis and run.
+    mechanism : {"gaussian", "laplace"}, default "gaussian"
+    sampling_rate : float, default 1.0
+    seed : int or numpy.random.SeedSequence
+    chunk : int, default 64
+    n_jobs : int, default 1
+    progress : bool, default False
+
+    Returns
+    -------
+    (scores_h0, scores_h1) : tuple of numpy.ndarray
+        Each (runs, repetitions).
+
+    References
+    ----------
+    RTM paper (Kaissis et al. 2023) Sec. 5, App. 7.3.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> s0, s1 = canary_audit(np.zeros((3, 4, 2)), 1.0, 1.0, 100, seed=0)
+    >>> s0.shape, s1.shape
+    ((3, 100), (3, 100))
+    """
+    refs = np.asarray(references, dtype=np.float64)
+    if refs.ndim not in (2, 3) or len(refs) == 0:
+        raise ValueError(f"references must be (runs, n, d) or (runs, d), got shape {refs.shape}")
+    if refs.ndim == 3:  # only the sum of a run's reference gradients enters its releases: ship that
+        refs = refs.sum(axis=1)
+    canary_scores(refs[0], canary_norm, noise_multiplier, repetitions, mechanism=mechanism, sampling_rate=sampling_rate,
+                  seed=0)  # every argument checked here, before any work is sent out
+    chunk = check_positive_int("chunk", chunk)
+    n_jobs = check_n_jobs(n_jobs)
+    seeds = seed_sequence(seed).spawn(len(refs))
+    starts = range(0, len(refs), chunk)
+    tasks = (delayed(_canary_runs)(refs[i:i + chunk], seeds[i:i + chunk], canary_norm, noise_multiplier, repetitions,
+                                   mechanism, sampling_rate) for i in starts)
+    out = run(tasks, n_jobs, total=len(starts), progress=progress, desc="canary audits")
+    return np.concatenate([o[0] for o in out]), np.concatenate([o[1] for o in out])

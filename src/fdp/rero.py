@@ -7,6 +7,10 @@ output (``1/n`` for a uniform prior over n candidates and exact matching).
 * :func:`gamma` -- ``1 - f(kappa)`` for the add-direction trade-off curve f (ReRo paper Thm. 1,
   equivalently Hayes et al. Cor. 4 with the blow-up function ``B_kappa = 1 - T_kappa``).
 * :func:`gamma_eps_delta` -- ``min(e^eps kappa + delta, 1)`` (ReRo paper Thm. 1).
+* :func:`gamma_gaussian_log_kappa` -- ``1 - G_mu(kappa)`` for a prior given by its logarithm, down to
+  kappa far below the smallest float (Hayes et al. App. I: kappa = 1e-473 on MNIST).
+* :func:`log_kappa_box` -- log kappa of the App. I criterion (at least a fraction rho of the d
+  coordinates within a radius of the target) under the uniform prior on [0, 1]^d.
 * :func:`gamma_rdp` -- the RDP-based bound of Balle et al. for full-batch DP-SGD (Hayes et al. eq. 2).
 * :func:`advantage` -- ``(gamma - kappa) / (1 - kappa)`` (Hayes et al. eq. 4).
 * :func:`orthogonal_prior_success` -- the success of the best attack on full-batch DP-SGD when the
@@ -24,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 from joblib import delayed
 from scipy.optimize import brentq
-from scipy.special import logsumexp, xlogy
+from scipy.special import logsumexp, ndtr, ndtri_exp, xlogy
 
 from .parallel import chunks, run
 from .tradeoff import TradeOffCurve
@@ -39,6 +43,8 @@ from .validation import (
 __all__ = [
     "gamma",
     "gamma_eps_delta",
+    "gamma_gaussian_log_kappa",
+    "log_kappa_box",
     "gamma_rdp",
     "advantage",
     "orthogonal_prior_success",
@@ -115,6 +121,97 @@ def gamma_eps_delta(epsilon: float, delta: float, kappa):
     epsilon = check_nonnegative("epsilon", epsilon)
     delta = check_probability("delta", delta)
     return np.minimum(np.exp(epsilon) * _kappa(kappa) + delta, 1.0)
+
+
+def gamma_gaussian_log_kappa(mu: float, log_kappa):
+    """ReRo bound ``1 - G_mu(kappa) = Phi(mu + Phi^{-1}(kappa))`` of mu-GDP, with the prior given as ``log kappa``.
+
+    The same value as ``gamma(tradeoff.gaussian(mu), kappa)``, for priors too small to be floats: the
+    App. I experiments of Hayes et al. have kappa = 0.25^784 = 1e-473 on MNIST.
+
+    Parameters
+    ----------
+    mu : float
+        >= 0 (full-batch DP-SGD: ``sqrt(T) / sigma``).
+    log_kappa : float or array_like
+        Natural logarithms of the prior success probabilities, < 0.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``gamma`` in (0, 1], the shape of ``log_kappa``.
+
+    References
+    ----------
+    ReRo paper (Kaissis et al. 2023a) Thm. 1 with the Gaussian curve (Dong et al. 2022); Hayes et al. (2023) App. I.
+
+    Examples
+    --------
+    >>> round(float(gamma_gaussian_log_kappa(2.0, np.log(0.1))), 5)  # = gamma(tradeoff.gaussian(2), 0.1)
+    0.76376
+    >>> round(float(gamma_gaussian_log_kappa(46.0, 784 * np.log(0.25))), 4)  # Phi(46 - 46.52)
+    0.3012
+    """
+    mu = check_nonnegative("mu", mu)
+    lk = np.asarray(log_kappa, dtype=np.float64)
+    if lk.size == 0 or not np.all(lk < 0.0):  # NaN fails too
+        raise ValueError(f"log_kappa must be finite and < 0 (kappa in (0, 1)), got {log_kappa!r}")
+    return ndtr(mu + ndtri_exp(lk))
+
+
+def log_kappa_box(dimension: int, rho, radius: float, *, paper: bool = False):
+    """log kappa of Hayes et al.'s App. I success criterion under the uniform prior on [0, 1]^d.
+
+    A reconstruction succeeds when at least a fraction ``rho`` of its ``d`` coordinates lie within
+    ``radius`` of the target's.  For a guess drawn uniformly from [0, 1]^d each coordinate does so with
+    probability at most ``p = min(2 radius, 1)`` (exactly p for a coordinate of the target at least
+    ``radius`` from 0 and 1), independently, so the best any prior-oblivious guess achieves is the
+    binomial tail ``kappa = P(Bin(d, p) >= ceil(rho d))``.  ``paper=True`` gives the value the paper
+    uses instead, ``p^(rho d)``: the same at ``rho = 1`` but smaller for ``rho < 1`` (it counts one set
+    of ``rho d`` coordinates, not all of them), so its bound is too small there.
+
+    Parameters
+    ----------
+    dimension : int
+        ``d``.
+    rho : float or array_like
+        In (0, 1].
+    radius : float
+        In (0, 1/2].
+    paper : bool, default False
+
+    Returns
+    -------
+    numpy.ndarray
+        Natural logarithms, the shape of ``rho``.
+
+    References
+    ----------
+    Hayes et al. (2023) App. I (radius 32/255 and kappa = (64/256)^(rho d)).
+
+    Examples
+    --------
+    >>> round(float(log_kappa_box(784, 1.0, 0.125) / np.log(10)), 2)  # the paper's 9.66e-473 on MNIST
+    -472.02
+    >>> bool(log_kappa_box(784, 0.6, 0.125) > log_kappa_box(784, 0.6, 0.125, paper=True))
+    True
+    """
+    from scipy.stats import binom
+
+    d = check_positive_int("dimension", dimension)
+    r = check_array_in("rho", rho, 0.0, 1.0, open_low=True)
+    radius = check_positive("radius", radius)
+    if radius > 0.5:
+        raise ValueError(f"radius must be at most 1/2 (every coordinate then qualifies), got {radius!r}")
+    p = 2.0 * radius
+    need = np.ceil(r * d - 1e-9)  # at least rho d coordinates (rho d itself when it is an integer)
+    if paper:
+        return r * d * np.log(p)
+    if p == 1.0:
+        return np.zeros_like(r)
+    k = np.arange(d + 1)
+    logpmf = binom.logpmf(k, d, p)
+    return np.array([logsumexp(logpmf[int(m):]) for m in np.ravel(need)]).reshape(np.shape(r))
 
 
 def gamma_rdp(noise_multiplier: float, steps: int, kappa):
