@@ -222,7 +222,7 @@ run: | $(STAMP)
 	tmp=$(RUNS)/.$(NB_NAME).tmp.ipynb; tmpres=$(RUNS)/.$(NB_NAME).results.tmp; \
 	rm -rf $$tmpres; mkdir -p $$tmpres; \
 	printf '%s ' executing notebooks/$(NB_NAME).ipynb "$${args[@]}"; echo; \
-	if FDP_RESULTS_DIR="$(CURDIR)/$$tmpres" FDP_DASK_SCHEDULER="$(SCHEDULER)" $(PAPERMILL) --stdout-file /dev/stdout --stderr-file /dev/stderr "$${args[@]}" notebooks/$(NB_NAME).ipynb $$tmp; then \
+	if FDP_RESULTS_DIR="$(CURDIR)/$$tmpres" FDP_DASK_SCHEDULER="$(SCHEDULER)" $(PAPERMILL) --stdout-file - --stderr-file - "$${args[@]}" notebooks/$(NB_NAME).ipynb $$tmp; then \
 		rm -f $(RUNS)/results/$(NB_NAME).json; \
 		if [ -f $$tmpres/$(NB_NAME).json ]; then mv -f $$tmpres/$(NB_NAME).json $(RUNS)/results/; fi; \
 		mv -f $$tmp $(RUNS)/$(NB_NAME).ipynb; rm -rf $$tmpres; \

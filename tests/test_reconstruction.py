@@ -157,3 +157,16 @@ def test_fraction_within_counts_coordinates_strictly_inside_the_radius():
         reconstruction.fraction_within(rec, tgt[:, :3], 0.1)
     with pytest.raises(ValueError, match="radius"):
         reconstruction.fraction_within(rec, tgt, 0.0)
+
+
+def test_nearest_prior_success_in_blocks_is_the_one_shot_computation():
+    rng = np.random.default_rng(0)
+    rec, tgt, pool = rng.random((9, 12)), rng.random((9, 12)), rng.random((40, 12))
+    got = reconstruction.nearest_prior_success(rec, tgt, pool, 6, 11, seed=5)
+    # the whole computation at once, as App. D describes it
+    g = np.random.default_rng(5)
+    d_target = ((rec - tgt) ** 2).sum(-1)
+    d_pool = ((rec[:, None, :] - pool[None, :, :]) ** 2).sum(-1)
+    picks = np.argsort(g.random((9, 11, 40)), axis=-1)[..., :5]
+    expected = d_target[:, None] < np.take_along_axis(d_pool[:, None, :], picks, axis=-1).min(axis=-1)
+    assert np.array_equal(got, expected)

@@ -359,12 +359,16 @@ def test_log_kappa_box_against_the_binomial_tail_and_the_paper():
     assert float(rero.log_kappa_box(784, 1.0, 32 / 256)) / math.log(10) == pytest.approx(math.log10(9.66) - 473, abs=2e-3)
     assert rero.log_kappa_box(784, [0.6, 0.8], 32 / 255).shape == (2,)
     assert float(rero.log_kappa_box(10, 0.5, 0.5)) == 0.0  # every guess qualifies
+    # near-certain events stay at or below log 1 (rounding of a sum over the whole pmf gave +1e-16)
+    assert float(rero.log_kappa_box(10, 0.1, 0.49)) <= 0.0 and float(rero.log_kappa_box(64, 1 / 64, 0.21)) <= 0.0
+    assert float(rero.gamma_gaussian_log_kappa(1.0, rero.log_kappa_box(10, 0.5, 0.5))) == 1.0
 
 
 @pytest.mark.parametrize(
     "call, match",
     [
-        (lambda: rero.gamma_gaussian_log_kappa(1.0, 0.0), "log_kappa"),
+        (lambda: rero.gamma_gaussian_log_kappa(1.0, 0.1), "log_kappa"),
+        (lambda: rero.gamma_gaussian_log_kappa(1.0, -np.inf), "log_kappa"),
         (lambda: rero.gamma_gaussian_log_kappa(1.0, np.nan), "log_kappa"),
         (lambda: rero.gamma_gaussian_log_kappa(-1.0, -1.0), "mu"),
         (lambda: rero.log_kappa_box(10, 1.5, 0.1), "rho"),

@@ -178,7 +178,9 @@ def uniform_noise_like(x, n: int, seed: int, classes: int = 10) -> Dataset:
     m, d = ref.shape
     # mean over pairs i != j of |x_i - x_j|^2 = 2 (m sum|x_i|^2 - |sum x_i|^2) / (m (m - 1))
     mean_sq = 2.0 * (m * np.sum(ref**2) - np.sum(ref.sum(axis=0) ** 2)) / (m * (m - 1))
-    width = np.sqrt(6.0 * mean_sq / d)
+    width = np.sqrt(max(6.0 * mean_sq / d, 0.0))
+    if not np.isfinite(width):
+        raise ValueError("x must be finite")
     if width > 1.0:
         raise ValueError(f"x is spread wider than uniform noise on [0, 1] (noise width {width:.3f} > 1)")
     rng = np.random.default_rng(seed)

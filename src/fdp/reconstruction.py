@@ -310,10 +310,17 @@ def nearest_prior_success(reconstructions, targets, pool, prior_size: int, prior
     priors = check_positive_int("priors", priors)
     rng = np.random.default_rng(seed)
     d_target = ((rec - tgt) ** 2).sum(-1)  # (R,)
-    d_pool = ((rec[:, None, :] - pool[None, :, :]) ** 2).sum(-1)  # (R, m)
-    picks = np.argsort(rng.random((len(rec), priors, len(pool))), axis=-1)[..., : prior_size - 1]
-    nearest_other = np.take_along_axis(d_pool[:, None, :], picks, axis=-1).min(axis=-1)
-    return d_target[:, None] < nearest_other
+    out = np.empty((len(rec), priors), dtype=bool)
+    # a few reconstructions at a time: the random orders are (R, priors, m) numbers; the generator's stream is the
+    # same whatever the block size, so the result is too
+    block = max(1, int(2e7 // (len(pool) * max(priors, rec.shape[1]))))
+    for i in range(0, len(rec), block):
+        r = rec[i:i + block]
+        d_pool = ((r[:, None, :] - pool[None, :, :]) ** 2).sum(-1)  # (b, m)
+        picks = np.argsort(rng.random((len(r), priors, len(pool))), axis=-1)[..., : prior_size - 1]
+        nearest_other = np.take_along_axis(d_pool[:, None, :], picks, axis=-1).min(axis=-1)
+        out[i:i + block] = d_target[i:i + block, None] < nearest_other
+    return out
 
 
 def fraction_within(reconstructions, targets, radius: float) -> np.ndarray:

@@ -134,7 +134,7 @@ def gamma_gaussian_log_kappa(mu: float, log_kappa):
     mu : float
         >= 0 (full-batch DP-SGD: ``sqrt(T) / sigma``).
     log_kappa : float or array_like
-        Natural logarithms of the prior success probabilities, < 0.
+        Natural logarithms of the prior success probabilities, <= 0 (0: every guess succeeds, gamma = 1).
 
     Returns
     -------
@@ -154,8 +154,8 @@ def gamma_gaussian_log_kappa(mu: float, log_kappa):
     """
     mu = check_nonnegative("mu", mu)
     lk = np.asarray(log_kappa, dtype=np.float64)
-    if lk.size == 0 or not np.all(lk < 0.0):  # NaN fails too
-        raise ValueError(f"log_kappa must be finite and < 0 (kappa in (0, 1)), got {log_kappa!r}")
+    if lk.size == 0 or not np.all(np.isfinite(lk) & (lk <= 0.0)):
+        raise ValueError(f"log_kappa must be finite and <= 0 (kappa in (0, 1]), got {log_kappa!r}")
     return ndtr(mu + ndtri_exp(lk))
 
 
@@ -211,7 +211,10 @@ def log_kappa_box(dimension: int, rho, radius: float, *, paper: bool = False):
         return np.zeros_like(r)
     k = np.arange(d + 1)
     logpmf = binom.logpmf(k, d, p)
-    return np.array([logsumexp(logpmf[int(m):]) for m in np.ravel(need)]).reshape(np.shape(r))
+    # the upper tail summed directly, or as 1 - lower tail when that is the small side; never above log 1 = 0
+    out = [logsumexp(logpmf[int(m):]) if m > d * p else np.log1p(-min(1.0, float(np.exp(logsumexp(logpmf[:int(m)])))))
+           if m > 0 else 0.0 for m in np.ravel(need)]
+    return np.minimum(np.array(out), 0.0).reshape(np.shape(r))
 
 
 def gamma_rdp(noise_multiplier: float, steps: int, kappa):
