@@ -168,3 +168,27 @@ def test_canary_audit_is_canary_scores_per_run_whatever_the_chunks_and_workers()
         audit.canary_audit(np.zeros(3), 1.0, 1.0, 10, seed=0)
     with pytest.raises(ValueError, match="mechanism"):
         audit.canary_audit(refs, 1.0, 1.0, 10, mechanism="cauchy", seed=0)
+
+
+def test_training_and_lira_are_the_same_bits_whatever_the_chunks_and_workers():
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((5, 30, 1))
+    y = (x[..., 0] > 0).astype(float)
+    xt, yt = rng.standard_normal((5, 1)), np.array([0.0, 1.0, 1.0, 0.0, 1.0])
+    outs = []
+    for chunk, n_jobs in ((5, 1), (1, 1), (2, 2)):
+        runs = audit.train_linear_dpgd(x, y, steps=8, learning_rate=1.0, sampling_rate=0.5, seed=3, chunk=chunk,
+                                       n_jobs=n_jobs)
+        scores = audit.lira_offline_scores(x, y, runs.weights, xt, yt, learning_rate=1.0, shadow_models=6,
+                                           target_models=4, seed=4, chunk=chunk, n_jobs=n_jobs)
+        outs.append((runs.weights, runs.final_gradients) + scores)
+    assert outs[0][0].shape == (5, 2) and outs[0][1].shape == (5, 30, 2) and outs[0][2].shape == (5, 4)
+    for other in outs[1:]:
+        for a, b in zip(outs[0], other):
+            np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(outs[0][0][0], outs[0][0][1])  # every run has its own stream
+    with pytest.raises(ValueError, match="chunk"):
+        audit.train_linear_dpgd(x, y, steps=1, learning_rate=1.0, seed=0, chunk=0)
+    with pytest.raises(ValueError, match="n_jobs"):
+        audit.lira_offline_scores(x, y, runs.weights, xt, yt, learning_rate=1.0, shadow_models=6, target_models=4,
+                                  seed=4, n_jobs=0)

@@ -65,36 +65,47 @@ def test_bad_input(kwargs, name):
 
 
 def _direct_power(masses, steps):
-    """The exact steps-fold convolution of non-negative masses by repeated squaring with direct sums
-    (every coefficient is a sum of non-negative products: relative error about u log(steps))."""
-    import scipy.signal
+    """The steps-fold convolution of non-negative masses, as ``(offset, values)``: repeated squaring with direct
+    sums in extended precision (numpy's long double; every coefficient a sum of non-negative products, relative
+    error about 1e-19 log(steps)).  Coefficients below 1e-60 are trimmed from the ends after each product (their
+    total effect on any coefficient is below 1e-50).  A float64 reference is not enough: its own rounding in the
+    bulk (a BLAS dot product per coefficient, summed in an order that depends on the CPU) reached 2.4e-16 at
+    (3.0, 0.01, 1000) on an AVX-512 machine, 80x the FFT's error."""
 
-    out, base = np.array([1.0]), masses.copy()
+    def trimmed(offset, values):
+        keep = np.flatnonzero(values >= 1e-60)
+        return offset + keep[0], values[keep[0]:keep[-1] + 1]
+
+    out, base = (0, np.array([1.0], dtype=np.longdouble)), trimmed(0, masses.astype(np.longdouble))
     while steps:
         if steps & 1:
-            out = scipy.signal.convolve(out, base, method="direct")
+            out = trimmed(out[0] + base[0], np.convolve(out[1], base[1]))
         steps >>= 1
         if steps:
-            base = scipy.signal.convolve(base, base, method="direct")
+            base = trimmed(2 * base[0], np.convolve(base[1], base[1]))
     return out
 
 
 @pytest.mark.parametrize("sigma, rate, steps, h", [(3.0, 0.01, 1000, 2e-3), (9.4, 0.33, 300, 2e-3), (1.0, 0.2, 60, 5e-3)])
 def test_self_convolve_rounding_estimate_covers_the_error(sigma, rate, steps, h):
     """Every FFT coefficient lies within the per-coefficient estimate of the exact (direct) composition, and the
-    tail coefficients (those below 1e-8, where the curves' ends are read) far within it.  Before the low
-    frequencies were powered accurately, the spectrum's relative error u grew to N u and shifted every
-    coefficient alike (3.1e-16 at (3.0, 0.01, 1000)), which the old estimate from negative coefficients missed."""
+    estimate is not vacuous (measured: 8x to 74x the largest error).  Before the low frequencies were powered
+    accurately, the spectrum's relative error u grew to N u and shifted every coefficient alike (3.1e-16 at
+    (3.0, 0.01, 1000)), which the old estimate from negative coefficients missed.  The shift is nearly uniform, so
+    the tail coefficients (where the curves' ends are read) carry about the same absolute error as the bulk."""
     from fdp import onestep
 
     step = onestep.OneStep("gaussian", sigma, rate)
     l_0, _, step_h, grid = onestep.frames(step, h, np.log(1e-30), 50_000)
     masses, _ = onestep.pessimistic(step, l_0, step_h, grid)
     low, out, per_coefficient = lattice.self_convolve(masses, steps, 1e-30)
-    exact = _direct_power(masses, steps)[low:low + out.size]
-    err = np.abs(out - exact)
+    offset, values = _direct_power(masses, steps)
+    index = np.arange(low, low + out.size) - offset  # the window's lattice indices in the trimmed reference
+    inside = (index >= 0) & (index < values.size)
+    exact = np.where(inside, values[np.clip(index, 0, values.size - 1)], 0)
+    err = np.abs(out - exact).astype(np.float64)
     assert err.max() <= per_coefficient
-    assert err[exact < 1e-8].max() <= per_coefficient / 10
+    assert per_coefficient <= 200 * err.max()
 
 
 @pytest.mark.parametrize("sigma, rate, h, direction, steps, size", [

@@ -28,7 +28,8 @@ def test_an_unreachable_scheduler_is_a_clear_error(monkeypatch):
 @pytest.mark.slow
 def test_a_dask_cluster_gives_the_bits_of_the_local_run(monkeypatch):
     """A real LocalCluster (2 worker processes): a Monte-Carlo sample, a small reconstruction prior game, a canary
-    audit and a mu* grid come back byte-identical to the local run (each chunk's stream depends on the seed and the chunk size only)."""
+    audit, the training of the audited models, their LiRA scores and a mu* grid come back byte-identical to the local
+    run (each chunk's stream depends on the seed and the chunk size only; each audit run's on the seed alone)."""
     distributed = pytest.importorskip("distributed")
     data = datasets.digits()
     perm = np.random.default_rng(0).permutation(len(data.y))
@@ -42,7 +43,12 @@ def test_a_dask_cluster_gives_the_bits_of_the_local_run(monkeypatch):
         mu, regret = gdp.mu_and_regret_dpsgd_grid([2.0, 4.0], [0.05], [50], discretization=1e-3, n_jobs=2)
         refs = np.random.default_rng(4).normal(size=(6, 5, 3))
         canary = audit.canary_audit(refs, 1.0, 1.0, 50, mechanism="laplace", seed=5, chunk=2, n_jobs=2)
-        return lr, game, mu, regret, canary
+        x = np.random.default_rng(6).normal(size=(6, 20, 1))
+        y = (x[..., 0] > 0).astype(float)
+        models = audit.train_linear_dpgd(x, y, steps=5, learning_rate=1.0, seed=7, chunk=2, n_jobs=2)
+        lira = audit.lira_offline_scores(x, y, models.weights, x[:, 0], 1 - y[:, 0], learning_rate=1.0, shadow_models=4,
+                                         target_models=8, seed=8, chunk=4, n_jobs=2)
+        return lr, game, mu, regret, canary + (models.weights, models.final_gradients) + lira
 
     monkeypatch.delenv(parallel.SCHEDULER_ENV, raising=False)
     local = work()
@@ -63,3 +69,21 @@ def test_a_dask_cluster_gives_the_bits_of_the_local_run(monkeypatch):
     np.testing.assert_array_equal(local[3], remote[3])
     for a, b in zip(local[4], remote[4]):
         np.testing.assert_array_equal(a, b)
+
+
+def _noisy_sum(x, seeds, scale):
+    return np.array([v + scale * np.random.default_rng(s).random() for v, s in zip(x, seeds)]), x * 2
+
+
+def test_map_runs_gives_each_run_its_own_stream_whatever_the_chunks():
+    x = np.arange(7.0)
+    expected = x + 0.5 * np.array([np.random.default_rng(s).random() for s in np.random.SeedSequence(4).spawn(7)])
+    for chunk, n_jobs in ((1, 1), (3, 2), (7, 1), (100, 1)):
+        noisy, doubled = parallel.map_runs(_noisy_sum, [x], seed=4, chunk=chunk, n_jobs=n_jobs, scale=0.5)
+        np.testing.assert_array_equal(noisy, expected)
+        np.testing.assert_array_equal(doubled, 2 * x)
+    for bad, name in (([x, x[:3]], "per_run"), ([np.zeros(0)], "per_run"), ([], "per_run")):
+        with pytest.raises(ValueError, match=name):
+            parallel.map_runs(_noisy_sum, bad, seed=0, chunk=1, scale=1.0)
+    with pytest.raises(ValueError, match="chunk"):
+        parallel.map_runs(_noisy_sum, [x], seed=0, chunk=0, scale=1.0)

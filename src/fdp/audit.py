@@ -11,9 +11,13 @@ so the empirical trade-off curve should match the RTM curve ``j``.
 * :func:`train_linear_dpgd` -- full-batch (or Poisson-sampled) DP gradient descent of one linear
   unit with logistic loss, vectorised over independent runs; returns the weights and the final
   iteration's clipped per-sample gradients (the reference "database" of the audit).
+* :func:`lira_offline_scores` -- the offline likelihood-ratio attack on one more DP step, run by run.
 * :func:`canary_scores` -- magnitudes of the centred releases without and with the canary.
-* :func:`canary_audit` -- one canary audit per run, each with its own reference gradients and random
-  stream, on local workers or a Dask cluster (:func:`fdp.parallel.run`; the same bits either way).
+* :func:`canary_audit` -- one canary audit per run, each with its own reference gradients.
+
+Every run (a trained model, its attack, its audit) draws from its own random stream, the run's child
+of the seed, and chunks of runs go to local workers or a Dask cluster (:func:`fdp.parallel.map_runs`):
+the results are the same bits whatever the chunk size, the number of workers or the backend.
 """
 
 from __future__ import annotations
@@ -21,11 +25,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from joblib import delayed
 from scipy import special
 
 from .dpsgd import clip as clip_rows  # DP-SGD's per-sample clipping, one implementation
-from .parallel import check_n_jobs, run, seed_sequence
+from .parallel import check_n_jobs, map_runs
 from .validation import check_positive, check_positive_int, check_sampling_rate
 
 __all__ = [
@@ -96,6 +99,23 @@ def logistic_gradients(weights, features, labels) -> np.ndarray:
     return (p - labels)[..., None] * xb
 
 
+def _train_runs(x, y, *, seeds, steps, learning_rate, clip_norm, noise_multiplier, sampling_rate, fit_intercept):
+    """:func:`train_linear_dpgd` on a chunk of runs (x: (runs, n, d)), run r drawing from ``seeds[r]``."""
+    runs, n = y.shape
+    xb = _with_intercept(x, fit_intercept)
+    gens = [np.random.default_rng(s) for s in seeds]
+    noise = np.stack([g.standard_normal((steps, xb.shape[-1])) for g in gens], axis=1)  # (steps, runs, p)
+    w = np.zeros((runs, xb.shape[-1]))
+    grads = None
+    for t in range(steps):
+        grads = clip_rows(logistic_gradients(w, xb, y), clip_norm)
+        if sampling_rate < 1.0:
+            grads = grads * np.stack([g.random((n, 1)) < sampling_rate for g in gens])
+        total = grads.sum(axis=1) + noise_multiplier * clip_norm * noise[t]
+        w = w - learning_rate * total / (sampling_rate * n)
+    return w, grads
+
+
 def train_linear_dpgd(
     x,
     y,
@@ -108,6 +128,9 @@ def train_linear_dpgd(
     sampling_rate: float = 1.0,
     fit_intercept: bool = True,
     seed,
+    chunk: int = 128,
+    n_jobs: int = 1,
+    progress: bool = False,
 ) -> LinearRuns:
     """DP gradient descent of a single logistic unit ``sigmoid(w . x + b)``, many models at once.
 
@@ -116,8 +139,9 @@ def train_linear_dpgd(
     clipped to L2 norm ``clip_norm``, summed over the batch (all of D, or a Poisson sample with rate
     ``sampling_rate``), plus Gaussian noise of standard deviation ``noise_multiplier * clip_norm`` per coordinate,
     divided by the expected batch size; then a plain gradient step from ``w = 0``.  Without
-    ``fit_intercept`` the unit has no bias (p = d parameters).  ``seed`` (int or SeedSequence)
-    seeds one ``numpy.random.Generator`` for the noise and the sampling of every run.
+    ``fit_intercept`` the unit has no bias (p = d parameters).  Run r draws its noise and its
+    batches from the r-th child of ``seed``; ``chunk`` runs train together on one worker
+    (:func:`fdp.parallel.map_runs`: the same bits on any number of workers or a Dask cluster).
 
     Parameters
     ----------
@@ -131,6 +155,12 @@ def train_linear_dpgd(
     sampling_rate : float, default 1.0
     fit_intercept : bool, default True
     seed : int or numpy.random.SeedSequence
+    chunk : int, default 128
+        Runs per task.
+    n_jobs : int, default 1
+        Local workers (-1: all cores); ignored on a Dask cluster.
+    progress : bool, default False
+        Show a progress bar over the chunks.
 
     Returns
     -------
@@ -156,17 +186,12 @@ def train_linear_dpgd(
         runs = x.shape[0]
     runs = check_positive_int("runs", 1 if runs is None else runs)
     q = check_sampling_rate("sampling_rate", sampling_rate)
-    rng = np.random.default_rng(seed)
-    n = x.shape[-2]
-    xb = _with_intercept(x, fit_intercept)
-    w = np.zeros((runs, xb.shape[-1]))
-    grads = None
-    for _ in range(steps):
-        grads = clip_rows(logistic_gradients(w, xb, y), clip_norm)
-        if q < 1.0:
-            grads = grads * (rng.random((runs, n, 1)) < q)
-        total = grads.sum(axis=1) + noise_multiplier * clip_norm * rng.standard_normal(w.shape)
-        w = w - learning_rate * total / (q * n)
+    n_jobs = check_n_jobs(n_jobs)
+    if x.ndim == 2:
+        x, y = np.broadcast_to(x, (runs,) + x.shape), np.broadcast_to(y, (runs,) + y.shape)
+    w, grads = map_runs(_train_runs, [x, y], seed=seed, chunk=chunk, n_jobs=n_jobs, progress=progress,
+                        desc="training runs", steps=steps, learning_rate=learning_rate, clip_norm=clip_norm,
+                        noise_multiplier=noise_multiplier, sampling_rate=q, fit_intercept=fit_intercept)
     return LinearRuns(weights=w, final_gradients=grads)
 
 
@@ -265,6 +290,31 @@ def train_linear_network_dpgd(
     return LinearRuns(weights=params[None, :], final_gradients=grads[None])
 
 
+def _lira_runs(x, y, w, xt, yt, *, seeds, learning_rate, clip_norm, noise_multiplier, shadow_models, target_models,
+               fit_intercept):
+    """:func:`lira_offline_scores` on a chunk of runs (``xt`` with its bias column), run r drawing from ``seeds[r]``."""
+    n = x.shape[1]
+    known = clip_rows(logistic_gradients(w, _with_intercept(x, fit_intercept), y), clip_norm).sum(axis=1)
+    target = clip_rows(logistic_gradients(w, xt[:, None, :], yt[:, None]), clip_norm)[:, 0]
+    sign = np.where(yt == 1, 1.0, -1.0)[:, None]  # logit of the confidence in the target's label
+    gens = [np.random.default_rng(s) for s in seeds]
+    scale = noise_multiplier * clip_norm
+
+    def phi(models: int, include: bool) -> np.ndarray:
+        step = known[:, None, :] + scale * np.stack([g.standard_normal((models, w.shape[1])) for g in gens])
+        if include:
+            step = step + target[:, None, :]
+        w_new = w[:, None, :] - learning_rate * step / n
+        return sign * np.einsum("rmp,rp->rm", w_new, xt)
+
+    shadow = phi(shadow_models, False)
+    mean, sd = shadow.mean(axis=1, keepdims=True), shadow.std(axis=1, ddof=1, keepdims=True)
+    scores_h0 = (phi(target_models, False) - mean) / sd
+    scores_h1 = (phi(target_models, True) - mean) / sd
+    effect = np.abs(np.einsum("rp,rp->r", target, xt)) / (scale * np.linalg.norm(xt, axis=1))
+    return scores_h0, scores_h1, effect
+
+
 def lira_offline_scores(
     x,
     y,
@@ -279,6 +329,9 @@ def lira_offline_scores(
     target_models: int,
     fit_intercept: bool = True,
     seed,
+    chunk: int = 128,
+    n_jobs: int = 1,
+    progress: bool = False,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Offline LiRA (Carlini et al. 2022, Sec. IV.C) on one DP gradient step, run by run.
 
@@ -295,6 +348,8 @@ def lira_offline_scores(
     Returns ``(scores_h0, scores_h1, effect)``, the scores of shape (runs, target_models) and, for
     each run, the effect size of the target in logit space, ``|clip(g*) . x*| / (noise_multiplier clip_norm |x*|)``
     (at most ``Delta / sigma = 1 / noise_multiplier``, with equality when the target's gradient is clipped).
+    Run r draws its noise from the r-th child of ``seed``; ``chunk`` runs go to a worker at a time
+    (:func:`fdp.parallel.map_runs`: the same bits on any number of workers or a Dask cluster).
 
     Parameters
     ----------
@@ -312,6 +367,12 @@ def lira_offline_scores(
     target_models : int
     fit_intercept : bool, default True
     seed : int or numpy.random.SeedSequence
+    chunk : int, default 128
+        Runs per task.
+    n_jobs : int, default 1
+        Local workers (-1: all cores); ignored on a Dask cluster.
+    progress : bool, default False
+        Show a progress bar over the chunks.
 
     Returns
     -------
@@ -342,25 +403,11 @@ def lira_offline_scores(
     if shadow_models < 2:
         raise ValueError(f"shadow_models must be >= 2 to fit a Gaussian, got {shadow_models}")
     target_models = check_positive_int("target_models", target_models)
-    rng = np.random.default_rng(seed)
-    n = x.shape[1]
-    known = clip_rows(logistic_gradients(w, _with_intercept(x, fit_intercept), y), clip_norm).sum(axis=1)
-    target = clip_rows(logistic_gradients(w, xt[:, None, :], yt[:, None]), clip_norm)[:, 0]
-    sign = np.where(yt == 1, 1.0, -1.0)[:, None]  # logit of the confidence in the target's label
-
-    def phi(models: int, include: bool) -> np.ndarray:
-        step = known[:, None, :] + noise_multiplier * clip_norm * rng.standard_normal((runs, models, w.shape[1]))
-        if include:
-            step = step + target[:, None, :]
-        w_new = w[:, None, :] - learning_rate * step / n
-        return sign * np.einsum("rmp,rp->rm", w_new, xt)
-
-    shadow = phi(shadow_models, False)
-    mean, sd = shadow.mean(axis=1, keepdims=True), shadow.std(axis=1, ddof=1, keepdims=True)
-    scores_h0 = (phi(target_models, False) - mean) / sd
-    scores_h1 = (phi(target_models, True) - mean) / sd
-    effect = np.abs(np.einsum("rp,rp->r", target, xt)) / (noise_multiplier * clip_norm * np.linalg.norm(xt, axis=1))
-    return scores_h0, scores_h1, effect
+    n_jobs = check_n_jobs(n_jobs)
+    return map_runs(_lira_runs, [x, y, w, xt, yt], seed=seed, chunk=chunk, n_jobs=n_jobs, progress=progress,
+                    desc="LiRA runs", learning_rate=learning_rate, clip_norm=clip_norm,
+                    noise_multiplier=noise_multiplier, shadow_models=shadow_models, target_models=target_models,
+                    fit_intercept=fit_intercept)
 
 
 def canary_scores(
@@ -439,7 +486,8 @@ def canary_scores(
     return np.linalg.norm(release0 - known, axis=1), np.linalg.norm(release1 - known, axis=1)
 
 
-def _canary_runs(references, seeds, canary_norm, noise_multiplier, repetitions, mechanism, sampling_rate):
+def _canary_runs(references, *, seeds, canary_norm, noise_multiplier, repetitions, mechanism, sampling_rate):
+    """:func:`canary_scores` for a chunk of runs, run r with reference ``references[r]`` and seed ``seeds[r]``."""
     pairs = [canary_scores(g, canary_norm, noise_multiplier, repetitions, mechanism=mechanism, sampling_rate=sampling_rate,
                            seed=s) for g, s in zip(references, seeds)]
     return np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])
@@ -463,7 +511,7 @@ def canary_audit(
     Only the sum of a run's reference gradients enters its releases.  Run r draws from the r-th stream
     spawned from ``seed``, whatever the chunking and the backend, so the
     result is the same bits on one core, on ``n_jobs`` local workers, or on the Dask cluster named by
-    ``FDP_DASK_SCHEDULER`` (:func:`fdp.parallel.run`); ``chunk`` runs go to a worker at a time.
+    ``FDP_DASK_SCHEDULER`` (:func:`fdp.parallel.map_runs`); ``chunk`` runs go to a worker at a time.
 
     Parameters
     ----------
@@ -502,11 +550,7 @@ def canary_audit(
         refs = refs.sum(axis=1)
     canary_scores(refs[0], canary_norm, noise_multiplier, repetitions, mechanism=mechanism, sampling_rate=sampling_rate,
                   seed=0)  # every argument checked here, before any work is sent out
-    chunk = check_positive_int("chunk", chunk)
     n_jobs = check_n_jobs(n_jobs)
-    seeds = seed_sequence(seed).spawn(len(refs))
-    starts = range(0, len(refs), chunk)
-    tasks = (delayed(_canary_runs)(refs[i:i + chunk], seeds[i:i + chunk], canary_norm, noise_multiplier, repetitions,
-                                   mechanism, sampling_rate) for i in starts)
-    out = run(tasks, n_jobs, total=len(starts), progress=progress, desc="canary audits")
-    return np.concatenate([o[0] for o in out]), np.concatenate([o[1] for o in out])
+    return map_runs(_canary_runs, [refs], seed=seed, chunk=chunk, n_jobs=n_jobs, progress=progress, desc="canary audits",
+                    canary_norm=canary_norm, noise_multiplier=noise_multiplier, repetitions=repetitions,
+                    mechanism=mechanism, sampling_rate=sampling_rate)

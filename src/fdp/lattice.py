@@ -1236,7 +1236,7 @@ def self_convolve(masses, steps: int, tail: float, window: tuple[int, int] | Non
     about ``(2 / n) sum_k N u |F_k|^N`` over all n coefficients (every coefficient is shifted alike,
     so negative outputs, the usual symptom, need not appear).  The estimate is four times
     ``(2 / n) sum_k (N + log2 n) u |F_k|^N`` (the inverse transform's own rounding is the
-    ``log2 n`` term); against exact direct convolutions it exceeds the largest error by 8 to 14x
+    ``log2 n`` term); against exact direct convolutions it exceeds the largest error by 8 to 74x
     (tests).  The powers are taken by repeated squaring (:func:`_spectral_power`, within the ``N u``
     of the model) and the low frequencies directly (:func:`_low_frequencies`).  Negative
     coefficients are set to 0.

@@ -11,6 +11,10 @@ chunks, so a result is the same on one core and on many.
 joblib's Dask backend (the optional ``cluster`` extra: dask and distributed).  Results come back in
 task order either way.
 
+Where every repetition is a run with its own data (a trained model, an audit), :func:`map_runs` gives
+each run its own stream (the run's child of the seed), so the result does not depend on the chunk
+size either.
+
 Examples
 --------
 >>> [(size, s.spawn_key) for size, s in chunks(5, 2, seed=7)]
@@ -25,10 +29,12 @@ import os
 from collections.abc import Iterable
 
 import numpy as np
-from joblib import Parallel, parallel_config
+from joblib import Parallel, delayed, parallel_config
 from tqdm import tqdm
 
-__all__ = ["seed_sequence", "chunks", "SCHEDULER_ENV", "check_n_jobs", "run"]
+from .validation import check_positive_int
+
+__all__ = ["seed_sequence", "chunks", "SCHEDULER_ENV", "check_n_jobs", "run", "map_runs"]
 
 #: The environment variable naming a Dask scheduler (``tcp://host:port``); unset or empty: local cores.
 SCHEDULER_ENV = "FDP_DASK_SCHEDULER"
@@ -146,3 +152,53 @@ def run(tasks: Iterable, n_jobs: int = 1, *, total: int | None = None, progress:
     with backend:
         results = Parallel(n_jobs=-1 if address else n_jobs, return_as="generator")(tasks)
         return list(tqdm(results, total=total, disable=not progress, desc=desc))
+
+
+def map_runs(function, per_run, *, seed, chunk: int, n_jobs: int = 1, progress: bool = False, desc: str = "", **shared):
+    """``function`` on chunks of independent runs, each run with its own random stream; outputs joined along axis 0.
+
+    The arrays of ``per_run`` hold one entry per run (axis 0); ``function(*slices, seeds=..., **shared)``
+    gets ``chunk`` consecutive runs and their seeds (run r's is the r-th child of ``seed``) and returns an
+    array or a tuple of arrays with one entry per run.  The result is the same bits whatever ``chunk``,
+    ``n_jobs`` or the backend (:func:`run`).
+
+    Parameters
+    ----------
+    function : callable
+        Importable (a module-level function), so that workers can unpickle it.
+    per_run : sequence of array_like
+        Each with the same length (the number of runs), >= 1.
+    seed : int, None or numpy.random.SeedSequence
+    chunk : int
+        Runs per task, >= 1.
+    n_jobs : int, default 1
+    progress : bool, default False
+    desc : str
+    **shared
+        Passed unchanged to every call.
+
+    Returns
+    -------
+    numpy.ndarray or tuple of numpy.ndarray
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> def draw(x, seeds):
+    ...     return np.array([np.random.default_rng(s).random() + v for v, s in zip(x, seeds)])
+    >>> bool(np.all(map_runs(draw, [np.zeros(5)], seed=1, chunk=2) == map_runs(draw, [np.zeros(5)], seed=1, chunk=5)))
+    True
+    """
+    per_run = [np.asarray(a) for a in per_run]
+    total = len(per_run[0]) if per_run and per_run[0].ndim else 0
+    if total == 0 or any(len(a) != total for a in per_run):
+        raise ValueError(f"per_run must be arrays with one entry per run, of one length >= 1, got shapes "
+                         f"{[a.shape for a in per_run]}")
+    chunk = check_positive_int("chunk", chunk)
+    seeds = seed_sequence(seed).spawn(total)
+    starts = range(0, total, chunk)
+    tasks = (delayed(function)(*(a[i:i + chunk] for a in per_run), seeds=seeds[i:i + chunk], **shared) for i in starts)
+    out = run(tasks, n_jobs, total=len(starts), progress=progress, desc=desc)
+    if isinstance(out[0], tuple):
+        return tuple(np.concatenate(parts) for parts in zip(*out))
+    return np.concatenate(out)
