@@ -187,6 +187,22 @@ def test_training_and_lira_are_the_same_bits_whatever_the_chunks_and_workers():
         for a, b in zip(outs[0], other):
             np.testing.assert_array_equal(a, b)
     assert not np.array_equal(outs[0][0][0], outs[0][0][1])  # every run has its own stream
+    # one shared data set (sent once per task) trains exactly as the same set given to every run
+    shared = audit.train_linear_dpgd(x[0], y[0], runs=5, steps=8, learning_rate=1.0, sampling_rate=0.5, seed=3, chunk=2)
+    copied = audit.train_linear_dpgd(np.repeat(x[:1], 5, 0), np.repeat(y[:1], 5, 0), steps=8, learning_rate=1.0,
+                                     sampling_rate=0.5, seed=3)
+    np.testing.assert_array_equal(shared.weights, copied.weights)
+    np.testing.assert_array_equal(shared.final_gradients, copied.final_gradients)
+    lira_shared = audit.lira_offline_scores(x[0], y[0], runs.weights, xt, yt, learning_rate=1.0, shadow_models=6,
+                                            target_models=4, seed=4, chunk=2)
+    lira_copied = audit.lira_offline_scores(np.repeat(x[:1], 5, 0), np.repeat(y[:1], 5, 0), runs.weights, xt, yt,
+                                            learning_rate=1.0, shadow_models=6, target_models=4, seed=4)
+    for a, b in zip(lira_shared, lira_copied):
+        np.testing.assert_array_equal(a, b)
+    # a SeedSequence passed twice gives the same models twice (it is not advanced)
+    ss = np.random.SeedSequence(11)
+    first, second = (audit.train_linear_dpgd(x, y, steps=3, learning_rate=1.0, seed=ss).weights for _ in range(2))
+    np.testing.assert_array_equal(first, second)
     with pytest.raises(ValueError, match="chunk"):
         audit.train_linear_dpgd(x, y, steps=1, learning_rate=1.0, seed=0, chunk=0)
     with pytest.raises(ValueError, match="n_jobs"):

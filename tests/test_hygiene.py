@@ -51,6 +51,13 @@ def test_no_matplotlib_use(nb):
     assert not re.search(r"matplotlib\.use\(", src)
 
 
+def _parameters(nb):
+    """The source of a notebook's parameters cell and the names it assigns."""
+    cell = next(c for c in _load(nb)["cells"] if "parameters" in c.get("metadata", {}).get("tags", []))
+    source = "".join(cell["source"])
+    return source, {t.id for node in ast.parse(source).body if isinstance(node, ast.Assign) for t in node.targets}
+
+
 @pytest.mark.parametrize("nb", NOTEBOOKS, ids=lambda p: p.stem)
 @pytest.mark.parametrize("suffix", [".yaml", ".quick.yaml"])
 def test_params_files_name_only_declared_parameters(nb, suffix):
@@ -58,8 +65,7 @@ def test_params_files_name_only_declared_parameters(nb, suffix):
     path = ROOT / "notebooks" / "params" / f"{nb.stem}{suffix}"
     assert path.exists()
     params = yaml.safe_load(path.read_text()) or {}
-    cell = next(c for c in _load(nb)["cells"] if "parameters" in c.get("metadata", {}).get("tags", []))
-    declared = {t.id for node in ast.parse("".join(cell["source"])).body if isinstance(node, ast.Assign) for t in node.targets}
+    _, declared = _parameters(nb)
     assert set(params) <= declared, f"unknown parameters {set(params) - declared}"
     if suffix == ".yaml":
         assert set(params) == declared, f"{path.name} must list every parameter, missing {declared - set(params)}"
@@ -71,9 +77,8 @@ def test_papermill_parses_every_parameter(nb):
     # a warning, and `make run -p` would then call that parameter unknown
     from papermill.translators import PythonTranslator
 
-    cell = next(c for c in _load(nb)["cells"] if "parameters" in c.get("metadata", {}).get("tags", []))
-    declared = {t.id for node in ast.parse("".join(cell["source"])).body if isinstance(node, ast.Assign) for t in node.targets}
-    assert {p.name for p in PythonTranslator.inspect({"source": "".join(cell["source"])})} == declared
+    source, declared = _parameters(nb)
+    assert {p.name for p in PythonTranslator.inspect({"source": source})} == declared
 
 
 PROFILES = sorted(p for p in (ROOT / "notebooks" / "params").glob("*.*.yaml") if not p.name.endswith(".quick.yaml"))
@@ -89,8 +94,7 @@ def test_profiles_name_only_declared_parameters(path):
     nb = ROOT / "notebooks" / f"{path.name.split('.')[0]}.ipynb"
     assert nb.exists(), f"{path.name} names no notebook"
     params = yaml.safe_load(path.read_text()) or {}
-    cell = next(c for c in _load(nb)["cells"] if "parameters" in c.get("metadata", {}).get("tags", []))
-    declared = {t.id for node in ast.parse("".join(cell["source"])).body if isinstance(node, ast.Assign) for t in node.targets}
+    _, declared = _parameters(nb)
     assert params and set(params) <= declared, f"unknown parameters {set(params) - declared}"
 
 

@@ -95,6 +95,8 @@ def test_self_convolve_rounding_estimate_covers_the_error(sigma, rate, steps, h)
     the tail coefficients (where the curves' ends are read) carry about the same absolute error as the bulk."""
     from fdp import onestep
 
+    if np.finfo(np.longdouble).eps > 1e-18:
+        pytest.skip("long double is not an extended type on this platform: no accurate reference")
     step = onestep.OneStep("gaussian", sigma, rate)
     l_0, _, step_h, grid = onestep.frames(step, h, np.log(1e-30), 50_000)
     masses, _ = onestep.pessimistic(step, l_0, step_h, grid)

@@ -82,8 +82,30 @@ def test_map_runs_gives_each_run_its_own_stream_whatever_the_chunks():
         noisy, doubled = parallel.map_runs(_noisy_sum, [x], seed=4, chunk=chunk, n_jobs=n_jobs, scale=0.5)
         np.testing.assert_array_equal(noisy, expected)
         np.testing.assert_array_equal(doubled, 2 * x)
-    for bad, name in (([x, x[:3]], "per_run"), ([np.zeros(0)], "per_run"), ([], "per_run")):
+    for bad, name in (([x, x[:3]], "per_run"), ([np.zeros(0)], "per_run"), ([], "per_run"), ([x, np.float64(1)], "per_run")):
         with pytest.raises(ValueError, match=name):
             parallel.map_runs(_noisy_sum, bad, seed=0, chunk=1, scale=1.0)
     with pytest.raises(ValueError, match="chunk"):
         parallel.map_runs(_noisy_sum, [x], seed=0, chunk=0, scale=1.0)
+
+
+def _one_row_per_chunk(x, seeds):
+    return x[:1]
+
+
+def test_map_runs_refuses_a_function_that_loses_runs_and_bad_seeds():
+    with pytest.raises(ValueError, match="one entry per run"):
+        parallel.map_runs(_one_row_per_chunk, [np.arange(5.0)], seed=0, chunk=2)
+    with pytest.raises(ValueError, match="runs"):
+        parallel.map_runs(_noisy_sum, [np.arange(5.0)], seed=0, chunk=2, runs=4, scale=1.0)
+    for bad in (-1, 1.5, True, "a", np.random.default_rng(0)):
+        with pytest.raises(ValueError, match="seed"):
+            parallel.map_runs(_noisy_sum, [np.arange(5.0)], seed=bad, chunk=2, scale=1.0)
+
+
+def test_children_are_spawns_children_without_advancing_the_seed():
+    ss = np.random.SeedSequence(5)
+    ours = parallel.children(ss, 3)
+    assert ss.n_children_spawned == 0 and parallel.children(ss, 3)[2].spawn_key == ours[2].spawn_key
+    for a, b in zip(ours, np.random.SeedSequence(5).spawn(3)):
+        assert a.generate_state(4).tolist() == b.generate_state(4).tolist()

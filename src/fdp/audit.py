@@ -32,6 +32,7 @@ from .parallel import check_n_jobs, map_runs
 from .validation import check_positive, check_positive_int, check_sampling_rate
 
 __all__ = [
+    "RUNS_PER_TASK",
     "LinearRuns",
     "clip_rows",
     "logistic_gradients",
@@ -42,6 +43,10 @@ __all__ = [
     "canary_scores",
     "canary_audit",
 ]
+
+
+#: Runs of a training, an attack or an audit sent to a worker at a time (the default ``chunk``).
+RUNS_PER_TASK = 128
 
 
 @dataclass(frozen=True)
@@ -100,18 +105,19 @@ def logistic_gradients(weights, features, labels) -> np.ndarray:
 
 
 def _train_runs(x, y, *, seeds, steps, learning_rate, clip_norm, noise_multiplier, sampling_rate, fit_intercept):
-    """:func:`train_linear_dpgd` on a chunk of runs (x: (runs, n, d)), run r drawing from ``seeds[r]``."""
-    runs, n = y.shape
+    """:func:`train_linear_dpgd` on a chunk of runs, run r drawing from ``seeds[r]`` (each step: its noise, then
+    its batch); ``x`` is the chunk's data sets (runs, n, d) or one shared (n, d)."""
+    n = x.shape[-2]
     xb = _with_intercept(x, fit_intercept)
     gens = [np.random.default_rng(s) for s in seeds]
-    noise = np.stack([g.standard_normal((steps, xb.shape[-1])) for g in gens], axis=1)  # (steps, runs, p)
-    w = np.zeros((runs, xb.shape[-1]))
+    w = np.zeros((len(gens), xb.shape[-1]))
     grads = None
-    for t in range(steps):
+    for _ in range(steps):
         grads = clip_rows(logistic_gradients(w, xb, y), clip_norm)
+        noise = np.stack([g.standard_normal(w.shape[1]) for g in gens])
         if sampling_rate < 1.0:
             grads = grads * np.stack([g.random((n, 1)) < sampling_rate for g in gens])
-        total = grads.sum(axis=1) + noise_multiplier * clip_norm * noise[t]
+        total = grads.sum(axis=1) + noise_multiplier * clip_norm * noise
         w = w - learning_rate * total / (sampling_rate * n)
     return w, grads
 
@@ -128,7 +134,7 @@ def train_linear_dpgd(
     sampling_rate: float = 1.0,
     fit_intercept: bool = True,
     seed,
-    chunk: int = 128,
+    chunk: int = RUNS_PER_TASK,
     n_jobs: int = 1,
     progress: bool = False,
 ) -> LinearRuns:
@@ -155,7 +161,7 @@ def train_linear_dpgd(
     sampling_rate : float, default 1.0
     fit_intercept : bool, default True
     seed : int or numpy.random.SeedSequence
-    chunk : int, default 128
+    chunk : int, default :data:`RUNS_PER_TASK`
         Runs per task.
     n_jobs : int, default 1
         Local workers (-1: all cores); ignored on a Dask cluster.
@@ -187,11 +193,10 @@ def train_linear_dpgd(
     runs = check_positive_int("runs", 1 if runs is None else runs)
     q = check_sampling_rate("sampling_rate", sampling_rate)
     n_jobs = check_n_jobs(n_jobs)
-    if x.ndim == 2:
-        x, y = np.broadcast_to(x, (runs,) + x.shape), np.broadcast_to(y, (runs,) + y.shape)
-    w, grads = map_runs(_train_runs, [x, y], seed=seed, chunk=chunk, n_jobs=n_jobs, progress=progress,
+    data = dict(per_run=[x, y]) if x.ndim == 3 else dict(x=x, y=y)  # a shared data set goes once to each task
+    w, grads = map_runs(_train_runs, seed=seed, chunk=chunk, runs=runs, n_jobs=n_jobs, progress=progress,
                         desc="training runs", steps=steps, learning_rate=learning_rate, clip_norm=clip_norm,
-                        noise_multiplier=noise_multiplier, sampling_rate=q, fit_intercept=fit_intercept)
+                        noise_multiplier=noise_multiplier, sampling_rate=q, fit_intercept=fit_intercept, **data)
     return LinearRuns(weights=w, final_gradients=grads)
 
 
@@ -290,10 +295,11 @@ def train_linear_network_dpgd(
     return LinearRuns(weights=params[None, :], final_gradients=grads[None])
 
 
-def _lira_runs(x, y, w, xt, yt, *, seeds, learning_rate, clip_norm, noise_multiplier, shadow_models, target_models,
+def _lira_runs(w, xt, yt, x, y, *, seeds, learning_rate, clip_norm, noise_multiplier, shadow_models, target_models,
                fit_intercept):
-    """:func:`lira_offline_scores` on a chunk of runs (``xt`` with its bias column), run r drawing from ``seeds[r]``."""
-    n = x.shape[1]
+    """:func:`lira_offline_scores` on a chunk of runs (``xt`` with its bias column), run r drawing from ``seeds[r]``;
+    ``x`` is the chunk's data sets (runs, n, d) or one shared (n, d)."""
+    n = x.shape[-2]
     known = clip_rows(logistic_gradients(w, _with_intercept(x, fit_intercept), y), clip_norm).sum(axis=1)
     target = clip_rows(logistic_gradients(w, xt[:, None, :], yt[:, None]), clip_norm)[:, 0]
     sign = np.where(yt == 1, 1.0, -1.0)[:, None]  # logit of the confidence in the target's label
@@ -329,7 +335,7 @@ def lira_offline_scores(
     target_models: int,
     fit_intercept: bool = True,
     seed,
-    chunk: int = 128,
+    chunk: int = RUNS_PER_TASK,
     n_jobs: int = 1,
     progress: bool = False,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -367,7 +373,7 @@ def lira_offline_scores(
     target_models : int
     fit_intercept : bool, default True
     seed : int or numpy.random.SeedSequence
-    chunk : int, default 128
+    chunk : int, default :data:`RUNS_PER_TASK`
         Runs per task.
     n_jobs : int, default 1
         Local workers (-1: all cores); ignored on a Dask cluster.
@@ -388,10 +394,8 @@ def lira_offline_scores(
     if w.ndim != 2:
         raise ValueError(f"weights must be (runs, p), got shape {w.shape}")
     runs = w.shape[0]
-    if x.ndim == 2:
-        x, y = np.broadcast_to(x, (runs,) + x.shape), np.broadcast_to(y, (runs,) + y.shape)
-    if x.ndim != 3 or x.shape[0] != runs or y.shape != x.shape[:-1]:
-        raise ValueError(f"x must be (runs, n, d) with runs={runs} and y (runs, n), got {x.shape} and {y.shape}")
+    if x.ndim not in (2, 3) or (x.ndim == 3 and x.shape[0] != runs) or y.shape != x.shape[:-1]:
+        raise ValueError(f"x must be (n, d) or (runs, n, d) with runs={runs} and y its labels, got {x.shape} and {y.shape}")
     xt = _with_intercept(np.asarray(x_target, dtype=np.float64), fit_intercept)
     yt = np.asarray(y_target, dtype=np.float64)
     if xt.shape != (runs, w.shape[1]) or yt.shape != (runs,):
@@ -404,10 +408,10 @@ def lira_offline_scores(
         raise ValueError(f"shadow_models must be >= 2 to fit a Gaussian, got {shadow_models}")
     target_models = check_positive_int("target_models", target_models)
     n_jobs = check_n_jobs(n_jobs)
-    return map_runs(_lira_runs, [x, y, w, xt, yt], seed=seed, chunk=chunk, n_jobs=n_jobs, progress=progress,
-                    desc="LiRA runs", learning_rate=learning_rate, clip_norm=clip_norm,
-                    noise_multiplier=noise_multiplier, shadow_models=shadow_models, target_models=target_models,
-                    fit_intercept=fit_intercept)
+    per_run, data = ([w, xt, yt, x, y], {}) if x.ndim == 3 else ([w, xt, yt], dict(x=x, y=y))
+    return map_runs(_lira_runs, per_run, seed=seed, chunk=chunk, n_jobs=n_jobs, progress=progress, desc="LiRA runs",
+                    learning_rate=learning_rate, clip_norm=clip_norm, noise_multiplier=noise_multiplier,
+                    shadow_models=shadow_models, target_models=target_models, fit_intercept=fit_intercept, **data)
 
 
 def canary_scores(
@@ -502,7 +506,7 @@ def canary_audit(
     mechanism: str = "gaussian",
     sampling_rate: float = 1.0,
     seed,
-    chunk: int = 64,
+    chunk: int = RUNS_PER_TASK,
     n_jobs: int = 1,
     progress: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -523,7 +527,7 @@ def canary_audit(
     mechanism : {"gaussian", "laplace"}, default "gaussian"
     sampling_rate : float, default 1.0
     seed : int or numpy.random.SeedSequence
-    chunk : int, default 64
+    chunk : int, default :data:`RUNS_PER_TASK`
     n_jobs : int, default 1
     progress : bool, default False
 

@@ -1,10 +1,10 @@
 """Independent repetitions split into chunks, each with its own random stream, run locally or on a cluster.
 
-A Monte-Carlo sample, a batch of reconstruction games or of training runs is cut into chunks of
-at most ``chunk`` repetitions; chunk ``i`` draws from the ``i``-th child of
-``numpy.random.SeedSequence(seed)`` (:meth:`~numpy.random.SeedSequence.spawn`).  The streams depend
-on the seed and the chunk size only, never on how many joblib workers (or which backend) run the
-chunks, so a result is the same on one core and on many.
+A Monte-Carlo sample or a batch of reconstruction games is cut into chunks of at most ``chunk``
+repetitions; chunk ``i`` draws from the ``i``-th child of ``numpy.random.SeedSequence(seed)``
+(:func:`children`, the children :meth:`~numpy.random.SeedSequence.spawn` would give, without
+changing the seed passed in).  The streams depend on the seed and the chunk size only, never on how
+many joblib workers (or which backend) run the chunks, so a result is the same on one core and on many.
 
 :func:`run` executes the chunks: on ``n_jobs`` local joblib workers, or, when the environment variable
 ``FDP_DASK_SCHEDULER`` holds a scheduler address (``tcp://host:8786``), on that Dask cluster through
@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import numbers
 import os
 from collections.abc import Iterable
 
@@ -34,18 +35,19 @@ from tqdm import tqdm
 
 from .validation import check_positive_int
 
-__all__ = ["seed_sequence", "chunks", "SCHEDULER_ENV", "check_n_jobs", "run", "map_runs"]
+__all__ = ["seed_sequence", "children", "chunks", "SCHEDULER_ENV", "check_n_jobs", "run", "map_runs"]
 
 #: The environment variable naming a Dask scheduler (``tcp://host:port``); unset or empty: local cores.
 SCHEDULER_ENV = "FDP_DASK_SCHEDULER"
 
 
 def seed_sequence(seed) -> np.random.SeedSequence:
-    """``seed`` (an int >= 0, None or a SeedSequence) as a SeedSequence to spawn independent streams from.
+    """``seed`` (an int >= 0, None or a SeedSequence) as a SeedSequence to derive independent streams from.
 
     Parameters
     ----------
     seed : int, None or numpy.random.SeedSequence
+        None: fresh entropy from the operating system (a different result every time).
 
     Returns
     -------
@@ -56,7 +58,37 @@ def seed_sequence(seed) -> np.random.SeedSequence:
     >>> seed_sequence(7).entropy
     7
     """
-    return seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
+    if isinstance(seed, np.random.SeedSequence):
+        return seed
+    if seed is not None and (isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral) or seed < 0):
+        raise ValueError(f"seed must be an integer >= 0, None or a numpy.random.SeedSequence, got {seed!r}")
+    return np.random.SeedSequence(seed)
+
+
+def children(seed, n: int) -> list[np.random.SeedSequence]:
+    """The first ``n`` children of ``seed``: what ``SeedSequence.spawn(n)`` gives a fresh sequence.
+
+    Unlike ``spawn``, the sequence passed in is not advanced, so the same seed always gives the same
+    children (a SeedSequence passed twice gives the same streams twice).
+
+    Parameters
+    ----------
+    seed : int, None or numpy.random.SeedSequence
+    n : int
+        >= 0.
+
+    Returns
+    -------
+    list of numpy.random.SeedSequence
+
+    Examples
+    --------
+    >>> [c.spawn_key for c in children(7, 3)] == [c.spawn_key for c in np.random.SeedSequence(7).spawn(3)]
+    True
+    """
+    parent = seed_sequence(seed)
+    return [np.random.SeedSequence(parent.entropy, spawn_key=parent.spawn_key + (i,), pool_size=parent.pool_size)
+            for i in range(n)]
 
 
 def chunks(total: int, chunk: int, seed) -> list[tuple[int, np.random.SeedSequence]]:
@@ -81,7 +113,7 @@ def chunks(total: int, chunk: int, seed) -> list[tuple[int, np.random.SeedSequen
     [2, 2, 1]
     """
     sizes = [min(chunk, total - start) for start in range(0, total, chunk)]
-    return list(zip(sizes, seed_sequence(seed).spawn(len(sizes))))
+    return list(zip(sizes, children(seed, len(sizes))))
 
 
 def check_n_jobs(n_jobs) -> int:
@@ -154,23 +186,27 @@ def run(tasks: Iterable, n_jobs: int = 1, *, total: int | None = None, progress:
         return list(tqdm(results, total=total, disable=not progress, desc=desc))
 
 
-def map_runs(function, per_run, *, seed, chunk: int, n_jobs: int = 1, progress: bool = False, desc: str = "", **shared):
+def map_runs(function, per_run=(), *, seed, chunk: int, runs: int | None = None, n_jobs: int = 1,
+             progress: bool = False, desc: str = "", **shared):
     """``function`` on chunks of independent runs, each run with its own random stream; outputs joined along axis 0.
 
     The arrays of ``per_run`` hold one entry per run (axis 0); ``function(*slices, seeds=..., **shared)``
-    gets ``chunk`` consecutive runs and their seeds (run r's is the r-th child of ``seed``) and returns an
-    array or a tuple of arrays with one entry per run.  The result is the same bits whatever ``chunk``,
-    ``n_jobs`` or the backend (:func:`run`).
+    gets ``chunk`` consecutive runs and their seeds (run r's is the r-th child of ``seed``,
+    :func:`children`) and returns an array or a tuple of arrays with one entry per run.  What all runs
+    share goes in ``shared`` (sent once per task, not copied per run).  The result is the same bits
+    whatever ``chunk``, ``n_jobs`` or the backend (:func:`run`).
 
     Parameters
     ----------
     function : callable
         Importable (a module-level function), so that workers can unpickle it.
     per_run : sequence of array_like
-        Each with the same length (the number of runs), >= 1.
+        Each with one entry per run (the same length, >= 1).
     seed : int, None or numpy.random.SeedSequence
     chunk : int
         Runs per task, >= 1.
+    runs : int, optional
+        The number of runs; required when ``per_run`` is empty, else it must agree with it.
     n_jobs : int, default 1
     progress : bool, default False
     desc : str
@@ -190,15 +226,22 @@ def map_runs(function, per_run, *, seed, chunk: int, n_jobs: int = 1, progress: 
     True
     """
     per_run = [np.asarray(a) for a in per_run]
-    total = len(per_run[0]) if per_run and per_run[0].ndim else 0
-    if total == 0 or any(len(a) != total for a in per_run):
-        raise ValueError(f"per_run must be arrays with one entry per run, of one length >= 1, got shapes "
-                         f"{[a.shape for a in per_run]}")
+    lengths = {len(a) if a.ndim else -1 for a in per_run}
+    if runs is not None:
+        lengths.add(check_positive_int("runs", runs))
+    if len(lengths) != 1 or min(lengths) < 1:
+        raise ValueError(f"per_run must be arrays with one entry per run, of one length >= 1 (and runs, if given, "
+                         f"that length), got shapes {[a.shape for a in per_run]} and runs={runs!r}")
+    total = lengths.pop()
     chunk = check_positive_int("chunk", chunk)
-    seeds = seed_sequence(seed).spawn(total)
+    seeds = children(seed, total)
     starts = range(0, total, chunk)
     tasks = (delayed(function)(*(a[i:i + chunk] for a in per_run), seeds=seeds[i:i + chunk], **shared) for i in starts)
     out = run(tasks, n_jobs, total=len(starts), progress=progress, desc=desc)
-    if isinstance(out[0], tuple):
-        return tuple(np.concatenate(parts) for parts in zip(*out))
-    return np.concatenate(out)
+    parts = [o if isinstance(o, tuple) else (o,) for o in out]
+    for i, part in zip(starts, parts):
+        if any(np.ndim(p) == 0 or len(p) != min(chunk, total - i) for p in part):
+            raise ValueError(f"function must return one entry per run: {min(chunk, total - i)} for the runs from {i}, "
+                             f"got shapes {[np.shape(p) for p in part]}")
+    joined = tuple(np.concatenate(p) for p in zip(*parts))
+    return joined if isinstance(out[0], tuple) else joined[0]

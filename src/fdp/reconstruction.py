@@ -24,7 +24,7 @@ import numpy as np
 from joblib import delayed
 
 from . import attacks, dpsgd
-from .parallel import check_n_jobs, chunks, run, seed_sequence
+from .parallel import check_n_jobs, children, chunks, run
 from .validation import check_positive, check_positive_int, check_sampling_rate
 
 __all__ = ["ATTACKS", "GameResult", "prior_game", "gradient_reconstructions", "nearest_prior_success", "fraction_within"]
@@ -253,13 +253,13 @@ def gradient_reconstructions(
     if xt.ndim != 2:
         raise ValueError(f"x_targets must be (R, d), got shape {xt.shape}")
     n_jobs = check_n_jobs(n_jobs)
-    train_seed, attack_seed = seed_sequence(seed).spawn(2)
+    train_seed, attack_seed = children(seed, 2)
     trace = dpsgd.train(x_known, y_known, xt, y_targets, noise_multiplier=noise_multiplier, clip_norm=clip_norm, steps=steps, lr=lr,
                         hidden=hidden, seed=np.random.default_rng(train_seed), record=True)
     model = dpsgd.MLP(xt.shape[1], hidden)
     residual = trace.noisy - trace.known
     kw = dict(restarts=restarts, iterations=iterations, learning_rate=attack_lr)
-    seeds = attack_seed.spawn(len(xt))
+    seeds = children(attack_seed, len(xt))
     tasks = (delayed(_attack_one)(model, trace.params[:, r], residual[:, r], y_targets[r], clip_norm, kw, seeds[r])
              for r in range(len(xt)))
     out = run(tasks, n_jobs, total=len(xt), progress=progress, desc="gradient attacks")
