@@ -28,7 +28,7 @@ import numpy as np
 from scipy import special
 
 from .dpsgd import clip as clip_rows  # DP-SGD's per-sample clipping, one implementation
-from .parallel import check_n_jobs, map_runs
+from .parallel import map_runs  # n_jobs and chunk are checked there, before any task runs
 from .validation import check_positive, check_positive_int, check_sampling_rate
 
 __all__ = [
@@ -192,7 +192,6 @@ def train_linear_dpgd(
         runs = x.shape[0]
     runs = check_positive_int("runs", 1 if runs is None else runs)
     q = check_sampling_rate("sampling_rate", sampling_rate)
-    n_jobs = check_n_jobs(n_jobs)
     data = dict(per_run=[x, y]) if x.ndim == 3 else dict(x=x, y=y)  # a shared data set goes once to each task
     w, grads = map_runs(_train_runs, seed=seed, chunk=chunk, runs=runs, n_jobs=n_jobs, progress=progress,
                         desc="training runs", steps=steps, learning_rate=learning_rate, clip_norm=clip_norm,
@@ -407,7 +406,6 @@ def lira_offline_scores(
     if shadow_models < 2:
         raise ValueError(f"shadow_models must be >= 2 to fit a Gaussian, got {shadow_models}")
     target_models = check_positive_int("target_models", target_models)
-    n_jobs = check_n_jobs(n_jobs)
     per_run, data = ([w, xt, yt, x, y], {}) if x.ndim == 3 else ([w, xt, yt], dict(x=x, y=y))
     return map_runs(_lira_runs, per_run, seed=seed, chunk=chunk, n_jobs=n_jobs, progress=progress, desc="LiRA runs",
                     learning_rate=learning_rate, clip_norm=clip_norm, noise_multiplier=noise_multiplier,
@@ -554,7 +552,6 @@ def canary_audit(
         refs = refs.sum(axis=1)
     canary_scores(refs[0], canary_norm, noise_multiplier, repetitions, mechanism=mechanism, sampling_rate=sampling_rate,
                   seed=0)  # every argument checked here, before any work is sent out
-    n_jobs = check_n_jobs(n_jobs)
     return map_runs(_canary_runs, [refs], seed=seed, chunk=chunk, n_jobs=n_jobs, progress=progress, desc="canary audits",
                     canary_norm=canary_norm, noise_multiplier=noise_multiplier, repetitions=repetitions,
                     mechanism=mechanism, sampling_rate=sampling_rate)

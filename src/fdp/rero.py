@@ -204,17 +204,20 @@ def log_kappa_box(dimension: int, rho, radius: float, *, paper: bool = False):
     if radius > 0.5:
         raise ValueError(f"radius must be at most 1/2 (every coordinate then qualifies), got {radius!r}")
     p = 2.0 * radius
-    need = np.ceil(r * d - 1e-9)  # at least rho d coordinates (rho d itself when it is an integer)
     if paper:
         return r * d * np.log(p)
     if p == 1.0:
         return np.zeros_like(r)
-    k = np.arange(d + 1)
-    logpmf = binom.logpmf(k, d, p)
-    # the upper tail summed directly, or as 1 - lower tail when that is the small side; never above log 1 = 0
-    out = [logsumexp(logpmf[int(m):]) if m > d * p else np.log1p(-min(1.0, float(np.exp(logsumexp(logpmf[:int(m)])))))
-           if m > 0 else 0.0 for m in np.ravel(need)]
-    return np.minimum(np.array(out), 0.0).reshape(np.shape(r))
+    logpmf = binom.logpmf(np.arange(d + 1), d, p)
+    out = []
+    for need in np.ceil(np.ravel(r) * d - 1e-9).astype(int):  # at least rho d coordinates (rho d when an integer)
+        if need == 0:
+            out.append(0.0)
+        elif need > d * p:  # the upper tail is the small side: sum it directly
+            out.append(logsumexp(logpmf[need:]))
+        else:  # 1 - the lower tail
+            out.append(np.log1p(-min(1.0, float(np.exp(logsumexp(logpmf[:need]))))))
+    return np.minimum(np.array(out), 0.0).reshape(np.shape(r))  # never above log 1 = 0
 
 
 def gamma_rdp(noise_multiplier: float, steps: int, kappa):
