@@ -11,6 +11,7 @@ accountant (Mironov et al.; looser).  :func:`noise_multiplier_for` inverts it by
 from __future__ import annotations
 
 import functools
+import logging
 import math
 import time
 from dataclasses import dataclass
@@ -32,8 +33,14 @@ __all__ = ["ACCOUNTANTS", "epsilon", "noise_multiplier_for", "TARGETS", "Calibra
            "steps_for_risk"]
 
 ACCOUNTANTS = ("pld", "rdp")
-# integer Renyi orders: dp_accounting's fractional orders need a series that can fail to converge (it warns)
-_RDP_ORDERS = list(range(2, 129)) + [160, 192, 256, 384, 512, 1024]
+#: The RDP accountant's conversion, as the report's JSON states it: the standard order grid of dp_accounting
+#: (its ``DEFAULT_RDP_ORDERS``: 1.1, 1.2, ..., 10.9, 11, ..., 63, 128, 256, 512, 1024), which TF Privacy and
+#: most training logs use, and its RDP-to-DP conversion (Canonne, Kamath, Steinke 2020, Prop. 12; Asoodeh et
+#: al. 2020).  A fractional order whose series does not converge is left out by dp_accounting (only a larger
+#: epsilon can result); its log message is kept off stderr.
+RDP_CONVERSION = ("dp_accounting RdpAccountant, default orders 1.1-10.9 (step 0.1), 11-63, 128, 256, 512, 1024; "
+                  "conversion of Canonne, Kamath, Steinke (2020) Prop. 12")
+_RDP_ORDERS = tuple(rdp_privacy_accountant.DEFAULT_RDP_ORDERS)
 
 
 def _check_accountant(accountant) -> str:
@@ -57,7 +64,8 @@ def epsilon(noise_multiplier: float, sampling_rate: float, steps: int, delta: fl
     delta : float
         In (0, 1).
     accountant : {"pld", "rdp"}, default "pld"
-        ``dp_accounting``'s PLD accountant (pessimistic, at ``discretization``) or its RDP accountant.
+        ``dp_accounting``'s PLD accountant (pessimistic, at ``discretization``) or its RDP accountant on the
+        standard order grid (:data:`RDP_CONVERSION`: the epsilon a dp_accounting or TF Privacy log prints).
     discretization : float, default 1e-4
         PLD lattice spacing.
     noise : {"gaussian", "laplace"}, default "gaussian"
@@ -93,8 +101,14 @@ def _epsilon(noise_multiplier, sampling_rate, steps, delta, accountant, discreti
     if sampling_rate < 1.0:
         event = dp_accounting.PoissonSampledDpEvent(sampling_rate, event)
     acc = rdp_privacy_accountant.RdpAccountant(orders=_RDP_ORDERS)
-    acc.compose(event, steps)
-    return float(acc.get_epsilon(delta))
+    absl = logging.getLogger("absl")
+    level = absl.level
+    absl.setLevel(logging.ERROR)  # "failed to converge ... Excluding this order" (the order is left out)
+    try:
+        acc.compose(event, steps)
+        return float(acc.get_epsilon(delta))
+    finally:
+        absl.setLevel(level)
 
 
 def noise_multiplier_for(

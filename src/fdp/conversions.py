@@ -552,16 +552,16 @@ def tradeoff_profile(curve: PiecewiseLinear, epsilon) -> np.ndarray | float:
     """
     curve = check_piecewise("curve", curve)
     e = check_eps("epsilon", epsilon)
-    a, b = curve.alphas, curve.betas
-    with np.errstate(divide="ignore", invalid="ignore"):
-        k = np.diff(b) / np.diff(a)
+    a, p = curve.alphas, curve.powers  # the powers 1 - beta keep their digits near (0, 1)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        k = curve.slopes()
     k = np.maximum.accumulate(np.where(np.isfinite(k), k, -np.inf))
     slope = -np.exp(e)
     i = np.searchsorted(k, slope, side="left")
     best = np.zeros(e.shape)
     for j in (i - 1, i, i + 1):
         j = np.clip(j, 0, a.size - 1)
-        best = np.maximum(best, 1.0 - b[j] + slope * a[j])
+        best = np.maximum(best, p[j] + slope * a[j])
     out = np.clip(best, 0.0, 1.0)
     return out if out.ndim else float(out)
 

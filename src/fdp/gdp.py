@@ -299,9 +299,9 @@ def eps_from_mu_delta(mu, delta):
 # ---------------------------------------------------------------------------------------------
 
 
-def _floor_points(a: np.ndarray, b: np.ndarray, floor: float, name: str) -> tuple[np.ndarray, np.ndarray]:
+def _floor_points(a: np.ndarray, b: np.ndarray, p: np.ndarray, floor: float, name: str):
     """The breakpoints of the kept range ``{alpha >= floor, f(alpha) >= floor}`` and the curve's two
-    points at its ends, ``(floor, f(floor))`` and ``(f^{-1}(floor), floor)``.
+    points at its ends, ``(floor, f(floor))`` and ``(f^{-1}(floor), floor)``, with their powers ``1 - beta``.
 
     The curve is linear between breakpoints, so ``f_mu <= f`` holds on the whole kept range iff it
     holds at these points (``f_mu`` is convex): eq. 21 over them is the tail-free ``mu*`` of the
@@ -314,6 +314,7 @@ def _floor_points(a: np.ndarray, b: np.ndarray, floor: float, name: str) -> tupl
             f"no level with alpha >= {floor:g} and beta >= {floor:g} is left for the alpha floor tail={floor:g}; "
             "pass a smaller tail (or tail=0 for the exact curve)"
         )
+    p_at = float(np.interp(floor, a, p))
     j = int(np.argmax(b <= floor)) if np.any(b <= floor) else a.size - 1
     if b[j] <= floor and j > 0 and b[j - 1] > floor:  # f crosses the floor inside segment (j-1, j)
         a_at = a[j - 1] + (b[j - 1] - floor) * (a[j] - a[j - 1]) / (b[j - 1] - b[j])
@@ -321,7 +322,9 @@ def _floor_points(a: np.ndarray, b: np.ndarray, floor: float, name: str) -> tupl
         a_at = a[j]
     a_at = min(max(float(a_at), floor), 1.0)
     inside = (a >= floor) & (b >= floor)
-    return np.concatenate([a[inside], [floor, a_at]]), np.concatenate([b[inside], [b_at, max(floor, b[j])]])
+    b_end = max(floor, b[j])
+    return (np.concatenate([a[inside], [floor, a_at]]), np.concatenate([b[inside], [b_at, b_end]]),
+            np.concatenate([p[inside], [p_at, 1.0 - b_end]]))
 
 
 def check_tail(tail, name: str = "tail") -> float:
@@ -351,30 +354,71 @@ def check_tail(tail, name: str = "tail") -> float:
     return tail
 
 
-def _mu_star(a: np.ndarray, b: np.ndarray, tail: float, name: str) -> float:
+#: The smallest alpha floor of a lattice curve: below 1e-280 its breakpoints' slopes leave the float range
+#: (their mass goes to infinite loss, :func:`fdp.lattice.breakpoints`), and a floor of 0 has no finite mu*
+#: (the tails cut from the composition carry infinite loss).
+LATTICE_TAIL_MIN = 1e-300
+
+
+def check_lattice_tail(tail, name: str = "tail") -> float:
+    """The alpha floor of a lattice curve (a subsampled mechanism), in [1e-300, 0.5), or a ValueError naming ``name``.
+
+    Parameters
+    ----------
+    tail : float
+        The floor.
+    name : str, default "tail"
+        The parameter's name, for the message.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> check_lattice_tail(0.0)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: tail must lie in [1e-300, 0.5) for a subsampled mechanism, got 0.0: its certified curve ...
+    """
+    tail = check_tail(tail, name)
+    if tail < LATTICE_TAIL_MIN:
+        raise ValueError(
+            f"{name} must lie in [{LATTICE_TAIL_MIN:g}, 0.5) for a subsampled mechanism, got {tail!r}: its certified "
+            f"curve reaches alpha = {name} only (the composition's tails are cut there and count as infinite privacy "
+            "loss, so no finite mu* holds at alpha = 0); a smaller tail gives a larger mu*")
+    return tail
+
+
+def _mu_star(curve: PiecewiseLinear, tail: float, name: str) -> float:
+    a, b, p = curve.alphas, curve.betas, curve.powers
     if tail > 0.0:
-        a, b = _floor_points(a, b, tail, name)
-    keep = b < 1.0 - a  # points on the diagonal give mu_i = 0
+        a, b, p = _floor_points(a, b, p, tail, name)
+    keep = p > a  # beta < 1 - alpha; points on the diagonal give mu_i = 0
     infinite = keep & ((a == 0.0) | (b == 0.0))
     if np.any(infinite):
         i = int(np.argmax(infinite))
         raise ValueError(
-            f"{name} has the breakpoint (alpha, beta) = ({a[i]!r}, {b[i]!r}) with alpha = 0 or beta = 0 "
+            f"{name} has the breakpoint (alpha, beta) = ({a[i]!r}, 1 - {p[i]!r}) with alpha = 0 or beta = 0 "
             "strictly below 1 - alpha: no finite mu satisfies f_mu <= f (GDP paper Prop. 6.2); "
             "pass tail > 0 to certify mu for alpha >= tail and beta >= tail only"
         )
+    a, b, p = a[keep], b[keep], p[keep]
+    # near (0, 1) beta rounds to 1: read Phi^{-1}(beta) = -Phi^{-1}(1 - beta) from the power instead
+    small = p < 0.5
     za = -ndtri(a)  # Phi^{-1}(1 - alpha), as norm.isf computes it
-    mu = float(max(0.0, np.max(za[keep] - ndtri(b[keep]), initial=0.0)))
+    zb = np.where(small, -ndtri(np.where(small, p, 0.5)), ndtri(b))  # Phi^{-1}(beta)
+    mu = float(max(0.0, np.max(za - zb, initial=0.0))) + 0.0  # + 0.0: never -0.0
     # Eq. 21 holds exactly; make it hold in floating point too, with the same evaluation of f_mu
-    # as fdp.tradeoff.gaussian, by raising mu in doubling steps if rounding put f_mu above a
-    # counted point (the increase is at most twice the rounding error it compensates).
-    bb = b
+    # as fdp.tradeoff.gaussian (its power where beta is near 1), by raising mu in doubling steps if
+    # rounding put f_mu above a counted point (the increase is at most twice the rounding error it
+    # compensates).
     step = max(float(np.spacing(mu)), 2.0**-60)
     for _ in range(80):
-        above = ndtr(za - mu) > bb
+        above = np.where(small, ndtr(mu - za) < p, ndtr(za - mu) > b)
         if not np.any(above):
             return mu
-        za, bb = za[above], bb[above]  # raising mu only lowers f_mu: passed points stay passed
+        za, b, p, small = za[above], b[above], p[above], small[above]  # raising mu only lowers f_mu
         mu += step
         step *= 2.0
     raise ValueError(f"{name}: could not certify f_mu <= f at the breakpoints in floating point")
@@ -396,8 +440,9 @@ def mu_star(curve: PiecewiseLinear, *, tail: float = 0.0) -> float:
     direction, add vs remove) and the symmetrisation C(f, f^{-1}) have the same ``mu*``.  If rounding
     puts ``f_mu*`` above a breakpoint, the returned value is raised by at most twice that rounding
     error, so that ``fdp.tradeoff.gaussian(mu)(alphas) <= betas`` holds exactly in floating point.
-    Note that the stored breakpoints are themselves rounded: near (0, 1) a ``beta`` close to 1 moves
-    eq. 21 by up to ``ulp(beta) / phi(Phi^{-1}(beta))`` (about 1e-8 for curves sampled to 1 - 1e-10).
+    Near (0, 1), where ``beta`` rounds to 1, eq. 21 reads ``Phi^{-1}(beta) = -Phi^{-1}(1 - beta)`` from the
+    curve's powers (:attr:`fdp.tradeoff.PiecewiseLinear.powers`, exact cumulative masses for the
+    lattice curves), so a breakpoint at ``alpha = 1e-300`` counts with all its digits.
 
     Parameters
     ----------
@@ -430,7 +475,7 @@ def mu_star(curve: PiecewiseLinear, *, tail: float = 0.0) -> float:
     True
     """
     curve = check_piecewise("curve", curve)
-    return _mu_star(curve.alphas, curve.betas, check_tail(tail), "curve")
+    return _mu_star(curve, check_tail(tail), "curve")
 
 
 def _gaussian_point_at(a: np.ndarray, b: np.ndarray, mu: float) -> np.ndarray:
@@ -744,7 +789,7 @@ def alg1(curve: PiecewiseLinear, tail: float = DPSGD_TAIL) -> tuple[float, float
     """
     a, b = curve.alphas, curve.betas
     floor = min(check_tail(tail), fixed_point(curve) * (1.0 - 1e-9))
-    mu = _mu_star(a, b, floor, "curve")
+    mu = _mu_star(curve, floor, "curve")
     return mu, _gdp_divergence(a, b, mu), floor
 
 
@@ -847,6 +892,8 @@ def mu_and_regret_dpsgd(
     if check_sampling_rate("sampling_rate", sampling_rate) == 1.0:
         # full batches: the steps-fold Gaussian mechanism, exactly sqrt(steps)/noise_multiplier-GDP (regret 0)
         return float(np.sqrt(steps) / noise_multiplier), 0.0
+    if method == "lattice":
+        check_lattice_tail(tail)
     if method == "dp_accounting":
         dist = dpsgd_pld(noise_multiplier, sampling_rate, steps, discretization=discretization)
         mu, regret, _ = mu_and_regret_pld(dist, tail=tail)
@@ -878,7 +925,7 @@ def mu_and_regret_lattice(noise_multiplier: float, sampling_rate: float, steps: 
     discretization : float, optional
         Loss lattice spacing (default: :func:`fdp.pld.default_discretization`).
     tail : float, default 1e-10
-        The alpha floor.
+        The alpha floor, in [1e-300, 0.5) (:func:`check_lattice_tail`); the curve is built down to it.
 
     Returns
     -------
@@ -894,11 +941,11 @@ def mu_and_regret_lattice(noise_multiplier: float, sampling_rate: float, steps: 
     >>> round(mu, 4), floor
     (0.4196, 1e-10)
     """
-    tail = check_tail(tail)
+    tail = check_lattice_tail(tail)
     if discretization is None:
         discretization = default_discretization(noise_multiplier, sampling_rate, steps)
     curve = certified_lower_curve("gaussian", noise_multiplier, sampling_rate, steps, discretization=discretization,
-                                  direction="symmetrised", level_min=tail if tail > 0.0 else DPSGD_TAIL)
+                                  direction="symmetrised", level_min=tail)
     return alg1(curve, tail)
 
 

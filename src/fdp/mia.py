@@ -53,8 +53,13 @@ def membership_bounds(curve: tradeoff.PiecewiseLinear, fpr, prior) -> tuple[np.n
     fpr = check_array_in("fpr", np.atleast_1d(np.asarray(fpr, dtype=float)), 0.0, 1.0)
     prior = check_array_in("prior", np.atleast_1d(np.asarray(prior, dtype=float)), 0.0, 1.0, open_low=True,
                            open_high=True)
-    a, b = curve.alphas, curve.betas
-    tpr = 1.0 - curve(fpr)
-    advantage = float(np.max(1.0 - a - b))
-    bayes = np.max(prior[:, None] * (1.0 - b) + (1.0 - prior[:, None]) * (1.0 - a), axis=1)
+    a = curve.alphas
+    # the power 1 - f interpolated from the breakpoints' powers (1 - f(1e-20) would round to 0), raised by
+    # a bound on np.interp's rounding (a few ulps: every term is non-negative) so that it stays an upper bound
+    tpr = np.minimum(curve.power(fpr) * (1.0 + _INTERP_ROUNDING), 1.0)
+    advantage = float(np.max(curve.powers - a))
+    bayes = np.max(prior[:, None] * curve.powers + (1.0 - prior[:, None]) * (1.0 - a), axis=1)
     return tpr, advantage, bayes
+
+
+_INTERP_ROUNDING = 8 * 2.0**-53

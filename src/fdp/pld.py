@@ -518,7 +518,7 @@ def _join(f: PiecewiseLinear, g: PiecewiseLinear, name: str) -> PiecewiseLinear:
     sign_change = np.flatnonzero((d[:-1] > 0.0) & (d[1:] <= 0.0))
     if sign_change.size == 0:  # one curve lies above the other at every breakpoint of f
         better = f if np.sum(d) >= 0.0 else g
-        return PiecewiseLinear(better.alphas, better.betas, name=name)
+        return PiecewiseLinear(better.alphas, better.betas, name=name, powers=better.powers)
     i = int(sign_change[np.argmin(np.abs(a[sign_change] - fixed_point(f)))])
     # inside (a_i, a_{i+1}] f is linear; split it at g's breakpoints and find the sub-interval of the sign change
     inner = g.alphas[(g.alphas > a[i]) & (g.alphas < a[i + 1])]
@@ -529,8 +529,9 @@ def _join(f: PiecewiseLinear, g: PiecewiseLinear, name: str) -> PiecewiseLinear:
     value = float(min(f(cross), g(cross)))  # both are lower bounds; the smaller keeps both sides below them
     left, right = a < cross, g.alphas > cross
     alphas = np.concatenate([a[left], [cross], g.alphas[right]])
-    betas = np.concatenate([b[left], [value], g.betas[right]])
-    return PiecewiseLinear(alphas, np.minimum.accumulate(betas), name=name)
+    betas = np.minimum.accumulate(np.concatenate([b[left], [value], g.betas[right]]))
+    powers = np.maximum(np.concatenate([f.powers[left], [1.0 - value], g.powers[right]]), 1.0 - betas)
+    return PiecewiseLinear(alphas, betas, name=name, powers=powers)
 
 
 def default_discretization(noise_multiplier: float, sampling_rate: float, steps: int) -> float:

@@ -28,6 +28,7 @@ from scipy.stats import norm
 from . import calibrate, conversions, edgeworth, lattice, mia, montecarlo, pld, rtm, tradeoff
 from . import gdp as _gdp
 from . import rero as _rero
+from .formatting import lower, upper
 from .privacy_loss import Mechanism, RandomizedResponse
 from .validation import (
     ResourceLimitError,
@@ -222,7 +223,8 @@ def gdp(mechanism: Mechanism, *, delta: float = 1e-5, discretization: float | No
         PLD lattice spacing; by default :func:`fdp.pld.default_discretization`, coarsened (with a
         warning) so that one step stays below :data:`fdp.lattice.MAX_ONE_STEP_POINTS` points.
     tail : float
-        The alpha floor in [0, 0.5) (1e-10, gdpnum's ``err``, by default): an accountant curve's
+        The alpha floor (1e-10, gdpnum's ``err``, by default), in [1e-300, 0.5) for a subsampled mechanism
+        (:func:`fdp.gdp.check_lattice_tail`; full batches, exactly Gaussian, take any floor in [0, 0.5)): an accountant curve's
         truncated tails must be ignored by eq. 21.  A curve that passes below ``(tail, tail)`` (far from
         private) gets its floor lowered to its fixed point (:func:`fdp.gdp.mu_and_regret_lattice`, with a
         warning); ``GDPReport.alpha_floor`` is the floor used.
@@ -238,6 +240,7 @@ def gdp(mechanism: Mechanism, *, delta: float = 1e-5, discretization: float | No
     if not isinstance(mechanism, Mechanism) or mechanism.noise != "gaussian":
         raise ValueError(f"mechanism must be a Gaussian fdp.privacy_loss.Mechanism, got {mechanism!r}")
     delta = check_open_unit("delta", delta)
+    tail = _gdp.check_tail(tail)
     _, sigma, rate, steps = mechanism.args
     if rate == 1.0:  # the steps-fold Gaussian mechanism: exactly sqrt(steps)/sigma-GDP
         mu = float(np.sqrt(steps) / sigma)
@@ -246,12 +249,14 @@ def gdp(mechanism: Mechanism, *, delta: float = 1e-5, discretization: float | No
         except ValueError as exc:
             eps, warnings = None, (f"no epsilon at delta {delta:g}: {exc}",)
         return GDPReport(mu, 0.0, 0.0, eps, delta, None, "closed form", warnings)
-    report, _ = _gdp_and_curve(sigma, rate, steps, delta, discretization, _gdp.check_tail(tail))
+    report, _ = _gdp_and_curve(sigma, rate, steps, delta, discretization, _gdp.check_lattice_tail(tail))
     return report
 
 
-def _gdp_and_curve(sigma, rate, steps, delta, discretization, tail) -> tuple[GDPReport, tradeoff.PiecewiseLinear]:
-    """The GDP report of subsampled DP-SGD and the certified symmetrised curve it was read from."""
+def _gdp_and_curve(sigma, rate, steps, delta, discretization, tail,
+                   level: float = 1.0) -> tuple[GDPReport, tradeoff.PiecewiseLinear]:
+    """The GDP report of subsampled DP-SGD and the certified symmetrised curve it was read from (built down
+    to the smaller of ``tail`` and ``level``, the smallest level the caller reads it at)."""
     warnings = []
     if discretization is None:  # the default, coarsened so that one step stays affordable
         h = pld.default_discretization(sigma, rate, steps)
@@ -264,7 +269,7 @@ def _gdp_and_curve(sigma, rate, steps, delta, discretization, tail) -> tuple[GDP
         h = check_positive("discretization", discretization)
     dist = pld.dpsgd_pld(sigma, rate, steps, discretization=h)  # for epsilon at delta (its size is checked first)
     curve = pld.certified_lower_curve("gaussian", sigma, rate, steps, discretization=h, direction="symmetrised",
-                                      level_min=tail if tail > 0.0 else _gdp.DPSGD_TAIL)
+                                      level_min=min(tail, level))
     mu, regret, floor = _gdp.alg1(curve, tail)
     if floor < tail:
         warnings.append(f"the curve passes below ({tail:g}, {tail:g}): the alpha floor was lowered to its fixed "
@@ -436,7 +441,7 @@ class Report:
         ax_profile.set(xlabel=r"$\varepsilon$", ylabel=r"$\delta$", title="privacy profile")
         ax_profile.legend(fontsize=8)
         fpr = np.logspace(-6, 0, 300)
-        ax_roc.loglog(fpr, np.maximum(1.0 - self.curve(fpr), fpr), color="k", lw=2.2, label="TPR at most")
+        ax_roc.loglog(fpr, np.maximum(self.curve.power(fpr), fpr), color="k", lw=2.2, label="TPR at most")
         ax_roc.loglog(fpr, fpr, color="0.75", lw=0.8, label="guessing")
         if self.rtm is not None:
             ax_roc.loglog(fpr, np.maximum(1.0 - self.rtm.curve(fpr), fpr), color="C0",
@@ -447,7 +452,7 @@ class Report:
         err = np.vstack([self.rero.upper - self.rero.lower, np.zeros_like(self.rero.upper)])
         ax_rero.errorbar(self.kappa, self.rero.upper, yerr=err, fmt="s", color="C2", label=r"certified $\gamma$")
         k = np.logspace(np.log10(min(self.kappa.min(), 1e-3)) - 1, 0, 200)
-        ax_rero.loglog(k, np.maximum(1.0 - self.curve(k), k), color="k", lw=1.2, alpha=0.6,
+        ax_rero.loglog(k, np.maximum(self.curve.power(k), k), color="k", lw=1.2, alpha=0.6,
                        label=r"$1 - C(\kappa)$")
         if self.rtm is not None:
             ax_rero.loglog(k, np.maximum(1.0 - self.rtm.bracket.lower(k), k), color="C0", ls="--",
@@ -467,7 +472,8 @@ class Report:
         r = self.rtm
         return {
             "mechanism": mechanism,
-            "dp": {"delta": self.delta, "epsilon_pld": self.epsilon_pld, "epsilon_rdp": self.epsilon_rdp},
+            "dp": {"delta": self.delta, "epsilon_pld": self.epsilon_pld, "epsilon_rdp": self.epsilon_rdp,
+                   "rdp_conversion": None if self.epsilon_rdp is None else calibrate.RDP_CONVERSION},
             "gdp": {"mu": self.gdp.mu, "regret": self.gdp.regret, "alpha_floor": self.gdp.alpha_floor,
                     "method": self.gdp.method,
                     "mu_at_floor": {f"{k:g}": v for k, v in self.mu_at_floor.items()}},
@@ -486,7 +492,7 @@ class Report:
         }
 
     def to_markdown(self) -> str:
-        """The report as Markdown: one table per reading."""
+        """The report as Markdown: one table per reading, every bound rounded outward (:mod:`fdp.formatting`)."""
         g, r = self.gdp, self.rtm
         rr = isinstance(self.mechanism, RandomizedResponse)
         if rr:
@@ -497,9 +503,9 @@ class Report:
                      else f"Laplace noise: scale {sigma:g} per unit of sensitivity, {steps} compositions")
 
         def eps(v):
-            return "infinite" if v is None else f"{v:.4f}"
+            return "infinite" if v is None else upper(v, 5)
 
-        floors = ", ".join(f"{v:.4f} (alpha, beta >= {k:g})" for k, v in self.mu_at_floor.items())
+        floors = ", ".join(f"{upper(v, 5)} (alpha, beta >= {k:g})" for k, v in self.mu_at_floor.items())
         accountants = ([f"| exact | {eps(self.epsilon_pld)} | {self.delta:g} |"] if rr else
                        [f"| PLD (tight) | {eps(self.epsilon_pld)} | {self.delta:g} |",
                         f"| RDP | {eps(self.epsilon_rdp)} | {self.delta:g} |"])
@@ -508,10 +514,10 @@ class Report:
             "The adversary knows the data set but not the target record and tests the magnitude of each release "
             "(Kaissis et al. 2023, RTM; tensor reading).", "",
             "| FPR | RTM TPR bound 1 - J(FPR) |", "| --- | --- |",
-            *[f"| {a:g} | [{lo:.4g}, {up:.4g}] |" for a, lo, up in zip(self.fpr, r.tpr_lower, r.tpr_upper)], "",
+            *[f"| {a:g} | [{lower(lo)}, {upper(up)}] |" for a, lo, up in zip(self.fpr, r.tpr_lower, r.tpr_upper)], "",
             "| prior kappa | RTM gamma |", "| --- | --- |",
-            *[f"| {k:g} | [{lo:.4g}, {up:.4g}] |" for k, lo, up in zip(self.kappa, r.gamma_lower, r.gamma_upper)], "",
-            f"RTM advantage at most {r.advantage_upper:.4g}.", ""]
+            *[f"| {k:g} | [{lower(lo)}, {upper(up)}] |" for k, lo, up in zip(self.kappa, r.gamma_lower, r.gamma_upper)],
+            "", f"RTM advantage at most {upper(r.advantage_upper)}.", ""]
         spacing = "exact curve" if self.discretization is None else f"loss lattice spacing {self.discretization:.3g}"
         lines = [
             f"# Privacy risk of {title}", "",
@@ -519,16 +525,17 @@ class Report:
             "| accountant | epsilon | delta |", "| --- | --- | --- |",
             *accountants, "",
             "## Gaussian DP", "",
-            f"mu* = **{g.mu:.4f}** on alpha, beta >= {g.alpha_floor:g} ({g.method}); regret {g.regret:.3g}. "
+            f"mu* = **{upper(g.mu, 5)}** on alpha, beta >= {g.alpha_floor:g} ({g.method}); regret {g.regret:.3g}. "
             f"At other floors: {floors}.", "",
             "## Membership inference (upper bounds)", "",
             "| FPR | TPR at most |", "| --- | --- |",
-            *[f"| {a:g} | {t:.4g} |" for a, t in zip(self.fpr, self.tpr)], "",
-            f"Advantage TPR - FPR at most {self.advantage:.4g}. Bayes success (guessing membership right) at most "
-            + ", ".join(f"{b:.4g} at prior {p:g}" for p, b in zip(self.prior, self.bayes_success)) + ".", "",
+            *[f"| {a:g} | {upper(t)} |" for a, t in zip(self.fpr, self.tpr)], "",
+            f"Advantage TPR - FPR at most {upper(self.advantage)}. Bayes success (guessing membership right) at most "
+            + ", ".join(f"{upper(b)} at prior {p:g}" for p, b in zip(self.prior, self.bayes_success)) + ".", "",
             "## Reconstruction robustness (ReRo)", "",
             "| prior kappa | gamma (certified) |", "| --- | --- |",
-            *[f"| {k:g} | [{lo:.6g}, {up:.6g}] |" for k, lo, up in zip(self.kappa, self.rero.lower, self.rero.upper)],
+            *[f"| {k:g} | [{lower(lo, 6)}, {upper(up, 6)}] |" for k, lo, up in zip(self.kappa, self.rero.lower,
+                                                                                   self.rero.upper)],
             "",
             *rtm_lines,
             f"fdp {self.version}, {spacing}, {self.seconds:.2f} s.",
@@ -608,6 +615,8 @@ def report(mechanism: Mechanism | RandomizedResponse, *, delta: float = 1e-5, ka
     if discretization is not None:
         check_positive("discretization", discretization)
     tail = _gdp.DPSGD_TAIL
+    # the curve is built down to the smallest FPR asked (below LATTICE_TAIL_MIN it is read off its first chord)
+    level = max(_gdp.LATTICE_TAIL_MIN, min([tail, *fpr[fpr > 0.0]]))
     eps_rdp, rtm_reading = None, None
     if isinstance(mechanism, RandomizedResponse):  # an exact curve: every reading is a closed form
         gdp_report, curve, mu_at_floor, gamma = _randomized_response(mechanism.epsilon, delta, kappa)
@@ -615,26 +624,31 @@ def report(mechanism: Mechanism | RandomizedResponse, *, delta: float = 1e-5, ka
     else:
         noise, sigma, rate, steps = mechanism.args
         if noise == "laplace":
-            gdp_report, curve = _laplace_gdp_and_curve(sigma, steps, delta, discretization, tail)
+            gdp_report, curve = _laplace_gdp_and_curve(sigma, steps, delta, discretization, tail, level)
             mu_at_floor = {floor: _gdp.alg1(curve, floor)[0] for floor in REPORT_FLOORS}
         elif rate == 1.0:
             gdp_report = gdp(mechanism, delta=delta)
             curve = pld.certified_lower_curve("gaussian", sigma, rate, steps, direction="symmetrised",
                                               discretization=discretization or pld.default_discretization(sigma, rate,
-                                                                                                          steps))
+                                                                                                          steps),
+                                              level_min=level)
             mu_at_floor = {floor: gdp_report.mu for floor in REPORT_FLOORS}  # exactly Gaussian: one mu at every floor
         else:
-            gdp_report, curve = _gdp_and_curve(sigma, rate, steps, delta, discretization, tail)
+            gdp_report, curve = _gdp_and_curve(sigma, rate, steps, delta, discretization, tail, level)
             mu_at_floor = {floor: _gdp.alg1(curve, floor)[0] for floor in REPORT_FLOORS}
         h = gdp_report.discretization or discretization or pld.default_discretization(sigma, rate, steps)
         eps_rdp = calibrate.epsilon(sigma, rate, steps, delta, accountant="rdp", noise=noise)
         gamma = rero(mechanism, kappa, discretization=rero_discretization)
         rtm_reading = _rtm_reading(noise, sigma, rate, steps, rtm_dimension, rtm_discretization, fpr, kappa)
     tpr, advantage, bayes = mia.membership_bounds(curve, fpr, prior)
+    if isinstance(mechanism, Mechanism) and mechanism.noise == "gaussian" and mechanism.sampling_rate == 1.0:
+        exact = tradeoff.gaussian(gdp_report.mu)  # full batches: the closed form, sqrt(steps)/sigma-GDP
+        tpr, advantage = exact.power(fpr), float(2.0 * norm.cdf(0.5 * gdp_report.mu) - 1.0)
     warnings = gdp_report.warnings + gamma.warnings
     if rtm_reading is not None:
         both = np.r_[rtm_reading.tpr_upper, rtm_reading.gamma_upper]
-        width = float(np.max((both - np.r_[rtm_reading.tpr_lower, rtm_reading.gamma_lower]) / both))
+        lows = np.r_[rtm_reading.tpr_lower, rtm_reading.gamma_lower]
+        width = float(np.max(np.where(both > 0.0, (both - lows) / np.where(both > 0.0, both, 1.0), 0.0)))
         if width > WARN_RELATIVE:
             warnings += (f"the RTM bracket is up to {100 * width:.3g} % wide (its optimistic lattice is first "
                          "order in steps x spacing); the RTM numbers reported are its upper ends",)
@@ -643,11 +657,11 @@ def report(mechanism: Mechanism | RandomizedResponse, *, delta: float = 1e-5, ka
                   time.perf_counter() - start, metadata.version("fdp"), warnings, curve)
 
 
-def _laplace_gdp_and_curve(b, steps, delta, discretization, tail):
+def _laplace_gdp_and_curve(b, steps, delta, discretization, tail, level):
     """The GDP report of ``steps``-fold Laplace noise (no subsampling) and its certified symmetrised curve."""
     h = 1e-4 if discretization is None else discretization
     curve = pld.certified_lower_curve("laplace", b, 1.0, steps, discretization=h, direction="symmetrised",
-                                      level_min=tail)
+                                      level_min=min(tail, level))
     mu, regret, floor = _gdp.alg1(curve, tail)
     eps = calibrate.epsilon(b, 1.0, steps, delta, discretization=h, noise="laplace")
     warnings = () if np.isfinite(eps) else (f"epsilon at delta {delta:g} is infinite for this lattice",)

@@ -255,13 +255,13 @@ class PiecewiseLinear(TradeOffCurve):
         Label used in figures and messages.
     powers : array_like, optional
         The breakpoints' ``1 - beta`` computed without cancellation (for example as a cumulative
-        mass of H1): ``.power`` then interpolates them and keeps its digits where ``beta`` rounds
-        to 1.
+        mass of H1), where ``beta`` rounds to 1; by default ``1 - betas``.  ``.power`` interpolates
+        them, so the power at a tiny level keeps its digits (``1 - f(alpha)`` would round to 0).
 
     Attributes
     ----------
     alphas, betas, powers : numpy.ndarray
-        The validated breakpoints (``powers`` None if not given).
+        The validated breakpoints and their powers.
     """
 
     def __init__(self, alphas, betas, name="piecewise linear", powers=None):
@@ -276,21 +276,26 @@ class PiecewiseLinear(TradeOffCurve):
         if np.any(np.diff(betas) > 0):
             raise ValueError("betas must be non-increasing")
         self.alphas, self.betas = alphas, betas
-        self.powers = None
-        if powers is not None:
+        if powers is None:  # 1 - beta is exact for beta >= 1/2 (Sterbenz): interpolating it keeps tiny powers
+            powers = 1.0 - betas
+        else:
             powers = check_array_in("powers", powers, 0.0, 1.0)
             if powers.shape != betas.shape or np.any(np.abs(powers - (1.0 - betas)) > 1e-12):
                 raise ValueError("powers must have the shape of betas and equal 1 - betas up to rounding")
-            self.powers = powers
+        self.powers = powers
         # inverse: for each distinct beta the smallest alpha reaching it (generalised inverse); the betas
         # are non-increasing, so that alpha is the first of each run of equal betas
         first = np.flatnonzero(np.r_[True, betas[1:] != betas[:-1]])[::-1]
         self._inv_b, self._inv_a = betas[first], alphas[first]
-        power = None if self.powers is None else (lambda a: np.interp(a, self.alphas, self.powers))
-        super().__init__(self._eval, self._eval_inverse, power, name=name)
+        super().__init__(self._eval, self._eval_inverse, lambda a: np.interp(a, self.alphas, self.powers), name=name)
 
     def _eval(self, a):
         return np.interp(a, self.alphas, self.betas)
+
+    def slopes(self) -> np.ndarray:
+        """The slopes of the segments, ``diff(betas) / diff(alphas)``, the steps near (0, 1) from the powers
+        (where the betas round to 1, ``diff(betas)`` would be 0)."""
+        return _rises(self.betas, self.powers) / np.diff(self.alphas)
 
     def swapped(self) -> "PiecewiseLinear":
         """The inverse curve ``T(Q, P)`` as breakpoints: each distinct beta with the smallest alpha reaching it."""
@@ -413,32 +418,46 @@ def lower_convex_envelope(alphas, betas) -> tuple[np.ndarray, np.ndarray]:
     >>> a.tolist(), b.tolist()
     ([0.0, 1.0], [1.0, 0.0])
     """
+    a, b, _ = _envelope(alphas, betas)
+    return a, b
+
+
+def _rises(betas: np.ndarray, powers: np.ndarray) -> np.ndarray:
+    """``np.diff(betas)`` without cancellation: near (0, 1) the betas round to 1 and their differences to 0,
+    so the steps between two powers below 1/2 are taken from the powers."""
+    return np.where((powers[:-1] < 0.5) & (powers[1:] < 0.5), powers[:-1] - powers[1:], np.diff(betas))
+
+
+def _envelope(alphas, betas, powers=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`lower_convex_envelope` with the vertices' powers carried along (default ``1 - betas``)."""
     a = np.asarray(alphas, dtype=float)
     b = np.asarray(betas, dtype=float)
     if a.shape != b.shape or a.ndim != 1 or a.size == 0:
         raise ValueError("alphas and betas must be 1-d arrays of the same non-zero length")
     if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
         raise ValueError("alphas and betas must be finite (no NaN or inf)")
+    p = 1.0 - b if powers is None else np.asarray(powers, dtype=float)
     if not np.all(a[1:] > a[:-1]):  # sort (unless already strictly increasing)
-        order = np.lexsort((b, a))
-        a, b = a[order], b[order]
+        order = np.lexsort((-p, b, a))
+        a, b, p = a[order], b[order], p[order]
         first = np.concatenate(([True], a[1:] != a[:-1]))  # same alpha: the first (smallest beta) is kept
-        a, b = a[first], b[first]
+        a, b, p = a[first], b[first], p[first]
     if a.size < 3:
-        return a, b
+        return a, b, p
     steps = np.diff(a)
-    fit = isotonic_regression(np.diff(b) / steps, weights=steps, increasing=True)
+    fit = isotonic_regression(_rises(b, p) / steps, weights=steps, increasing=True)
     starts = np.asarray(fit.blocks)  # point indices where a pooled slope starts, and the last point
     slopes = fit.x[starts[:-1]]
     # a vertex is where the pooled slope changes (collinear points are not vertices)
     vertex = np.concatenate(([True], slopes[1:] != slopes[:-1], [True]))
     idx = starts[vertex]
-    a, b = a[idx], b[idx]
+    a, b, p = a[idx], b[idx], p[idx]
     if b[-1] <= b.min():
         # the rightmost point is the lowest, so the envelope is non-increasing; the pooled slopes' rounding
         # (sums of products spanning 1e-171 to 1) can leave a vertex a hair above its left neighbour
         b = np.minimum.accumulate(b)
-    return a, b
+        p = np.maximum.accumulate(p)
+    return a, b, p
 
 
 def fixed_point(curve: PiecewiseLinear) -> float:
@@ -513,16 +532,21 @@ def symmetrise(curve: TradeOffCurve, grid=None, other: PiecewiseLinear | None = 
         # lie above the envelope); for two curves also the fixed point, which both pass through or above
         fa, ga = curve.alphas[curve.alphas <= star], g.alphas[g.alphas <= star]
         fb, gb = curve.betas[: fa.size], g.betas[: ga.size]
+        fp, gp = curve.powers[: fa.size], g.powers[: ga.size]  # 1 - beta without cancellation near (0, 1)
         f_low, g_low = fb <= g._eval(fa), gb <= curve._eval(ga)
         point = [] if other is None else [star]
         half_a = np.concatenate([fa[f_low], ga[g_low], point])
         half_b = np.concatenate([fb[f_low], gb[g_low], np.minimum(curve._eval(point), g._eval(point))])
+        half_p = np.concatenate([fp[f_low], gp[g_low], np.maximum(np.interp(point, curve.alphas, curve.powers),
+                                                                np.interp(point, g.alphas, g.powers))])
         # and their mirror images (alpha <-> beta), with both ends (duplicates are merged by the envelope)
         start = min(curve.betas[0], g.betas[0])
+        start_power = max(curve.powers[0], g.powers[0])
         alphas = np.concatenate([[0.0], half_a, half_b, [start, 1.0]])
         betas = np.concatenate([[start], half_b, half_a, [0.0, 0.0]])
-        a, b = lower_convex_envelope(alphas, betas)
-        return PiecewiseLinear(a, b, name=f"C({curve.name})")
+        powers = np.concatenate([[start_power], half_p, 1.0 - half_a, [1.0, 1.0]])
+        a, b, p = _envelope(alphas, betas, powers)
+        return PiecewiseLinear(a, b, name=f"C({curve.name})", powers=p)
     if other is not None:
         raise ValueError("other applies to a piecewise-linear curve without a grid")
     grid = default_grid() if grid is None else grid

@@ -1,0 +1,99 @@
+"""Numbers for people: bounds rounded outward.
+
+A certified upper bound printed as "TPR at most 0.002718" for an exact 0.00271828... is a smaller number
+than the truth.  Every human-readable bound goes through :func:`bound`, which rounds to ``digits``
+significant digits *towards* the side the bound is on (an upper end up, a lower end down), from the exact
+binary value of the float (``decimal.Decimal`` of a float is exact).  JSON output keeps full precision.
+"""
+
+from __future__ import annotations
+
+import math
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
+
+__all__ = ["bound", "upper", "lower"]
+
+
+def bound(value: float, digits: int, side: str) -> str:
+    """``value`` to ``digits`` significant digits, rounded up (``side="upper"``) or down (``"lower"``).
+
+    Parameters
+    ----------
+    value : float
+        A finite number (``-0.0`` prints as ``0``).
+    digits : int
+        Significant digits, >= 1.
+    side : {"upper", "lower"}
+        Which end of an interval ``value`` is: an upper end is never printed below it, a lower end never
+        above it.
+
+    Returns
+    -------
+    str
+        In the style of ``format(x, ".{digits}g")``.
+
+    Examples
+    --------
+    >>> bound(0.0027182818, 4, "upper"), bound(0.0027182818, 4, "lower")
+    ('0.002719', '0.002718')
+    >>> bound(1.23204, 5, "upper"), bound(0.99999, 3, "upper"), bound(-0.0, 4, "upper")
+    ('1.2321', '1', '0')
+    """
+    if side not in ("upper", "lower"):
+        raise ValueError(f"side must be 'upper' or 'lower', got {side!r}")
+    if isinstance(digits, bool) or not isinstance(digits, int) or digits < 1:
+        raise ValueError(f"digits must be an integer >= 1, got {digits!r}")
+    value = float(value)
+    if not math.isfinite(value):
+        raise ValueError(f"value must be finite, got {value!r}")
+    if value == 0.0:
+        return "0"
+    exact = Decimal(value)
+    quantum = Decimal(1).scaleb(exact.adjusted() - digits + 1)
+    rounded = exact.quantize(quantum, rounding=ROUND_CEILING if side == "upper" else ROUND_FLOOR)
+    # rounded has at most digits + 1 significant digits (9.99 -> 10.0); as a float, ".{digits}g" prints its
+    # digits exactly (a number of <= 15 digits survives the round trip through a double) unless it is subnormal
+    text = format(float(rounded), f".{digits}g")
+    if (Decimal(text) < exact) if side == "upper" else (Decimal(text) > exact):  # subnormal: print the decimal
+        text = str(rounded.normalize()).replace("E", "e")
+    return text
+
+
+def upper(value: float, digits: int = 4) -> str:
+    """:func:`bound` of an upper bound: rounded up to ``digits`` significant digits.
+
+    Parameters
+    ----------
+    value : float
+    digits : int, default 4
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> upper(0.382925)
+    '0.383'
+    """
+    return bound(value, digits, "upper")
+
+
+def lower(value: float, digits: int = 4) -> str:
+    """:func:`bound` of a lower bound: rounded down to ``digits`` significant digits.
+
+    Parameters
+    ----------
+    value : float
+    digits : int, default 4
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> lower(0.382925)
+    '0.3829'
+    """
+    return bound(value, digits, "lower")
