@@ -176,7 +176,7 @@ def test_steps_for_risk_is_the_last_step_that_meets_the_target():
     assert r.steps > c.steps and r.achieved <= 0.05  # the RTM adversary is weaker: more steps for a like target
     with pytest.raises(ValueError, match="not met even by one step"):
         calibrate.steps_for_risk("advantage", 0.01, 0.2, 0.5, discretization=1e-2)
-    with pytest.raises(ValueError, match="max_steps"):
+    with pytest.raises(ValueError, match="the most the search tries"):
         calibrate.steps_for_risk("advantage", 0.5, 50.0, 0.01, discretization=1e-2, max_steps=64)
     with pytest.raises(ValueError, match="noise_multiplier"):
         calibrate.steps_for_risk("advantage", 0.1, 0.0, 0.05)

@@ -13,11 +13,13 @@ from __future__ import annotations
 import functools
 import logging
 import math
+import sys
 import time
 from dataclasses import dataclass
 
 import dp_accounting
 from dp_accounting.rdp import rdp_privacy_accountant
+from tqdm import tqdm
 
 from . import gdp, mia, pld, rtm, tradeoff
 from .privacy_loss import check_mechanism
@@ -186,7 +188,9 @@ def _shrink_bracket(g, a: float, b: float, width: float) -> float:
     """
     ga, gb = g(a), g(b)
     kept = 0  # +1: a kept in a row, -1: b kept in a row
-    while b - a > width:
+    for _ in range(_MAX_SEARCH_STEPS):
+        if b - a <= width:
+            return math.exp(b)
         x = b - gb * (b - a) / (gb - ga) if ga != gb else 0.5 * (a + b)
         x = min(max(x, a + 0.5 * width), b - 0.5 * width)
         gx = g(x)
@@ -200,7 +204,13 @@ def _shrink_bracket(g, a: float, b: float, width: float) -> float:
             kept = kept - 1 if kept < 0 else -1
             if kept <= -2:
                 gb *= 0.5
-    return math.exp(b)
+    raise ValueError(f"the noise search did not close its bracket in {_MAX_SEARCH_STEPS} steps: use a larger rtol")
+
+
+#: Most evaluations of the false-position search (it needs about ten; bisection would need 50 at rtol 1e-12).
+_MAX_SEARCH_STEPS = 200
+#: The smallest rtol: the search's bracket in log noise must stay well above one ulp of it.
+MIN_RTOL = 1e-12
 
 
 #: Risk targets of :func:`noise_for_risk` and :func:`steps_for_risk`: eps at delta (PLD accountant), mu* (certified,
@@ -243,6 +253,9 @@ class Calibration:
         so the exact smallest noise that meets it lies in ``(noise_lower, noise_multiplier]`` -- how much the
         noise could be lowered at most (None from :func:`steps_for_risk`, or when even the noise 1e-2 is not
         excluded).
+    warnings : tuple of str
+        What a reader must know: a wide interval ``[achieved_lower, achieved]``, a fallback accountant, a target
+        met at every noise.
     """
 
     noise_multiplier: float
@@ -257,6 +270,7 @@ class Calibration:
     evaluations: int
     seconds: float
     noise_lower: float | None = None
+    warnings: tuple[str, ...] = ()
 
 
 def _rtm_curve(noise, rate, steps, h, dimension, pessimistic):
@@ -266,26 +280,57 @@ def _rtm_curve(noise, rate, steps, h, dimension, pessimistic):
     return tradeoff.symmetrise(j)
 
 
+def _full_batch_risk(target, noise, steps, delta, level):
+    """The exact risk of ``steps`` full-batch Gaussian steps, exactly ``sqrt(steps) / noise``-GDP (closed forms)."""
+    mu = math.sqrt(steps) / noise
+    if target == "epsilon":
+        return float(gdp.eps_from_mu_delta(mu, delta))
+    if target == "mu":
+        return mu
+    if target == "advantage":  # 2 Phi(mu / 2) - 1, without cancellation
+        return math.erf(mu / (2.0 * math.sqrt(2.0)))
+    return float(max(tradeoff.gaussian(mu).power(level), level))  # the TPR at an FPR, gamma at a prior
+
+
+def _level_min(level) -> float:
+    """The smallest level a lattice curve is built down to: 1e-10, or a smaller FPR or prior asked for."""
+    return gdp.DPSGD_TAIL if level is None else min(gdp.DPSGD_TAIL, level)
+
+
 def _risk(target, noise, rate, steps, h, delta, level, dimension):
     """The certified upper bound on the risk ``target`` of DP-SGD at ``noise`` (``level``: FPR or kappa)."""
     if target == "rtm_tpr":
         return float(mia.membership_bounds(_rtm_curve(noise, rate, steps, h, dimension, True), [level], [0.5])[0][0])
+    if rate == 1.0:
+        return _full_batch_risk(target, noise, steps, delta, level)
     if target == "epsilon":
-        return _epsilon(noise, rate, steps, delta, "pld", h)
+        return _epsilon_certified(noise, rate, steps, delta, h)
     if target == "mu":
         return gdp.mu_and_regret_lattice(noise, rate, steps, discretization=h)[0]
-    if target == "rero":
-        return 1.0 - float(pld.certified_lower_curve("gaussian", noise, rate, steps, discretization=h)(level))
-    curve = pld.certified_lower_curve("gaussian", noise, rate, steps, discretization=h, direction="symmetrised")
+    if target == "rero":  # the power, without the cancellation of 1 - f(kappa) at tiny kappa
+        curve = pld.certified_lower_curve("gaussian", noise, rate, steps, discretization=h, level_min=_level_min(level))
+        return float(max(curve.power(level), level))
+    curve = pld.certified_lower_curve("gaussian", noise, rate, steps, discretization=h, direction="symmetrised",
+                                      level_min=_level_min(level))
     tpr, advantage, _ = mia.membership_bounds(curve, [0.0 if level is None else level], [0.5])
     return advantage if target == "advantage" else float(tpr[0])
 
 
+def _epsilon_certified(noise, rate, steps, delta, h) -> float:
+    """eps at ``delta`` from the PLD accountant, or from the RDP accountant where the PLD's truncated tails make it
+    infinite (delta below about 1e-15); both are upper bounds."""
+    eps = _epsilon(noise, rate, steps, delta, "pld", h)
+    return eps if math.isfinite(eps) else _epsilon(noise, rate, steps, delta, "rdp", h)
+
+
 def _risk_lower(target, noise, rate, steps, h, level, dimension, delta=None):
     """A lower bound on the risk at ``noise``: from the bracket's optimistic curve, for epsilon from the optimistic PLD."""
+    if rate == 1.0 and target != "rtm_tpr":  # exact
+        return _full_batch_risk(target, noise, steps, delta, level)
     if target == "epsilon":  # losses rounded down (first order in steps * h: ten times finer), a dominated pair
         dist = pld.mechanism_pld("gaussian", noise, rate, steps, discretization=h / 10, pessimistic=False)
-        return float(dist.get_epsilon_for_delta(delta))
+        eps = float(dist.get_epsilon_for_delta(delta))
+        return eps if math.isfinite(eps) else None  # delta below the PLD's truncated tails: no lower bound
     if target == "rtm_tpr":  # the optimistic RTM lattice is first order in steps * h: finer, as in tensor_bracket
         above = _rtm_curve(noise, rate, steps, h / rtm.OPTIMISTIC_REFINEMENT, dimension, False)
         return float(mia.membership_bounds(above, [level], [0.5])[0][0])
@@ -304,6 +349,10 @@ def _check_target(target, value, delta, fpr, kappa, dimension):
     """The validated ``(value, delta, level, dimension)`` of a risk target (``level``: its FPR or prior)."""
     if target not in TARGETS:
         raise ValueError(f"target must be one of {TARGETS}, got {target!r}")
+    if fpr is not None and target not in ("tpr", "rtm_tpr"):
+        raise ValueError(f"fpr applies to the targets 'tpr' and 'rtm_tpr', not to {target!r}")
+    if kappa is not None and target != "rero":
+        raise ValueError(f"kappa applies to the target 'rero', not to {target!r}")
     level = None
     if target in ("epsilon", "mu"):
         value = check_positive(target, value)
@@ -328,7 +377,7 @@ def _spacing(target, discretization, noise, rate, steps):
 
 def noise_for_risk(target: str, value: float, sampling_rate: float, steps: int, *, delta: float = 1e-5,
                    fpr: float | None = None, kappa: float | None = None, discretization: float | None = None,
-                   rtol: float = 1e-3, dimension: int = 1) -> Calibration:
+                   rtol: float = 1e-3, dimension: int = 1, progress: bool = False) -> Calibration:
     """The smallest noise multiplier (to relative accuracy ``rtol``) whose certified risk meets a target.
 
     The risk of ``steps``-fold Poisson-subsampled Gaussian noise (DP-SGD) is read pessimistically: eps at
@@ -361,13 +410,18 @@ def noise_for_risk(target: str, value: float, sampling_rate: float, steps: int, 
         Loss lattice spacing (default :func:`fdp.pld.default_discretization` at each noise tried; 1e-4 for
         ``"rtm_tpr"``).
     rtol : float, default 1e-3
-        Relative accuracy of the noise.
+        Relative accuracy of the noise, at least :data:`MIN_RTOL`.
     dimension : int, default 1
         For ``"rtm_tpr"``: the dimension of the release (1 is the RTM paper's worst case).
+    progress : bool, default False
+        Show the evaluations on stderr (tqdm, from two seconds on), with the noise tried and its risk.
 
     Returns
     -------
     Calibration
+        A target that Poisson sampling alone meets (the advantage at most ``s = 1 - (1 - rate)^steps``, the
+        chance that the record takes part at all, the TPR at ``fpr`` at most ``fpr + s (1 - fpr)``, gamma
+        likewise) is met at every noise: the answer is the noise 0, with a warning.
 
     References
     ----------
@@ -385,9 +439,17 @@ def noise_for_risk(target: str, value: float, sampling_rate: float, steps: int, 
     sampling_rate = check_sampling_rate("sampling_rate", sampling_rate)
     steps = check_positive_int("steps", steps)
     rtol = check_positive("rtol", rtol)
+    if rtol < MIN_RTOL:
+        raise ValueError(f"rtol must be at least {MIN_RTOL:g} (the search works in log noise, in double precision), "
+                         f"got {rtol!r}")
     if discretization is not None:
         check_positive("discretization", discretization)
+    trivial = _sampling_bound(target, sampling_rate, steps, level)
+    if trivial is not None and value >= trivial:
+        return Calibration(0.0, target, value, trivial, None, sampling_rate, steps, discretization or 0.0, rtol, 0,
+                           time.perf_counter() - start, 0.0, (_met_by_sampling(target, trivial, sampling_rate, steps),))
     evaluations = 0
+    bar = tqdm(desc=f"calibrate {target}", unit=" evaluations", disable=not progress, file=sys.stderr, delay=2.0)
 
     def spacing(noise):
         return _spacing(target, discretization, noise, sampling_rate, steps)
@@ -396,7 +458,10 @@ def noise_for_risk(target: str, value: float, sampling_rate: float, steps: int, 
     def risk_at(noise):
         nonlocal evaluations
         evaluations += 1
-        return _risk(target, noise, sampling_rate, steps, spacing(noise), delta, level, dimension)
+        out = _risk(target, noise, sampling_rate, steps, spacing(noise), delta, level, dimension)
+        bar.set_postfix_str(f"noise {noise:.6g}: {target} {out:.6g}", refresh=False)
+        bar.update()
+        return out
 
     lo, hi = 0.5, 2.0
     while risk_at(hi) > value:  # hi must meet the target
@@ -434,8 +499,11 @@ def noise_for_risk(target: str, value: float, sampling_rate: float, steps: int, 
         factor *= factor  # the lower bound meets the target: step further down
         if noise / factor < 1e-2:
             break
-    return Calibration(noise, target, value, risk_at(noise), lower_at(noise), sampling_rate, steps, h, rtol,
-                       evaluations, time.perf_counter() - start, noise_lower)
+    bar.close()
+    achieved, achieved_lower = risk_at(noise), lower_at(noise)
+    return Calibration(noise, target, value, achieved, achieved_lower, sampling_rate, steps, h, rtol,
+                       evaluations, time.perf_counter() - start, noise_lower,
+                       _warnings(target, sampling_rate, steps, noise, delta, h, achieved, achieved_lower))
 
 
 def steps_for_risk(target: str, value: float, noise_multiplier: float, sampling_rate: float, *, delta: float = 1e-5,
@@ -492,8 +560,8 @@ def steps_for_risk(target: str, value: float, noise_multiplier: float, sampling_
     good, bad = 1, 2  # risk_at(good) meets the target; bad is the next candidate
     while risk_at(bad) <= value:
         if bad >= max_steps:
-            raise ValueError(f"{target} = {value!r} is met by {max_steps} steps (max_steps) at noise multiplier "
-                             f"{noise:g} and sampling rate {sampling_rate:g}")
+            raise ValueError(f"{target} = {value!r} is still met by {max_steps} steps, the most the search tries, at "
+                             f"noise multiplier {noise:g} and sampling rate {sampling_rate:g}")
         good, bad = bad, min(2 * bad, max_steps)
     while bad - good > 1:  # risk_at(good) <= value < risk_at(bad)
         mid = (good + bad) // 2
@@ -504,4 +572,38 @@ def steps_for_risk(target: str, value: float, noise_multiplier: float, sampling_
     except ResourceLimitError:  # the finer optimistic lattice does not fit
         lower = None
     return Calibration(noise, target, value, risk_at(good), lower, sampling_rate, good, h, 0.0,
-                       risk_at.cache_info().misses + 1, time.perf_counter() - start)
+                       risk_at.cache_info().misses + 1, time.perf_counter() - start, None,
+                       _warnings(target, sampling_rate, good, noise, delta, h, risk_at(good), lower))
+
+
+def _sampling_bound(target, rate, steps, level) -> float | None:
+    """What Poisson sampling alone guarantees at every noise: the target record takes part in no step with
+    probability ``(1 - rate)^steps``, and then the two outputs have one law, so ``f >= (1 - rate)^steps (1 - alpha)``
+    in both directions: the advantage is at most ``s = 1 - (1 - rate)^steps`` and the TPR at ``level`` (gamma at a
+    prior) at most ``level + s (1 - level)``."""
+    if rate == 1.0 or target in ("epsilon", "mu"):
+        return None
+    s = -math.expm1(steps * math.log1p(-rate))
+    return s if target == "advantage" else level + s * (1.0 - level)
+
+
+def _met_by_sampling(target, bound, rate, steps) -> str:
+    return (f"the target is met at every noise multiplier: Poisson sampling at rate {rate:g} over {steps} steps alone "
+            f"bounds {target} by {bound:.6g}")
+
+
+def _warnings(target, rate, steps, noise, delta, h, achieved, achieved_lower) -> tuple[str, ...]:
+    """What a reader of a calibration must know: a fallback accountant, a wide interval for the risk reached."""
+    out = []
+    if target == "epsilon" and rate < 1.0 and not math.isfinite(_epsilon(noise, rate, steps, delta, "pld", h)):
+        out.append(f"the PLD accountant's epsilon is infinite at delta {delta:g} (its truncated tails): the RDP "
+                   "accountant's epsilon was used")
+    if achieved_lower is not None and achieved > 0.0 and (achieved - achieved_lower) / achieved > WARN_RELATIVE:
+        out.append(f"the risk reached lies in [{achieved_lower:.6g}, {achieved:.6g}] "
+                   f"({100 * (achieved - achieved_lower) / achieved:.3g} % wide): the noise is pessimistic by up to "
+                   "that much; a smaller discretization narrows it")
+    return tuple(out)
+
+
+#: Relative width of the interval for the risk reached above which a calibration carries a warning.
+WARN_RELATIVE = 0.01

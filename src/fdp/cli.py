@@ -16,12 +16,14 @@ import argparse
 import json
 import sys
 from contextlib import contextmanager
+from pathlib import Path
 
 import numpy as np
 
 from . import lattice, rero, risk, tradeoff
 from .privacy_loss import Mechanism, RandomizedResponse
 from .validation import (
+    MAX_INT,
     ResourceLimitError,
     check_array_in,
     check_nonnegative,
@@ -129,8 +131,9 @@ def _build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--kappa", type=float, nargs="+", help="ReRo priors in (0, 1) (default 1e-3 1e-2 0.1)")
     rp.add_argument("--fpr", type=float, nargs="+", help="false-positive rates in [0, 1] (default 1e-3 1e-2 0.1)")
     rp.add_argument("--prior", type=float, nargs="+", help="membership priors in (0, 1) (default 0.01 0.5)")
-    rp.add_argument("--discretization", type=float, help="loss lattice spacing of the curve (default 1/200 of the "
-                    "CLT mu clipped to [1e-5, 3e-4])")
+    rp.add_argument("--discretization", type=float, help="loss lattice spacing of the curve, the ReRo bracket and the "
+                    "RTM reading (default: 1/200 of the CLT mu clipped to [1e-5, 3e-4] for the curve, 1e-4 for the "
+                    "others)")
     rp.add_argument("--rtm-dimension", type=int, help="dimension of the release in the relaxed-threat-model reading "
                     "(default 1, the worst case)")
     rp.add_argument("--figure", help="also write the report's figure to this file (.png or .svg)")
@@ -162,7 +165,7 @@ def _build_parser() -> argparse.ArgumentParser:
                    help="target TPR at an FPR of the relaxed-threat-model adversary, TPR > FPR")
     c.add_argument("--rtm-dimension", type=int, help="dimension of the release for --rtm-tpr-at-fpr (default 1)")
     c.add_argument("--discretization", type=float, help="loss lattice spacing (default 1e-4)")
-    c.add_argument("--rtol", type=float, help="relative accuracy of the noise (default 1e-3)")
+    c.add_argument("--rtol", type=float, help="relative accuracy of the noise, >= 1e-12 (default 1e-3)")
     c.add_argument("--json", action="store_true", help="print one JSON object")
 
     v = sub.add_parser("verify", help="check the results registry against the papers' values")
@@ -194,6 +197,8 @@ def _require(args, dest: str, why: str):
 def _int_at_least(flag: str, value, low: int) -> int:
     if value < low:
         raise ValueError(f"{flag} must be an integer >= {low}, got {value!r}")
+    if value > MAX_INT:
+        raise ValueError(f"{flag} must be an integer <= 2^53 = {MAX_INT}, got {value!r}")
     return int(value)
 
 
@@ -453,12 +458,14 @@ def _report(args) -> int:
     if args.figure is not None and not args.figure.lower().endswith((".png", ".svg")):
         raise ValueError(f"--figure must name a .png or .svg file, got {args.figure!r}")
     with _flags(flags):  # guards run first
+        spacing = {} if args.discretization is None else {"rero_discretization": args.discretization,
+                                                           "rtm_discretization": args.discretization}
         report = risk.report(mechanism, delta=delta, kappa=kappa, fpr=fpr, prior=prior,
-                             discretization=args.discretization, rtm_dimension=dimension)
+                             discretization=args.discretization, rtm_dimension=dimension, **spacing)
     out = report.to_dict()
     if args.figure is not None:
         try:
-            report.figure().savefig(args.figure, dpi=150)
+            report.figure().savefig(args.figure, dpi=150, format=args.figure.lower().rsplit(".", 1)[1])
         except OSError as exc:
             raise ValueError(f"--figure: cannot write {args.figure!r} ({exc.strerror})") from None
     for w in out["warnings"]:
@@ -494,6 +501,10 @@ def _calibrate(args) -> int:
     if args.steps is not None:
         steps = _int_at_least("--steps", args.steps, 1)
         kwargs["rtol"] = 1e-3 if args.rtol is None else check_positive("--rtol", args.rtol)
+        if kwargs["rtol"] < calibrate.MIN_RTOL:
+            raise ValueError(f"--rtol must be at least {calibrate.MIN_RTOL:g} (the search works in log noise, in "
+                             f"double precision), got {args.rtol!r}")
+        kwargs["progress"] = True
     else:
         noise = check_positive("--noise-multiplier", args.noise_multiplier)
         _forbid(args, ("rtol",), "with --noise-multiplier (the number of steps is found exactly)")
@@ -530,7 +541,7 @@ def _calibrate(args) -> int:
            "value": res.value,
            "achieved": res.achieved, "achieved_lower": res.achieved_lower, "sampling_rate": q, "steps": res.steps,
            "discretization": res.discretization, "rtol": res.rtol, "evaluations": res.evaluations,
-           "seconds": res.seconds, "warnings": []}
+           "seconds": res.seconds, "warnings": list(res.warnings)}
     for key in ("delta", "fpr", "kappa", "dimension"):
         if key in kwargs:
             out[key] = kwargs[key]
@@ -542,6 +553,8 @@ def _verify(args) -> int:
     from .book.paths import ROOT
 
     expected = sorted(p.stem for p in (ROOT / "notebooks").glob("*.ipynb") if p.stem != "report")
+    if args.results_dir is not None and not Path(args.results_dir).is_dir():
+        raise ValueError(f"--results-dir: {args.results_dir!r} is not a folder")
     ok, lines = results.verify(expected, args.results_dir)
     print("\n".join(lines))
     print("verify: OK" if ok else "verify: FAILED")

@@ -788,7 +788,11 @@ def alg1(curve: PiecewiseLinear, tail: float = DPSGD_TAIL) -> tuple[float, float
     (1.683242, 1e-10)
     """
     a, b = curve.alphas, curve.betas
-    floor = min(check_tail(tail), fixed_point(curve) * (1.0 - 1e-9))
+    star = fixed_point(curve)
+    if star == 0.0:
+        raise ValueError("the certified curve is 0 at every level above alpha = 0 (TPR 1 at every FPR): the mechanism "
+                         "is too far from private for double precision, and no finite mu* holds")
+    floor = min(check_tail(tail), star * (1.0 - 1e-9))
     mu = _mu_star(curve, floor, "curve")
     return mu, _gdp_divergence(a, b, mu), floor
 

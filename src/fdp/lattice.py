@@ -903,10 +903,9 @@ def check_lattice_points(points: float, what: str, hint: str, limit: int = MAX_L
     None
     """
     if points > limit:
-        gb = points * 48.0 / 2**30  # three complex128 FFT arrays
         raise ResourceLimitError(
-            f"{what} would need a privacy-loss lattice of about {points:.3g} points (about {gb:.3g} GB), "
-            f"above the limit of {limit:.3g} points (memory 4 GB, time about a minute): {hint}"
+            f"{what} would need a privacy-loss lattice of about {points:.3g} points, more than the {limit:.3g} this "
+            f"package builds (the limit keeps one computation near a minute and within a 4 GB memory budget): {hint}"
         )
 
 

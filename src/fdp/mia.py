@@ -10,12 +10,15 @@ success; :func:`fdp.risk.report` and :func:`fdp.calibrate.noise_for_risk` use th
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
+from scipy.special import ndtr
 
 from . import tradeoff
-from .validation import check_array_in
+from .validation import check_array_in, check_nonnegative
 
-__all__ = ["membership_bounds"]
+__all__ = ["membership_bounds", "gaussian_membership_bounds"]
 
 
 def membership_bounds(curve: tradeoff.PiecewiseLinear, fpr, prior) -> tuple[np.ndarray, float, np.ndarray]:
@@ -63,3 +66,46 @@ def membership_bounds(curve: tradeoff.PiecewiseLinear, fpr, prior) -> tuple[np.n
 
 
 _INTERP_ROUNDING = 8 * 2.0**-53
+
+
+def gaussian_membership_bounds(mu: float, fpr, prior) -> tuple[np.ndarray, float, np.ndarray]:
+    """:func:`membership_bounds` of the exact mu-GDP curve ``G_mu`` in closed form (full-batch DP-SGD, the Gaussian mechanism).
+
+    ``TPR = Phi(Phi^{-1}(FPR) + mu)``; the advantage ``2 Phi(mu / 2) - 1`` (at ``alpha = Phi(-mu / 2)``); the Bayes
+    success at a prior ``p`` is attained where the slope of ``G_mu`` is ``-(1 - p) / p``, i.e. at the threshold
+    ``z = (log((1 - p) / p) + mu^2 / 2) / mu`` of the likelihood ratio: ``p Phi(mu - z) + (1 - p) Phi(z)``.
+
+    Parameters
+    ----------
+    mu : float
+        >= 0.
+    fpr : array_like
+        False-positive rates in [0, 1].
+    prior : array_like
+        Priors in (0, 1).
+
+    Returns
+    -------
+    (tpr, advantage, bayes_success)
+
+    References
+    ----------
+    Dong, Roth, Su (2022) Sec. 2 (G_mu); Humphries et al. (2023) (Bayes success of MIA).
+
+    Examples
+    --------
+    >>> tpr, adv, bayes = gaussian_membership_bounds(1.0, [0.1], [0.5])
+    >>> round(float(tpr[0]), 4), round(adv, 4), round(float(bayes[0]), 4)
+    (0.3891, 0.3829, 0.6915)
+    """
+    mu = check_nonnegative("mu", mu)
+    fpr = check_array_in("fpr", np.atleast_1d(np.asarray(fpr, dtype=float)), 0.0, 1.0)
+    prior = check_array_in("prior", np.atleast_1d(np.asarray(prior, dtype=float)), 0.0, 1.0, open_low=True,
+                           open_high=True)
+    tpr = tradeoff.gaussian(mu).power(fpr)
+    advantage = float(math.erf(mu / (2.0 * math.sqrt(2.0))))
+    if mu == 0.0:
+        return tpr, advantage, np.maximum(prior, 1.0 - prior)
+    z = (np.log((1.0 - prior) / prior) + 0.5 * mu * mu) / mu
+    bayes = prior * ndtr(mu - z) + (1.0 - prior) * ndtr(z)
+    return tpr, advantage, np.minimum(bayes, 1.0)

@@ -372,6 +372,9 @@ class Report:
     version : str
         Version of this package.
     warnings : tuple of str
+    curve : fdp.tradeoff.TradeOffCurve or None
+        The curve the MIA readings come from: the certified symmetrised lattice curve, the exact curve of
+        randomized response, or the exact mu-GDP curve of full-batch Gaussian noise.
     """
 
     mechanism: Mechanism | RandomizedResponse
@@ -392,7 +395,7 @@ class Report:
     seconds: float
     version: str
     warnings: tuple[str, ...] = field(default=())
-    curve: tradeoff.PiecewiseLinear | None = field(default=None, repr=False, compare=False)
+    curve: tradeoff.TradeOffCurve | None = field(default=None, repr=False, compare=False)
 
     def figure(self, axes=None):
         """The report in one figure of four panels: the certified curve with its mu*-GDP fit and the
@@ -431,9 +434,10 @@ class Report:
         ax_curve.legend(fontsize=8)
         # delta(eps) of the certified lower curve: an upper bound on the mechanism's profile (Thm. 2.4)
         eps_known = [e for e in (self.epsilon_pld, self.epsilon_rdp) if e is not None]
-        eps = np.linspace(0.0, 1.25 * max(eps_known + [1.0]), 300)
-        ax_profile.semilogy(eps, conversions.tradeoff_profile(self.curve, eps), color="k", lw=2.2,
-                            label=r"$\delta(\varepsilon)$ of the curve")
+        eps = np.linspace(0.0, min(1.25 * max(eps_known + [1.0]), _gdp.EPS_MAX), 300)
+        profile = (conversions.tradeoff_profile(self.curve, eps) if isinstance(self.curve, tradeoff.PiecewiseLinear)
+                   else _gdp.gaussian_delta(eps, self.gdp.mu))
+        ax_profile.semilogy(eps, profile, color="k", lw=2.2, label=r"$\delta(\varepsilon)$ of the curve")
         for e, label, marker in ((self.epsilon_pld, "PLD", "o"), (self.epsilon_rdp, "RDP", "s")):
             if e is not None:
                 ax_profile.semilogy([e], [self.delta], marker, color="C1" if label == "PLD" else "C4",
@@ -617,7 +621,7 @@ def report(mechanism: Mechanism | RandomizedResponse, *, delta: float = 1e-5, ka
     tail = _gdp.DPSGD_TAIL
     # the curve is built down to the smallest FPR asked (below LATTICE_TAIL_MIN it is read off its first chord)
     level = max(_gdp.LATTICE_TAIL_MIN, min([tail, *fpr[fpr > 0.0]]))
-    eps_rdp, rtm_reading = None, None
+    eps_rdp, rtm_reading, rtm_failure = None, None, ()
     if isinstance(mechanism, RandomizedResponse):  # an exact curve: every reading is a closed form
         gdp_report, curve, mu_at_floor, gamma = _randomized_response(mechanism.epsilon, delta, kappa)
         h = None
@@ -626,25 +630,26 @@ def report(mechanism: Mechanism | RandomizedResponse, *, delta: float = 1e-5, ka
         if noise == "laplace":
             gdp_report, curve = _laplace_gdp_and_curve(sigma, steps, delta, discretization, tail, level)
             mu_at_floor = {floor: _gdp.alg1(curve, floor)[0] for floor in REPORT_FLOORS}
-        elif rate == 1.0:
+        elif rate == 1.0:  # exactly sqrt(steps)/sigma-GDP: every reading but the RTM's is a closed form
             gdp_report = gdp(mechanism, delta=delta)
-            curve = pld.certified_lower_curve("gaussian", sigma, rate, steps, direction="symmetrised",
-                                              discretization=discretization or pld.default_discretization(sigma, rate,
-                                                                                                          steps),
-                                              level_min=level)
-            mu_at_floor = {floor: gdp_report.mu for floor in REPORT_FLOORS}  # exactly Gaussian: one mu at every floor
+            curve = tradeoff.gaussian(gdp_report.mu)
+            mu_at_floor = {floor: gdp_report.mu for floor in REPORT_FLOORS}  # one mu at every floor
         else:
             gdp_report, curve = _gdp_and_curve(sigma, rate, steps, delta, discretization, tail, level)
             mu_at_floor = {floor: _gdp.alg1(curve, floor)[0] for floor in REPORT_FLOORS}
-        h = gdp_report.discretization or discretization or pld.default_discretization(sigma, rate, steps)
+        h = gdp_report.discretization or discretization
         eps_rdp = calibrate.epsilon(sigma, rate, steps, delta, accountant="rdp", noise=noise)
         gamma = rero(mechanism, kappa, discretization=rero_discretization)
-        rtm_reading = _rtm_reading(noise, sigma, rate, steps, rtm_dimension, rtm_discretization, fpr, kappa)
-    tpr, advantage, bayes = mia.membership_bounds(curve, fpr, prior)
-    if isinstance(mechanism, Mechanism) and mechanism.noise == "gaussian" and mechanism.sampling_rate == 1.0:
-        exact = tradeoff.gaussian(gdp_report.mu)  # full batches: the closed form, sqrt(steps)/sigma-GDP
-        tpr, advantage = exact.power(fpr), float(2.0 * norm.cdf(0.5 * gdp_report.mu) - 1.0)
-    warnings = gdp_report.warnings + gamma.warnings
+        try:
+            with np.errstate(over="ignore", invalid="ignore", divide="ignore"):  # a failure is raised, not returned
+                rtm_reading = _rtm_reading(noise, sigma, rate, steps, rtm_dimension, rtm_discretization, fpr, kappa)
+        except ValueError as exc:  # e.g. far from private: the RTM lattice leaves the float range
+            rtm_failure = (f"no relaxed-threat-model reading: {exc}",)
+    if isinstance(curve, tradeoff.PiecewiseLinear):
+        tpr, advantage, bayes = mia.membership_bounds(curve, fpr, prior)
+    else:
+        tpr, advantage, bayes = mia.gaussian_membership_bounds(gdp_report.mu, fpr, prior)
+    warnings = gdp_report.warnings + gamma.warnings + rtm_failure
     if rtm_reading is not None:
         both = np.r_[rtm_reading.tpr_upper, rtm_reading.gamma_upper]
         lows = np.r_[rtm_reading.tpr_lower, rtm_reading.gamma_lower]
@@ -671,8 +676,10 @@ def _laplace_gdp_and_curve(b, steps, delta, discretization, tail, level):
 def _randomized_response(epsilon, delta, kappa):
     """The readings of randomized response from its exact curve, the (eps, 0)-DP curve."""
     curve = conversions.randomized_response(epsilon)
-    # eps at delta: the profile delta(e) = (e^eps - e^e) / (1 + e^eps) for e < eps, inverted (in logs: no overflow)
-    eps_at_delta = max(0.0, float(epsilon + np.log1p(-delta * (1.0 + np.exp(-epsilon)))))
+    # eps at delta: the profile delta(e) = (e^eps - e^e) / (1 + e^eps) for e < eps, inverted (in logs: no overflow);
+    # delta >= delta(0) = (e^eps - 1) / (e^eps + 1) = tanh(eps / 2) is met at eps 0
+    shrink = delta * (1.0 + np.exp(-epsilon))
+    eps_at_delta = 0.0 if delta >= np.tanh(0.5 * epsilon) else max(0.0, float(epsilon + np.log1p(-shrink)))
     mu = float(_gdp.mu_pure_dp(epsilon))
     gdp_report = GDPReport(mu, _gdp.gdp_regret(curve, mu), 0.0, eps_at_delta, delta, None, "closed form")
     gamma = _rero.gamma(curve, kappa)

@@ -158,8 +158,12 @@ def check_open_unit(name: str, value) -> float:
     return value
 
 
+#: The largest count accepted (steps, dimensions, samples): every integer up to it is exact in float64.
+MAX_INT = 2**53
+
+
 def check_positive_int(name: str, value) -> int:
-    """Return ``value`` as int if it is an integer >= 1 (floats like 3.0 are refused).
+    """Return ``value`` as int if it is an integer in [1, 2^53] (floats like 3.0 are refused).
 
     Parameters
     ----------
@@ -181,6 +185,8 @@ def check_positive_int(name: str, value) -> int:
         raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
     if value < 1:
         raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+    if value > MAX_INT:
+        raise ValueError(f"{name} must be an integer <= 2^53 = {MAX_INT}, got {value!r}")
     return int(value)
 
 
