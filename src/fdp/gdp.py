@@ -718,7 +718,7 @@ def mu_pure_dp(epsilon) -> float | np.ndarray:
     1.232035
     """
     epsilon = check_eps("epsilon", epsilon)
-    out = -2.0 * ndtri_exp(-np.logaddexp(0.0, epsilon))
+    out = -2.0 * ndtri_exp(-np.logaddexp(0.0, epsilon)) + 0.0  # + 0.0: eps 1e-17 gives 0, not -0.0
     return out if out.ndim else float(out)
 
 
@@ -753,7 +753,7 @@ def mu_laplace(epsilon) -> float | np.ndarray:
     1.030064
     """
     epsilon = check_eps("epsilon", epsilon)
-    out = -2.0 * ndtri_exp(-0.5 * epsilon - np.log(2.0))
+    out = -2.0 * ndtri_exp(-0.5 * epsilon - np.log(2.0)) + 0.0  # never -0.0
     return out if out.ndim else float(out)
 
 

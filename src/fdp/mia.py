@@ -59,13 +59,15 @@ def membership_bounds(curve: tradeoff.PiecewiseLinear, fpr, prior) -> tuple[np.n
     a = curve.alphas
     # the power 1 - f interpolated from the breakpoints' powers (1 - f(1e-20) would round to 0), raised by
     # a bound on np.interp's rounding (a few ulps: every term is non-negative) so that it stays an upper bound
-    tpr = np.minimum(curve.power(fpr) * (1.0 + _INTERP_ROUNDING), 1.0)
-    advantage = float(np.max(curve.powers - a))
-    bayes = np.max(prior[:, None] * curve.powers + (1.0 - prior[:, None]) * (1.0 - a), axis=1)
+    tpr = np.minimum(curve.power(fpr) * (1.0 + _ROUNDING), 1.0)
+    # both maxima: differences and sums of numbers up to 1, each rounded (the breakpoints, too) by an ulp of 1
+    advantage = min(float(np.max(curve.powers - a)) + _ROUNDING, 1.0)
+    bayes = np.minimum(np.max(prior[:, None] * curve.powers + (1.0 - prior[:, None]) * (1.0 - a), axis=1)
+                       + _ROUNDING, 1.0)
     return tpr, advantage, bayes
 
 
-_INTERP_ROUNDING = 8 * 2.0**-53
+_ROUNDING = 8 * 2.0**-53
 
 
 def gaussian_membership_bounds(mu: float, fpr, prior) -> tuple[np.ndarray, float, np.ndarray]:

@@ -1,0 +1,294 @@
+"""True at the edges, round 2: the report, calibrate and gdp surfaces.
+
+Every case a hostile user found (issue "True at the edges, round 2") is a test here, with a closed form as the
+oracle where the mechanism has one: one subsampled Gaussian step (the add curve is exact, TPR(a) = (1 - q) a +
+q Phi(Phi^-1(a) + 1 / sigma)), full batches (exactly sqrt(steps)/sigma-GDP), randomized response and one Laplace
+step.  Then hypothesis properties over the widest legal ranges: every printed bound at or above the closed form,
+monotone where the math is monotone, or exit 2 naming a flag.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from decimal import Decimal
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from scipy.stats import norm
+
+from fdp import calibrate, formatting, gdp, mia, pld, risk, tradeoff
+from fdp.cli import main
+from fdp.privacy_loss import Mechanism, RandomizedResponse, dpsgd
+
+
+def _run(capsys, argv, json_out=True):
+    code = main([*argv, "--json"] if json_out else argv)
+    out, err = capsys.readouterr()
+    return code, (json.loads(out) if code == 0 and json_out else out), err
+
+
+def _one_step_add_tpr(a, q, sigma):
+    """Exact TPR of the most powerful test of one subsampled Gaussian step, add direction."""
+    return (1.0 - q) * a + q * norm.sf(norm.isf(a) - 1.0 / sigma)
+
+
+def _mu_at(a, tpr):
+    """mu(a) = Phi^-1(1 - a) - Phi^-1(1 - TPR(a)): the mu-GDP curve through the point (a, 1 - TPR)."""
+    return norm.isf(a) - norm.isf(tpr)
+
+
+# --- mu* at small floors -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("tail", [1e-30, 1e-100])
+def test_mu_at_a_small_floor_is_at_least_the_exact_one_step_value(capsys, tail):
+    """The symmetrised curve lies below the exact add curve, so mu(tail) of the add curve is a lower bound on
+    mu*; the certified mu* was 0.519 at tail 1e-30 (truth >= 0.5725) before the powers were read."""
+    code, out, _ = _run(capsys, ["gdp", "--noise-multiplier", "1", "--sampling-rate", "0.01", "--steps", "1",
+                                 "--tail", f"{tail!r}"])
+    assert code == 0
+    truth = _mu_at(tail, _one_step_add_tpr(tail, 0.01, 1.0))
+    assert truth <= out["mu"] <= truth * (1 + 1e-6)
+    assert out["alpha_floor"] == tail
+
+
+def test_mu_grows_as_the_floor_falls():
+    """mu* never decreases as the floor decreases (it is a sup over a growing range)."""
+    m = dpsgd(1.0, 0.01, 1)
+    mus = [risk.gdp(m, tail=t).mu for t in (1e-4, 1e-10, 1e-30, 1e-60, 1e-100)]
+    assert all(b >= a for a, b in zip(mus, mus[1:]))
+
+
+@pytest.mark.parametrize("tail", ["0", "5e-324", "1e-301"])
+def test_a_floor_the_lattice_cannot_certify_exits_2_naming_tail(capsys, tail):
+    code, _, err = _run(capsys, ["gdp", "--noise-multiplier", "1", "--sampling-rate", "0.01", "--steps", "1",
+                                 "--tail", tail])
+    assert code == 2 and "--tail must lie in [1e-300, 0.5)" in err and "Traceback" not in err
+
+
+def test_the_library_refuses_tail_0_for_a_subsampled_mechanism_and_takes_it_for_full_batches():
+    with pytest.raises(ValueError, match="tail must lie in"):
+        risk.gdp(dpsgd(1.0, 0.01, 1), tail=0.0)
+    with pytest.raises(ValueError, match="tail must lie in"):
+        gdp.mu_and_regret(dpsgd(1.0, 0.01, 1), tail=0.0)
+    assert risk.gdp(dpsgd(2.0, 1.0, 4), tail=0.0).mu == 1.0
+
+
+# --- TPR at tiny FPR -----------------------------------------------------------------------------
+
+
+def test_tpr_upper_bound_at_tiny_fpr_is_at_least_the_exact_add_tpr(capsys):
+    fpr = [1e-20, 1e-40, 1e-100]
+    code, out, _ = _run(capsys, ["report", "--noise-multiplier", "1", "--sampling-rate", "0.01", "--steps", "1",
+                                 "--fpr", *map(repr, fpr)])
+    assert code == 0
+    for a, t in zip(fpr, out["mia"]["tpr_upper"]):
+        exact = _one_step_add_tpr(a, 0.01, 1.0)
+        assert exact <= t <= exact * 1.001  # 7.24e-19 at 1e-20 (it was 0)
+
+
+@pytest.mark.parametrize("argv, exact", [
+    (["--mechanism", "randomized-response", "--epsilon", "1"], lambda a: math.e * a),
+    (["--mechanism", "laplace", "--noise-multiplier", "1"], lambda a: math.e * a),  # f(a) = 1 - e a near 0
+])
+def test_closed_form_mechanisms_at_fpr_1e_20(capsys, argv, exact):
+    code, out, _ = _run(capsys, ["report", *argv, "--fpr", "1e-20", "--kappa", "1e-20"])
+    assert code == 0
+    assert exact(1e-20) <= out["mia"]["tpr_upper"][0] <= exact(1e-20) * (1 + 1e-6)
+
+
+def test_laplace_rtm_gamma_at_kappa_1e_20_is_cosh_1_kappa_without_warnings(capsys, recwarn):
+    """The RTM curve of one Laplace step has gamma(kappa) = cosh(1) kappa near 0; it was [1e-20, 1e-20] with a
+    numpy RuntimeWarning from 0 / 0."""
+    code, out, err = _run(capsys, ["report", "--mechanism", "laplace", "--noise-multiplier", "1", "--fpr", "1e-20",
+                                   "--kappa", "1e-20"])
+    assert code == 0 and "RuntimeWarning" not in err
+    low, up = out["rtm"]["gamma_lower"][0], out["rtm"]["gamma_upper"][0]
+    assert low <= math.cosh(1.0) * 1e-20 <= up and up > 1.5e-20
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+
+
+def test_full_batch_readings_are_the_closed_forms():
+    mu = 2.0  # 4 steps at noise 1
+    r = risk.report(dpsgd(1.0, 1.0, 4), fpr=[1e-30, 0.1], prior=[0.5], kappa=[1e-30])
+    g = tradeoff.gaussian(mu)
+    assert np.allclose(r.tpr, g.power(np.array([1e-30, 0.1])), rtol=1e-12, atol=0)
+    assert r.advantage == pytest.approx(2 * norm.cdf(mu / 2) - 1, rel=1e-12)
+    assert r.bayes_success[0] == pytest.approx(norm.cdf(mu / 2), rel=1e-12)  # prior 1/2: (1 + advantage) / 2
+
+
+def test_report_at_noise_003_answers_with_closed_forms(capsys):
+    """Full batch at noise 0.03 (33.3-GDP): every reading but the RTM's is a closed form; it used to fail."""
+    code, out, err = _run(capsys, ["report", "--noise-multiplier", "0.03"])
+    assert code == 0
+    assert out["gdp"]["mu"] == pytest.approx(1 / 0.03, rel=1e-12)
+    assert "relaxed-threat-model" in err or out["rtm"] is not None
+
+
+# --- outward rounding ----------------------------------------------------------------------------
+
+
+def test_markdown_rounds_upper_bounds_up_and_lower_bounds_down():
+    r = risk.report(RandomizedResponse(1.0), fpr=[1e-3, 1e-20], prior=[0.5])
+    text = r.to_markdown()
+    assert "| 0.001 | 0.002719 |" in text and "| 1e-20 | 2.719e-20 |" in text
+    assert f"mu* = **{formatting.upper(r.gdp.mu, 5)}**" in text and "1.2321" in text
+    assert "at most 0.4622" in text  # the advantage tanh(1/2) = 0.46211...
+    assert "| 0.001 | [0.00271828, 0.00271829] |" in text  # exact e/1000 = 0.0027182818...
+
+
+@given(st.floats(min_value=1e-300, max_value=1e300), st.integers(min_value=1, max_value=8))
+@settings(max_examples=300, deadline=None)
+def test_outward_rounding_never_crosses_the_value(x, digits):
+    up, low = formatting.upper(x, digits), formatting.lower(x, digits)
+    assert Decimal(low) <= Decimal(x) <= Decimal(up)
+    assert len(up.split("e")[0].replace(".", "").lstrip("0")) <= digits + 1
+
+
+def test_mu_of_a_tiny_epsilon_prints_no_negative_zero(capsys):
+    code, out, _ = _run(capsys, ["gdp", "--mechanism", "randomized-response", "--epsilon", "1e-17"])
+    assert code == 0 and math.copysign(1.0, out["mu"]) == 1.0
+    assert formatting.upper(-0.0) == "0"
+
+
+# --- RDP on the standard grid --------------------------------------------------------------------
+
+
+def test_rdp_epsilon_is_dp_accountings_default():
+    import dp_accounting
+    from dp_accounting.rdp import rdp_privacy_accountant
+
+    acc = rdp_privacy_accountant.RdpAccountant()  # its default orders
+    acc.compose(dp_accounting.PoissonSampledDpEvent(0.01, dp_accounting.GaussianDpEvent(1.0)), 100)
+    assert calibrate.epsilon(1.0, 0.01, 100, 1e-5, accountant="rdp") == acc.get_epsilon(1e-5)
+    r = risk.report(dpsgd(1.0, 0.01, 100), discretization=1e-3, rero_discretization=1e-3, rtm_discretization=1e-3)
+    assert r.to_dict()["dp"]["rdp_conversion"] == calibrate.RDP_CONVERSION
+
+
+# --- calibrate -----------------------------------------------------------------------------------
+
+
+def test_calibrate_refuses_an_rtol_the_search_cannot_resolve(capsys):
+    code, _, err = _run(capsys, ["calibrate", "--steps", "1", "--mu", "1", "--rtol", "1e-16"])
+    assert code == 2 and "--rtol must be at least 1e-12" in err
+    with pytest.raises(ValueError, match="rtol must be at least"):
+        calibrate.noise_for_risk("mu", 1.0, 1.0, 1, rtol=1e-13)
+
+
+def test_calibrate_at_rtol_1e_12_meets_the_closed_form(capsys):
+    code, out, _ = _run(capsys, ["calibrate", "--steps", "1", "--mu", "1", "--rtol", "1e-12"])
+    assert code == 0 and 1.0 <= out["noise_multiplier"] <= 1.0 + 2e-12
+
+
+@pytest.mark.parametrize("argv, exact_noise", [
+    # one full-batch step: TPR at FPR 1e-30 = Phi(Phi^-1(1e-30) + 1 / sigma) = 1e-20 at sigma 0.4542
+    (["--tpr-at-fpr", "1e-20", "1e-30"], 1.0 / (norm.isf(1e-30) - norm.isf(1e-20))),
+    (["--rero", "1e-20", "--kappa", "1e-30"], 1.0 / (norm.isf(1e-30) - norm.isf(1e-20))),
+    (["--epsilon", "5", "--delta", "1e-300"], 1.0 / gdp.mu_from_eps_delta(5.0, 1e-300)),
+])
+def test_calibrate_feasible_tiny_targets_of_one_full_batch_step(capsys, argv, exact_noise):
+    code, out, _ = _run(capsys, ["calibrate", "--steps", "1", *argv])
+    assert code == 0
+    assert exact_noise <= out["noise_multiplier"] <= exact_noise * (1 + 1e-3) * (1 + 1e-9)
+
+
+def test_calibrate_epsilon_at_delta_1e_100_falls_back_on_rdp(capsys):
+    """The PLD accountant's epsilon is infinite at delta 1e-100 (its truncated tails); the RDP accountant answers,
+    and the answer says so (it said that no noise below 1e4 works)."""
+    code, out, err = _run(capsys, ["calibrate", "--sampling-rate", "0.01", "--steps", "100", "--epsilon", "5",
+                                   "--delta", "1e-100"])
+    assert code == 0 and "RDP accountant" in err
+    assert calibrate.epsilon(out["noise_multiplier"], 0.01, 100, 1e-100, accountant="rdp") <= 5.0
+
+
+def test_a_target_met_by_sampling_alone_is_noise_0_with_a_warning(capsys):
+    code, out, err = _run(capsys, ["calibrate", "--sampling-rate", "1e-7", "--steps", "1", "--advantage",
+                                   "0.999999"])
+    assert code == 0 and out["noise_multiplier"] == 0.0 and "met at every noise multiplier" in err
+    # not met by sampling alone: 100 steps at rate 0.05 take part with probability 0.994
+    c = calibrate.noise_for_risk("advantage", 0.1, 0.05, 100, discretization=1e-3)
+    assert c.noise_multiplier > 1.0
+
+
+def test_calibrate_refuses_arguments_that_do_not_apply():
+    with pytest.raises(ValueError, match="fpr applies to"):
+        calibrate.noise_for_risk("mu", 1.0, 0.01, 10, fpr=0.1)
+    with pytest.raises(ValueError, match="kappa applies to"):
+        calibrate.noise_for_risk("advantage", 0.1, 0.01, 10, kappa=0.1)
+
+
+# --- guards --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("argv, flag", [
+    (["gdp", "--noise-multiplier", "1", "--sampling-rate", "0.01", "--steps", str(2**64)], "--steps"),
+    (["rero", "--mechanism", "subsampled-gaussian", "--noise-multiplier", "1", "--steps", str(2**64), "--kappa",
+      "0.1"], "--steps"),
+    (["rtm", "--mechanism", "gaussian", "--mu", "1", "--steps", str(2**64), "--alpha", "0.1"], "--steps"),
+    (["report", "--noise-multiplier", "1", "--rtm-dimension", str(10**20)], "--rtm-dimension"),
+    (["verify", "--results-dir", "/nonexistent/folder"], "--results-dir"),
+])
+def test_huge_counts_and_missing_folders_exit_2_naming_the_flag(capsys, argv, flag):
+    code = main(argv)
+    err = capsys.readouterr().err
+    assert code == 2 and flag in err and "Traceback" not in err
+
+
+def test_figure_with_a_bare_svg_name_is_an_svg(tmp_path, capsys):
+    path = tmp_path / ".svg"
+    assert main(["report", "--mechanism", "randomized-response", "--epsilon", "600", "--figure", str(path)]) == 0
+    capsys.readouterr()
+    assert path.read_bytes().lstrip().startswith(b"<?xml") and not (tmp_path / ".svg.png").exists()
+
+
+def test_randomized_response_at_a_large_delta_has_epsilon_0_without_warnings(capsys, recwarn):
+    code, out, err = _run(capsys, ["report", "--mechanism", "randomized-response", "--epsilon", "1", "--delta", "0.9"])
+    assert code == 0 and out["dp"]["epsilon_pld"] == 0.0 and "Warning" not in err
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+
+
+def test_a_curve_that_is_0_says_mu_is_infinite_not_pass_tail(capsys):
+    code = main(["report", "--noise-multiplier", "2", "--sampling-rate", "0.5", "--steps", "30000"])
+    err = capsys.readouterr().err
+    assert code == 2 and "no finite mu*" in err and "pass tail" not in err
+
+
+# --- properties over the widest legal ranges ------------------------------------------------------
+
+
+@given(sigma=st.floats(0.3, 20.0), q=st.floats(1e-4, 0.99), fpr=st.floats(1e-300, 0.5))
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_one_step_tpr_bound_is_above_the_exact_add_tpr(sigma, q, fpr):
+    curve = pld.certified_lower_curve("gaussian", sigma, q, 1, discretization=1e-3, direction="symmetrised",
+                                      level_min=max(fpr, 1e-300))
+    tpr = mia.membership_bounds(curve, [fpr], [0.5])[0][0]
+    assert tpr >= _one_step_add_tpr(fpr, q, sigma) * (1 - 1e-12)
+
+
+@given(eps=st.floats(1e-6, 50.0), fpr=st.floats(0.0, 1.0), kappa=st.floats(1e-300, 0.999))
+@settings(max_examples=60, deadline=None)
+def test_randomized_response_readings_are_its_closed_forms(eps, fpr, kappa):
+    r = risk.report(RandomizedResponse(eps), fpr=[fpr], kappa=[kappa], prior=[0.5])
+    exact = tradeoff.eps_delta(eps, 0.0)
+    assert r.tpr[0] >= exact.power(fpr) * (1 - 1e-15)
+    assert r.rero.upper[0] >= max(exact.power(kappa), kappa) * (1 - 1e-15)
+    assert r.advantage >= math.tanh(eps / 2) * (1 - 1e-15)
+
+
+@given(mu=st.floats(0.01, 30.0), fpr=st.floats(1e-300, 0.5))
+@settings(max_examples=12, deadline=None)
+def test_full_batch_tpr_and_mu_are_the_closed_forms(mu, fpr):
+    r = risk.report(Mechanism("gaussian", 1.0 / mu, 1.0, 1), fpr=[fpr], prior=[0.5], kappa=[0.1],
+                    rtm_discretization=1e-3)
+    assert r.gdp.mu == pytest.approx(mu, rel=1e-12)
+    assert r.tpr[0] == pytest.approx(tradeoff.gaussian(r.gdp.mu).power(fpr), rel=1e-9)
+
+
+@given(tail=st.floats(1e-300, 1e-3))
+@settings(max_examples=15, deadline=None)
+def test_gdp_mu_at_any_legal_floor_is_above_the_exact_point(tail):
+    mu = risk.gdp(dpsgd(2.0, 0.05, 1), tail=tail, discretization=1e-3).mu
+    assert mu >= _mu_at(tail, _one_step_add_tpr(tail, 0.05, 2.0)) * (1 - 1e-9)
