@@ -39,12 +39,15 @@ def test_per_sample_gradients_match_finite_differences():
         z = xb[i] @ w
         return np.logaddexp(0.0, z) - y[i] * z  # cross-entropy of sigmoid(z)
 
-    p = 1 / (1 + np.exp(-(xb @ w)))
-    analytic = (p - y)[:, None] * xb
+    analytic = audit.logistic_gradients(w[None], xb, y)[0]  # the library's, at w != 0 (w = 0 hides a scaling)
+    per_run = audit.logistic_gradients(np.stack([w, -w]), np.stack([xb, xb]), np.stack([y, y]))
+    np.testing.assert_allclose(per_run[0], analytic)
     h = 1e-6
     for i in range(3):
         fd = [(loss(w + h * e, i) - loss(w - h * e, i)) / (2 * h) for e in np.eye(3)]
         np.testing.assert_allclose(analytic[i], fd, rtol=1e-6, atol=1e-9)
+        fd_neg = [(loss(-w + h * e, i) - loss(-w - h * e, i)) / (2 * h) for e in np.eye(3)]
+        np.testing.assert_allclose(per_run[1, i], fd_neg, rtol=1e-6, atol=1e-9)
 
 
 @pytest.mark.parametrize("d, mu", [(1, 1.0), (50, 2.0)])
@@ -80,6 +83,11 @@ def test_per_run_data_sets_and_no_intercept():
     y = (x[..., 0] > 0).astype(float)
     runs = audit.train_linear_dpgd(x, y, steps=5, learning_rate=1.0, fit_intercept=False, seed=1)
     assert runs.weights.shape == (3, 1) and runs.final_gradients.shape == (3, 40, 1)
+    # without an intercept each clipped gradient is (p - y) x scaled by at most 1, so run r's gradients divided by
+    # its own x[r] lie in [-1, 1] with the sign of 1/2 - y[r]; gradients of another run's data would not
+    ratio = runs.final_gradients[..., 0] / x[..., 0]
+    assert np.all(np.abs(ratio) <= 1.0 + 1e-12)
+    assert np.all(np.where(y == 1.0, ratio <= 0.0, ratio >= 0.0))
     # run r trained on x[r] alone: the same seed on one data set reproduces nothing of the others
     with pytest.raises(ValueError, match="runs"):
         audit.train_linear_dpgd(x, y, steps=1, learning_rate=1.0, runs=2, seed=1)

@@ -257,3 +257,18 @@ def test_certified_lower_curve_one_step_property(sigma, p):
     sym = pld.certified_lower_curve("gaussian", sigma, p, 1, discretization=1e-3, direction="symmetrised")
     above = tradeoff.symmetrise(exact, grid=np.sort(a))  # on or above the exact C
     assert np.all(sym(a) <= above(a) + 1e-15)
+
+
+def test_bracket_gamma_subtracts_the_slack_from_the_optimistic_side():
+    """The upper curve holds up to ``slack`` (the FFT's rounding): its gamma is lowered by the slack, never raised,
+    so the lower end stays certified; the upper end, from the pessimistic curve, is untouched."""
+    from fdp import rero, tradeoff
+
+    lower = tradeoff.piecewise_linear([0.0, 0.1, 1.0], [1.0, 0.5, 0.0])
+    upper = tradeoff.piecewise_linear([0.0, 0.2, 1.0], [1.0, 0.6, 0.0])
+    kappa = np.array([0.1, 0.2])
+    g_low, g_up = pld.Bracket(lower, upper, 1e-3, slack=0.01).gamma(kappa)
+    np.testing.assert_allclose(g_low, rero.gamma(upper, kappa) - 0.01, rtol=0, atol=1e-15)
+    np.testing.assert_array_equal(g_up, rero.gamma(lower, kappa))
+    no_slack = pld.Bracket(lower, upper, 1e-3).gamma(kappa)[0]
+    assert np.all(g_low < no_slack)

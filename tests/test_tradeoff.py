@@ -586,3 +586,22 @@ def test_lower_convex_envelope_when_vectorised_sweeps_stall():
     a, b = tradeoff.lower_convex_envelope(x, y)
     np.testing.assert_array_equal(a, [0.0, 300.0])
     np.testing.assert_array_equal(b, [0.0, -1e9])
+
+
+@pytest.mark.parametrize("mu", [0.5, 1.0, 3.0])
+def test_fixed_point_of_a_sampled_gaussian_curve(mu):
+    """The crossing of f with the diagonal: Phi(-mu / 2) for G_mu, whose fixed point is symmetric; the sampled curve
+    lies on or above G_mu (chords of a convex curve), so its fixed point lies at or above, within the sampling."""
+    a = np.linspace(0.0, 1.0, 20001)
+    curve = tradeoff.piecewise_linear(a, tradeoff.gaussian(mu)(a))
+    star = tradeoff.fixed_point(curve)
+    assert norm.cdf(-mu / 2) <= star <= norm.cdf(-mu / 2) + 1e-6
+    assert curve(star) == pytest.approx(star, abs=1e-12)
+
+
+def test_fixed_point_at_the_ends():
+    """A curve at 0 from the start (f(0) = 0) has its fixed point at 0; a breakpoint on the diagonal is its own
+    fixed point; otherwise the crossing is interpolated on the segment where f - alpha changes sign."""
+    assert tradeoff.fixed_point(tradeoff.piecewise_linear([0.0, 1.0], [0.0, 0.0])) == 0.0
+    assert tradeoff.fixed_point(tradeoff.piecewise_linear([0.0, 0.2, 1.0], [1.0, 0.2, 0.0])) == 0.2
+    assert tradeoff.fixed_point(tradeoff.piecewise_linear([0.0, 0.5, 1.0], [0.8, 0.1, 0.0])) == pytest.approx(0.8 / 2.4)
