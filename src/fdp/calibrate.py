@@ -15,7 +15,7 @@ import logging
 import math
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import dp_accounting
 from dp_accounting.rdp import rdp_privacy_accountant
@@ -407,8 +407,9 @@ def noise_for_risk(target: str, value: float, sampling_rate: float, steps: int, 
     kappa : float, optional
         For ``"rero"``, in (0, 1).
     discretization : float, optional
-        Loss lattice spacing (default :func:`fdp.pld.default_discretization` at each noise tried; 1e-4 for
-        ``"rtm_tpr"``).
+        Loss lattice spacing (default :func:`fdp.pld.default_discretization` at each noise tried, then, if the
+        PLD epsilon has not converged there at the noise found, the search again on the spacing of
+        :func:`fdp.pld.converged_discretization`; 1e-4 for ``"rtm_tpr"``).
     rtol : float, default 1e-3
         Relative accuracy of the noise, at least :data:`MIN_RTOL`.
     dimension : int, default 1
@@ -476,6 +477,17 @@ def noise_for_risk(target: str, value: float, sampling_rate: float, steps: int, 
     noise = _shrink_bracket(lambda x: math.log(risk_at(math.exp(x)) / value), math.log(lo), math.log(hi),
                             math.log1p(rtol))
     h = spacing(noise)
+    if discretization is None and target != "rtm_tpr" and sampling_rate < 1.0:
+        # the default spacing can be far from converged (36 % on epsilon at 10^7 steps): search again on the
+        # coarsest spacing whose epsilon has converged at the noise found
+        fine = pld.converged_discretization(noise, sampling_rate, steps, delta=1e-5 if delta is None else delta)
+        if fine.discretization < h:
+            bar.close()
+            again = noise_for_risk(target, value, sampling_rate, steps, delta=delta, fpr=fpr, kappa=kappa,
+                                   discretization=fine.discretization, rtol=rtol, dimension=dimension,
+                                   progress=progress)
+            return replace(again, evaluations=again.evaluations + evaluations,
+                           seconds=time.perf_counter() - start)
 
     @functools.lru_cache(maxsize=None)
     def lower_at(x):

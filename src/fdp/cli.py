@@ -64,7 +64,8 @@ def _build_parser() -> argparse.ArgumentParser:
     p.add_argument("--kappa", required=True, type=float, nargs="+", help="prior success probability, in (0, 1)")
     p.add_argument("--method", choices=METHODS, help="for subsampled mechanisms (default bracket)")
     p.add_argument("--order", type=int, help="Edgeworth order 0..4 (default 4; --method edgeworth)")
-    p.add_argument("--discretization", type=float, help="loss lattice spacing (default 1e-4; --method bracket)")
+    p.add_argument("--discretization", type=float, help="loss lattice spacing (--method bracket; default: chosen for a "
+                   "relative width of the bracket of 1e-4)")
     p.add_argument("--samples", type=int, help="Monte-Carlo samples (default 1e6; --method mc)")
     p.add_argument("--seed", type=int, help="Monte-Carlo seed >= 0 (default 0; --method mc)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -263,9 +264,8 @@ def _validate_rero(args) -> np.ndarray:
             raise ValueError(f"--order must be an integer in 0..4, got {args.order!r}")
     elif _full_batch_gaussian(args):
         _forbid(args, ("discretization",), "to full batches (--sampling-rate 1: the exact Gaussian closed form)")
-    elif args.method == "bracket":  # the lattice's size is checked by the library before anything is built
-        args.discretization = check_positive("--discretization", 1e-4 if args.discretization is None
-                                             else args.discretization)
+    elif args.method == "bracket" and args.discretization is not None:  # the lattice's size: checked by the library
+        args.discretization = check_positive("--discretization", args.discretization)
     elif args.method == "mc":
         from . import montecarlo
 
@@ -290,7 +290,7 @@ def _subsampled_gamma(args, kappa) -> dict:
     flags = {"bracket": "--noise-multiplier, --sampling-rate, --steps, --discretization",
              "edgeworth": "--order, --method"}.get(args.method, "--noise-multiplier, --sampling-rate, --steps")
     with _flags(flags):
-        est = risk.rero(mechanism, kappa, args.method, discretization=args.discretization or 1e-4,
+        est = risk.rero(mechanism, kappa, args.method, discretization=args.discretization,
                         order=4 if args.order is None else args.order, samples=args.samples or 1, seed=args.seed or 0)
     out = {"gamma": est.value, "certified": est.certified, "warnings": list(est.warnings), "method": est.method}
     if est.certified:

@@ -1067,7 +1067,10 @@ def breakpoints(
     if normalise and q.size and m_inf + total > 1.0:
         q = q * ((1.0 - m_inf) / total)
     q, losses = q[::-1], losses[::-1]  # largest loss first
-    alphas = np.cumsum(q * np.exp(-losses))  # A(L >= l) = sum b e^{-l}
+    # A(L >= l) = sum b e^{-l}, each term in logs: e^{-l} alone overflows at l < -709 where b e^{-l} need not; an
+    # optimistic measure's A-mass (its losses rounded down) can pass 1 there: inf, clipped to alpha = 1 below
+    with np.errstate(over="ignore"):
+        alphas = np.cumsum(np.exp(np.log(q) - losses))
     if pessimistic:
         # breakpoints at alpha below 1e-280 (far from private) have slopes beyond the float range: their B-mass
         # moves up to +inf (the curve of that measure lies below; it starts at (0, 1 - m_inf), lower)
@@ -1075,7 +1078,8 @@ def breakpoints(
         if cut:
             m_inf = min(m_inf + float(np.sum(q[:cut])), 1.0)
             q, losses = q[cut:], losses[cut:]
-            alphas = np.cumsum(q * np.exp(-losses))
+            with np.errstate(over="ignore"):
+                alphas = np.cumsum(np.exp(np.log(q) - losses))
     alphas = np.minimum(alphas, 1.0)
     power = np.minimum(m_inf + np.cumsum(q), 1.0)  # B(L >= l)
     betas = 1.0 - power

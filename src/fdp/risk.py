@@ -49,6 +49,13 @@ METHODS = ("bracket", "edgeworth", "clt", "mc", "mpmath")
 WARN_RELATIVE = 0.01
 #: The certified lattice is built for kappa >= this; below it the bracket is [kappa, gamma(KAPPA_FLOOR)].
 KAPPA_FLOOR = 1e-30
+#: Relative width the automatic spacing of the ReRo bracket aims at (``discretization=None``).
+RERO_RTOL = 1e-4
+#: The spacing of the first, coarse bracket that measures how the width scales (about ``c N h^2``).
+_PROBE_SPACING = 8e-4
+#: One-step grid of the bracket (:func:`fdp.pld.tradeoff_bracket`'s default) and the most the automatic spacing
+#: widens it to (about 10 us a point: 10 s) when the spacing it aims at does not fit.
+_DEFAULT_GRID, _AUTO_MAX_GRID = 50_000, 1_000_000
 
 
 @dataclass(frozen=True)
@@ -86,7 +93,7 @@ def _check_method(method) -> str:
     return method
 
 
-def rero(mechanism: Mechanism, kappa, method: str = "bracket", *, discretization: float = 1e-4,
+def rero(mechanism: Mechanism, kappa, method: str = "bracket", *, discretization: float | None = None,
          order: int = edgeworth.DEFAULT_ORDER, samples: int = 1_000_000, seed: int = 0, n_jobs: int = 1) -> Estimate:
     """The ReRo bound ``gamma = 1 - f(kappa)`` of a mechanism (add direction), by ``method``.
 
@@ -101,8 +108,11 @@ def rero(mechanism: Mechanism, kappa, method: str = "bracket", *, discretization
         distance to the Edgeworth series plus the series' own); ``"mc"``: :func:`fdp.montecarlo.gamma_mc`
         with a 95 % confidence interval; ``"mpmath"``: :func:`fdp.lattice.gamma_ground_truth`.
         ``"bracket"`` answers Gaussian noise without subsampling by the exact closed form.
-    discretization : float
-        Loss lattice spacing of the bracket.
+    discretization : float, optional
+        Loss lattice spacing of the bracket.  By default its spacing
+        is chosen for the workload: a coarse bracket (spacing 8e-4) measures how its relative width scales
+        (about ``c N h^2``), then the spacing that brings it to :data:`RERO_RTOL` is used (halved again if it
+        falls short; with a warning if the lattice limits stop it first).
     order : int
         Edgeworth order (0..4).
     samples, seed, n_jobs : int
@@ -125,7 +135,9 @@ def rero(mechanism: Mechanism, kappa, method: str = "bracket", *, discretization
         gamma = _rero.gamma(tradeoff.gaussian(np.sqrt(steps) / sigma), kappa)
         return Estimate(gamma, "closed form", True, lower=gamma, upper=gamma)
     if method in ("bracket", "mpmath"):
-        return _certified(mechanism, kappa, method, check_positive("discretization", discretization))
+        if discretization is not None:
+            discretization = check_positive("discretization", discretization)
+        return _certified(mechanism, kappa, method, discretization)
     if method in ("edgeworth", "clt"):
         return _approximation(mechanism, kappa, method, order)
     res = montecarlo.gamma_mc(sigma, rate, steps, kappa, samples=check_positive_int("samples", samples), seed=seed,
@@ -134,19 +146,54 @@ def rero(mechanism: Mechanism, kappa, method: str = "bracket", *, discretization
                     warnings=(res.warning,) if res.warning else ())
 
 
-def _certified(mechanism: Mechanism, kappa: np.ndarray, method: str, discretization: float) -> Estimate:
+def _auto_bracket(mechanism: Mechanism, kappa: np.ndarray, kappa_min: float):
+    """The bracket at the coarsest spacing whose relative width meets :data:`RERO_RTOL` (see :func:`rero`), and a
+    warning if the lattice limits stopped the refinement first."""
     noise, sigma, rate, steps = mechanism.args
+    h, grid, best = _PROBE_SPACING, _DEFAULT_GRID, None
+    for _ in range(8):
+        try:
+            bracket = pld.tradeoff_bracket(noise, sigma, rate, steps, discretization=h, kappa_min=kappa_min,
+                                           max_grid=grid)
+        except ResourceLimitError:
+            if best is None:
+                raise
+            break
+        step = bracket.discretization  # above h when the one-step grid was full
+        if best is not None and step >= best[2]:  # no finer lattice within the limits
+            break
+        lower, upper = bracket.gamma(kappa)
+        best = (lower, upper, step)
+        width = float(np.max((upper - lower) / upper))
+        if width <= RERO_RTOL:
+            return best, ()
+        target = step * 0.92 * np.sqrt(RERO_RTOL / width)  # the width scales like h^2: aim a little below the goal
+        if step > 1.01 * h:  # the grid was full: the same loss range at the finer spacing needs more points
+            grid = int(min(_AUTO_MAX_GRID, np.ceil(grid * step / target)))
+        h = target
+    lower, upper, h = best
+    width = float(np.max((upper - lower) / upper))
+    return best, (f"the ReRo bracket is {width:.2g} wide (relative; goal {RERO_RTOL:g}) at spacing {h:.3g}, the finest "
+                  "within the lattice limits",)
+
+
+def _certified(mechanism: Mechanism, kappa: np.ndarray, method: str, discretization: float | None) -> Estimate:
+    noise, sigma, rate, steps = mechanism.args
+    spacing_warning = ()
     if method == "bracket":
         kappa_min = max(float(kappa.min()), KAPPA_FLOOR)
-        lower, upper = pld.tradeoff_bracket(noise, sigma, rate, steps, discretization=discretization,
-                                            kappa_min=kappa_min).gamma(kappa)
+        if discretization is None:
+            (lower, upper, _), spacing_warning = _auto_bracket(mechanism, kappa, kappa_min)
+        else:
+            lower, upper = pld.tradeoff_bracket(noise, sigma, rate, steps, discretization=discretization,
+                                                kappa_min=kappa_min).gamma(kappa)
     else:
         if steps > 10**7:
             raise ResourceLimitError(f"steps must be <= 1e7 for method 'mpmath', got {steps}")
         truth = lattice.gamma_ground_truth(noise, sigma, rate, steps, kappa)
         lower, upper = truth.lower, truth.upper
     lower = np.maximum(lower, kappa)
-    warnings = tuple(
+    warnings = spacing_warning + tuple(
         f"the certified bracket at kappa={k:g} is wide: gamma in [{lo:.6g}, {up:.6g}] ({100 * (up - lo) / up:.3g} %); "
         "the reported gamma is its upper end" + ("; use a smaller discretization" if method == "bracket" else "")
         for k, lo, up in zip(kappa, lower, upper) if (up - lo) / up > WARN_RELATIVE
@@ -220,8 +267,9 @@ def gdp(mechanism: Mechanism, *, delta: float = 1e-5, discretization: float | No
     delta : float
         For the reported epsilon.
     discretization : float, optional
-        PLD lattice spacing; by default :func:`fdp.pld.default_discretization`, coarsened (with a
-        warning) so that one step stays below :data:`fdp.lattice.MAX_ONE_STEP_POINTS` points.
+        PLD lattice spacing; by default :func:`fdp.pld.converged_discretization` (the coarsest spacing from
+        :func:`fdp.pld.default_discretization` down whose epsilon lies within 0.5 % of the converged value),
+        coarsened (with a warning) so that one step stays below :data:`fdp.lattice.MAX_ONE_STEP_POINTS` points.
     tail : float
         The alpha floor (1e-10, gdpnum's ``err``, by default), in [1e-300, 0.5) for a subsampled mechanism
         (:func:`fdp.gdp.check_lattice_tail`; full batches, exactly Gaussian, take any floor in [0, 0.5)): an accountant curve's
@@ -258,13 +306,20 @@ def _gdp_and_curve(sigma, rate, steps, delta, discretization, tail,
     """The GDP report of subsampled DP-SGD and the certified symmetrised curve it was read from (built down
     to the smaller of ``tail`` and ``level``, the smallest level the caller reads it at)."""
     warnings = []
-    if discretization is None:  # the default, coarsened so that one step stays affordable
+    if discretization is None:  # the coarsest spacing whose epsilon has converged, or one that one step affords
         h = pld.default_discretization(sigma, rate, steps)
         one = lattice.lattice_points("gaussian", sigma, rate, 1, h)
         if one > lattice.MAX_ONE_STEP_POINTS:
             h *= one / lattice.MAX_ONE_STEP_POINTS
             warnings.append(f"the lattice spacing was coarsened to {h:.3g} to keep one step below "
                             f"{lattice.MAX_ONE_STEP_POINTS:.3g} points (the curve stays pessimistic)")
+        else:
+            spacing = pld.converged_discretization(sigma, rate, steps, delta=delta)
+            h = spacing.discretization
+            if not spacing.converged:
+                warnings.append(f"the lattice spacing {h:.3g} is the finest within the limits, and the PLD epsilon "
+                                f"there has not converged to {100 * pld.EPSILON_RTOL:g} %: every reading is an upper "
+                                "bound, but a pessimistic one")
     else:
         h = check_positive("discretization", discretization)
     dist = pld.dpsgd_pld(sigma, rate, steps, discretization=h)  # for epsilon at delta (its size is checked first)
@@ -550,7 +605,7 @@ class Report:
 
 
 def report(mechanism: Mechanism | RandomizedResponse, *, delta: float = 1e-5, kappa=REPORT_KAPPA, fpr=REPORT_FPR,
-           prior=REPORT_PRIOR, discretization: float | None = None, rero_discretization: float = 1e-4,
+           prior=REPORT_PRIOR, discretization: float | None = None, rero_discretization: float | None = None,
            rtm_dimension: int = 1, rtm_discretization: float = 1e-4) -> Report:
     """A privacy risk report of DP-SGD (or Laplace noise, or randomized response): (eps, delta), mu*, MIA, ReRo.
 
@@ -574,9 +629,9 @@ def report(mechanism: Mechanism | RandomizedResponse, *, delta: float = 1e-5, ka
     prior : array_like
         Membership priors of the Bayes success, in (0, 1).
     discretization : float, optional
-        Loss lattice spacing of the curve (default :func:`fdp.pld.default_discretization`; 1e-4 for Laplace).
-    rero_discretization : float, default 1e-4
-        Spacing of the ReRo bracket.
+        Loss lattice spacing of the curve (default :func:`fdp.pld.converged_discretization`; 1e-4 for Laplace).
+    rero_discretization : float, optional
+        Spacing of the ReRo bracket (default: chosen for a relative width of :data:`RERO_RTOL`, see :func:`rero`).
     rtm_dimension : int, default 1
         Dimension of the release in the RTM reading (1: the worst case; Laplace: 1 only).
     rtm_discretization : float, default 1e-4
@@ -610,7 +665,8 @@ def report(mechanism: Mechanism | RandomizedResponse, *, delta: float = 1e-5, ka
     fpr = check_array_in("fpr", np.atleast_1d(np.asarray(fpr, dtype=float)), 0.0, 1.0)
     prior = check_array_in("prior", np.atleast_1d(np.asarray(prior, dtype=float)), 0.0, 1.0, open_low=True,
                            open_high=True)
-    rero_discretization = check_positive("rero_discretization", rero_discretization)
+    if rero_discretization is not None:
+        rero_discretization = check_positive("rero_discretization", rero_discretization)
     rtm_dimension = check_positive_int("rtm_dimension", rtm_dimension)
     rtm_discretization = check_positive("rtm_discretization", rtm_discretization)
     if isinstance(mechanism, Mechanism) and mechanism.noise == "laplace" and rtm_dimension != 1:
