@@ -167,7 +167,7 @@ def _auto_bracket(mechanism: Mechanism, kappa: np.ndarray, kappa_min: float):
         width = float(np.max((upper - lower) / upper))
         if width <= RERO_RTOL:
             return best, ()
-        target = step * 0.92 * np.sqrt(RERO_RTOL / width)  # the width scales like h^2: aim a little below the goal
+        target = step * 0.95 * np.sqrt(RERO_RTOL / width)  # the width scales like h^2: aim a little below the goal
         if step > 1.01 * h:  # the grid was full: the same loss range at the finer spacing needs more points
             grid = int(min(_AUTO_MAX_GRID, np.ceil(grid * step / target)))
         h = target
@@ -660,11 +660,9 @@ def report(mechanism: Mechanism | RandomizedResponse, *, delta: float = 1e-5, ka
     if not isinstance(mechanism, (Mechanism, RandomizedResponse)):
         raise ValueError(f"mechanism must be a fdp.privacy_loss.Mechanism or RandomizedResponse, got {mechanism!r}")
     delta = check_open_unit("delta", delta)
-    kappa = check_array_in("kappa", np.atleast_1d(np.asarray(kappa, dtype=float)), 0.0, 1.0, open_low=True,
-                           open_high=True)
-    fpr = check_array_in("fpr", np.atleast_1d(np.asarray(fpr, dtype=float)), 0.0, 1.0)
-    prior = check_array_in("prior", np.atleast_1d(np.asarray(prior, dtype=float)), 0.0, 1.0, open_low=True,
-                           open_high=True)
+    kappa = _levels("kappa", check_array_in("kappa", kappa, 0.0, 1.0, open_low=True, open_high=True))
+    fpr = _levels("fpr", check_array_in("fpr", fpr, 0.0, 1.0))
+    prior = _levels("prior", check_array_in("prior", prior, 0.0, 1.0, open_low=True, open_high=True))
     if rero_discretization is not None:
         rero_discretization = check_positive("rero_discretization", rero_discretization)
     rtm_dimension = check_positive_int("rtm_dimension", rtm_dimension)
@@ -716,6 +714,13 @@ def report(mechanism: Mechanism | RandomizedResponse, *, delta: float = 1e-5, ka
     return Report(mechanism, delta, gdp_report.epsilon, eps_rdp if eps_rdp is not None and np.isfinite(eps_rdp)
                   else None, gdp_report, mu_at_floor, fpr, tpr, advantage, prior, bayes, kappa, gamma, rtm_reading, h,
                   time.perf_counter() - start, metadata.version("fdp"), warnings, curve)
+
+
+def _levels(name: str, values: np.ndarray) -> np.ndarray:
+    """The report's levels as a 1-d array: a number or a list, not a table."""
+    if values.ndim > 1:
+        raise ValueError(f"{name} must be a number or a 1-d list of numbers, got an array of shape {values.shape}")
+    return np.atleast_1d(values)
 
 
 def _laplace_gdp_and_curve(b, steps, delta, discretization, tail, level):
