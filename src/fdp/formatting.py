@@ -1,4 +1,4 @@
-"""Numbers for people: bounds rounded outward.
+"""Numbers for people: bounds rounded outward, powers of ten written as people write them.
 
 A certified upper bound printed as "TPR at most 0.002718" for an exact 0.00271828... is a smaller number
 than the truth.  Every human-readable bound goes through :func:`bound`, which rounds to ``digits``
@@ -11,7 +11,9 @@ from __future__ import annotations
 import math
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 
-__all__ = ["bound", "upper", "lower"]
+__all__ = ["bound", "upper", "lower", "times_ten"]
+
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
 def bound(value: float, digits: int, side: str) -> str:
@@ -97,3 +99,37 @@ def lower(value: float, digits: int = 4) -> str:
     '0.3829'
     """
     return bound(value, digits, "lower")
+
+
+def times_ten(value: float, digits: int = 3) -> str:
+    """``value`` with ``digits`` significant digits as "m × 10ᵏ" (plain "m" when k = 0), rounded to nearest.
+
+    For prose and tables, where "1.02e-03" is a programmer's notation; a bound is rounded with
+    :func:`bound` first when its side matters.
+
+    Parameters
+    ----------
+    value : float
+        A finite number.
+    digits : int, default 3
+        Significant digits, >= 1.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> times_ten(0.00102341), times_ten(-1.3e-4, 2), times_ten(9.996, 3), times_ten(0.0, 2)
+    ('1.02 × 10⁻³', '-1.3 × 10⁻⁴', '1.00 × 10¹', '0')
+    """
+    if isinstance(digits, bool) or not isinstance(digits, int) or digits < 1:
+        raise ValueError(f"digits must be an integer >= 1, got {digits!r}")
+    value = float(value)
+    if not math.isfinite(value):
+        raise ValueError(f"value must be finite, got {value!r}")
+    if value == 0.0:
+        return "0"
+    mantissa, _, exponent = format(value, f".{digits - 1}e").partition("e")  # 9.996 -> '1.00e+01': rounding done once
+    k = int(exponent)
+    return mantissa if k == 0 else f"{mantissa} × 10{str(k).translate(_SUPERSCRIPT)}"
