@@ -1,0 +1,111 @@
+"""The prose of the pages that are not notebooks: no typed measurement, a complete errata index, and the
+{result} role that quotes the run (book/_ext/result_role.py)."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = sorted([*ROOT.glob("book/*.md"), *ROOT.glob("book/papers/*.md")])
+NUMBER = re.compile(r"(?<![\w.\-])(\d+\.\d+|\d+(?=\s?%))")
+# "Section 4.3", "Fig. 13a", "App. K.1", "Proposition 6.2", "eqs. 43-46": references, not measurements
+REFERENCE = re.compile(r"(?:Sec\.|Sections?|Prop\.|Propositions?|Theorems?|Thm\.|Lemmas?|Appendix|App\.|Figures?|Figs?\.|"
+                       r"Tables?|[Ee]qs?\.|Definitions?|Corollary|Algorithm|Alg\.|Example|Remark|version)\s*[\w.]*$")
+
+
+def _paper_numbers() -> list[float]:
+    """Every number of data/paper: the papers' printed values (and the numbers quoted in their sources)."""
+    out = []
+    for path in (ROOT / "data" / "paper").glob("*.yaml"):
+        text = path.read_text()
+        out += [float(x) for x in re.findall(r"\d+\.\d+|\d+", text)]
+
+        def walk(node):
+            if isinstance(node, dict):
+                for v in node.values():
+                    walk(v)
+            elif isinstance(node, list):
+                for v in node:
+                    walk(v)
+            elif isinstance(node, float):
+                out.append(abs(node))
+
+        walk(yaml.safe_load(text))
+    return out
+
+
+def _prose(text: str) -> str:
+    """The page without code, roles ({cite}, {ref}, {result}, ...), link targets and labels."""
+    text = re.sub(r"^(`{3,}|:{3,}).*?^\1", "", text, flags=re.S | re.M)
+    text = re.sub(r"\{[\w:-]+\}`[^`]*`", "", text)
+    text = re.sub(r"`[^`]*`", "", text)
+    text = re.sub(r"\]\([^)]*\)", "]", text)
+    return re.sub(r"^\([^)]*\)=\s*$", "", text, flags=re.M)
+
+
+def typed_numbers(text: str, paper: list[float]) -> list[str]:
+    """Decimal numbers and percentages of ``text`` that quote neither the run nor a paper value."""
+    found = []
+    for line in _prose(text).splitlines():
+        for m in NUMBER.finditer(line):
+            if REFERENCE.search(line[:m.start()]):
+                continue
+            x = float(m.group(1))
+            percent = line[m.end():].lstrip().startswith("%")
+            candidates = (x, x / 100) if percent else (x,)
+            if "." not in m.group(1) and not percent:
+                continue
+            if any(abs(c - p) <= 1e-9 * max(1.0, p) for c in candidates for p in paper):
+                continue
+            found.append(f"{m.group(1)}{' %' if percent else ''} in: {line.strip()[:100]}")
+    return found
+
+
+def test_scan_finds_a_typed_measurement():
+    paper = [0.0483, 0.21]
+    assert typed_numbers("we get 0.1589 and 17 % here", paper) == ["0.1589 in: we get 0.1589 and 17 % here",
+                                                                  "17 % in: we get 0.1589 and 17 % here"]
+    assert typed_numbers("printed 4.83 % and 0.21; Sec. 4.3; {result}`nb:x|.3f`; `--rate 0.0128`", paper) == []
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_typed_measurement(page):
+    """Every measured number on a page that is not a notebook comes from the run ({result} role)."""
+    assert typed_numbers(page.read_text(), _paper_numbers()) == []
+
+
+def test_errata_index_lists_every_entry_once():
+    text = (ROOT / "book" / "errata.md").read_text()
+    labels = re.findall(r"^\(([\w.:-]+)\)=\s*$", text, flags=re.M)
+    index = text[text.index("| Entry"):].split("\n\n")[0]
+    listed = re.findall(r"\{ref\}`[^`<]*<([\w.:-]+)>`", index)
+    assert sorted(listed) == sorted(labels)
+
+
+# --- the role itself -------------------------------------------------------------------------------------
+
+sys.path.insert(0, str(ROOT / "book" / "_ext"))
+result_role = pytest.importorskip("result_role")
+
+
+def test_render_formats():
+    assert result_role.render(0.00102341, ".3x") == "1.02 × 10⁻³"
+    assert result_role.render(0.247018, ".3f") == "0.247"
+    with pytest.raises(ValueError):
+        result_role.render(0.5, ".3q")
+
+
+def test_glued_strings_are_read_from_an_executed_notebook(tmp_path):
+    output = {"output_type": "display_data", "metadata": {"scrapbook": {"name": "gap", "mime_prefix": "x/"}},
+              "data": {"x/text/plain": "'0.1589'"}}
+    figure = {"output_type": "display_data", "metadata": {"scrapbook": {"name": "fig", "mime_prefix": "x/"}},
+              "data": {"x/text/plain": "<Figure size 10x10 with 1 Axes>"}}
+    path = tmp_path / "nb.ipynb"
+    path.write_text(json.dumps({"cells": [{"cell_type": "code", "outputs": [output, figure]}]}))
+    assert result_role._glued(path, path.stat().st_mtime) == {"gap": "0.1589"}
