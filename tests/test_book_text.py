@@ -109,3 +109,16 @@ def test_glued_strings_are_read_from_an_executed_notebook(tmp_path):
     path = tmp_path / "nb.ipynb"
     path.write_text(json.dumps({"cells": [{"cell_type": "code", "outputs": [output, figure]}]}))
     assert result_role._glued(path, path.stat().st_mtime) == {"gap": "0.1589"}
+
+
+def test_bibliography_labels_are_unique_and_every_entry_links():
+    """No two works share an author-year label (a/b in the year disambiguates), and each has a doi or url."""
+    from pybtex.database import parse_file
+
+    bibstyle = pytest.importorskip("bibstyle")
+    entries = parse_file(str(ROOT / "book" / "references.bib")).entries
+    labels = [bibstyle.author_year_label(e) for e in entries.values()]
+    assert len(labels) == len(set(labels)), sorted(label for label in labels if labels.count(label) > 1)
+    assert [key for key, e in entries.items() if not ({"doi", "url"} & {f.lower() for f in e.fields})] == []
+    assert bibstyle.author_year_label(entries["kaissis2023rero"]) == "Kaissis et al., 2023a"
+    assert bibstyle.author_year_label(entries["dkw1956"]) == "Dvoretzky et al., 1956"

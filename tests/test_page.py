@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 import yaml
 
@@ -69,6 +71,15 @@ def test_rerun_box_shows_changed_values_only_when_changed():
     changed = page.rerun("rero_sampling_rate", {"epsilon": 2.0, "delta": 1e-5, "rates": (0.1, 0.5, 0.9)})
     assert "| parameter | paper's value | this run | meaning |" in changed
     assert "| `epsilon` | 4.0 | 2.0 |" in changed and "| `delta` | 1e-5 | |" in changed
+    assert """make run NB=rero_sampling_rate PARAMS="-p rates '[0.1, 0.5, 0.9]'\"""" in box  # its own list parameter
+    assert "| 0.0127883 |" in page.rerun("rero_sampling_rate", {"epsilon": 0.012788340630066182})
+
+
+def test_rerun_box_names_only_the_pages_own_parameters():
+    for nb in sorted(p.stem for p in (ROOT / "notebooks").glob("*.ipynb")):
+        names = {name for name, _, _ in page.parameters(nb)}
+        box = page.rerun(nb)
+        assert set(re.findall(r"PARAMS=\"-p (\w+) ", box)) <= names, nb
 
 
 def test_unknown_notebook_is_an_error():

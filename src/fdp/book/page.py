@@ -157,14 +157,28 @@ def rerun(notebook: str, namespace: dict | None = None) -> str:
     head = "| parameter | paper's value | " + ("this run | " if changed else "") + "meaning |"
     rows = [head, "|---|---|" + ("---|" if changed else "") + "---|"]
     for name, default, comment in params:
-        run = f" {_cell(repr(changed[name]))} |" if name in changed else (" |" if changed else "")
+        run = f" {_cell(_shown(changed[name]))} |" if name in changed else (" |" if changed else "")
         rows.append(f"| `{name}` | {_cell(default)} |{run} {_cell(comment)} |")  # values wrap: no code spans
-    example = next((name for name, default, _ in params if default.replace(".", "", 1).isdigit()), params[0][0])
-    command = f'make run NB={notebook} PARAMS="-p {example} <value>"'
-    body = (f"Run this page with other parameters (lists as YAML, e.g. `-p rates \"[0.1, 0.5]\"`):\n\n"
-            f"```bash\n{command}\n```\n\nThe notebook and its results go to `_build/runs/`; records whose parameters "
+    example = next(((name, default) for name, default, _ in params if default.replace(".", "", 1).isdigit()), None)
+    listed = next(((name, f"'{default}'") for name, default, _ in params if default.startswith("[")), None)
+    commands = [f'make run NB={notebook} PARAMS="-p {name} {value}"' for name, value in filter(None, (example, listed))]
+    if not commands:
+        commands = [f'make run NB={notebook} PARAMS="-p {params[0][0]} <value>"']
+    body = ("Run this page with other parameters: change a value in a command below (a list is written as YAML, "
+            "in single quotes), or add more `-p name value` pairs from the table.\n\n"
+            "```bash\n" + "\n".join(commands) + "\n```\n\nThe notebook and its results go to `_build/runs/`; records whose parameters "
             "differ from the paper's are marked *not compared*.\n\n" + "\n".join(rows))
     return f":::{{dropdown}} Rerun this page\n\n{body}\n:::\n"
+
+
+def _shown(value) -> str:
+    """A parameter value as it is typed back into ``make run``: floats to 6 significant digits, ASCII quotes."""
+    if isinstance(value, float):
+        text = format(value, ".6g")
+        return text if any(c in text for c in ".en") else text + ".0"  # 2.0, not 2: the type stays visible
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_shown(v) for v in value) + "]"
+    return repr(value)
 
 
 def _status_cell(rec: dict) -> str:
