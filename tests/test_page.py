@@ -159,3 +159,16 @@ def test_chapter_table_lists_the_deviations_or_some_printed_values(recorded):
     assert "Some of the printed values:" in page.chapter_table(only_matches)
     with pytest.raises(ValueError, match="records"):
         page.chapter_table([])
+
+
+def test_chapter_table_rows_are_for_people():
+    """No registry key; place and quantity apart; a claim's outcome in words."""
+    printed = {"key": "table2/mu_eps8", "source": "Gomez et al. 2025 (GDP), Table 2 'after' (μ of the ε = 8 run)",
+               "kind": "exact", "value": 1.5669496, "paper": 1.3, "tol": 0.005, "status": "explained",
+               "expected": 1.56695, "expected_tol": 1e-4, "errata": "gdp-table2-dataset-size", "explanation": "N"}
+    claim = {"key": "fig4/rule", "source": "Gomez et al. 2025 (GDP), Sec. 5 (rule of thumb)", "kind": "claim",
+             "value": 0.0138, "paper": 0.0, "tol": 0.01, "status": "explained", "expected": 0.0138, "expected_tol": 1e-3}
+    text = page.chapter_table([printed, claim])
+    assert "table2/" not in text and "fig4/" not in text
+    assert "| Table 2 'after' | μ of the ε = 8 run | 1.567 | 1.3 |" in text
+    assert "| Sec. 5 | rule of thumb | does not hold (0.0138 beyond 0.01) | claimed |" in text

@@ -55,7 +55,7 @@ def empirical_tradeoff(scores_h0, scores_h1, thresholds=50) -> tuple[np.ndarray,
 
     References
     ----------
-    RTM paper (Kaissis et al. 2023) Sec. 5 (empirical curves of the audits).
+    RTM paper (Kaissis et al. 2023b) Sec. 5 (empirical curves of the audits).
 
     Examples
     --------
@@ -142,7 +142,7 @@ def compare_to_curve(alpha, beta, curve, z: float = 3.0) -> CurveComparison:
 
     References
     ----------
-    RTM paper (Kaissis et al. 2023) Sec. 5, Fig. 3.
+    RTM paper (Kaissis et al. 2023b) Sec. 5, Fig. 3.
     """
     a = np.asarray(alpha, dtype=np.float64)
     b = np.asarray(beta, dtype=np.float64)

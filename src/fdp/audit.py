@@ -174,7 +174,7 @@ def train_linear_dpgd(
 
     References
     ----------
-    RTM paper (Kaissis et al. 2023) App. 7.3.
+    RTM paper (Kaissis et al. 2023b) App. 7.3.
     """
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
@@ -265,7 +265,7 @@ def train_linear_network_dpgd(
 
     References
     ----------
-    RTM paper (Kaissis et al. 2023) Fig. 3c.
+    RTM paper (Kaissis et al. 2023b) Fig. 3c.
     """
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
@@ -385,7 +385,7 @@ def lira_offline_scores(
 
     References
     ----------
-    Carlini et al. (2022) Sec. IV.C; RTM paper (Kaissis et al. 2023) App. 7.3, Fig. 3a.
+    Carlini et al. (2022) Sec. IV.C; RTM paper (Kaissis et al. 2023b) App. 7.3, Fig. 3a.
     """
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
@@ -451,7 +451,7 @@ def canary_scores(
 
     References
     ----------
-    RTM paper (Kaissis et al. 2023) Thms. 1-2, Lemmas 4 and 9, Sec. 5; Nasr et al. (2023).
+    RTM paper (Kaissis et al. 2023b) Thms. 1-2, Lemmas 4 and 9, Sec. 5; Nasr et al. (2023).
 
     Examples
     --------
@@ -536,7 +536,7 @@ def canary_audit(
 
     References
     ----------
-    RTM paper (Kaissis et al. 2023) Sec. 5, App. 7.3.
+    RTM paper (Kaissis et al. 2023b) Sec. 5, App. 7.3.
 
     Examples
     --------

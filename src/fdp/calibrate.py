@@ -427,7 +427,7 @@ def noise_for_risk(target: str, value: float, sampling_rate: float, steps: int, 
     References
     ----------
     GDP paper (Gomez et al. 2025) Alg. 1; ReRo paper (Kaissis et al. 2023a) Thm. 1; Kulynych et al. (2024)
-    (calibration to attack risk, riskcal); RTM paper (Kaissis et al. 2023) App. 7.3.
+    (calibration to attack risk, riskcal); RTM paper (Kaissis et al. 2023b) App. 7.3.
 
     Examples
     --------

@@ -202,7 +202,7 @@ def diabetes(standardise: bool = True) -> Dataset:
 
     References
     ----------
-    RTM paper (Kaissis et al. 2023) Fig. 3c.
+    RTM paper (Kaissis et al. 2023b) Fig. 3c.
 
     Examples
     --------
@@ -234,7 +234,7 @@ def one_feature_classification(n: int = 1025, seed: int = 0) -> Dataset:
 
     References
     ----------
-    RTM paper (Kaissis et al. 2023) App. 7.3.
+    RTM paper (Kaissis et al. 2023b) App. 7.3.
 
     Examples
     --------

@@ -358,7 +358,7 @@ def fano_advantage(mutual_information, prior_size: int):
 
     References
     ----------
-    Guo et al. (2022); Hayes et al. (2023) eq. 5, App. H.
+    Guo et al. (2022a); Hayes et al. (2023) eq. 5, App. H.
 
     Examples
     --------
@@ -405,7 +405,7 @@ def guo_mutual_information_bound(sigma: float, prior_size: int, sensitivity: flo
 
     References
     ----------
-    Guo et al. (2022); Hayes et al. (2023) App. H.
+    Guo et al. (2022a); Hayes et al. (2023) App. H.
 
     Examples
     --------

@@ -108,7 +108,7 @@ def from_test_statistic(null, alternative, name: str = "RTM curve") -> TradeOffC
 
     References
     ----------
-    RTM paper (Kaissis et al. 2023) Def. 2, eq. 1.
+    RTM paper (Kaissis et al. 2023b) Def. 2, eq. 1.
 
     Examples
     --------
@@ -193,7 +193,7 @@ class FoldedLaplace:
 
     References
     ----------
-    RTM paper (Kaissis et al. 2023) proof of Thm. 1; Liu and Kozubowski (2015).
+    RTM paper (Kaissis et al. 2023b) proof of Thm. 1; Liu and Kozubowski (2015).
 
     Examples
     --------
@@ -270,7 +270,7 @@ def laplace(mu: float, branch: str = "corrected") -> TradeOffCurve:
 
     References
     ----------
-    RTM paper (Kaissis et al. 2023) Thm. 1, eqs. 2-3, 30.
+    RTM paper (Kaissis et al. 2023b) Thm. 1, eqs. 2-3, 30.
 
     Examples
     --------
@@ -354,7 +354,7 @@ def gaussian(mu: float, d: int = 1, steps: int = 1) -> TradeOffCurve:
 
     References
     ----------
-    RTM paper (Kaissis et al. 2023) Thm. 2, eq. 4; Lemma 8, eqs. 47-48.
+    RTM paper (Kaissis et al. 2023b) Thm. 2, eq. 4; Lemma 8, eqs. 47-48.
 
     Examples
     --------
@@ -385,7 +385,7 @@ def gaussian_1d(mu: float) -> TradeOffCurve:
 
     References
     ----------
-    RTM paper (Kaissis et al. 2023) Cor. 1, eq. 5.
+    RTM paper (Kaissis et al. 2023b) Cor. 1, eq. 5.
 
     Examples
     --------
@@ -453,7 +453,7 @@ def composition_noncentrality(sensitivities, sigmas, weighting: str = "optimal")
 
     References
     ----------
-    RTM paper (Kaissis et al. 2023) Lemma 8, eqs. 42-46.
+    RTM paper (Kaissis et al. 2023b) Lemma 8, eqs. 42-46.
 
     Examples
     --------
@@ -493,7 +493,7 @@ def gaussian_composition(sensitivities, sigmas, d: int = 1, weighting: str = "op
 
     References
     ----------
-    RTM paper (Kaissis et al. 2023) Lemma 8, eq. 6.
+    RTM paper (Kaissis et al. 2023b) Lemma 8, eq. 6.
 
     Examples
     --------
@@ -552,7 +552,7 @@ def asymptotic(mu: float, d: int = 1, steps: int = 1, form: str = "clt") -> Trad
 
     References
     ----------
-    RTM paper (Kaissis et al. 2023) Thm. 3, eqs. 7, 49-59.
+    RTM paper (Kaissis et al. 2023b) Thm. 3, eqs. 7, 49-59.
 
     Examples
     --------
@@ -618,7 +618,7 @@ def asymptotic_gap(mu: float, d: int = 1, steps: int = 1, form: str = "clt", gri
 
     References
     ----------
-    RTM paper (Kaissis et al. 2023) Thm. 3.
+    RTM paper (Kaissis et al. 2023b) Thm. 3.
 
     Examples
     --------
@@ -673,7 +673,7 @@ def subsampled_gaussian(mu: float, sampling_rate: float, d: int = 1, grid=None) 
 
     References
     ----------
-    RTM paper (Kaissis et al. 2023) Sec. 4, Lemma 9.
+    RTM paper (Kaissis et al. 2023b) Sec. 4, Lemma 9.
 
     Examples
     --------
@@ -705,7 +705,7 @@ def subsampled_laplace(mu: float, sampling_rate: float, grid=None) -> tradeoff.P
 
     References
     ----------
-    RTM paper (Kaissis et al. 2023) Lemma 9, App. 7.1, Fig. 5a.
+    RTM paper (Kaissis et al. 2023b) Lemma 9, App. 7.1, Fig. 5a.
 
     Examples
     --------
@@ -920,7 +920,7 @@ def tensor_composition(
 
     References
     ----------
-    RTM paper (Kaissis et al. 2023) Thms. 1-2, Lemma 9; Dong, Roth, Su (2022) Def. 3.1.
+    RTM paper (Kaissis et al. 2023b) Thms. 1-2, Lemma 9; Dong, Roth, Su (2022) Def. 3.1.
 
     Examples
     --------
@@ -1004,7 +1004,7 @@ def tensor_bracket(
 
     References
     ----------
-    RTM paper (Kaissis et al. 2023) Thms. 1-2, Lemma 9, App. 7.3.
+    RTM paper (Kaissis et al. 2023b) Thms. 1-2, Lemma 9, App. 7.3.
 
     Examples
     --------
@@ -1062,7 +1062,7 @@ def sum_composition(
 
     References
     ----------
-    RTM paper (Kaissis et al. 2023) Lemma 8, eqs. 42, 47-48.
+    RTM paper (Kaissis et al. 2023b) Lemma 8, eqs. 42, 47-48.
 
     Examples
     --------
@@ -1153,7 +1153,7 @@ def composed_subsampled_gaussian(
 
     References
     ----------
-    RTM paper (Kaissis et al. 2023) Lemmas 8-9, App. 7.3.
+    RTM paper (Kaissis et al. 2023b) Lemmas 8-9, App. 7.3.
 
     Examples
     --------
@@ -1209,7 +1209,7 @@ def sandwich_noise(
 
     References
     ----------
-    RTM paper (Kaissis et al. 2023) App. 7.3, Def. 3; Zheng et al. (2020).
+    RTM paper (Kaissis et al. 2023b) App. 7.3, Def. 3; Zheng et al. (2020).
     """
     sampling_rate = check_sampling_rate("sampling_rate", sampling_rate)
     steps = check_positive_int("steps", steps)
@@ -1298,7 +1298,7 @@ def detection_resilience(curve: TradeOffCurve, reference: TradeOffCurve, grid=No
 
     References
     ----------
-    RTM paper (Kaissis et al. 2023) Def. 3.
+    RTM paper (Kaissis et al. 2023b) Def. 3.
 
     Examples
     --------

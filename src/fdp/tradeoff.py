@@ -575,7 +575,7 @@ def subsample(curve: TradeOffCurve, sampling_rate: float) -> TradeOffCurve:
 
     References
     ----------
-    RTM paper (Kaissis et al. 2023) Lemma 9; Dong, Roth, Su (2022) Thm. 4.2.
+    RTM paper (Kaissis et al. 2023b) Lemma 9; Dong, Roth, Su (2022) Thm. 4.2.
 
     Examples
     --------

@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 import io
 import json
+import re
 import tokenize
 from pathlib import Path
 
@@ -229,9 +230,28 @@ def records_table(records: list[dict]) -> str:
     return "\n\n".join(parts) if parts else "No records."
 
 
+def _place_and_what(rec: dict) -> tuple[str, str]:
+    """The record's place in the paper ("Table 2 'after'") and what it is (the source's parenthesis), without
+    the paper's name, which the chapter already gives."""
+    source = re.sub(r"^[^,(]*?\d{4}[ab]?(?: \([^)]*\))?, ", "", rec["source"])
+    place, _, what = source.partition(" (")
+    return place, what[:-1] if what.endswith(")") else what
+
+
+def _claim_cell(rec: dict) -> str:
+    """A claim's outcome in words, with the quantity that tests it."""
+    holds = results.status_of(rec) == "match"
+    return (f"holds ({rec['value']:.3g} within {rec['tol']:.2g})" if holds
+            else f"does not hold ({rec['value']:.3g} beyond {rec['tol']:.2g})")
+
+
 def chapter_table(records: list[dict], most: int = 8) -> str:
     """MyST markdown of a paper chapter's comparison: the counts, then the explained deviations
-    (each linked to its erratum), or some of the printed values where every number matches."""
+    (each linked to its erratum), or some of the printed values where every number matches.
+
+    Rows are for people: where in the paper, what the number is, ours against the paper's to four
+    significant digits, a claim's outcome in words; the registry keys are on the reproduction report.
+    """
     if not records:
         raise ValueError("records must not be empty")
     status = [results.status_of(r) for r in records]
@@ -241,5 +261,11 @@ def chapter_table(records: list[dict], most: int = 8) -> str:
             f"{_plural(len(explained), 'explained deviation')}"
             + (f", {len(records) - status.count('match') - len(explained)} other" if len(records) > status.count("match") + len(explained) else "")
             + (". The deviations:" if explained else ". Some of the printed values:"))
-    return lead + "\n\n" + table(["source", "ours", "paper", "status"],
-                                  [[_source_cell(r), f"{r['value']:.5g}", f"{r['paper']:.5g}", _status_cell(r)] for r in shown])
+    rows = []
+    for r in shown:
+        place, what = _place_and_what(r)
+        if r["kind"] == "claim":
+            rows.append([place, what, _claim_cell(r), "claimed", _status_cell(r)])
+        else:
+            rows.append([place, what, f"{r['value']:.4g}", f"{r['paper']:.4g}", _status_cell(r)])
+    return lead + "\n\n" + table(["in the paper", "what", "ours", "paper", "status"], rows)
