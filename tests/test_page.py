@@ -172,3 +172,16 @@ def test_chapter_table_rows_are_for_people():
     assert "table2/" not in text and "fig4/" not in text
     assert "| Table 2 'after' | μ of the ε = 8 run | 1.567 | 1.3 |" in text
     assert "| Sec. 5 | rule of thumb | does not hold (0.0138 beyond 0.01) | claimed |" in text
+
+
+def test_glance_says_how_the_run_compares_with_the_papers_set_up(recorded, monkeypatch, tmp_path):
+    import json
+
+    source = ("trials = 200  # games (the paper: 10,000)\nruns = 1024  # repetitions (the paper: 1024)\n"
+              "seed = 1  # seed\n")
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "notebooks" / "demo_nb.ipynb").write_text(json.dumps(
+        {"cells": [{"cell_type": "code", "metadata": {"tags": ["parameters"]}, "source": source}]}))
+    monkeypatch.setattr(page, "ROOT", tmp_path)
+    text = page.glance("demo_nb", "Table 1", namespace={"trials": 50})
+    assert "**This run against the paper's set-up:** trials 50 (the paper: 10,000)." in text

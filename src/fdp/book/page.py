@@ -33,10 +33,13 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
 
-def glance(notebook: str, reproduces: str, directory: Path | None = None) -> str:
+def glance(notebook: str, reproduces: str, directory: Path | None = None, namespace: dict | None = None) -> str:
     """MyST markdown of the "Results at a glance" box of ``notebook``, from its recorded results.
 
-    ``reproduces`` names the paper's figures and tables the page reproduces (with citations).
+    ``reproduces`` names the paper's figures and tables the page reproduces (with citations).  The box
+    also says how this run is scaled down from the paper: every parameter whose comment in the
+    parameters cell gives the paper's value ("(the paper: 10,000)"), with this run's value from
+    ``namespace`` (a notebook passes ``globals()``; the default otherwise).
     """
     if not reproduces:
         raise ValueError("reproduces must name what the page reproduces")
@@ -52,6 +55,18 @@ def glance(notebook: str, reproduces: str, directory: Path | None = None) -> str
                  f"{_plural(len(explained), 'explained deviation')}"
                  + (f", {uncompared} not compared (this run's parameters differ from the paper's)" if uncompared else "")
                  + (f", **{len(failing)} failing** ({', '.join(failing)})" if failing else "") + ".")
+    namespace = namespace or {}
+    scaled = []
+    has_notebook = (ROOT / "notebooks" / f"{notebook}.ipynb").is_file()  # (a results-only test fixture has none)
+    for name, default, comment in parameters(notebook) if has_notebook else []:
+        paper = re.search(r"\(the paper:? ([^)]*)\)", comment)
+        if paper:
+            value = _shown(namespace[name]) if name in namespace else default
+            if re.sub(r"[\W_]", "", value.lower()) == re.sub(r"[\W_]", "", paper.group(1).lower()):
+                continue  # the paper's value itself (a method named alike)
+            scaled.append(f"{name.replace('_', ' ')} {value} (the paper: {paper.group(1)})")
+    if scaled:
+        lines += ["", "**This run against the paper's set-up:** " + "; ".join(scaled) + "."]
     labels = sorted({r["errata"] for r in explained if r.get("errata")})
     if labels:
         lines += ["", "**Errata:** " + ", ".join(f"{{ref}}`{label}`" for label in labels)]
