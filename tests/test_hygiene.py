@@ -203,13 +203,14 @@ def test_every_mention_of_the_errata_links_to_an_entry():
 
 
 def test_every_paper_chapter_has_the_same_structure_and_a_comparison_table():
-    """Setting, main result, what we reproduce, findings, open points; the findings show the recorded comparison."""
+    """The verdict first (the recorded comparison, then the findings), then setting, main result, what we
+    reproduce and open points."""
     for chapter in sorted((ROOT / "book" / "papers").glob("*.md")):
         text = chapter.read_text()
         headings = re.findall(r"^## (.+)$", text, flags=re.M)
-        assert headings == ["Setting", "Main result", "What we reproduce", "Findings", "Open points"], chapter.name
-        findings = text.split("## Findings", 1)[1]
-        assert f"```{{include}} ../executed/chapter_{chapter.stem}.inc" in findings, chapter.name
+        assert headings == ["Verdict", "Setting", "Main result", "What we reproduce", "Open points"], chapter.name
+        verdict = text.split("## Verdict", 1)[1].split("## Setting", 1)[0]
+        assert f"```{{include}} ../executed/chapter_{chapter.stem}.inc" in verdict, chapter.name
 
 
 def _buildinfo():
