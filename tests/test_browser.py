@@ -142,8 +142,25 @@ async () => {
     .map(p => p.textContent.trim())
     .filter(t => t.startsWith('|') && (t.match(/\|/g) || []).length >= 4)
     .map(t => t.slice(0, 80));
+  // What a reader checks: the verdict on the first screen, alt text that is not a file name, our figure
+  // numbers not run into the papers' ("Figure 14 Figure 8 of ..."), author-year citation labels.
+  const verdict = Array.from(article.querySelectorAll('h1, h2, .admonition'))
+    .find(el => /^(Verdict|Results at a glance)/.test(el.textContent.trim()));
+  const verdictTop = verdict ? Math.round(verdict.getBoundingClientRect().top + window.scrollY) : null;
+  const badAlt = Array.from(article.querySelectorAll('img'))
+    .filter(img => { const a = (img.getAttribute('alt') || '').trim();
+                     return !a || /^[0-9a-f]{16,}\.\w+$/i.test(a) || /\.(png|svg|jpe?g)$/i.test(a); })
+    .map(img => img.getAttribute('src'));
+  const collisions = Array.from(article.querySelectorAll('figcaption'))
+    .map(c => c.textContent.trim().replace(/\s+/g, ' '))
+    .filter(t => /^Fig(?:ure|\.)\s*[\d.]+\s+Fig(?:ure|\.)\s*\d/.test(t))
+    .map(t => t.slice(0, 60));
+  const alphaLabels = Array.from(document.querySelectorAll('.citation .label, dl.citation > dt, .footnote-list .label'))
+    .map(e => e.textContent.trim())
+    .filter(t => /^\[?[A-Z][A-Za-z+]*\d{2}\]?$/.test(t));
   return {problems, images, untypeset, typeset, math: math.length, texErrors, text: texts.join('\n'),
-          overflow, scales, rawTables};
+          overflow, scales, rawTables, verdictTop, badAlt, collisions, alphaLabels,
+          height: document.documentElement.scrollHeight};
 }
 """
 
@@ -226,6 +243,11 @@ def browser_context(tmp_path_factory):
             context.close()
 
 
+def needs_verdict(rel: str) -> bool:
+    """Paper pages and reproduction chapters open with their verdict (not the report, errata or intro)."""
+    return rel.startswith("book/papers/") or (rel.startswith("book/executed/") and not rel.endswith("/report.html"))
+
+
 def check_page(context, base: str, rel: str) -> list[str]:
     """Open one page and return its problems (empty if it renders cleanly)."""
     problems: list[str] = []
@@ -279,6 +301,12 @@ def check_page(context, base: str, rel: str) -> list[str]:
         if report["math"] and not report["typeset"]:
             problems.append(f"page has {report['math']} formulas but no rendered mjx-container")
         problems.extend(f"markdown table left as text: {t!r}" for t in report["rawTables"])
+        problems.extend(f"image without alt text (a file name is not one): {src}" for src in report["badAlt"])
+        problems.extend(f"figure numbers run together: {t!r}" for t in report["collisions"])
+        problems.extend(f"bibliography label not author-year: {t!r}" for t in report["alphaLabels"])
+        if needs_verdict(rel) and (report["verdictTop"] is None or report["verdictTop"] > VIEWPORT["height"]):
+            problems.append(f"no verdict on the first screen (Verdict or Results at a glance at "
+                            f"{report['verdictTop']} px; the screen is {VIEWPORT['height']} px high)")
         problems.extend(f"overflow: {o}" for o in report["overflow"])
         problems.extend(f"image {s['src']} shown at {s['ratio']:.2f} of its width ({s['shown']} of {s['natural']} px; "
                         f"draw it for the column at up to 2x: between {IMAGE_SCALE[0]} and {IMAGE_SCALE[1]})"

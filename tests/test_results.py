@@ -191,14 +191,17 @@ def test_records_table_has_one_row_per_record_with_its_source(registry):
     recs = results.load("demo_nb")
     text = page.records_table(recs)
     lines = text.splitlines()
-    start = lines.index(next(line for line in lines if line.startswith("| source |")))
+    start = lines.index(next(line for line in lines if line.startswith("| in the paper |")))
     block = [line for line in lines[start:] if line.startswith("|")][: 2 + len(recs)]
     assert len(block) == 2 + len(recs)
     # every row has as many cells as the header (pipes in free text are escaped)
     cells = lambda line: len(line.replace("\\|", "").split("|"))  # noqa: E731
     assert all(cells(line) == cells(block[0]) for line in block)
+    escape = lambda text: text.replace("|", chr(92) + "|")  # noqa: E731
     for rec, row in zip(recs, block[2:]):
-        assert row.startswith(f"| {rec['source'].replace('|', chr(92) + '|')}: `{rec['key'].replace('/', '/' + chr(0x200B))}` |")
+        place, what = page._place_and_what(rec)
+        assert row.startswith(f"| {escape(place)} | {escape(what)} | {rec['value']:.5g} |")
+        assert f"`{rec['key']}`" not in row  # keys are for make verify; they appear only in the notes
     status = {r["key"]: r["status"] for r in recs}
     assert status["b"] == "explained" and "explained ({ref}`erratum <" in text  # links to its errata entry
     assert status["c"] == "mismatch" and "**mismatch**" in text

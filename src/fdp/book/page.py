@@ -204,42 +204,37 @@ def _status_cell(rec: dict) -> str:
     return f"**{status}**" if status in results.FAILING else status
 
 
-def _source_cell(rec: dict) -> str:
-    # the paper's place, then the record's key (the name `make verify` reports), breakable after each "/"
-    return f"{rec['source']}: `{rec['key'].replace('/', '/' + chr(0x200B))}`"
-
-
 def records_table(records: list[dict]) -> str:
     """MyST markdown of one notebook's records for the report page.
 
     Values printed in the paper and the paper's claims (statements tested through a quantity whose
-    paper value is a threshold) go to separate tables; every row names its source, and an explained
-    deviation links to its errata entry.  Then the reasons of the explained deviations and of the
-    records this run could not compare.
+    paper value is a threshold) go to separate tables; every row says where in the paper the number
+    is and what it is, and an explained deviation links to its errata entry.  Then the reasons of the
+    explained deviations and of the records this run could not compare, each with the record's key
+    (the name ``make verify`` reports).
     """
     printed = [r for r in records if r["kind"] != "claim"]
     claims = [r for r in records if r["kind"] == "claim"]
     parts = []
     if printed:
         parts.append("**Values printed in the paper** (kind: exact = rounding of the print, mc = Monte-Carlo error, "
-                     "figure = reading accuracy)\n\n" + table(
-                         ["source", "ours", "paper", "tol.", "kind", "status"],
-                         [[_source_cell(r), f"{r['value']:.5g}", f"{r['paper']:.5g}", f"{r['tol']:.2g}", r["kind"], _status_cell(r)]
-                          for r in printed]))
+                     "figure = precision of an approximate value the paper states about a figure)\n\n" + table(
+                         ["in the paper", "what", "ours", "paper", "tol.", "kind", "status"],
+                         [[*_place_and_what(r), f"{r['value']:.5g}", f"{r['paper']:.5g}", f"{r['tol']:.2g}", r["kind"],
+                           _status_cell(r)] for r in printed]))
     if claims:
         parts.append("**Claims of the paper**, each tested through a quantity that must stay within the threshold\n\n" + table(
-            ["claim", "quantity", "ours", "holds if", "status"],
-            [[_source_cell(r), r.get("quantity", ""), f"{r['value']:.5g}",
-              f"≤ {r['tol']:.2g}" if r["paper"] == 0 else f"{r['paper']:.4g} ± {r['tol']:.2g}", _status_cell(r)]
-             for r in claims]))
+            ["in the paper", "claim", "quantity", "outcome", "status"],
+            [[*_place_and_what(r), r.get("quantity", ""), _claim_cell(r), _status_cell(r)] for r in claims]))
     notes = []
     for r in records:
         status = results.status_of(r)
+        place, what = _place_and_what(r)
         if status == "not compared":
-            notes.append(f"* `{r['key']}` (not compared): {r['not_compared']}")
+            notes.append(f"* {place} ({what}), not compared: {r['not_compared']} (`{r['key']}`)")
         elif status != "match" and r.get("explanation"):
             link = f" ({{ref}}`erratum <{r['errata']}>`)" if r.get("errata") else ""
-            notes.append(f"* `{r['key']}`: {r['explanation']}{link}")
+            notes.append(f"* {place} ({what}): {r['explanation']}{link} (`{r['key']}`)")
     if notes:
         parts.append("**Explained deviations and records not compared**\n\n" + "\n".join(notes))
     return "\n\n".join(parts) if parts else "No records."

@@ -9,7 +9,8 @@ Each record has a ``kind``:
 
 * ``exact`` -- a closed form; ``tol`` is the rounding of the printed value.
 * ``mc`` -- a Monte-Carlo quantity; ``tol`` comes from the Monte-Carlo error.
-* ``figure`` -- read off a plot; ``tol`` is the reading accuracy, stated by the notebook.
+* ``figure`` -- an approximate value the paper's text or a caption states about a figure ("≈ 0.20",
+  "about 6"); ``tol`` is the precision the statement implies.  No value is read off a plot.
 
 * ``claim`` -- not a printed number but a statement of the paper ("the attack stays below the
   bound"), tested through a quantity and a threshold.
