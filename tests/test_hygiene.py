@@ -179,9 +179,13 @@ def test_citation_matches_the_package_and_the_intro():
     cff = yaml.safe_load((ROOT / "CITATION.cff").read_text())
     assert cff["cff-version"] == "1.2.0" and cff["authors"] and cff["title"] and cff["license"] == "MIT"
     assert str(cff["version"]) == version
-    intro = (ROOT / "book" / "intro.md").read_text()
-    bibtex = re.search(r"```bibtex\n(@software\{.*?\n\})\n```", intro, flags=re.S)
-    assert bibtex and f"version = {{{version}}}" in bibtex.group(1) and cff["title"] in bibtex.group(1)
+    assert "```{cite-this-book}" in (ROOT / "book" / "intro.md").read_text()
+    info = _buildinfo()
+    bibtex = info.citation_bibtex(ROOT, {})
+    assert re.search(rf"version\s*= \{{{re.escape(version)}\}}", bibtex) and cff["title"] in bibtex
+    assert "url" not in bibtex  # no public address: no url line
+    with_url = info.citation_bibtex(ROOT, {"FDP_REPOSITORY_URL": "https://github.com/o/fdp"})
+    assert re.search(r"url\s*= \{https://github.com/o/fdp\}", with_url)
     licence = (ROOT / "LICENSE").read_text()
     assert "MIT License" in licence and "CC BY 4.0" in licence
 

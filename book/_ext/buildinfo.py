@@ -1,6 +1,7 @@
 """Sphinx extension: at the foot of every page, the commit the book was built from and its date;
 on a notebook page also when its notebook was executed and how long it ran (papermill's metadata).
-When the repository has a public address, the repository and issue buttons link to it.
+When the repository has a public address, the repository and issue buttons link to it, and the
+BibTeX entry of the ``cite-this-book`` directive (written from CITATION.cff) carries it.
 
 Dates are those of the commit and of the execution, not of the Sphinx run, so that rebuilding the
 same executed notebooks gives the same pages.
@@ -14,6 +15,10 @@ import os
 import re
 import subprocess
 from pathlib import Path
+
+import yaml
+from docutils import nodes
+from sphinx.util.docutils import SphinxDirective
 
 
 def _git(root: Path, *args: str) -> str:
@@ -35,6 +40,35 @@ def repository_url(root: Path, environ=os.environ) -> str:
     if not re.match(r"^https://[^/\s]+/\S+$", url):
         return ""
     return url.removesuffix(".git").rstrip("/")
+
+
+def citation_bibtex(root: Path, environ=os.environ) -> str:
+    """The book's BibTeX entry, from CITATION.cff (title, version, year of release, licence), with the
+    repository's address when it has one (:func:`repository_url`)."""
+    cff = yaml.safe_load((root / "CITATION.cff").read_text())
+    year = str(cff["date-released"])[:4]
+    authors = " and ".join("{" + a["name"] + "}" if "name" in a else f"{a['family-names']}, {a['given-names']}"
+                           for a in cff["authors"])
+    fields = [("author", "{" + authors + "}"), ("title", "{" + cff["title"] + "}"), ("version", "{" + str(cff["version"]) + "}"),
+              ("year", "{" + year + "}")]
+    url = repository_url(root, environ)
+    if url:
+        fields.append(("url", "{" + url + "}"))
+    fields.append(("note", "{Jupyter Book and Python package fdp}"))  # the licences are in the prose below it
+    width = max(len(name) for name, _ in fields)
+    return f"@software{{fdp_reproduction_{year},\n" + "".join(f"  {name:<{width}} = {value},\n" for name, value in fields) + "}"
+
+
+class CiteThisBook(SphinxDirective):
+    """``cite-this-book``: the book's BibTeX entry (:func:`citation_bibtex`)."""
+
+    def run(self):
+        root = Path(self.env.srcdir)
+        self.env.note_dependency(str(root / "CITATION.cff"))
+        text = citation_bibtex(root)
+        block = nodes.literal_block(text, text)
+        block["language"] = "bibtex"
+        return [block]
 
 
 def _buttons(app, config) -> None:
@@ -74,4 +108,5 @@ def setup(app):
     app.connect("config-inited", _buttons)
     app.connect("builder-inited", _collect)
     app.connect("html-page-context", _footer)
+    app.add_directive("cite-this-book", CiteThisBook)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
