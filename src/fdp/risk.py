@@ -512,7 +512,7 @@ class Report:
         ax_rero.errorbar(self.kappa, self.rero.upper, yerr=err, fmt="s", color="C2", label=r"certified $\gamma$")
         k = np.logspace(np.log10(min(self.kappa.min(), 1e-3)) - 1, 0, 200)
         ax_rero.loglog(k, np.maximum(self.curve.power(k), k), color="k", lw=1.2, alpha=0.6,
-                       label=r"$1 - C(\kappa)$")
+                       label=r"$1 - C(\kappa)$, symmetrised (above $\gamma$)")
         if self.rtm is not None:
             ax_rero.loglog(k, np.maximum(1.0 - self.rtm.bracket.lower(k), k), color="C0", ls="--",
                            label=f"RTM ($d$ = {self.rtm.dimension})")
