@@ -145,7 +145,7 @@ async () => {
   // What a reader checks: the verdict on the first screen, alt text that is not a file name, our figure
   // numbers not run into the papers' ("Figure 14 Figure 8 of ..."), author-year citation labels.
   const verdict = Array.from(article.querySelectorAll('h1, h2, .admonition'))
-    .find(el => /^(Verdict|Results at a glance)/.test(el.textContent.trim()));
+    .find(el => /^([\d.]+\s*)?(Verdict|Results at a glance)/.test(el.textContent.trim()));  // numbered: "1.1. Verdict"
   const verdictTop = verdict ? Math.round(verdict.getBoundingClientRect().top + window.scrollY) : null;
   const badAlt = Array.from(article.querySelectorAll('img'))
     .filter(img => { const a = (img.getAttribute('alt') || '').trim();
