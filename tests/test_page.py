@@ -185,3 +185,20 @@ def test_glance_says_how_the_run_compares_with_the_papers_set_up(recorded, monke
     monkeypatch.setattr(page, "ROOT", tmp_path)
     text = page.glance("demo_nb", "Table 1", namespace={"trials": 50})
     assert "**This run against the paper's set-up:** trials 50 (the paper: 10,000)." in text
+
+
+def test_legend_moves_out_when_it_covers_data_and_stays_when_it_does_not():
+    import numpy as np
+
+    fig, (ax,) = plotting.column_figure(1, 1)
+    x = np.linspace(0, 1, 50)
+    ax.plot(x, x, label="diagonal")  # crosses every corner region along the diagonal
+    ax.plot(x, 1 - x, label="anti-diagonal")
+    leg = plotting.legend(ax, loc="upper left")
+    assert leg.get_bbox_to_anchor().x0 > ax.get_window_extent().x1 - 1  # moved outside, to the right
+    fig2, (ax2,) = plotting.column_figure(1, 1)
+    ax2.plot(x, 0.1 * x, label="low line")
+    ax2.set_ylim(0, 1)  # the line stays in the bottom tenth
+    leg2 = plotting.legend(ax2, loc="upper right")
+    box, axes_box = leg2.get_window_extent(), ax2.get_window_extent()
+    assert axes_box.x0 <= box.x0 and box.x1 <= axes_box.x1  # free space: stays inside

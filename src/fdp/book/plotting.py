@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import matplotlib as mpl
 import matplotlib.pyplot as plt
+import numpy as np
 
-__all__ = ["use_style", "new_figure", "column_figure", "PAPER_STYLE", "COLUMN_INCHES", "COLUMN_DPI"]
+__all__ = ["use_style", "new_figure", "column_figure", "legend", "PAPER_STYLE", "COLUMN_INCHES", "COLUMN_DPI"]
 
 #: Width of the book's text column (688 px at 1280 px) in inches at 100 px per inch, and the dpi that
 #: draws it at twice that resolution: a 9 pt font is then 12.5 px on the page.
@@ -58,3 +59,52 @@ def column_figure(nrows: int = 1, ncols: int = 1, row_height: float = 3.0):
     fig, axes = plt.subplots(nrows, ncols, figsize=(COLUMN_INCHES, row_height * nrows), dpi=COLUMN_DPI,
                              squeeze=False, layout="constrained")
     return fig, list(axes.flat)
+
+
+def _drawn_points(ax) -> np.ndarray:
+    """Display coordinates of what ``ax`` shows: line vertices (each segment sampled, so that a line crossing
+    a box without a vertex in it is seen), markers and error bars, bar corners."""
+    chunks = []
+    for line in ax.get_lines():
+        x, y = (np.asarray(v, dtype=float) for v in line.get_data())
+        if x.size == 0 or not line.get_visible():
+            continue
+        xy = ax.transData.transform(np.column_stack([x, y]))
+        xy = xy[np.all(np.isfinite(xy), axis=1)]
+        if len(xy) > 1 and line.get_linestyle() not in ("None", "none", ""):
+            t = np.linspace(0.0, 1.0, 12)[:, None, None]
+            xy = (xy[:-1] * (1 - t) + xy[1:] * t).reshape(-1, 2)
+        chunks.append(xy)
+    for coll in ax.collections:
+        for path in coll.get_paths():
+            verts = path.vertices
+            if len(verts):
+                chunks.append(coll.get_transform().transform(verts) if coll.get_offsets().size == 0 else
+                              ax.transData.transform(coll.get_offsets()))
+    for patch in ax.patches:
+        chunks.append(patch.get_window_extent().corners())
+    pts = np.vstack(chunks) if chunks else np.empty((0, 2))
+    return pts[np.all(np.isfinite(pts), axis=1)]
+
+
+def legend(ax, *args, **kwargs):
+    """``ax.legend`` that never covers data (call it last, after the limits and scales are set).
+
+    The legend is placed where asked (``loc``, matplotlib's "best" by default) with a frame; if any plotted
+    point or line then lies under it, it moves outside the axes, to the right.  Returns the legend.
+    """
+    kwargs.setdefault("frameon", True)
+    kwargs.setdefault("framealpha", 0.9)
+    kwargs.setdefault("edgecolor", "0.8")
+    leg = ax.legend(*args, **kwargs)
+    if kwargs.get("bbox_to_anchor") is not None:
+        return leg  # placed outside by the caller
+    ax.figure.canvas.draw()
+    box = leg.get_window_extent().padded(2.0)
+    pts = _drawn_points(ax)
+    inside = (pts[:, 0] >= box.x0) & (pts[:, 0] <= box.x1) & (pts[:, 1] >= box.y0) & (pts[:, 1] <= box.y1)
+    if inside.any():
+        leg.remove()
+        kwargs.update(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
+        leg = ax.legend(*args, **kwargs)
+    return leg
