@@ -90,21 +90,25 @@ def _drawn_points(ax) -> np.ndarray:
 def legend(ax, *args, **kwargs):
     """``ax.legend`` that never covers data (call it last, after the limits and scales are set).
 
-    The legend is placed where asked (``loc``, matplotlib's "best" by default) with a frame; if any plotted
-    point or line then lies under it, it moves outside the axes, to the right.  Returns the legend.
+    The legend is framed and tried where asked (``loc``, "best" by default), then in the other corners and edges
+    of the axes; the first place where no plotted point or line lies under it is kept.  Only when every place
+    inside covers data does it move outside the axes, to the right.  Returns the legend.
     """
     kwargs.setdefault("frameon", True)
     kwargs.setdefault("framealpha", 0.9)
     kwargs.setdefault("edgecolor", "0.8")
-    leg = ax.legend(*args, **kwargs)
     if kwargs.get("bbox_to_anchor") is not None:
-        return leg  # placed outside by the caller
+        return ax.legend(*args, **kwargs)  # placed outside by the caller
     ax.figure.canvas.draw()
-    box = leg.get_window_extent().padded(2.0)
     pts = _drawn_points(ax)
-    inside = (pts[:, 0] >= box.x0) & (pts[:, 0] <= box.x1) & (pts[:, 1] >= box.y0) & (pts[:, 1] <= box.y1)
-    if inside.any():
+    asked = kwargs.pop("loc", "best")
+    for loc in dict.fromkeys([asked, "upper left", "upper right", "lower right", "lower left", "center right",
+                              "center left", "upper center", "lower center"]):
+        leg = ax.legend(*args, loc=loc, **kwargs)
+        ax.figure.canvas.draw()
+        box = leg.get_window_extent().padded(2.0)
+        inside = (pts[:, 0] >= box.x0) & (pts[:, 0] <= box.x1) & (pts[:, 1] >= box.y0) & (pts[:, 1] <= box.y1)
+        if not inside.any():
+            return leg
         leg.remove()
-        kwargs.update(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
-        leg = ax.legend(*args, **kwargs)
-    return leg
+    return ax.legend(*args, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, **kwargs)
