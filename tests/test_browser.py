@@ -160,7 +160,9 @@ async () => {
     .filter(t => /^\[?[A-Z][A-Za-z+]*\d{2}\]?$/.test(t));
   return {problems, images, untypeset, typeset, math: math.length, texErrors, text: texts.join('\n'),
           overflow, scales, rawTables, verdictTop, badAlt, collisions, alphaLabels,
-          height: document.documentElement.scrollHeight};
+          height: document.documentElement.scrollHeight,
+          firstFigure: (() => { const f = article.querySelector('figure, img');
+                                return f ? Math.round(f.getBoundingClientRect().top + window.scrollY) : null; })()};
 }
 """
 
@@ -243,6 +245,10 @@ def browser_context(tmp_path_factory):
             context.close()
 
 
+#: Page height and the offset of its first figure, in px at 1280 x 900, per page (printed by the check).
+LAYOUT: dict[str, tuple[int, int | None]] = {}
+
+
 def needs_verdict(rel: str) -> bool:
     """Paper pages and reproduction chapters open with their verdict (not the report, errata or intro)."""
     return rel.startswith("book/papers/") or (rel.startswith("book/executed/") and not rel.endswith("/report.html"))
@@ -301,6 +307,7 @@ def check_page(context, base: str, rel: str) -> list[str]:
         if report["math"] and not report["typeset"]:
             problems.append(f"page has {report['math']} formulas but no rendered mjx-container")
         problems.extend(f"markdown table left as text: {t!r}" for t in report["rawTables"])
+        LAYOUT[rel] = (report["height"], report["firstFigure"])
         problems.extend(f"image without alt text (a file name is not one): {src}" for src in report["badAlt"])
         problems.extend(f"figure numbers run together: {t!r}" for t in report["collisions"])
         problems.extend(f"bibliography label not author-year: {t!r}" for t in report["alphaLabels"])
@@ -341,6 +348,11 @@ def test_every_page_renders(server, browser_context):
         if problems:
             failures[rel] = list(dict.fromkeys(problems))  # de-duplicated, in order
     print(f"\nrendered {len(found)} pages; screenshots in {SHOTS.relative_to(ROOT)}/")
+    layout = ["page heights and first figures (px at 1280 x 900), tallest first:"] + [
+        f"  {height:7d}  first figure at {first if first is not None else '-':>6}  {rel}"
+        for rel, (height, first) in sorted(LAYOUT.items(), key=lambda item: -item[1][0])]
+    (SHOTS / "layout.txt").write_text("\n".join(layout) + "\n")
+    print("\n".join(layout))
     if failures:
         lines = [f"{len(failures)} of {len(found)} pages have problems:"]
         for rel, problems in failures.items():
