@@ -92,7 +92,8 @@ def legend(ax, *args, **kwargs):
 
     The legend is framed and tried where asked (``loc``, "best" by default), then in the other corners and edges
     of the axes; the first place where no plotted point or line lies under it is kept.  Only when every place
-    inside covers data does it move outside the axes, to the right.  Returns the legend.
+    inside covers data does it become a figure legend under the panels (never beside them: the figure keeps the
+    column's width).  Returns the legend.
     """
     kwargs.setdefault("frameon", True)
     kwargs.setdefault("framealpha", 0.9)
@@ -111,4 +112,8 @@ def legend(ax, *args, **kwargs):
         if not inside.any():
             return leg
         leg.remove()
-    return ax.legend(*args, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, **kwargs)
+    # no free place: a figure legend under the panels (constrained layout makes room below, the width stays the column's)
+    handles, labels = args if len(args) == 2 else ax.get_legend_handles_labels()
+    kwargs.pop("ncol", None)
+    kwargs.pop("ncols", None)
+    return ax.figure.legend(handles, labels, loc="outside lower center", ncols=min(len(labels), 3), **kwargs)
