@@ -128,6 +128,120 @@ def test_report_at_noise_003_answers_with_closed_forms(capsys):
     assert "relaxed-threat-model" in err or out["rtm"] is not None
 
 
+# --- tiny noise: likelihood ratios beyond the float range -----------------------------------------
+
+
+def _max_test(a, q, sigma, steps):
+    """Power at level a of the test "reject if the largest release exceeds t" (add direction): a lower bound on
+    the most powerful test's power, exact in every step's law. Under P the releases are N(0, sigma^2), under Q
+    (1 - q) N(0, sigma^2) + q N(1, sigma^2); P(max <= t) = Phi(t / sigma)^T = 1 - a."""
+    from mpmath import mp, mpf, ncdf, erfinv, sqrt
+
+    mp.dps = 50
+    keep = (1 - mpf(a)) ** (mpf(1) / steps)  # Phi(t / sigma)
+    t = sigma * sqrt(2) * erfinv(2 * keep - 1)
+    return float(1 - ((1 - q) * keep + q * ncdf((t - 1) / sigma)) ** steps)
+
+
+@pytest.mark.parametrize("steps", [1, 2])
+def test_tiny_noise_readings_are_above_the_max_test(recwarn, steps):
+    """Noise 0.03, rate 0.5: losses pass 709 and e^l overflows.  The overflow used to corrupt the curve
+    silently (2 steps: mu* 1.68, TPR at 1e-3 0.004 where the max test alone gives 7.03 and 0.750); one step
+    was refused with an overflow message."""
+    r = risk.report(dpsgd(0.03, 0.5, steps), discretization=0.02, fpr=[1e-3, 1e-2], kappa=[1e-3, 0.1])
+    for fpr, tpr in zip([1e-3, 1e-2], r.tpr):
+        assert tpr >= _max_test(fpr, 0.5, 0.03, steps)
+    for kappa, upper in zip([1e-3, 0.1], r.rero.upper):
+        assert upper >= _max_test(kappa, 0.5, 0.03, steps)  # gamma(kappa) = 1 - f(kappa) >= the max test's power
+    a = 1e-10 * 1.0001  # the floor of mu*
+    assert r.gdp.mu >= _mu_at(a, _max_test(a, 0.5, 0.03, steps))
+    if steps == 1:  # the add curve is exact
+        assert r.tpr[0] == pytest.approx(_one_step_add_tpr(1e-3, 0.5, 0.03), rel=1e-3)
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+
+
+# --- RTM readings at tiny levels --------------------------------------------------------------------
+
+
+def _rtm_one_step_power(a, q, sigma):
+    """The RTM curve of one step (RTM paper Lemma 9, d = 1): the test |x| > c has level a = 2 Phi(-c) and power
+    (1 - q) a + q [Phi(mu - c) + Phi(-mu - c)], mu = 1 / sigma; exact, since |x| is the sufficient statistic."""
+    c = norm.isf(a / 2.0)
+    return (1.0 - q) * a + q * (norm.cdf(1.0 / sigma - c) + norm.cdf(-1.0 / sigma - c))
+
+
+def test_rtm_gamma_at_a_tiny_prior_is_at_least_the_exact_one_step_value():
+    """gamma(1e-20) read as 1 - beta was 5.55e-16 (truth 5.95e-16): the powers are now carried through the RTM
+    read-off, and one step cuts its tail below the smallest level asked for."""
+    r = risk.report(dpsgd(0.47, 0.0021, 1), fpr=[1e-3], kappa=[1e-20], discretization=1e-3, rtm_discretization=1e-3)
+    exact = _rtm_one_step_power(1e-20, 0.0021, 0.47)
+    assert r.rtm.gamma_lower[0] <= exact <= r.rtm.gamma_upper[0] <= exact * (1 + 1e-4)
+
+
+@pytest.mark.parametrize("kappa", [1e-40, 1e-100, 1e-300])
+def test_rtm_one_step_bracket_with_a_small_tail_holds_the_exact_power(kappa):
+    """Tight down to 1e-100; at 1e-300 still above the truth, but loose: masses below 1e-250 and breakpoints below
+    alpha 1e-280 go to infinite loss (their slopes pass the float range)."""
+    from fdp import rtm
+
+    bracket = rtm.tensor_bracket("gaussian", 0.47, 0.0021, 1, discretization=1e-3, tail=max(1e-3 * kappa, 1e-300))
+    low, up = bracket.gamma([kappa])
+    exact = _rtm_one_step_power(kappa, 0.0021, 0.47)
+    assert low[0] <= exact <= up[0]
+    if kappa > 1e-250:
+        assert up[0] <= exact * (1 + 1e-4)
+
+
+@pytest.mark.parametrize("epsilon", [1e-300, 1e-20, 1e-16, 1e-8, 0.999, 1.0, 1.001])
+def test_closed_form_mu_keeps_its_digits_at_tiny_epsilon(epsilon):
+    """mu of randomized response and of the Laplace mechanism was 0 below eps ~ 1e-16 (1/(e^eps + 1) rounds to
+    1/2); both are ~ sqrt(pi / 2) eps there.  mpmath at 400 digits as the oracle."""
+    from mpmath import erfinv, expm1, mp, mpf, sqrt, tanh
+
+    mp.dps = 400
+    e = mpf(epsilon)
+    rr = float(2 * sqrt(2) * erfinv(tanh(e / 2)))
+    lap = float(2 * sqrt(2) * erfinv(-expm1(-e / 2)))
+    assert gdp.mu_pure_dp(epsilon) == pytest.approx(rr, rel=1e-14)
+    assert gdp.mu_laplace(epsilon) == pytest.approx(lap, rel=1e-14)
+
+
+# --- closed forms in the JSON are bounds too -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("mu, fpr", [(2.0, 1e-300), (0.1, 1e-300), (40.0, 1e-300), (2.0, 1e-20), (1.0, 1e-3),
+                                     (5.0, 0.999)])
+def test_closed_form_tpr_and_advantage_are_never_below_the_exact_values(mu, fpr):
+    """Full-batch TPR at FPR 1e-300 was 2e-14 (relative) below the exact value in the JSON: each closed form is
+    now raised by a bound on its float error.  mpmath at 700 digits as the oracle."""
+    from mpmath import erf, erfinv, mp, mpf, ncdf, sqrt
+
+    mp.dps = 700
+    tpr, advantage, _ = mia.gaussian_membership_bounds(mu, [fpr], [0.5])
+    exact = ncdf(sqrt(2) * erfinv(2 * mpf(fpr) - 1) + mu)
+    assert exact <= tpr[0] <= exact * (1 + 1e-10)
+    assert erf(mpf(mu) / (2 * sqrt(2))) <= advantage
+
+
+@pytest.mark.parametrize("epsilon, delta", [(700.0, 0.99), (8.0, 1e-5), (0.0, 1e-300), (1e-10, 0.5)])
+def test_mu_of_the_gaussian_mechanism_is_never_below_the_root(epsilon, delta):
+    """mu(eps 700, delta 0.99) was one ulp below the root: the bracket's upper end is returned."""
+    from mpmath import mp, mpf, ncdf, exp
+
+    mp.dps = 700  # the two terms cancel down to delta (1e-300 at eps 0)
+    mu = mpf(gdp.mu_from_eps_delta(epsilon, delta))
+    e = mpf(epsilon)
+    exact_delta = ncdf(-e / mu + mu / 2) - exp(e) * ncdf(-e / mu - mu / 2)  # GDP paper Cor. 2.13
+    assert exact_delta >= delta
+    if epsilon == 700.0:
+        return  # the round trip needs an eps above the largest one
+    eps = gdp.eps_from_mu_delta(float(mu), delta)
+    assert eps >= 0.0
+    if eps / mu > 1e8:
+        return  # delta(eps) < e^{-5e15} <= delta (and mpmath's ncdf overflows there)
+    assert ncdf(-mpf(eps) / mu + mu / 2) - exp(mpf(eps)) * ncdf(-mpf(eps) / mu - mu / 2) <= delta
+
+
 # --- outward rounding ----------------------------------------------------------------------------
 
 

@@ -64,9 +64,10 @@ from __future__ import annotations
 
 import warnings
 
+import mpmath
 import numpy as np
 from joblib import delayed
-from scipy.special import log_ndtr, ndtr, ndtri, ndtri_exp
+from scipy.special import erfinv, log_ndtr, ndtr, ndtri, ndtri_exp
 
 from .parallel import check_n_jobs, run
 from .pld import certified_lower_curve, default_discretization, dpsgd_pld, tradeoff_curve
@@ -150,6 +151,37 @@ def _gaussian_delta(eps, mu):
         ratio = -np.expm1(eps + log_ratio)  # 1 - e^eps Phi(a - mu) / Phi(a), in [0, 1]
     out = np.exp(log_first) * np.clip(ratio, 0.0, 1.0)
     return np.where(np.isneginf(log_first) | ~np.isfinite(ratio), 0.0, out).reshape(shape)
+
+
+def _exact_gaussian_delta(eps: float, mu: float) -> mpmath.mpf:
+    """``delta(eps; mu)`` in mpmath, with enough digits for the cancellation of its two terms."""
+    e, m = mpmath.mpf(eps), mpmath.mpf(mu)
+    if e / m > 1e8:  # both terms below e^{-5e15}: zero for any comparison with a float
+        return mpmath.mpf(0)
+    digits = 40
+    for _ in range(4):
+        with mpmath.workdps(digits):
+            first = mpmath.ncdf(-e / m + m / 2)
+            value = first - mpmath.exp(e) * mpmath.ncdf(-e / m - m / 2)
+            lost = int(mpmath.log10(first / value)) if value > 0 else digits  # digits the subtraction cancelled
+        if lost < digits - 30:
+            return value
+        digits = 2 * digits + lost
+    return value
+
+
+def _certify(values: np.ndarray, holds, step_sign: float) -> np.ndarray:
+    """Move each float ``values[i]`` by growing steps (ulps, doubling) in the direction ``step_sign`` until
+    ``holds(i, x)`` (an exact check): the float root finders' answers are within ~1e-10 (relative) of the root
+    (the float ``delta``'s error), and a bound must not fall on the wrong side of it."""
+    out = values.astype(float).ravel()
+    for i, x in enumerate(out.tolist()):
+        step = max(np.spacing(abs(x)), 5e-324)
+        while not holds(i, x):
+            x = x + step_sign * step
+            step *= 2.0
+        out[i] = x
+    return out.reshape(values.shape)
 
 
 def gaussian_delta(epsilon, mu):
@@ -238,8 +270,10 @@ def mu_from_eps_delta(epsilon, delta):
         if not np.any(high):
             break
         hi = np.where(high, hi + 1.0, hi)
-    lo, hi = bisect_increasing(fun, delta, lo, hi)
-    out = np.exp(0.5 * (lo + hi))
+    _, hi = bisect_increasing(fun, delta, lo, hi)
+    # the bracket's upper end, moved up (if ever) until exact arithmetic puts it at or above the root
+    eps_flat, delta_flat = epsilon.ravel(), delta.ravel()
+    out = _certify(np.exp(hi), lambda i, m: _exact_gaussian_delta(eps_flat[i], m) >= delta_flat[i], 1.0)
     return out if out.ndim else float(out)
 
 
@@ -291,6 +325,9 @@ def eps_from_mu_delta(mu, delta):
         )
     lo, hi = bisect_increasing(neg, -delta, lo, hi)
     out = np.where(_gaussian_delta(0.0, mu) <= delta, 0.0, hi)
+    # moved up (if ever) until exact arithmetic puts it at or above the smallest eps
+    mu_flat, delta_flat = mu.ravel(), delta.ravel()
+    out = _certify(out, lambda i, e: _exact_gaussian_delta(e, mu_flat[i]) <= delta_flat[i], 1.0)
     return out if out.ndim else float(out)
 
 
@@ -718,7 +755,10 @@ def mu_pure_dp(epsilon) -> float | np.ndarray:
     1.232035
     """
     epsilon = check_eps("epsilon", epsilon)
-    out = -2.0 * ndtri_exp(-np.logaddexp(0.0, epsilon)) + 0.0  # + 0.0: eps 1e-17 gives 0, not -0.0
+    # -Phi^{-1}(1 / (e^eps + 1)) = sqrt(2) erfinv(tanh(eps / 2)): keeps its digits as eps -> 0 (mu ~ 1.2533 eps),
+    # where 1 / (e^eps + 1) rounds to 1/2
+    small = 2.0 * np.sqrt(2.0) * erfinv(np.tanh(0.5 * np.minimum(epsilon, 1.0)))
+    out = np.where(epsilon < 1.0, small, -2.0 * ndtri_exp(-np.logaddexp(0.0, epsilon))) + 0.0  # never -0.0
     return out if out.ndim else float(out)
 
 
@@ -753,7 +793,9 @@ def mu_laplace(epsilon) -> float | np.ndarray:
     1.030064
     """
     epsilon = check_eps("epsilon", epsilon)
-    out = -2.0 * ndtri_exp(-0.5 * epsilon - np.log(2.0)) + 0.0  # never -0.0
+    # -Phi^{-1}(e^{-eps/2} / 2) = sqrt(2) erfinv(1 - e^{-eps/2}): keeps its digits as eps -> 0 (mu ~ 1.2533 eps)
+    small = 2.0 * np.sqrt(2.0) * erfinv(-np.expm1(-0.5 * np.minimum(epsilon, 1.0)))
+    out = np.where(epsilon < 1.0, small, -2.0 * ndtri_exp(-0.5 * epsilon - np.log(2.0))) + 0.0  # never -0.0
     return out if out.ndim else float(out)
 
 

@@ -1112,6 +1112,10 @@ def breakpoints(
     last = np.r_[alphas[1:] > alphas[:-1], True]
     alphas, betas, powers = alphas[last], betas[last], powers[last]
     if not pessimistic:
+        # breakpoints at alpha below 1e-280 have slopes beyond the float range; dropping vertices of a convex
+        # curve that lies above the exact one leaves a curve (the chords) that lies higher still
+        tiny = (alphas > 0.0) & (alphas < _TINY_ALPHA)
+        alphas, betas, powers = alphas[~tiny], betas[~tiny], powers[~tiny]
         # the greatest convex minorant of an upper bound on a convex curve is still an upper bound,
         # and with f(0) <= 1, f(1) = 0 it is a valid trade-off function (f <= 1 - alpha)
         env_a, betas = lower_convex_envelope(alphas, betas)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.special import ndtr
+from scipy.special import ndtr, ndtri
 
 from . import tradeoff
 from .validation import check_array_in, check_nonnegative
@@ -67,7 +67,8 @@ def membership_bounds(curve: tradeoff.PiecewiseLinear, fpr, prior) -> tuple[np.n
     return tpr, advantage, bayes
 
 
-_ROUNDING = 8 * 2.0**-53
+U = 2.0**-53  # unit round-off of float64
+_ROUNDING = 8 * U
 
 
 def gaussian_membership_bounds(mu: float, fpr, prior) -> tuple[np.ndarray, float, np.ndarray]:
@@ -105,9 +106,18 @@ def gaussian_membership_bounds(mu: float, fpr, prior) -> tuple[np.ndarray, float
     prior = check_array_in("prior", np.atleast_1d(np.asarray(prior, dtype=float)), 0.0, 1.0, open_low=True,
                            open_high=True)
     tpr = tradeoff.gaussian(mu).power(fpr)
-    advantage = float(math.erf(mu / (2.0 * math.sqrt(2.0))))
+    # upper bounds, so each value is raised by a bound on its float error (the same model as fdp.onestep's:
+    # ndtr to (16 + 8 w^2) u relative at w, ndtri to 4 u relative, and Phi's relative slope |w| + 1 below 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = ndtri(fpr)
+    w = np.where(np.isfinite(z), z + mu, 0.0)
+    z = np.where(np.isfinite(z), z, 0.0)
+    rel = (16.0 + 8.0 * w * w) * U + (np.abs(w) + 1.0) * (4.0 * U * np.abs(z) + 2.0 * U * (np.abs(w) + mu))
+    tpr = np.minimum(tpr * (1.0 + rel), 1.0)
+    advantage = min(float(math.erf(mu / (2.0 * math.sqrt(2.0)))) * (1.0 + 8.0 * U), 1.0)
     if mu == 0.0:
         return tpr, advantage, np.maximum(prior, 1.0 - prior)
     z = (np.log((1.0 - prior) / prior) + 0.5 * mu * mu) / mu
-    bayes = prior * ndtr(mu - z) + (1.0 - prior) * ndtr(z)
+    rel = (16.0 + 8.0 * z * z + 8.0 * (mu - z) ** 2) * U + (np.abs(z) + mu + 2.0) * 8.0 * U * (np.abs(z) + mu)
+    bayes = (prior * ndtr(mu - z) + (1.0 - prior) * ndtr(z)) * (1.0 + rel)
     return tpr, advantage, np.minimum(bayes, 1.0)

@@ -75,6 +75,7 @@ _SQRT1_2 = math.sqrt(0.5)
 _WINDOW = 3  # an optimistic bin may reach up to loss l_k + _WINDOW h
 _NUDGE_ROUNDS = 40
 _TINY = 1e-250  # smaller masses are not kept on the lattice
+_SUBNORMAL = 1e-322  # absolute error allowed to a tail value that underflows into the subnormal range
 
 
 @dataclass(frozen=True)
@@ -214,7 +215,8 @@ class OneStep:
             np.where(above, ru_a * up_a + ru_b * up_b, rl_a * low_a + ru_b * up_b + 2.0 * U),
         )
         mass = np.maximum(mass, 0.0)
-        return mass, err + 2.0 * U * mass
+        # tail values in the subnormal range lose their relative accuracy: an absolute ~20 ulps of the smallest float
+        return mass, err + 2.0 * U * mass + _SUBNORMAL
 
     def masses(self, a, b):
         """``(M_0, E_0, M_1, E_1)``: noise masses centred at 0 and at 1 on ``(a, b]`` with error bounds."""
@@ -253,6 +255,12 @@ def _boundaries(step: OneStep, l_0: float, h: float, j: np.ndarray):
     return lo, hi
 
 
+def _q_upper(step: OneStep, m0, e0, m1, e1):
+    """An upper bound on the Q-mass ``w_0 M_0 + w_1 M_1`` from the noise masses and their error bounds."""
+    (w0, w1), _ = step.weights
+    return (w0 * (m0 + e0) + w1 * (m1 + e1)) * (1.0 + 4.0 * U)
+
+
 def _difference(step: OneStep, m0, e0, m1, e1, lv, lerr):
     """``D = Q - e^{l} P = c_0 M_0 + c_1 M_1`` at the lattice point ``l`` (an interval) and a bound on its error.
 
@@ -261,6 +269,12 @@ def _difference(step: OneStep, m0, e0, m1, e1, lv, lerr):
     digits where ``Q ~ e^l P``.
     """
     p = step.p
+    with np.errstate(over="ignore", invalid="ignore"):
+        return _difference_terms(step, p, m0, e0, m1, e1, lv, lerr)
+
+
+def _difference_terms(step: OneStep, p, m0, e0, m1, e1, lv, lerr):
+    """The arithmetic of :func:`_difference` (inf or nan where ``e^l`` overflows; the callers cap D by the Q-mass)."""
     e_l = np.exp(lv)
     if step.direction == "add":
         c0 = -(np.expm1(lv) + p)
@@ -331,7 +345,12 @@ def pessimistic(step: OneStep, l_0: float, h: float, grid: int) -> tuple[np.ndar
     # cells (a_j^+, a_{j+1}^-]: loss in [l_j, l_{j+1}], split onto both ends, the split pushed up by its error
     m0, e0, m1, e1 = step.masses(hi[:-1], np.maximum(lo[1:], hi[:-1]))
     d, d_err = _difference(step, m0, e0, m1, e1, lv[:-1], lerr[:-1])
-    upper = np.maximum(d + d_err, 0.0) / -math.expm1(-h) * (1.0 + 8.0 * U)
+    with np.errstate(invalid="ignore"):
+        upper = np.maximum(d + d_err, 0.0) / -math.expm1(-h) * (1.0 + 8.0 * U)
+    # the split never moves more than the cell's Q-mass up; where e^l overflows (losses above 709) D is
+    # not computable and the whole cell goes up (still pessimistic)
+    q_cell = _q_upper(step, m0, e0, m1, e1)
+    upper = np.where(upper <= q_cell, upper, q_cell)
     out[1:] += upper
     out[:-1] += np.maximum(q_mass(m0, e0, m1, e1) - upper, 0.0)
     # above the lattice: (a_top^+, inf), loss >= l_top
@@ -341,6 +360,8 @@ def pessimistic(step: OneStep, l_0: float, h: float, grid: int) -> tuple[np.ndar
         # split onto l_top and +inf: the P-mass stays at l_top (Q-view e^{l_top} P), the rest at +inf
         d, d_err = _difference(step, m0, e0, m1, e1, lv[-1:], lerr[-1:])
         to_inf = float(max(d[0] + d_err[0], 0.0) * (1.0 + 4.0 * U))
+        q_above = float(_q_upper(step, m0, e0, m1, e1)[()])
+        to_inf = to_inf if to_inf <= q_above else q_above  # also where e^l overflowed (nan)
         out[-1] += max(q_top - to_inf, 0.0)
         infinite += to_inf
     else:
@@ -438,9 +459,10 @@ def _bins(step: OneStep, l_0: float, h: float, grid: int, margins: np.ndarray, w
     lv = l_0 + np.arange(grid + 1) * h
     xs = step.x_of_loss(lv).tolist()
     x_hi = step.x_of_loss(lv[:-1] + _WINDOW * h).tolist()
-    exps = np.exp(lv[:-1]).tolist()
+    with np.errstate(over="ignore"):  # inf beyond loss 709: no bin reaches that ratio, the cells are cut (below)
+        exps = np.exp(lv[:-1]).tolist()
+        expm1s = np.expm1(lv[:-1]).tolist()
     lattice_err = (_lattice_interval(l_0, h, np.arange(grid))[1] + 8.0 * U).tolist()  # relative terms of e^{l_k}
-    expm1s = np.expm1(lv[:-1]).tolist()
     margins = margins.tolist()
     starts, ends, targets = [], [], []
     k = bisect.bisect_right(xs, w)
@@ -582,8 +604,9 @@ def _place(step: OneStep, l_0: float, h: float, grid: int, starts, ends, targets
     ok = d - err >= 0.0
     k = targets.copy()
     if not ok.all():
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ratio = np.log(q_low / (m0 + e0)) - 8.0 * U * (1.0 + np.abs(np.log(q_low / (m0 + e0))))
+        with np.errstate(divide="ignore", invalid="ignore"):  # in logs: the quotient overflows far from private
+            log_q, log_m = np.log(q_low), np.log(m0 + e0)
+            ratio = log_q - log_m - 8.0 * U * (1.0 + np.abs(log_q) + np.abs(log_m))
         fallback = np.floor((ratio - l_0) / h)
         fallback = np.where(np.isfinite(fallback), fallback, -1.0)
         fv, ferr = _lattice_interval(l_0, h, np.maximum(fallback, 0.0))

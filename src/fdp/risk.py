@@ -381,7 +381,13 @@ class RTMReading:
 
 
 def _rtm_reading(noise, sigma, rate, steps, d, h, fpr, kappa) -> RTMReading:
-    bracket = rtm.tensor_bracket(noise, sigma, rate, steps, d, discretization=h)
+    # One step is read off without an FFT, so its curve keeps its digits at any level if the tail it cuts lies
+    # below the smallest level asked for; composed curves cannot resolve powers below the FFT's rounding
+    # (~1e-16 per coefficient), so their tail stays at the default.
+    tail = rtm.DEFAULT_TAIL
+    if steps == 1:
+        tail = max(min(tail, 1e-3 * float(np.min(np.concatenate([fpr, kappa])))), 1e-300)
+    bracket = rtm.tensor_bracket(noise, sigma, rate, steps, d, discretization=h, tail=tail)
     curve = tradeoff.symmetrise(bracket.lower)  # symmetrising keeps the side (it is monotone in the curve)
     tpr_up, adv_up, _ = mia.membership_bounds(curve, fpr, [0.5])
     tpr_low, _, _ = mia.membership_bounds(tradeoff.symmetrise(bracket.upper), fpr, [0.5])

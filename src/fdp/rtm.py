@@ -58,6 +58,7 @@ __all__ = [
     "composition_noncentrality",
     "gaussian_composition",
     "ASYMPTOTIC_FORMS",
+    "DEFAULT_TAIL",
     "asymptotic",
     "asymptotic_gap",
     "subsampled_gaussian",
@@ -858,13 +859,18 @@ def _one_step_lattice(stat: _MagnitudeStatistic, h: float, pessimistic: bool, ta
     masses = np.zeros(levels.size)
     if pessimistic:
         # q_up e^{-l_k} e^{-h} + q_down e^{-l_k} = P_c and q_up + q_down = Q_c
-        q_up = (qm - pm * np.exp(levels[:-1])) / -np.expm1(-h)
-        q_up = np.clip(q_up, 0.0, qm)
+        with np.errstate(over="ignore", invalid="ignore"):
+            q_up = (qm - pm * np.exp(levels[:-1])) / -np.expm1(-h)
+        # at most the cell's Q-mass; all of it where e^l overflows (nan): moving mass up is pessimistic
+        q_up = np.where(q_up <= qm, np.maximum(q_up, 0.0), qm)
         masses[1:] += q_up
         masses[:-1] += qm - q_up
         return levels[0], masses, infinite
     masses[:-1] += qm
     return levels[0], masses, 0.0
+
+
+DEFAULT_TAIL = 1e-15  # Q-mass cut from the statistic's tail (pessimistically: sent to infinite loss)
 
 
 def tensor_composition(
@@ -877,7 +883,7 @@ def tensor_composition(
     discretization: float = 1e-3,
     pessimistic: bool = True,
     max_points: int = 300_000,
-    tail: float = 1e-15,
+    tail: float = DEFAULT_TAIL,
 ) -> tradeoff.PiecewiseLinear:
     """Reading (a): the tensor product ``j_p^{(x)N}`` of N one-step RTM curves (Dong et al. Def. 3.1).
 
@@ -951,19 +957,15 @@ def tensor_composition(
             h *= points / max_points
             l_0, masses, infinite = _one_step_lattice(stat, h, pessimistic, tail)
     base, out, inf_mass, _ = lattice.compose(l_0, h, masses, infinite, steps, pessimistic, tail / steps)
-    with np.errstate(over="ignore", invalid="ignore"):
-        alphas, betas = lattice.breakpoints(base, h, out, inf_mass, pessimistic=pessimistic)
-    if not (np.all(np.isfinite(alphas)) and np.all(np.isfinite(betas))):
+    # the powers 1 - beta are carried as cumulative masses: near alpha = 0, 1 - beta rounds away powers below 1e-16
+    try:
+        alphas, betas, powers = lattice.breakpoints(base, h, out, inf_mass, pessimistic=pessimistic, with_powers=True)
+    except ValueError:
         # the lower-tail repair of the read-off overflows when every kept loss is huge (an
         # effect size far beyond any useful privacy); leaving the truncated P-mass at loss -inf
         # instead is a refinement too, so the curve stays on the pessimistic side
-        alphas, betas = lattice.breakpoints(base, h, out, inf_mass, pessimistic=False)
-    if not pessimistic:
-        # rounded-down losses imply a total P-mass above 1, so the read-off clips alpha at 1 and
-        # the last segment can break convexity; the convex envelope of a curve lying above the
-        # exact (convex) one still lies above it
-        alphas, betas = tradeoff.lower_convex_envelope(alphas, betas)
-    return tradeoff.piecewise_linear(alphas, betas, name=name)
+        alphas, betas, powers = lattice.breakpoints(base, h, out, inf_mass, pessimistic=False, with_powers=True)
+    return tradeoff.piecewise_linear(alphas, betas, name=name, powers=powers)
 
 
 def tensor_bracket(
@@ -974,7 +976,7 @@ def tensor_bracket(
     d: int = 1,
     *,
     discretization: float = 1e-4,
-    tail: float = 1e-15,
+    tail: float = DEFAULT_TAIL,
 ) -> Bracket:
     """The RTM curve of a DP-SGD run (reading (a)) between its pessimistic and optimistic lattices.
 
