@@ -17,11 +17,20 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from mpmath import erf, erfinv, exp, expm1, mp, mpf, ncdf, sqrt, tanh
 from scipy.stats import norm
 
 from fdp import calibrate, formatting, gdp, mia, pld, risk, tradeoff
 from fdp.cli import main
 from fdp.privacy_loss import Mechanism, RandomizedResponse, dpsgd
+
+
+@pytest.fixture(autouse=True)
+def _restore_mpmath_precision():
+    """The mpmath oracles below raise the global precision; other tests expect the default."""
+    dps = mp.dps
+    yield
+    mp.dps = dps
 
 
 def _run(capsys, argv, json_out=True):
@@ -135,8 +144,6 @@ def _max_test(a, q, sigma, steps):
     """Power at level a of the test "reject if the largest release exceeds t" (add direction): a lower bound on
     the most powerful test's power, exact in every step's law. Under P the releases are N(0, sigma^2), under Q
     (1 - q) N(0, sigma^2) + q N(1, sigma^2); P(max <= t) = Phi(t / sigma)^T = 1 - a."""
-    from mpmath import mp, mpf, ncdf, erfinv, sqrt
-
     mp.dps = 50
     keep = (1 - mpf(a)) ** (mpf(1) / steps)  # Phi(t / sigma)
     t = sigma * sqrt(2) * erfinv(2 * keep - 1)
@@ -196,8 +203,6 @@ def test_rtm_one_step_bracket_with_a_small_tail_holds_the_exact_power(kappa):
 def test_closed_form_mu_keeps_its_digits_at_tiny_epsilon(epsilon):
     """mu of randomized response and of the Laplace mechanism was 0 below eps ~ 1e-16 (1/(e^eps + 1) rounds to
     1/2); both are ~ sqrt(pi / 2) eps there.  mpmath at 400 digits as the oracle."""
-    from mpmath import erfinv, expm1, mp, mpf, sqrt, tanh
-
     mp.dps = 400
     e = mpf(epsilon)
     rr = float(2 * sqrt(2) * erfinv(tanh(e / 2)))
@@ -214,8 +219,6 @@ def test_closed_form_mu_keeps_its_digits_at_tiny_epsilon(epsilon):
 def test_closed_form_tpr_and_advantage_are_never_below_the_exact_values(mu, fpr):
     """Full-batch TPR at FPR 1e-300 was 2e-14 (relative) below the exact value in the JSON: each closed form is
     now raised by a bound on its float error.  mpmath at 700 digits as the oracle."""
-    from mpmath import erf, erfinv, mp, mpf, ncdf, sqrt
-
     mp.dps = 700
     tpr, advantage, _ = mia.gaussian_membership_bounds(mu, [fpr], [0.5])
     exact = ncdf(sqrt(2) * erfinv(2 * mpf(fpr) - 1) + mu)
@@ -226,8 +229,6 @@ def test_closed_form_tpr_and_advantage_are_never_below_the_exact_values(mu, fpr)
 @pytest.mark.parametrize("epsilon, delta", [(700.0, 0.99), (8.0, 1e-5), (0.0, 1e-300), (1e-10, 0.5)])
 def test_mu_of_the_gaussian_mechanism_is_never_below_the_root(epsilon, delta):
     """mu(eps 700, delta 0.99) was one ulp below the root: the bracket's upper end is returned."""
-    from mpmath import mp, mpf, ncdf, exp
-
     mp.dps = 700  # the two terms cancel down to delta (1e-300 at eps 0)
     mu = mpf(gdp.mu_from_eps_delta(epsilon, delta))
     e = mpf(epsilon)
@@ -240,6 +241,40 @@ def test_mu_of_the_gaussian_mechanism_is_never_below_the_root(epsilon, delta):
     if eps / mu > 1e8:
         return  # delta(eps) < e^{-5e15} <= delta (and mpmath's ncdf overflows there)
     assert ncdf(-mpf(eps) / mu + mu / 2) - exp(mpf(eps)) * ncdf(-mpf(eps) / mu - mu / 2) <= delta
+
+
+# --- feasible questions are answered ------------------------------------------------------------------
+
+
+def test_calibrate_a_billion_full_batch_steps_is_the_closed_form(capsys):
+    """sigma = sqrt(T) / mu = 85,466 at T = 1e9 and mu 0.37: the noise search used to stop at 1e4."""
+    code, out, _ = _run(capsys, ["calibrate", "--steps", "1000000000", "--mu", "0.37"])
+    assert code == 0
+    exact = math.sqrt(1e9) / 0.37
+    assert exact <= out["noise_multiplier"] <= exact * (1 + 1e-3)
+
+
+def test_steps_for_a_huge_full_batch_noise_is_the_closed_form(capsys):
+    """The steps search stopped at 10^6 even where the answer (T = (mu sigma)^2 ~ 1e9) is a closed form."""
+    code, out, _ = _run(capsys, ["calibrate", "--noise-multiplier", "85465", "--mu", "0.37"])
+    assert code == 0
+    assert out["steps"] == math.floor((0.37 * 85465) ** 2)
+
+
+def test_library_noise_for_epsilon_at_delta_1e_300_matches_the_cli(capsys):
+    """noise_multiplier_for refused (2, 1e-300) for 10 full-batch steps; the CLI answered 58.342."""
+    noise = calibrate.noise_multiplier_for(2.0, 1e-300, 1.0, 10, rtol=1e-6)
+    code, out, _ = _run(capsys, ["calibrate", "--steps", "10", "--epsilon", "2", "--delta", "1e-300", "--rtol", "1e-6"])
+    assert code == 0
+    assert noise == pytest.approx(out["noise_multiplier"], rel=2e-6)
+    assert gdp.eps_from_mu_delta(math.sqrt(10) / noise, 1e-300) <= 2.0
+
+
+def test_library_and_cli_refuse_the_same_rtol():
+    for call in (lambda: calibrate.noise_multiplier_for(1.0, 1e-5, 1.0, 1, rtol=1e-15),
+                 lambda: calibrate.noise_for_risk("mu", 1.0, 1.0, 1, rtol=1e-15)):
+        with pytest.raises(ValueError, match="rtol must be at least 1e-12"):
+            call()
 
 
 # --- outward rounding ----------------------------------------------------------------------------

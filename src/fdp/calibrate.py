@@ -158,22 +158,35 @@ def noise_multiplier_for(
     sampling_rate = check_sampling_rate("sampling_rate", sampling_rate)
     steps = check_positive_int("steps", steps)
     _check_accountant(accountant)
-    rtol = check_positive("rtol", rtol)
+    rtol = _check_rtol(rtol)
 
     @functools.lru_cache(maxsize=None)  # the bracket search asks for its end points again
     def eps_of(noise):
+        if accountant == "pld" and sampling_rate == 1.0:  # exactly sqrt(steps)/noise-GDP: the exact eps
+            return _full_batch_risk("epsilon", noise, steps, delta, None)
+        if accountant == "pld":  # falls back on the RDP accountant where the PLD's is infinite (delta < ~1e-15)
+            return _epsilon_certified(noise, sampling_rate, steps, delta, discretization)
         return _epsilon(noise, sampling_rate, steps, delta, accountant, discretization)
 
     lo, hi = 0.5, 2.0
     while eps_of(hi) > epsilon:  # hi must satisfy the target
         lo, hi = hi, 2.0 * hi
-        if hi > 1e6:
-            raise ValueError(f"no noise multiplier below 1e6 reaches epsilon={epsilon} at delta={delta}")
+        if hi > MAX_NOISE:
+            raise ValueError(f"no noise multiplier below {MAX_NOISE:g} reaches epsilon={epsilon} at delta={delta}")
     while eps_of(lo) <= epsilon:  # lo must violate it
         lo, hi = lo / 2.0, lo
         if lo < 1e-3:
             raise ValueError(f"epsilon={epsilon} is reached by any noise multiplier above 1e-3 (delta={delta})")
     return _shrink_bracket(lambda x: math.log(eps_of(math.exp(x)) / epsilon), math.log(lo), math.log(hi), math.log1p(rtol))
+
+
+def _check_rtol(rtol) -> float:
+    """The relative accuracy of a noise search: > 0 and at least :data:`MIN_RTOL`."""
+    rtol = check_positive("rtol", rtol)
+    if rtol < MIN_RTOL:
+        raise ValueError(f"rtol must be at least {MIN_RTOL:g} (the search works in log noise, in double precision), "
+                         f"got {rtol!r}")
+    return rtol
 
 
 def _shrink_bracket(g, a: float, b: float, width: float) -> float:
@@ -211,6 +224,8 @@ def _shrink_bracket(g, a: float, b: float, width: float) -> float:
 _MAX_SEARCH_STEPS = 200
 #: The smallest rtol: the search's bracket in log noise must stay well above one ulp of it.
 MIN_RTOL = 1e-12
+#: The largest noise multiplier a noise search tries (full-batch closed forms reach any noise in microseconds).
+MAX_NOISE = 1e8
 
 
 #: Risk targets of :func:`noise_for_risk` and :func:`steps_for_risk`: eps at delta (PLD accountant), mu* (certified,
@@ -439,10 +454,7 @@ def noise_for_risk(target: str, value: float, sampling_rate: float, steps: int, 
     value, delta, level, dimension = _check_target(target, value, delta, fpr, kappa, dimension)
     sampling_rate = check_sampling_rate("sampling_rate", sampling_rate)
     steps = check_positive_int("steps", steps)
-    rtol = check_positive("rtol", rtol)
-    if rtol < MIN_RTOL:
-        raise ValueError(f"rtol must be at least {MIN_RTOL:g} (the search works in log noise, in double precision), "
-                         f"got {rtol!r}")
+    rtol = _check_rtol(rtol)
     if discretization is not None:
         check_positive("discretization", discretization)
     trivial = _sampling_bound(target, sampling_rate, steps, level)
@@ -467,8 +479,8 @@ def noise_for_risk(target: str, value: float, sampling_rate: float, steps: int, 
     lo, hi = 0.5, 2.0
     while risk_at(hi) > value:  # hi must meet the target
         lo, hi = hi, 2.0 * hi
-        if hi > 1e4:
-            raise ValueError(f"no noise multiplier below 1e4 brings {target} to {value!r} at sampling rate "
+        if hi > MAX_NOISE:
+            raise ValueError(f"no noise multiplier below {MAX_NOISE:g} brings {target} to {value!r} at sampling rate "
                              f"{sampling_rate:g} and {steps} steps")
     while risk_at(lo) <= value:  # lo must miss it
         lo, hi = lo / 2.0, lo
@@ -520,7 +532,7 @@ def noise_for_risk(target: str, value: float, sampling_rate: float, steps: int, 
 
 def steps_for_risk(target: str, value: float, noise_multiplier: float, sampling_rate: float, *, delta: float = 1e-5,
                    fpr: float | None = None, kappa: float | None = None, discretization: float | None = None,
-                   dimension: int = 1, max_steps: int = 1_000_000) -> Calibration:
+                   dimension: int = 1, max_steps: int | None = None) -> Calibration:
     """The largest number of DP-SGD steps whose certified risk meets a target, at a fixed noise multiplier.
 
     The dual of :func:`noise_for_risk` (same targets, same pessimistic readings): every risk grows with the
@@ -539,8 +551,9 @@ def steps_for_risk(target: str, value: float, noise_multiplier: float, sampling_
         Poisson rate in (0, 1].
     delta, fpr, kappa, discretization, dimension
         As in :func:`noise_for_risk`.
-    max_steps : int, default 1,000,000
-        The search stops here: a target still met at ``max_steps`` steps is an error.
+    max_steps : int, optional
+        The search stops here: a target still met at ``max_steps`` steps is an error.  Default 10^12 for full
+        batches (closed forms) and 10^6 otherwise (the lattice grows with the number of steps).
 
     Returns
     -------
@@ -557,6 +570,8 @@ def steps_for_risk(target: str, value: float, noise_multiplier: float, sampling_
     value, delta, level, dimension = _check_target(target, value, delta, fpr, kappa, dimension)
     noise = check_positive("noise_multiplier", noise_multiplier)
     sampling_rate = check_sampling_rate("sampling_rate", sampling_rate)
+    if max_steps is None:
+        max_steps = 10**12 if sampling_rate == 1.0 and target != "rtm_tpr" else 1_000_000
     max_steps = check_positive_int("max_steps", max_steps)
     if discretization is not None:
         check_positive("discretization", discretization)

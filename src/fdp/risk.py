@@ -726,7 +726,7 @@ def _levels(name: str, values: np.ndarray) -> np.ndarray:
     """The report's levels as a 1-d array: a number or a list, not a table."""
     if values.ndim > 1:
         raise ValueError(f"{name} must be a number or a 1-d list of numbers, got an array of shape {values.shape}")
-    return np.atleast_1d(values)
+    return np.atleast_1d(values) + 0.0  # -0.0 is 0
 
 
 def _laplace_gdp_and_curve(b, steps, delta, discretization, tail, level):
