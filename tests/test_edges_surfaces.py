@@ -277,6 +277,17 @@ def test_library_and_cli_refuse_the_same_rtol():
             call()
 
 
+def test_far_from_private_the_default_spacing_is_converged_without_halving():
+    """Rounding losses up by at most h moves epsilon up by at most steps * h: at noise 0.2 (epsilon ~ 50) the
+    first spacing is converged, and halving it indeed moves epsilon by less than that."""
+    s = pld.converged_discretization(0.2, 0.5, 2)
+    assert s.converged and s.excess <= pld.EPSILON_RTOL
+    h = s.discretization
+    coarse, fine = (pld.mechanism_pld("gaussian", 0.2, 0.5, 2, discretization=x).get_epsilon_for_delta(1e-5)
+                    for x in (h, h / 2))
+    assert 0.0 <= coarse - fine <= 2 * h
+
+
 # --- outward rounding ----------------------------------------------------------------------------
 
 
