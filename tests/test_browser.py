@@ -66,6 +66,7 @@ TEX = re.compile(r"\\\(|\\\)|\\\[|\\\]|\$\$|\\(?:frac|begin|end|sqrt|left|right|
 NOTEBOOKS = sorted(p.stem for p in (ROOT / "notebooks").glob("*.ipynb"))
 IMAGE_SCALE = (0.45, 1.05)
 VIEWPORT = {"width": 1280, "height": 900}
+FIRST_FIGURE_MAX = 2000  # px from the top of a chapter to its first figure
 
 REDIRECT = re.compile(r"<meta[^>]+http-equiv=[\"']?refresh", re.IGNORECASE)
 
@@ -251,7 +252,12 @@ LAYOUT: dict[str, tuple[int, int | None]] = {}
 
 def needs_verdict(rel: str) -> bool:
     """Paper pages and reproduction chapters open with their verdict (not the report, errata or intro)."""
-    return rel.startswith("book/papers/") or (rel.startswith("book/executed/") and not rel.endswith("/report.html"))
+    return rel.startswith("book/papers/") or is_chapter(rel)
+
+
+def is_chapter(rel: str) -> bool:
+    """A reproduction chapter (an executed notebook other than the reproduction report)."""
+    return rel.startswith("book/executed/") and not rel.endswith("/report.html")
 
 
 def check_page(context, base: str, rel: str) -> list[str]:
@@ -314,6 +320,9 @@ def check_page(context, base: str, rel: str) -> list[str]:
         if needs_verdict(rel) and (report["verdictTop"] is None or report["verdictTop"] > VIEWPORT["height"]):
             problems.append(f"no verdict on the first screen (Verdict or Results at a glance at "
                             f"{report['verdictTop']} px; the screen is {VIEWPORT['height']} px high)")
+        if is_chapter(rel) and (report["firstFigure"] is None or report["firstFigure"] > FIRST_FIGURE_MAX):
+            problems.append(f"first figure at {report['firstFigure']} px, beyond {FIRST_FIGURE_MAX} px (move the "
+                            "chapter's headline figure up)")
         problems.extend(f"overflow: {o}" for o in report["overflow"])
         problems.extend(f"image {s['src']} shown at {s['ratio']:.2f} of its width ({s['shown']} of {s['natural']} px; "
                         f"draw it for the column at up to 2x: between {IMAGE_SCALE[0]} and {IMAGE_SCALE[1]})"
