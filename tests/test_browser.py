@@ -67,6 +67,7 @@ NOTEBOOKS = sorted(p.stem for p in (ROOT / "notebooks").glob("*.ipynb"))
 IMAGE_SCALE = (0.45, 1.05)
 VIEWPORT = {"width": 1280, "height": 900}
 FIRST_FIGURE_MAX = 2000  # px from the top of a chapter to its first figure
+REPORT_HEIGHT_MAX = 15_000  # px: the reproduction report stays a page one can scan
 
 REDIRECT = re.compile(r"<meta[^>]+http-equiv=[\"']?refresh", re.IGNORECASE)
 
@@ -323,6 +324,8 @@ def check_page(context, base: str, rel: str) -> list[str]:
         if is_chapter(rel) and (report["firstFigure"] is None or report["firstFigure"] > FIRST_FIGURE_MAX):
             problems.append(f"first figure at {report['firstFigure']} px, beyond {FIRST_FIGURE_MAX} px (move the "
                             "chapter's headline figure up)")
+        if rel.endswith("executed/report.html") and report["height"] > REPORT_HEIGHT_MAX:
+            problems.append(f"the reproduction report is {report['height']} px high, beyond {REPORT_HEIGHT_MAX} px")
         problems.extend(f"overflow: {o}" for o in report["overflow"])
         problems.extend(f"image {s['src']} shown at {s['ratio']:.2f} of its width ({s['shown']} of {s['natural']} px; "
                         f"draw it for the column at up to 2x: between {IMAGE_SCALE[0]} and {IMAGE_SCALE[1]})"

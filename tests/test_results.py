@@ -191,7 +191,7 @@ def test_records_table_has_one_row_per_record_with_its_source(registry):
     recs = results.load("demo_nb")
     text = page.records_table(recs)
     lines = text.splitlines()
-    start = lines.index(next(line for line in lines if line.startswith("| in the paper |")))
+    start = lines.index(next(line for line in lines if line.startswith("| in the paper: what |")))
     block = [line for line in lines[start:] if line.startswith("|")][: 2 + len(recs)]
     assert len(block) == 2 + len(recs)
     # every row has as many cells as the header (pipes in free text are escaped)
@@ -200,7 +200,7 @@ def test_records_table_has_one_row_per_record_with_its_source(registry):
     escape = lambda text: text.replace("|", chr(92) + "|")  # noqa: E731
     for rec, row in zip(recs, block[2:]):
         place, what = page._place_and_what(rec)
-        assert row.startswith(f"| {escape(place)} | {escape(what)} | {rec['value']:.5g} |")
+        assert row.startswith(f"| {escape(f'**{place}** {what}' if what else f'**{place}**')} | {rec['value']:.5g} |")
         assert f"`{rec['key']}`" not in row  # keys are for make verify; they appear only in the notes
     status = {r["key"]: r["status"] for r in recs}
     assert status["b"] == "explained" and "explained ({ref}`erratum <" in text  # links to its errata entry
@@ -208,6 +208,8 @@ def test_records_table_has_one_row_per_record_with_its_source(registry):
     # the explanation of a deviation is shown on the page
     assert "paper uses another prior" in text
     assert page.records_table([]) == "No records."
+    linked = page.records_table(recs, chapter="demo_nb")  # each place links to the page that computes it
+    assert linked.count("{doc}`") == len(recs) and "<demo_nb>`" in linked
 
 
 def test_files_are_byte_identical_across_runs(registry, tmp_path, monkeypatch):

@@ -204,28 +204,34 @@ def _status_cell(rec: dict) -> str:
     return f"**{status}**" if status in results.FAILING else status
 
 
-def records_table(records: list[dict]) -> str:
-    """MyST markdown of one notebook's records for the report page.
+def records_table(records: list[dict], chapter: str | None = None) -> str:
+    """MyST markdown of one notebook's records for the report page, compact (small type, one line per row
+    where it fits).
 
     Values printed in the paper and the paper's claims (statements tested through a quantity whose
     paper value is a threshold) go to separate tables; every row says where in the paper the number
-    is and what it is, and an explained deviation links to its errata entry.  Then the reasons of the
-    explained deviations and of the records this run could not compare, each with the record's key
-    (the name ``make verify`` reports).
+    is and what it is (the place links to ``chapter``, the page that computes it, when given), and an
+    explained deviation links to its errata entry.  Then the reasons of the explained deviations and of
+    the records this run could not compare, each with the record's key (the name ``make verify`` reports).
     """
     printed = [r for r in records if r["kind"] != "claim"]
     claims = [r for r in records if r["kind"] == "claim"]
+
+    def where(rec):
+        place, what = _place_and_what(rec)
+        place = f"{{doc}}`{place} <{chapter}>`" if chapter else place
+        return f"**{place}** {what}" if what else f"**{place}**"
+
     parts = []
     if printed:
-        parts.append("**Values printed in the paper** (kind: exact = rounding of the print, mc = Monte-Carlo error, "
-                     "figure = precision of an approximate value the paper states about a figure)\n\n" + table(
-                         ["in the paper", "what", "ours", "paper", "tol.", "kind", "status"],
-                         [[*_place_and_what(r), f"{r['value']:.5g}", f"{r['paper']:.5g}", f"{r['tol']:.2g}", r["kind"],
+        parts.append("**Values printed in the paper**\n\n" + table(
+                         ["in the paper: what", "ours", "paper", "tolerance", "status"],
+                         [[where(r), f"{r['value']:.5g}", f"{r['paper']:.5g}", f"{r['tol']:.2g} ({r['kind']})",
                            _status_cell(r)] for r in printed]))
     if claims:
-        parts.append("**Claims of the paper**, each tested through a quantity that must stay within the threshold\n\n" + table(
-            ["in the paper", "claim", "quantity", "outcome", "status"],
-            [[*_place_and_what(r), r.get("quantity", ""), _claim_cell(r), _status_cell(r)] for r in claims]))
+        parts.append("**Claims of the paper**\n\n"
+                     + table(["in the paper: claim", "tested by", "outcome"],
+                             [[where(r), r.get("quantity", ""), _claim_cell(r) + _unless_match(r)] for r in claims]))
     notes = []
     for r in records:
         status = results.status_of(r)
@@ -235,9 +241,18 @@ def records_table(records: list[dict]) -> str:
         elif status != "match" and r.get("explanation"):
             link = f" ({{ref}}`erratum <{r['errata']}>`)" if r.get("errata") else ""
             notes.append(f"* {place} ({what}): {r['explanation']}{link} (`{r['key']}`)")
-    if notes:
-        parts.append("**Explained deviations and records not compared**\n\n" + "\n".join(notes))
-    return "\n\n".join(parts) if parts else "No records."
+    if notes:  # folded: the rows already give each status and link its erratum
+        parts.append(f":::{{dropdown}} Explained deviations and records not compared ({len(notes)}): the reasons\n\n"
+                     + "\n".join(notes) + "\n:::")
+    if not parts:
+        return "No records."
+    body = "\n\n".join(parts)
+    return f"````{{container}} records\n{body}\n````"
+
+
+def _unless_match(rec: dict) -> str:
+    """``"; <status>"`` for a claim whose outcome alone does not say its status (anything but a plain match)."""
+    return "" if results.status_of(rec) == "match" else f"; {_status_cell(rec)}"
 
 
 def _place_and_what(rec: dict) -> tuple[str, str]:
