@@ -1,6 +1,7 @@
 # Build, test and check the reproduction book.
 #
 #   make                 create .venv, execute every notebook with papermill (NB_JOBS=2 at a time), build the HTML book
+#                        and its PDF (_build/html/fdp-book.pdf; `make pdf` alone reprints it)
 #   make test            ruff, then the test-suite (with the doctests) without the browser check
 #   make run NB=<name> PARAMS="-p key value ..." [PROFILE=paper] [SCHEDULER=tcp://host:8786]
 #                        execute one notebook with extra parameters into _build/runs/<name>.ipynb
@@ -60,7 +61,7 @@ endif
 CHROMIUM ?= $(firstword $(wildcard /usr/bin/chromium /usr/bin/chromium-browser /usr/bin/google-chrome /usr/bin/google-chrome-stable))
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: all book notebooks venv lock test run verify bench check-book chromium mathjax clean distclean help
+.PHONY: all book pdf notebooks venv lock test run verify bench check-book chromium mathjax clean distclean help
 
 all: book
 
@@ -168,13 +169,32 @@ export NOTEBOOK_TIMES
 
 # Always a clean Sphinx build (incremental builds can leave stale sidebars); the notebooks
 # above are only re-executed when their inputs change.
-book: | $(STAMP)
+book: chromium | $(STAMP)
 	@$(MAKE) --no-print-directory -j$(NB_JOBS) notebooks
-	rm -rf $(HTML) _build/.doctrees _build/jupyter_execute
+	rm -rf $(HTML) $(SINGLE) _build/.doctrees _build/jupyter_execute
 	$(VENV)/bin/jupyter-book build . -W -n --keep-going
 	@test -f $(HTML)/index.html || { echo "error: jupyter-book wrote no $(HTML)/index.html" >&2; exit 1; }
+	@$(MAKE) --no-print-directory pdf
 	@$(PY) -c "$$NOTEBOOK_TIMES"
-	@echo "book: $(HTML)/index.html"
+	@echo "book: $(HTML)/index.html and $(PDF)"
+
+# The whole book as one PDF: the single-page HTML build (from the same doctrees, seconds) printed by
+# Chromium once MathJax has typeset it.  Sphinx writes that page as book/intro.html with links relative
+# to the root, so it is printed from a copy at the root.  The page must carry typeset formulas (no raw
+# TeX in the PDF); the PDF is written to a temporary name and moved into place only when complete.
+SINGLE := _build/singlehtml
+PDF := $(HTML)/fdp-book.pdf
+BROWSER = $(or $(CHROMIUM),/usr/bin/chromium) --headless=new --no-sandbox --disable-gpu --virtual-time-budget=120000
+pdf: chromium | $(STAMP)
+	$(VENV)/bin/jupyter-book build . --builder singlehtml -W -n --keep-going
+	cp $(SINGLE)/book/intro.html $(SINGLE)/whole-book.html
+	@n=$$($(BROWSER) --dump-dom "file://$(CURDIR)/$(SINGLE)/whole-book.html" 2>/dev/null | grep -c "<mjx-container"); \
+	if [ "$$n" -lt 100 ]; then echo "error: MathJax typeset $$n formulas in the single-page book" >&2; exit 1; fi
+	@rm -f $(PDF) $(PDF).tmp
+	$(BROWSER) --no-pdf-header-footer --print-to-pdf="$(CURDIR)/$(PDF).tmp" "file://$(CURDIR)/$(SINGLE)/whole-book.html" 2>/dev/null
+	@test -s $(PDF).tmp || { echo "error: Chromium wrote no PDF" >&2; exit 1; }
+	@mv -f $(PDF).tmp $(PDF)
+	@echo "pdf: $(PDF) ($$(du -h $(PDF) | cut -f1))"
 
 # --- one notebook with your own parameters ---------------------------------------------
 # PARAMS holds papermill options.  A `-p NAME VALUE` whose VALUE is a YAML list or mapping

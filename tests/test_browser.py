@@ -422,3 +422,17 @@ def test_every_page_names_its_build():
         elif rel.startswith("book/executed/") and not re.search(r"executed on \d{4}-\d\d-\d\d in \d+ s", info.group(1)):
             missing.append(f"{rel}: no execution date and time")
     assert not missing, "\n".join(missing)
+
+
+@pytest.mark.browser
+def test_the_whole_book_pdf_is_complete_and_linked_from_the_introduction():
+    """`make` prints the single-page book to _build/html/fdp-book.pdf; the introduction links to it."""
+    pdf = HTML / "fdp-book.pdf"
+    if not pdf.is_file():
+        pytest.fail("no _build/html/fdp-book.pdf: run make (or make pdf)", pytrace=False)
+    data = pdf.read_bytes()
+    assert data.startswith(b"%PDF-") and data.rstrip().endswith(b"%%EOF")
+    pages = len(re.findall(rb"/Type\s*/Page[^s]", data))
+    assert pages >= 100, f"the PDF has {pages} pages; the book prints to about 170"
+    intro = (HTML / "book" / "intro.html").read_text(encoding="utf-8")
+    assert 'href="../fdp-book.pdf"' in intro
