@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import warnings
 from decimal import Decimal
 
 import numpy as np
@@ -165,6 +166,19 @@ def test_tiny_noise_readings_are_above_the_max_test(recwarn, steps):
     if steps == 1:  # the add curve is exact
         assert r.tpr[0] == pytest.approx(_one_step_add_tpr(1e-3, 0.5, 0.03), rel=1e-3)
     assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(sigma=st.floats(0.01, 0.1), q=st.floats(0.05, 0.99), steps=st.integers(1, 3))
+def test_mu_at_tiny_noise_is_above_the_max_test(sigma, q, steps):
+    """Across tiny noise (likelihood ratios beyond the float range) mu* stays above the max test's mu at the
+    floor; the true curve's beta there is at least (1 - q)^T (1 - a) >= 1e-6, so that point counts for mu*."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        mu = risk.gdp(dpsgd(sigma, q, steps), discretization=0.05).mu
+    assert not [w for w in caught if issubclass(w.category, RuntimeWarning)]  # no raw overflow warnings
+    a = 1e-10 * 1.0001
+    assert mu >= _mu_at(a, _max_test(a, q, sigma, steps))
 
 
 # --- RTM readings at tiny levels --------------------------------------------------------------------

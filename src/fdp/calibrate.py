@@ -97,7 +97,7 @@ def epsilon(noise_multiplier: float, sampling_rate: float, steps: int, delta: fl
 def _epsilon(noise_multiplier, sampling_rate, steps, delta, accountant, discretization, noise="gaussian") -> float:
     if accountant == "pld":
         dist = pld.mechanism_pld(noise, noise_multiplier, sampling_rate, steps, discretization=discretization)
-        return float(dist.get_epsilon_for_delta(delta))
+        return pld.epsilon_for_delta(dist, delta)
     event = (dp_accounting.GaussianDpEvent(noise_multiplier) if noise == "gaussian"
              else dp_accounting.LaplaceDpEvent(noise_multiplier))
     if sampling_rate < 1.0:
@@ -344,7 +344,7 @@ def _risk_lower(target, noise, rate, steps, h, level, dimension, delta=None):
         return _full_batch_risk(target, noise, steps, delta, level)
     if target == "epsilon":  # losses rounded down (first order in steps * h: ten times finer), a dominated pair
         dist = pld.mechanism_pld("gaussian", noise, rate, steps, discretization=h / 10, pessimistic=False)
-        eps = float(dist.get_epsilon_for_delta(delta))
+        eps = pld.epsilon_for_delta(dist, delta)
         return eps if math.isfinite(eps) else None  # delta below the PLD's truncated tails: no lower bound
     if target == "rtm_tpr":  # the optimistic RTM lattice is first order in steps * h: finer, as in tensor_bracket
         above = _rtm_curve(noise, rate, steps, h / rtm.OPTIMISTIC_REFINEMENT, dimension, False)

@@ -1096,6 +1096,8 @@ def breakpoints(
         betas = np.minimum.accumulate(betas)  # the two forms meet within rounding at beta = 1/2
     alphas = np.concatenate([[0.0], alphas])
     betas = np.concatenate([[1.0 - m_inf], betas])
+    if pessimistic:  # the two forms of beta meet within rounding at the first point too (far from private, m_inf > 1/2)
+        betas = np.minimum.accumulate(betas)
     powers = np.concatenate([[m_inf], power])
     # the last test rejects everywhere B has mass; beyond it only A-mass at loss -inf remains
     if alphas[-1] < 1.0:

@@ -57,6 +57,7 @@ from .validation import (
 )
 
 __all__ = [
+    "epsilon_for_delta",
     "default_discretization",
     "converged_discretization",
     "Spacing",
@@ -166,6 +167,25 @@ def _mechanism_pld(mechanism: str, noise_multiplier: float, p: float, steps: int
     # a one-step PMF of few losses is sparse, and dp_accounting composes a sparse PMF by repeated squaring of
     # dictionaries: 30-50 s for 10^7 steps at (1.5-2, 1e-4) where the dense FFT takes 0.04 s, with the same epsilon
     return _pld.PrivacyLossDistribution(*dense).self_compose(steps)
+
+
+def epsilon_for_delta(dist, delta: float) -> float:
+    """``dist.get_epsilon_for_delta(delta)`` of a ``dp_accounting`` PLD, as a float, without its overflow warnings.
+
+    Far from private (losses above 709) ``dp_accounting`` divides by a P-mass that underflows; the quotient
+    overflows to inf and the answer is inf or a loss above 700, an upper bound either way.
+
+    Parameters
+    ----------
+    dist : dp_accounting.pld.privacy_loss_distribution.PrivacyLossDistribution
+    delta : float
+
+    Returns
+    -------
+    float
+    """
+    with np.errstate(over="ignore"):
+        return float(dist.get_epsilon_for_delta(delta))
 
 
 def compose(plds):
@@ -652,8 +672,8 @@ def converged_discretization(noise_multiplier: float, sampling_rate: float, step
     h = default_discretization(noise_multiplier, sampling_rate, steps)
 
     def eps(spacing):
-        return float(mechanism_pld("gaussian", noise_multiplier, sampling_rate, steps,
-                                   discretization=spacing).get_epsilon_for_delta(delta))
+        return epsilon_for_delta(mechanism_pld("gaussian", noise_multiplier, sampling_rate, steps,
+                                   discretization=spacing), delta)
 
     def fits(spacing):
         one = lattice.lattice_points("gaussian", noise_multiplier, sampling_rate, 1, spacing)

@@ -329,7 +329,7 @@ def _gdp_and_curve(sigma, rate, steps, delta, discretization, tail,
     if floor < tail:
         warnings.append(f"the curve passes below ({tail:g}, {tail:g}): the alpha floor was lowered to its fixed "
                         f"point {floor:.3g}, and mu* = {mu:.3g} reads as 'beyond {2 * norm.isf(tail):.3g}'")
-    eps = float(dist.get_epsilon_for_delta(delta))
+    eps = pld.epsilon_for_delta(dist, delta)
     if not np.isfinite(eps):
         warnings.append(f"epsilon at delta {delta:g} is infinite for this lattice")
     return GDPReport(mu, regret, floor, eps if np.isfinite(eps) else None, delta, h, "lattice", tuple(warnings)), curve
