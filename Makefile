@@ -180,14 +180,16 @@ book: chromium | $(STAMP)
 
 # The whole book as one PDF: the single-page HTML build (from the same doctrees, seconds) printed by
 # Chromium once MathJax has typeset it.  Sphinx writes that page as book/intro.html with links relative
-# to the root, so it is printed from a copy at the root.  The page must carry typeset formulas (no raw
+# to the root, so it is printed from a copy at the root, with every dropdown open (paper has no clicks;
+# the print style hides the rerun boxes and code toggles).  The page must carry typeset formulas (no raw
 # TeX in the PDF); the PDF is written to a temporary name and moved into place only when complete.
 SINGLE := _build/singlehtml
 PDF := $(HTML)/fdp-book.pdf
 BROWSER = $(or $(CHROMIUM),/usr/bin/chromium) --headless=new --no-sandbox --disable-gpu --virtual-time-budget=120000
 pdf: chromium | $(STAMP)
 	$(VENV)/bin/jupyter-book build . --builder singlehtml -W -n --keep-going
-	cp $(SINGLE)/book/intro.html $(SINGLE)/whole-book.html
+	sed 's/<details class="sd-sphinx-override sd-dropdown/<details open class="sd-sphinx-override sd-dropdown/g' \
+		$(SINGLE)/book/intro.html > $(SINGLE)/whole-book.html
 	@n=$$($(BROWSER) --dump-dom "file://$(CURDIR)/$(SINGLE)/whole-book.html" 2>/dev/null | grep -c "<mjx-container"); \
 	if [ "$$n" -lt 100 ]; then echo "error: MathJax typeset $$n formulas in the single-page book" >&2; exit 1; fi
 	@rm -f $(PDF) $(PDF).tmp

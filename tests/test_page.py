@@ -171,7 +171,7 @@ def test_chapter_table_rows_are_for_people():
     text = page.chapter_table([printed, claim])
     assert "table2/" not in text and "fig4/" not in text
     assert "| Table 2 'after' | μ of the ε = 8 run | 1.567 | 1.3 |" in text
-    assert "| Sec. 5 | rule of thumb | does not hold (0.0138 beyond 0.01) | claimed |" in text
+    assert "| Sec. 5 | rule of thumb | does not hold: 0.0138, the claim needs 0 ± 0.01 | claimed |" in text
 
 
 def test_glance_says_how_the_run_compares_with_the_papers_set_up(recorded, monkeypatch, tmp_path):

@@ -50,11 +50,13 @@ def glance(notebook: str, reproduces: str, directory: Path | None = None, namesp
     failing = [r["key"] for r, s in zip(records, status) if s in results.FAILING]
     uncompared = status.count("not compared")
     lines = [f"**Reproduces:** {reproduces}", ""]
-    lines.append(f"**Compared with the paper:** {_plural(len(records) - claims, 'printed value')} and "
-                 f"{_plural(claims, 'claim')}: {status.count('match')} match, "
-                 f"{_plural(len(explained), 'explained deviation')}"
-                 + (f", {uncompared} not compared (this run's parameters differ from the paper's)" if uncompared else "")
-                 + (f", **{len(failing)} failing** ({', '.join(failing)})" if failing else "") + ".")
+    compared = " and ".join(_plural(n, what) for n, what in ((len(records) - claims, "printed value"),
+                                                               (claims, "claim")) if n)
+    outcomes = [f"{n} {what}" for n, what in ((status.count("match"), "match"),) if n]
+    outcomes += [_plural(len(explained), "explained deviation")] if explained else []
+    outcomes += [f"{uncompared} not compared (this run's parameters differ from the paper's)"] if uncompared else []
+    outcomes += [f"**{len(failing)} failing** ({', '.join(failing)})"] if failing else []
+    lines.append(f"**Compared with the paper:** {compared}: {', '.join(outcomes)}.")
     namespace = namespace or {}
     scaled = []
     has_notebook = (ROOT / "notebooks" / f"{notebook}.ipynb").is_file()  # (a results-only test fixture has none)
@@ -184,7 +186,7 @@ def rerun(notebook: str, namespace: dict | None = None) -> str:
             "in single quotes), or add more `-p name value` pairs from the table.\n\n"
             "```bash\n" + "\n".join(commands) + "\n```\n\nThe notebook and its results go to `_build/runs/`; records whose parameters "
             "differ from the paper's are marked *not compared*.\n\n" + "\n".join(rows))
-    return f":::{{dropdown}} Rerun this page\n\n{body}\n:::\n"
+    return f":::{{dropdown}} Rerun this page\n:class-container: rerun\n\n{body}\n:::\n"
 
 
 def _shown(value) -> str:
@@ -258,16 +260,23 @@ def _unless_match(rec: dict) -> str:
 def _place_and_what(rec: dict) -> tuple[str, str]:
     """The record's place in the paper ("Table 2 'after'") and what it is (the source's parenthesis), without
     the paper's name, which the chapter already gives."""
-    source = re.sub(r"^[^,(]*?\d{4}[ab]?(?: \([^)]*\))?, ", "", rec["source"])
-    place, _, what = source.partition(" (")
-    return place, what[:-1] if what.endswith(")") else what
+    source = re.sub(r"^[^,(]*?\d{4}[ab]?(?: \([^)]*\))?, ", "", rec["source"]).strip()
+    if not source.endswith(")"):
+        return source, ""
+    depth = 0  # the parenthesis that the final ")" closes (the detail may hold brackets of its own)
+    for i in range(len(source) - 1, -1, -1):
+        depth += {")": 1, "(": -1}.get(source[i], 0)
+        if depth == 0:
+            return source[:i].rstrip(), source[i + 1:-1]
+    return source, ""
 
 
 def _claim_cell(rec: dict) -> str:
-    """A claim's outcome in words, with the quantity that tests it."""
-    holds = results.status_of(rec) == "match"
-    return (f"holds ({rec['value']:.3g} within {rec['tol']:.2g})" if holds
-            else f"does not hold ({rec['value']:.3g} beyond {rec['tol']:.2g})")
+    """A claim's outcome in words: the measured quantity against what the claim needs (the paper's value within
+    the tolerance)."""
+    holds = results.within(rec["value"], rec["paper"], rec["tol"])
+    return (f"{'holds' if holds else 'does not hold'}: {rec['value']:.3g}, the claim needs "
+            f"{rec['paper']:.3g} ± {rec['tol']:.2g}")
 
 
 def chapter_table(records: list[dict], most: int = 8) -> str:

@@ -47,7 +47,7 @@ import yaml
 
 from .paths import ERRATA, paper_dir, results_dir
 
-__all__ = ["KINDS", "FAILING", "start", "record", "recorded", "status", "load", "load_all", "load_spec", "status_of", "verify",
+__all__ = ["KINDS", "FAILING", "start", "record", "recorded", "status", "load", "load_all", "load_spec", "status_of", "within", "verify",
            "errata_labels", "paper_setting", "same"]
 
 KINDS = ("exact", "mc", "figure", "claim")
@@ -177,7 +177,8 @@ def start(notebook: str) -> None:
     _write(notebook, [])
 
 
-def _within(a: float, b: float, tol: float) -> bool:
+def within(a: float, b: float, tol: float) -> bool:
+    """Whether ``a`` lies within ``tol`` of ``b`` (the comparison behind every status)."""
     # the relative slack only absorbs float noise at a rounding edge (|0.3215 - 0.322| = 5.000000000000004e-4)
     return abs(a - b) <= tol * (1.0 + 1e-9)
 
@@ -186,11 +187,11 @@ def status_of(rec: dict) -> str:
     """The status of one record (see the module docstring)."""
     if rec.get("not_compared"):
         return "not compared"
-    matches = _within(rec["value"], rec["paper"], rec["tol"])
+    matches = within(rec["value"], rec["paper"], rec["tol"])
     if "expected" in rec:  # a deviation pinned in data/paper
         if matches:
             return "stale"
-        return "explained" if _within(rec["value"], rec["expected"], rec["expected_tol"]) else "drift"
+        return "explained" if within(rec["value"], rec["expected"], rec["expected_tol"]) else "drift"
     return "match" if matches else "mismatch"
 
 
