@@ -302,6 +302,26 @@ def test_far_from_private_the_default_spacing_is_converged_without_halving():
     assert 0.0 <= coarse - fine <= 2 * h
 
 
+def test_cli_tables_round_upper_ends_up_and_curve_values_down(capsys):
+    """The rero and rtm tables printed 0.929974 for gamma = 0.92997428 and j = 0.993998 for 0.99399784 (round to
+    nearest): upper ends are now rounded up, curve values (type-II errors) down."""
+    code, out, _ = _run(capsys, ["rero", "--mechanism", "gaussian", "--mu", "2", "--kappa", "0.3"], json_out=False)
+    assert code == 0
+    row = out.strip().splitlines()[-1].split()
+    assert float(row[1]) >= norm.cdf(norm.ppf(0.3) + 2.0) and row[1] == "0.929975"
+    code, out, _ = _run(capsys, ["rtm", "--mechanism", "subsampled-gaussian", "--mu", "1", "--sampling-rate", "0.5",
+                                 "--alpha", "0.001"], json_out=False)
+    assert code == 0
+    row = out.strip().splitlines()[-1].split()
+    assert row[1] == "0.993997"  # j = 0.99399784...: printed below it, so 1 - j is not understated
+
+
+def test_bayes_success_at_a_subnormal_prior_has_no_overflow_warning(recwarn):
+    _, _, bayes = mia.gaussian_membership_bounds(1.0, [0.1], [1e-320, 0.5])
+    assert np.all(bayes <= 1.0) and bayes[1] >= norm.cdf(0.5)
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+
+
 # --- outward rounding ----------------------------------------------------------------------------
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import lattice, rero, risk, tradeoff
+from . import formatting, lattice, rero, risk, tradeoff
 from .privacy_loss import Mechanism, RandomizedResponse
 from .validation import (
     MAX_INT,
@@ -232,8 +232,20 @@ def _emit(out: dict, args, columns=None) -> int:
     else:
         print(" ".join(f"{c:>12}" for c in columns))
         for i in range(len(out[columns[0]])):
-            print(" ".join(f"{out[c][i]:12.6g}" for c in columns))
+            print(" ".join(f"{_cell(c, out[c][i]):>12}" for c in columns))
     return 0
+
+
+_LEVELS = ("kappa", "alpha")  # the inputs of a table, printed as given
+_CURVES = ("j", "j_inv", "J", "f_dp")  # trade-off curve values (type-II errors): a smaller one is the safe side
+
+
+def _cell(column: str, value: float) -> str:
+    """A table cell to 6 significant digits, rounded outward: lower ends and curve values down, the rest (upper
+    ends, estimates of a risk) up, so that no printed risk lies below the computed one."""
+    if column in _LEVELS:
+        return f"{value:.6g}"
+    return formatting.bound(value, 6, "lower" if column.endswith("_lower") or column in _CURVES else "upper")
 
 
 # --- rero ------------------------------------------------------------------------------------

@@ -117,7 +117,7 @@ def gaussian_membership_bounds(mu: float, fpr, prior) -> tuple[np.ndarray, float
     advantage = min(float(math.erf(mu / (2.0 * math.sqrt(2.0)))) * (1.0 + 8.0 * U), 1.0)
     if mu == 0.0:
         return tpr, advantage, np.maximum(prior, 1.0 - prior)
-    z = (np.log((1.0 - prior) / prior) + 0.5 * mu * mu) / mu
+    z = (np.log1p(-prior) - np.log(prior) + 0.5 * mu * mu) / mu  # (1 - p) / p overflows at a subnormal prior
     rel = (16.0 + 8.0 * z * z + 8.0 * (mu - z) ** 2) * U + (np.abs(z) + mu + 2.0) * 8.0 * U * (np.abs(z) + mu)
     bayes = (prior * ndtr(mu - z) + (1.0 - prior) * ndtr(z)) * (1.0 + rel)
     return tpr, advantage, np.minimum(bayes, 1.0)
