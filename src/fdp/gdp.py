@@ -170,15 +170,15 @@ def _exact_gaussian_delta(eps: float, mu: float) -> mpmath.mpf:
     return value
 
 
-def _certify(values: np.ndarray, holds, step_sign: float) -> np.ndarray:
-    """Move each float ``values[i]`` by growing steps (ulps, doubling) in the direction ``step_sign`` until
-    ``holds(i, x)`` (an exact check): the float root finders' answers are within ~1e-10 (relative) of the root
-    (the float ``delta``'s error), and a bound must not fall on the wrong side of it."""
+def _certify(values: np.ndarray, holds) -> np.ndarray:
+    """Move each float ``values[i]`` up by growing steps (ulps, doubling) until ``holds(i, x)`` (an exact check):
+    the float root finders' answers are within ~1e-10 (relative) of the root (the float ``delta``'s error), and a
+    bound must not fall on the wrong side of it."""
     out = values.astype(float).ravel()
     for i, x in enumerate(out.tolist()):
         step = max(np.spacing(abs(x)), 5e-324)
         while not holds(i, x):
-            x = x + step_sign * step
+            x = x + step
             step *= 2.0
         out[i] = x
     return out.reshape(values.shape)
@@ -273,7 +273,7 @@ def mu_from_eps_delta(epsilon, delta):
     _, hi = bisect_increasing(fun, delta, lo, hi)
     # the bracket's upper end, moved up (if ever) until exact arithmetic puts it at or above the root
     eps_flat, delta_flat = epsilon.ravel(), delta.ravel()
-    out = _certify(np.exp(hi), lambda i, m: _exact_gaussian_delta(eps_flat[i], m) >= delta_flat[i], 1.0)
+    out = _certify(np.exp(hi), lambda i, m: _exact_gaussian_delta(eps_flat[i], m) >= delta_flat[i])
     return out if out.ndim else float(out)
 
 
@@ -327,7 +327,7 @@ def eps_from_mu_delta(mu, delta):
     out = np.where(_gaussian_delta(0.0, mu) <= delta, 0.0, hi)
     # moved up (if ever) until exact arithmetic puts it at or above the smallest eps
     mu_flat, delta_flat = mu.ravel(), delta.ravel()
-    out = _certify(out, lambda i, e: _exact_gaussian_delta(e, mu_flat[i]) <= delta_flat[i], 1.0)
+    out = _certify(out, lambda i, e: _exact_gaussian_delta(e, mu_flat[i]) <= delta_flat[i])
     return out if out.ndim else float(out)
 
 

@@ -67,8 +67,8 @@ def membership_bounds(curve: tradeoff.PiecewiseLinear, fpr, prior) -> tuple[np.n
     return tpr, advantage, bayes
 
 
-U = 2.0**-53  # unit round-off of float64
-_ROUNDING = 8 * U
+_U = 2.0**-53  # unit round-off of float64
+_ROUNDING = 8 * _U
 
 
 def gaussian_membership_bounds(mu: float, fpr, prior) -> tuple[np.ndarray, float, np.ndarray]:
@@ -112,12 +112,12 @@ def gaussian_membership_bounds(mu: float, fpr, prior) -> tuple[np.ndarray, float
         z = ndtri(fpr)
     w = np.where(np.isfinite(z), z + mu, 0.0)
     z = np.where(np.isfinite(z), z, 0.0)
-    rel = (16.0 + 8.0 * w * w) * U + (np.abs(w) + 1.0) * (4.0 * U * np.abs(z) + 2.0 * U * (np.abs(w) + mu))
+    rel = (16.0 + 8.0 * w * w) * _U + (np.abs(w) + 1.0) * (4.0 * _U * np.abs(z) + 2.0 * _U * (np.abs(w) + mu))
     tpr = np.minimum(tpr * (1.0 + rel), 1.0)
-    advantage = min(float(math.erf(mu / (2.0 * math.sqrt(2.0)))) * (1.0 + 8.0 * U), 1.0)
+    advantage = min(float(math.erf(mu / (2.0 * math.sqrt(2.0)))) * (1.0 + 8.0 * _U), 1.0)
     if mu == 0.0:
         return tpr, advantage, np.maximum(prior, 1.0 - prior)
     z = (np.log1p(-prior) - np.log(prior) + 0.5 * mu * mu) / mu  # (1 - p) / p overflows at a subnormal prior
-    rel = (16.0 + 8.0 * z * z + 8.0 * (mu - z) ** 2) * U + (np.abs(z) + mu + 2.0) * 8.0 * U * (np.abs(z) + mu)
+    rel = (16.0 + 8.0 * z * z + 8.0 * (mu - z) ** 2) * _U + (np.abs(z) + mu + 2.0) * 8.0 * _U * (np.abs(z) + mu)
     bayes = (prior * ndtr(mu - z) + (1.0 - prior) * ndtr(z)) * (1.0 + rel)
     return tpr, advantage, np.minimum(bayes, 1.0)

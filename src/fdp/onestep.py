@@ -269,34 +269,29 @@ def _difference(step: OneStep, m0, e0, m1, e1, lv, lerr):
     digits where ``Q ~ e^l P``.
     """
     p = step.p
-    with np.errstate(over="ignore", invalid="ignore"):
-        return _difference_terms(step, p, m0, e0, m1, e1, lv, lerr)
-
-
-def _difference_terms(step: OneStep, p, m0, e0, m1, e1, lv, lerr):
-    """The arithmetic of :func:`_difference` (inf or nan where ``e^l`` overflows; the callers cap D by the Q-mass)."""
-    e_l = np.exp(lv)
-    if step.direction == "add":
-        c0 = -(np.expm1(lv) + p)
-        c0_err = 2.0 * U * np.abs(np.expm1(lv)) + e_l * lerr * (1.0 + 4.0 * U) + U * np.abs(c0)
-        c1, c1_err = p, 0.0
-    else:
-        c0 = -p * e_l
-        c0_err = p * e_l * (lerr * (1.0 + 4.0 * U) + 2.0 * U)
-        if p < 1.0:
-            log_keep = math.log1p(-p)
-            shifted = lv + log_keep
-            c1 = -np.expm1(shifted)
-            # expm1 to 2 u; its argument is off by lerr plus the roundings of the sum and of log1p,
-            # and d c_1 / dl = -(1 - p) e^l
-            arg_err = lerr + 2.0 * U * (np.abs(shifted) + abs(log_keep))
-            c1_err = 2.0 * U * np.abs(c1) + (1.0 - p) * e_l * (1.0 + 4.0 * U) * arg_err
+    with np.errstate(over="ignore", invalid="ignore"):  # inf or nan where e^l overflows: the callers cap D by the Q-mass
+        e_l = np.exp(lv)
+        if step.direction == "add":
+            c0 = -(np.expm1(lv) + p)
+            c0_err = 2.0 * U * np.abs(np.expm1(lv)) + e_l * lerr * (1.0 + 4.0 * U) + U * np.abs(c0)
+            c1, c1_err = p, 0.0
         else:
-            c1, c1_err = 1.0, 0.0
-    d = c0 * m0 + c1 * m1
-    err = (np.abs(c0) * e0 + np.abs(c1) * e1 + c0_err * (m0 + e0) + c1_err * (m1 + e1)
-           + 4.0 * U * (np.abs(c1) * m1 + np.abs(c0) * m0))
-    return d, err
+            c0 = -p * e_l
+            c0_err = p * e_l * (lerr * (1.0 + 4.0 * U) + 2.0 * U)
+            if p < 1.0:
+                log_keep = math.log1p(-p)
+                shifted = lv + log_keep
+                c1 = -np.expm1(shifted)
+                # expm1 to 2 u; its argument is off by lerr plus the roundings of the sum and of log1p,
+                # and d c_1 / dl = -(1 - p) e^l
+                arg_err = lerr + 2.0 * U * (np.abs(shifted) + abs(log_keep))
+                c1_err = 2.0 * U * np.abs(c1) + (1.0 - p) * e_l * (1.0 + 4.0 * U) * arg_err
+            else:
+                c1, c1_err = 1.0, 0.0
+        d = c0 * m0 + c1 * m1
+        err = (np.abs(c0) * e0 + np.abs(c1) * e1 + c0_err * (m0 + e0) + c1_err * (m1 + e1)
+               + 4.0 * U * (np.abs(c1) * m1 + np.abs(c0) * m0))
+        return d, err
 
 
 def pessimistic(step: OneStep, l_0: float, h: float, grid: int) -> tuple[np.ndarray, float]:

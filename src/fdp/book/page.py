@@ -52,7 +52,7 @@ def glance(notebook: str, reproduces: str, directory: Path | None = None, namesp
     lines = [f"**Reproduces:** {reproduces}", ""]
     compared = " and ".join(_plural(n, what) for n, what in ((len(records) - claims, "printed value"),
                                                                (claims, "claim")) if n)
-    outcomes = [f"{n} {what}" for n, what in ((status.count("match"), "match"),) if n]
+    outcomes = [f"{status.count('match')} match"] if "match" in status else []
     outcomes += [_plural(len(explained), "explained deviation")] if explained else []
     outcomes += [f"{uncompared} not compared (this run's parameters differ from the paper's)"] if uncompared else []
     outcomes += [f"**{len(failing)} failing** ({', '.join(failing)})"] if failing else []
