@@ -472,13 +472,47 @@ def test_randomized_response_readings_are_its_closed_forms(eps, fpr, kappa):
     assert r.advantage >= math.tanh(eps / 2) * (1 - 1e-15)
 
 
-@given(mu=st.floats(0.01, 30.0), fpr=st.floats(1e-300, 0.5))
-@settings(max_examples=12, deadline=None)
-def test_full_batch_tpr_and_mu_are_the_closed_forms(mu, fpr):
-    r = risk.report(Mechanism("gaussian", 1.0 / mu, 1.0, 1), fpr=[fpr], prior=[0.5], kappa=[0.1],
-                    rtm_discretization=1e-3)
-    assert r.gdp.mu == pytest.approx(mu, rel=1e-12)
-    assert r.tpr[0] == pytest.approx(tradeoff.gaussian(r.gdp.mu).power(fpr), rel=1e-9)
+def _exact_gaussian_power(mu, level):
+    """Phi(Phi^-1(level) + mu) in mpmath (a float mu and level taken as exact; 1 - 2 level kept to 40 digits)."""
+    with mp.workdps(40 + int(-math.log10(level))):
+        return ncdf(-sqrt(2) * erfinv(1 - 2 * mpf(level)) + mpf(mu))
+
+
+@given(sigma=st.floats(0.03, 100.0), steps=st.integers(1, 10**9), level=st.floats(1e-300, 0.5))
+@settings(max_examples=15, deadline=None)
+def test_full_batch_closed_forms_are_bounds_not_roundings(sigma, steps, level):
+    """Full batches: mu = sqrt(T)/sigma was rounded to nearest (one ulp low for sqrt(3)), the ReRo interval was the
+    rounded closed form at both ends (2e-13 relative low at kappa 1e-300): every end is now on its side of the
+    exact value (mu checked in rational arithmetic, the powers in mpmath)."""
+    from fractions import Fraction
+
+    r = risk.report(Mechanism("gaussian", sigma, 1.0, steps), fpr=[level], prior=[0.5], kappa=[level],
+                    rtm_discretization=1e-2)
+    assert (Fraction(r.gdp.mu) * Fraction(sigma)) ** 2 >= steps
+    exact = _exact_gaussian_power(r.gdp.mu, level)  # the curve at the certified mu: the least the TPR can be
+    assert r.tpr[0] >= exact and r.rero.upper[0] >= exact
+    with mp.workdps(60):
+        mu_low = sqrt(mpf(steps)) / mpf(sigma)
+    assert r.rero.lower[0] <= _exact_gaussian_power(mu_low, level)
+
+
+def test_calibrate_a_full_batch_mu_target_is_met_exactly(capsys):
+    """`calibrate --steps 3 --mu 1` returned float(sqrt(3)), 1e-16 below the real sqrt(3): its mu is above 1."""
+    from fractions import Fraction
+
+    code, out, _ = _run(capsys, ["calibrate", "--steps", "3", "--mu", "1"])
+    assert code == 0 and Fraction(out["noise_multiplier"]) ** 2 >= 3
+    assert out["noise_multiplier"] <= math.sqrt(3) * (1 + 1e-15)
+
+
+@pytest.mark.parametrize("argv", [
+    ["--noise-multiplier", "1", "--steps", "1000000000000"],  # was 0.99994: 5.5e-17 of Q-mass lost per step
+    ["--noise-multiplier", "0.01"],  # one step, effect size 100: was 1 - 2e-14 (a running sum's rounding)
+])
+def test_rtm_tpr_far_from_private_is_1(capsys, argv):
+    """Both are 1 - 1e-800 or closer in truth: the RTM TPR bound at FPR 1e-300 must print 1."""
+    code, out, _ = _run(capsys, ["report", *argv, "--fpr", "1e-300", "--kappa", "0.1"])
+    assert code == 0 and out["rtm"]["tpr_upper"] == [1.0] and out["rtm"]["gamma_upper"] == [1.0]
 
 
 @given(tail=st.floats(1e-300, 1e-3))

@@ -196,10 +196,12 @@ def test_more_steps_never_more_private_far_from_privacy():
     assert fixed[1] <= fixed[0]
 
 
-def test_repair_beyond_double_range_is_an_error():
-    """A lowest loss whose likelihood ratio overflows is refused, not turned into a vacuous curve."""
-    with pytest.raises(ValueError, match="overflows double precision"):
-        lattice.breakpoints(800.0, 0.1, [0.5, 0.5], 0.0)
+def test_repair_beyond_double_range_stays_pessimistic():
+    """Where the lowest loss's likelihood ratio overflows, the missing A-mass stays at loss -inf: every test
+    with alpha > 0 rejects all of B (B sits at losses 800 and 800.1, A-mass e^{-800}), so beta = 0 is exact
+    up to e^{-800}, and the curve must not claim more (no beta above 0 past alpha = 0)."""
+    alphas, betas = lattice.breakpoints(800.0, 0.1, [0.5, 0.5], 0.0)
+    assert alphas[0] == 0.0 and np.all(betas <= 0.0)
 
 
 def test_certified_lower_curve_gaussian_composition_tight_at_both_ends():

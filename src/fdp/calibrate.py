@@ -25,6 +25,7 @@ from . import gdp, mia, pld, rtm, tradeoff
 from .privacy_loss import check_mechanism
 from .validation import (
     ResourceLimitError,
+    check_discretization,
     check_open_unit,
     check_positive,
     check_positive_int,
@@ -296,15 +297,17 @@ def _rtm_curve(noise, rate, steps, h, dimension, pessimistic):
 
 
 def _full_batch_risk(target, noise, steps, delta, level):
-    """The exact risk of ``steps`` full-batch Gaussian steps, exactly ``sqrt(steps) / noise``-GDP (closed forms)."""
-    mu = math.sqrt(steps) / noise
+    """The exact risk of ``steps`` full-batch Gaussian steps, exactly ``sqrt(steps) / noise``-GDP (closed forms,
+    each an upper bound: rounded up past its float error)."""
+    mu = gdp.mu_full_batch(noise, steps)
     if target == "epsilon":
         return float(gdp.eps_from_mu_delta(mu, delta))
     if target == "mu":
         return mu
     if target == "advantage":  # 2 Phi(mu / 2) - 1, without cancellation
-        return math.erf(mu / (2.0 * math.sqrt(2.0)))
-    return float(max(tradeoff.gaussian(mu).power(level), level))  # the TPR at an FPR, gamma at a prior
+        return mia.gaussian_membership_bounds(mu, [0.0], [0.5])[1]
+    # the TPR at an FPR, gamma at a prior: the same power of the symmetric curve G_mu
+    return float(max(tradeoff.gaussian_power_bounds(mu, level)[1][0], level))
 
 
 def _level_min(level) -> float:
@@ -456,7 +459,7 @@ def noise_for_risk(target: str, value: float, sampling_rate: float, steps: int, 
     steps = check_positive_int("steps", steps)
     rtol = _check_rtol(rtol)
     if discretization is not None:
-        check_positive("discretization", discretization)
+        check_discretization("discretization", discretization)
     trivial = _sampling_bound(target, sampling_rate, steps, level)
     if trivial is not None and value >= trivial:
         return Calibration(0.0, target, value, trivial, None, sampling_rate, steps, discretization or 0.0, rtol, 0,
@@ -574,7 +577,7 @@ def steps_for_risk(target: str, value: float, noise_multiplier: float, sampling_
         max_steps = 10**12 if sampling_rate == 1.0 and target != "rtm_tpr" else 1_000_000
     max_steps = check_positive_int("max_steps", max_steps)
     if discretization is not None:
-        check_positive("discretization", discretization)
+        check_discretization("discretization", discretization)
 
     @functools.lru_cache(maxsize=None)
     def risk_at(steps):

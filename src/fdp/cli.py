@@ -26,6 +26,7 @@ from .validation import (
     MAX_INT,
     ResourceLimitError,
     check_array_in,
+    check_discretization,
     check_nonnegative,
     check_open_unit,
     check_positive,
@@ -280,7 +281,7 @@ def _validate_rero(args) -> np.ndarray:
     elif _full_batch_gaussian(args):
         _forbid(args, ("discretization",), "to full batches (--sampling-rate 1: the exact Gaussian closed form)")
     elif args.method == "bracket" and args.discretization is not None:  # the lattice's size: checked by the library
-        args.discretization = check_positive("--discretization", args.discretization)
+        args.discretization = check_discretization("--discretization", args.discretization)
     elif args.method == "mc":
         from . import montecarlo
 
@@ -418,7 +419,7 @@ def _gdp(args) -> int:
             if args.tail is not None:
                 gdp.check_lattice_tail(args.tail, "--tail")
             if args.discretization is not None:
-                check_positive("--discretization", args.discretization)
+                check_discretization("--discretization", args.discretization)
         with _flags("--noise-multiplier, --sampling-rate, --steps, --discretization, --tail"):  # guards run first
             report = risk.gdp(Mechanism("gaussian", s, q, steps), delta=delta, discretization=args.discretization,
                               tail=1e-10 if args.tail is None else args.tail)
@@ -482,7 +483,7 @@ def _report(args) -> int:
     prior = check_array_in("--prior", risk.REPORT_PRIOR if args.prior is None else args.prior, 0.0, 1.0,
                            open_low=True, open_high=True)
     if args.discretization is not None:
-        check_positive("--discretization", args.discretization)
+        check_discretization("--discretization", args.discretization)
     dimension = _int_at_least("--rtm-dimension", 1 if args.rtm_dimension is None else args.rtm_dimension, 1)
     if args.figure is not None and not args.figure.lower().endswith((".png", ".svg")):
         raise ValueError(f"--figure must name a .png or .svg file, got {args.figure!r}")
@@ -525,7 +526,7 @@ def _calibrate(args) -> int:
         raise ValueError("give --steps (to find the noise multiplier) or --noise-multiplier (to find the steps), "
                          "not both and not neither")
     q = check_sampling_rate("--sampling-rate", 1.0 if args.sampling_rate is None else args.sampling_rate)
-    kwargs = {"discretization": None if args.discretization is None else check_positive("--discretization",
+    kwargs = {"discretization": None if args.discretization is None else check_discretization("--discretization",
                                                                                          args.discretization)}
     if args.steps is not None:
         steps = _int_at_least("--steps", args.steps, 1)

@@ -62,7 +62,9 @@ gdpnum 0.1.2 (the paper's code) instead bisects ``kappa`` with the condition che
 
 from __future__ import annotations
 
+import math
 import warnings
+from fractions import Fraction
 
 import mpmath
 import numpy as np
@@ -78,6 +80,7 @@ from .tradeoff import symmetrise as _symmetrise
 from .validation import (
     EPS_MAX,
     check_array_in,
+    check_discretization,
     check_eps,
     check_nonnegative,
     check_positive,
@@ -94,6 +97,7 @@ __all__ = [
     "gdp_regret",
     "mu_and_regret",
     "delta_divergence",
+    "mu_full_batch",
     "mu_pure_dp",
     "mu_laplace",
     "alg1",
@@ -727,6 +731,38 @@ def delta_divergence(f: PiecewiseLinear, g: PiecewiseLinear, *, metric: bool = F
 # ---------------------------------------------------------------------------------------------
 
 
+def mu_full_batch(noise_multiplier: float, steps: int) -> float:
+    """mu of ``steps`` full-batch Gaussian steps, ``sqrt(steps) / noise_multiplier``, as an upper bound.
+
+    The steps-fold Gaussian mechanism is exactly this mu-GDP (Dong, Roth, Su 2022 Cor. 3.3).  The float
+    quotient is raised one ulp at a time until ``(mu sigma)^2 >= steps`` holds in exact rational arithmetic
+    (the float ``sqrt(3)`` is 1e-16 below the real one, so noise ``sqrt(3)`` would miss mu = 1 by that much).
+
+    Parameters
+    ----------
+    noise_multiplier : float
+        > 0.
+    steps : int
+        >= 1.
+
+    Returns
+    -------
+    float
+        The smallest float found at or above ``sqrt(steps) / noise_multiplier`` (inf if it overflows).
+
+    Examples
+    --------
+    >>> mu_full_batch(2.0, 4), mu_full_batch(1.0, 3) > 3 ** 0.5
+    (1.0, True)
+    """
+    sigma = check_positive("noise_multiplier", noise_multiplier)
+    steps = check_positive_int("steps", steps)
+    mu = math.sqrt(steps) / sigma
+    while math.isfinite(mu) and (Fraction(mu) * Fraction(sigma)) ** 2 < steps:
+        mu = math.nextafter(mu, math.inf)
+    return mu
+
+
 def mu_pure_dp(epsilon) -> float | np.ndarray:
     """GDP paper Prop. 6.1: every eps-DP mechanism is mu-GDP with ``mu = -2 Phi^{-1}(1 / (e^eps + 1))``.
 
@@ -934,10 +970,10 @@ def mu_and_regret_dpsgd(
     noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
     steps = check_positive_int("steps", steps)
     if discretization is not None:
-        check_positive("discretization", discretization)
+        check_discretization("discretization", discretization)
     if check_sampling_rate("sampling_rate", sampling_rate) == 1.0:
         # full batches: the steps-fold Gaussian mechanism, exactly sqrt(steps)/noise_multiplier-GDP (regret 0)
-        return float(np.sqrt(steps) / noise_multiplier), 0.0
+        return mu_full_batch(noise_multiplier, steps), 0.0
     if method == "lattice":
         check_lattice_tail(tail)
     if method == "dp_accounting":

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.special import ndtr, ndtri
+from scipy.special import ndtr
 
 from . import tradeoff
 from .validation import check_array_in, check_nonnegative
@@ -105,15 +105,7 @@ def gaussian_membership_bounds(mu: float, fpr, prior) -> tuple[np.ndarray, float
     fpr = check_array_in("fpr", np.atleast_1d(np.asarray(fpr, dtype=float)), 0.0, 1.0)
     prior = check_array_in("prior", np.atleast_1d(np.asarray(prior, dtype=float)), 0.0, 1.0, open_low=True,
                            open_high=True)
-    tpr = tradeoff.gaussian(mu).power(fpr)
-    # upper bounds, so each value is raised by a bound on its float error (the same model as fdp.onestep's:
-    # ndtr to (16 + 8 w^2) u relative at w, ndtri to 4 u relative, and Phi's relative slope |w| + 1 below 0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        z = ndtri(fpr)
-    w = np.where(np.isfinite(z), z + mu, 0.0)
-    z = np.where(np.isfinite(z), z, 0.0)
-    rel = (16.0 + 8.0 * w * w) * _U + (np.abs(w) + 1.0) * (4.0 * _U * np.abs(z) + 2.0 * _U * (np.abs(w) + mu))
-    tpr = np.minimum(tpr * (1.0 + rel), 1.0)
+    _, tpr = tradeoff.gaussian_power_bounds(mu, fpr)  # upper bounds: raised by their float error
     advantage = min(float(math.erf(mu / (2.0 * math.sqrt(2.0)))) * (1.0 + 8.0 * _U), 1.0)
     if mu == 0.0:
         return tpr, advantage, np.maximum(prior, 1.0 - prior)

@@ -67,6 +67,7 @@ from scipy.optimize import brentq
 from scipy.special import log_ndtr, ndtr
 
 from .privacy_loss import log_ratio, subsampled
+from .validation import check_subsampled_range
 
 __all__ = ["OneStep", "pessimistic", "optimistic", "tail_x", "frames", "measures"]
 
@@ -108,6 +109,7 @@ class OneStep:
     def __post_init__(self):
         if self.direction not in ("add", "remove"):
             raise ValueError(f"direction must be 'add' or 'remove', got {self.direction!r}")
+        check_subsampled_range(self.scale, self.p)
 
     @property
     def _sign(self) -> float:

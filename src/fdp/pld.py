@@ -50,6 +50,7 @@ from .rero import gamma
 from .tradeoff import PiecewiseLinear, fixed_point, lower_convex_envelope, symmetrise
 from .validation import (
     check_array_in,
+    check_discretization,
     check_open_unit,
     check_positive,
     check_positive_int,
@@ -88,7 +89,7 @@ def _mechanism_args(mechanism, noise_multiplier, sampling_rate, steps, discretiz
     """The validated ``(mechanism, noise_multiplier, sampling_rate, steps, discretization)``."""
     return (check_mechanism(mechanism), check_positive("noise_multiplier", noise_multiplier),
             check_sampling_rate("sampling_rate", sampling_rate), check_positive_int("steps", steps),
-            check_positive("discretization", discretization))
+            check_discretization("discretization", discretization))
 
 
 def mechanism_pld(
@@ -599,8 +600,8 @@ def default_discretization(noise_multiplier: float, sampling_rate: float, steps:
     noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
     sampling_rate = check_sampling_rate("sampling_rate", sampling_rate)
     steps = check_positive_int("steps", steps)
-    with np.errstate(over="ignore"):
-        mu_clt = sampling_rate * np.sqrt(steps * np.expm1(1.0 / noise_multiplier**2))
+    with np.errstate(over="ignore", under="ignore", divide="ignore"):  # noise 1e-300 or 1e300: the clip decides
+        mu_clt = sampling_rate * np.sqrt(steps * np.expm1(1.0 / np.float64(noise_multiplier) ** 2))
     return float(np.clip(mu_clt / 200.0, 1e-5, 3e-4))
 
 
@@ -730,7 +731,7 @@ def dpsgd_pld(noise_multiplier: float, sampling_rate: float, steps: int, *, disc
     s = check_positive("noise_multiplier", noise_multiplier)
     q = check_sampling_rate("sampling_rate", sampling_rate)
     steps = check_positive_int("steps", steps)
-    h = default_discretization(s, q, steps) if discretization is None else check_positive("discretization", discretization)
+    h = default_discretization(s, q, steps) if discretization is None else check_discretization("discretization", discretization)
     return mechanism_pld("gaussian", s, q, steps, discretization=h)
 
 
@@ -807,7 +808,7 @@ def discrete_gaussian_pld(rhos, repeats=1, *, sensitivity: int = 1, discretizati
     n = np.broadcast_to(np.atleast_1d(repeats), r.shape)
     n = [check_positive_int("repeats", v) for v in n]
     sens = check_positive_int("sensitivity", sensitivity)
-    h = check_positive("discretization", discretization)
+    h = check_discretization("discretization", discretization)
     out = None
     for rho_i, n_i in zip(r, n):
         one = _pld.from_discrete_gaussian_mechanism(

@@ -33,6 +33,7 @@ from .privacy_loss import Mechanism, RandomizedResponse
 from .validation import (
     ResourceLimitError,
     check_array_in,
+    check_discretization,
     check_open_unit,
     check_positive,
     check_positive_int,
@@ -132,11 +133,10 @@ def rero(mechanism: Mechanism, kappa, method: str = "bracket", *, discretization
     kappa = check_array_in("kappa", np.atleast_1d(np.asarray(kappa, dtype=float)), 0.0, 1.0, open_low=True, open_high=True)
     noise, sigma, rate, steps = mechanism.args
     if noise == "gaussian" and rate == 1.0 and method == "bracket":  # the steps-fold Gaussian: sqrt(steps)/sigma-GDP
-        gamma = _rero.gamma(tradeoff.gaussian(np.sqrt(steps) / sigma), kappa)
-        return Estimate(gamma, "closed form", True, lower=gamma, upper=gamma)
+        return _gaussian_rero(_gdp.mu_full_batch(sigma, steps), kappa)
     if method in ("bracket", "mpmath"):
         if discretization is not None:
-            discretization = check_positive("discretization", discretization)
+            discretization = check_discretization("discretization", discretization)
         return _certified(mechanism, kappa, method, discretization)
     if method in ("edgeworth", "clt"):
         return _approximation(mechanism, kappa, method, order)
@@ -291,7 +291,7 @@ def gdp(mechanism: Mechanism, *, delta: float = 1e-5, discretization: float | No
     tail = _gdp.check_tail(tail)
     _, sigma, rate, steps = mechanism.args
     if rate == 1.0:  # the steps-fold Gaussian mechanism: exactly sqrt(steps)/sigma-GDP
-        mu = float(np.sqrt(steps) / sigma)
+        mu = _gdp.mu_full_batch(sigma, steps)
         try:
             eps, warnings = float(_gdp.eps_from_mu_delta(mu, delta)), ()
         except ValueError as exc:
@@ -321,7 +321,7 @@ def _gdp_and_curve(sigma, rate, steps, delta, discretization, tail,
                                 f"there has not converged to {100 * pld.EPSILON_RTOL:g} %: every reading is an upper "
                                 "bound, but a pessimistic one")
     else:
-        h = check_positive("discretization", discretization)
+        h = check_discretization("discretization", discretization)
     dist = pld.dpsgd_pld(sigma, rate, steps, discretization=h)  # for epsilon at delta (its size is checked first)
     curve = pld.certified_lower_curve("gaussian", sigma, rate, steps, discretization=h, direction="symmetrised",
                                       level_min=min(tail, level))
@@ -672,12 +672,12 @@ def report(mechanism: Mechanism | RandomizedResponse, *, delta: float = 1e-5, ka
     if rero_discretization is not None:
         rero_discretization = check_positive("rero_discretization", rero_discretization)
     rtm_dimension = check_positive_int("rtm_dimension", rtm_dimension)
-    rtm_discretization = check_positive("rtm_discretization", rtm_discretization)
+    rtm_discretization = check_discretization("rtm_discretization", rtm_discretization)
     if isinstance(mechanism, Mechanism) and mechanism.noise == "laplace" and rtm_dimension != 1:
         raise ValueError(f"rtm_dimension must be 1 for Laplace noise (its RTM statistic is one-dimensional), "
                          f"got {rtm_dimension}")
     if discretization is not None:
-        check_positive("discretization", discretization)
+        check_discretization("discretization", discretization)
     tail = _gdp.DPSGD_TAIL
     # the curve is built down to the smallest FPR asked (below LATTICE_TAIL_MIN it is read off its first chord)
     level = max(_gdp.LATTICE_TAIL_MIN, min([tail, *fpr[fpr > 0.0]]))
@@ -740,6 +740,17 @@ def _laplace_gdp_and_curve(b, steps, delta, discretization, tail, level):
     return GDPReport(mu, regret, floor, eps if np.isfinite(eps) else None, delta, h, "lattice", warnings), curve
 
 
+_ULPS_UP, _ULPS_DOWN = 1.0 + 2.0**-50, 1.0 - 2.0**-50  # a closed form's few roundings, moved outward (4-8 ulps)
+
+
+def _gaussian_rero(mu, kappa) -> Estimate:
+    """The ReRo bound of the mu-GDP mechanism in closed form, ``Phi(Phi^{-1}(kappa) + mu)``, as a certified interval
+    (``mu`` an upper bound on the mechanism's mu, within a few ulps of it)."""
+    _, upper = tradeoff.gaussian_power_bounds(mu, kappa)
+    lower = np.maximum(tradeoff.gaussian_power_bounds(mu * _ULPS_DOWN, kappa)[0], kappa)
+    return Estimate(upper, "closed form", True, lower=lower, upper=upper)
+
+
 def _randomized_response(epsilon, delta, kappa):
     """The readings of randomized response from its exact curve, the (eps, 0)-DP curve."""
     curve = conversions.randomized_response(epsilon)
@@ -749,6 +760,7 @@ def _randomized_response(epsilon, delta, kappa):
     eps_at_delta = 0.0 if delta >= np.tanh(0.5 * epsilon) else max(0.0, float(epsilon + np.log1p(-shrink)))
     mu = float(_gdp.mu_pure_dp(epsilon))
     gdp_report = GDPReport(mu, _gdp.gdp_regret(curve, mu), 0.0, eps_at_delta, delta, None, "closed form")
-    gamma = _rero.gamma(curve, kappa)
+    gamma = _rero.gamma(curve, kappa)  # e^eps kappa (or 1 - e^-eps (1 - kappa)): a few roundings, moved outward
     return gdp_report, curve, {floor: _gdp.alg1(curve, floor)[0] for floor in REPORT_FLOORS}, \
-        Estimate(gamma, "closed form", True, lower=gamma, upper=gamma)
+        Estimate(gamma, "closed form", True, lower=np.maximum(gamma * _ULPS_DOWN, kappa),
+                 upper=np.minimum(gamma * _ULPS_UP, 1.0))

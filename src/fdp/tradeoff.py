@@ -29,6 +29,7 @@ from .validation import (
 __all__ = [
     "TradeOffCurve",
     "gaussian",
+    "gaussian_power_bounds",
     "laplace",
     "eps_delta",
     "identity",
@@ -180,6 +181,46 @@ def gaussian(mu: float) -> TradeOffCurve:
         symmetric=True,
         name=f"Gaussian mu={mu:g}",
     )
+
+
+_U = 2.0**-53  # unit round-off of float64
+
+
+def gaussian_power_bounds(mu: float, alpha) -> tuple[np.ndarray, np.ndarray]:
+    """Certified lower and upper ends of the power ``1 - f_mu(alpha) = Phi(Phi^{-1}(alpha) + mu)`` in float64.
+
+    The computed power moved down and up by a bound on its rounding: ``ndtr`` to ``(16 + 8 w^2) u`` relative at
+    ``w``, ``ndtri`` to ``4 u`` relative, and ``Phi``'s relative slope at most ``|w| + 1`` (u the unit round-off,
+    ``z = Phi^{-1}(alpha)``, ``w = z + mu``).  At ``alpha = 1e-300`` the error is 1e-13 relative, enough to
+    print an upper bound below the truth.  Used by every closed form of a Gaussian mechanism's TPR and ReRo.
+
+    Parameters
+    ----------
+    mu : float
+        >= 0.
+    alpha : array_like
+        Levels in [0, 1].
+
+    Returns
+    -------
+    (lower, upper) : tuple of numpy.ndarray
+        ``lower <= 1 - f_mu(alpha) <= upper``, both in [0, 1].
+
+    Examples
+    --------
+    >>> low, up = gaussian_power_bounds(1.0, [0.1])  # exact 0.38914369164536096903...
+    >>> bool(low[0] < 0.389143691645360969 < up[0]) and float(up[0] - low[0]) < 1e-14
+    True
+    """
+    mu = check_nonnegative("mu", mu)
+    alpha = check_array_in("alpha", np.atleast_1d(np.asarray(alpha, dtype=float)), 0.0, 1.0)
+    power = np.asarray(gaussian(mu).power(alpha), dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = norm.ppf(alpha)
+    w = np.where(np.isfinite(z), z + mu, 0.0)
+    z = np.where(np.isfinite(z), z, 0.0)
+    rel = (16.0 + 8.0 * w * w) * _U + (np.abs(w) + 1.0) * (4.0 * _U * np.abs(z) + 2.0 * _U * (np.abs(w) + mu))
+    return np.maximum(power * (1.0 - rel), 0.0), np.minimum(power * (1.0 + rel), 1.0)
 
 
 def laplace(mu: float) -> TradeOffCurve:

@@ -19,6 +19,8 @@ __all__ = [
     "check_open_unit",
     "check_probability",
     "check_sampling_rate",
+    "check_subsampled_range",
+    "check_discretization",
     "check_positive_int",
     "check_array_in",
     "as_real_array",
@@ -131,6 +133,76 @@ def check_sampling_rate(name: str, value) -> float:
     if not 0.0 < value <= 1.0:
         raise ValueError(f"{name} must lie in (0, 1], got {value!r}")
     return value
+
+
+#: The coarsest privacy-loss lattice spacing accepted (one nat: coarser lattices bound nothing useful, and
+#: dp_accounting's connect-the-dots weights overflow at a spacing of 710).
+MAX_DISCRETIZATION = 1.0
+
+
+def check_discretization(name: str, value) -> float:
+    """Return a privacy-loss lattice spacing in (0, 1] as float, else raise ValueError.
+
+    Parameters
+    ----------
+    name : str
+    value : float
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> check_discretization("discretization", 710.0)
+    Traceback (most recent call last):
+    ...
+    ValueError: discretization must lie in (0, 1] (a loss lattice spacing, in nats), got 710.0
+    """
+    value = _as_float(name, value)
+    if not 0.0 < value <= MAX_DISCRETIZATION:
+        raise ValueError(f"{name} must lie in (0, {MAX_DISCRETIZATION:g}] (a loss lattice spacing, in nats), got {value!r}")
+    return value
+
+
+#: The noise multipliers and sampling rates whose subsampled privacy loss the float64 lattices resolve.
+SUBSAMPLED_NOISE_RANGE = (1e-3, 1e8)
+SUBSAMPLED_RATE_MIN = 1e-20
+
+
+def check_subsampled_range(noise_multiplier: float, sampling_rate: float) -> None:
+    """Refuse a subsampled mechanism (``sampling_rate < 1``) whose one-step loss the float64 lattices cannot resolve.
+
+    Below noise 1e-3 the loss reaches e^{10^6} (far from private: the lattice would need 10^9 points), above
+    noise 1e8 or below sampling rate 1e-20 one step's loss is below 1e-28, under the float resolution of the
+    lattice's boundaries (such a mechanism is within that of perfectly private).  Full batches have closed forms
+    and are not limited here.
+
+    Parameters
+    ----------
+    noise_multiplier : float
+    sampling_rate : float
+
+    Examples
+    --------
+    >>> check_subsampled_range(1e9, 0.5)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: noise_multiplier must lie in [0.001, 1e+08] for a subsampled mechanism (sampling_rate < 1), ...
+    """
+    if sampling_rate >= 1.0:
+        return
+    low, high = SUBSAMPLED_NOISE_RANGE
+    if not low <= noise_multiplier <= high:
+        why = ("below it the privacy loss of one step passes e^(10^6) (far from private)" if noise_multiplier < low
+               else "above it one step's privacy loss is below the float resolution of the lattice (within 1e-8 "
+                    "of perfectly private)")
+        raise ValueError(f"noise_multiplier must lie in [{low:g}, {high:g}] for a subsampled mechanism (sampling_rate "
+                         f"< 1), got {noise_multiplier!r}: {why}")
+    if sampling_rate < SUBSAMPLED_RATE_MIN:
+        raise ValueError(f"sampling_rate must be 1 or lie in [{SUBSAMPLED_RATE_MIN:g}, 1), got {sampling_rate!r}: "
+                         f"below it one step's privacy loss is below the float resolution of the lattice (within "
+                         f"{sampling_rate:.1g} x (e^(1/sigma^2) - 1)^(1/2) of perfectly private)")
 
 
 def check_open_unit(name: str, value) -> float:
