@@ -24,6 +24,7 @@ from tqdm import tqdm
 from . import gdp, mia, pld, rtm, tradeoff
 from .privacy_loss import check_mechanism
 from .validation import (
+    SUBSAMPLED_NOISE_RANGE,
     ResourceLimitError,
     check_discretization,
     check_open_unit,
@@ -440,7 +441,9 @@ def noise_for_risk(target: str, value: float, sampling_rate: float, steps: int, 
     Calibration
         A target that Poisson sampling alone meets (the advantage at most ``s = 1 - (1 - rate)^steps``, the
         chance that the record takes part at all, the TPR at ``fpr`` at most ``fpr + s (1 - fpr)``, gamma
-        likewise) is met at every noise: the answer is the noise 0, with a warning.
+        likewise, epsilon 0 at a delta >= s) is met at every noise: the answer is the noise 0, with a warning.
+        A target met down to the smallest noise a subsampled lattice resolves (1e-3) is answered with that noise
+        and a warning.
 
     References
     ----------
@@ -460,7 +463,7 @@ def noise_for_risk(target: str, value: float, sampling_rate: float, steps: int, 
     rtol = _check_rtol(rtol)
     if discretization is not None:
         check_discretization("discretization", discretization)
-    trivial = _sampling_bound(target, sampling_rate, steps, level)
+    trivial = _sampling_bound(target, sampling_rate, steps, level, delta)
     if trivial is not None and value >= trivial:
         return Calibration(0.0, target, value, trivial, None, sampling_rate, steps, discretization or 0.0, rtol, 0,
                            time.perf_counter() - start, 0.0, (_met_by_sampling(target, trivial, sampling_rate, steps),))
@@ -485,12 +488,20 @@ def noise_for_risk(target: str, value: float, sampling_rate: float, steps: int, 
         if hi > MAX_NOISE:
             raise ValueError(f"no noise multiplier below {MAX_NOISE:g} brings {target} to {value!r} at sampling rate "
                              f"{sampling_rate:g} and {steps} steps")
+    # full batches have closed forms at any noise; a subsampled lattice resolves noise down to 1e-3
+    smallest = SUBSAMPLED_NOISE_RANGE[0] if sampling_rate < 1.0 else 1e-300
+    met_everywhere = ()
     while risk_at(lo) <= value:  # lo must miss it
-        lo, hi = lo / 2.0, lo
-        if lo < 1e-2:
-            raise ValueError(f"{target} = {value!r} is met by any noise multiplier above 1e-2")
-    noise = _shrink_bracket(lambda x: math.log(risk_at(math.exp(x)) / value), math.log(lo), math.log(hi),
-                            math.log1p(rtol))
+        lo, hi = max(lo / 2.0, smallest), lo
+        if lo == hi:  # met down to the smallest noise resolved: that is the answer
+            met_everywhere = (f"{target} = {value!r} is met at every noise multiplier from {smallest:g} up (the "
+                              "smallest a subsampled lattice resolves)",)
+            break
+    if met_everywhere:
+        noise = lo
+    else:  # log(risk / target), clipped to +-69: a risk of 0 (epsilon at a large delta) is far below any target
+        noise = _shrink_bracket(lambda x: math.log(min(max(risk_at(math.exp(x)), value * 1e-30), value * 1e30) / value),
+                                math.log(lo), math.log(hi), math.log1p(rtol))
     h = spacing(noise)
     if discretization is None and target != "rtm_tpr" and sampling_rate < 1.0:
         # the default spacing can be far from converged (36 % on epsilon at 10^7 steps): search again on the
@@ -516,7 +527,7 @@ def noise_for_risk(target: str, value: float, sampling_rate: float, steps: int, 
     # the exact risk is at least the lower bound and falls as the noise grows: every noise at or below one whose
     # lower bound misses the target misses it too, so the exact smallest noise lies above that one
     noise_lower, factor = None, 1.0 + rtol
-    while lower_at(noise) is not None:
+    while not met_everywhere and lower_at(noise) is not None:
         low = lower_at(noise / factor)
         if low is None:
             break
@@ -524,13 +535,13 @@ def noise_for_risk(target: str, value: float, sampling_rate: float, steps: int, 
             noise_lower = noise / factor
             break
         factor *= factor  # the lower bound meets the target: step further down
-        if noise / factor < 1e-2:
+        if noise / factor < smallest:
             break
     bar.close()
     achieved, achieved_lower = risk_at(noise), lower_at(noise)
     return Calibration(noise, target, value, achieved, achieved_lower, sampling_rate, steps, h, rtol,
                        evaluations, time.perf_counter() - start, noise_lower,
-                       _warnings(target, sampling_rate, steps, noise, delta, h, achieved, achieved_lower))
+                       met_everywhere + _warnings(target, sampling_rate, steps, noise, delta, h, achieved, achieved_lower))
 
 
 def steps_for_risk(target: str, value: float, noise_multiplier: float, sampling_rate: float, *, delta: float = 1e-5,
@@ -606,14 +617,16 @@ def steps_for_risk(target: str, value: float, noise_multiplier: float, sampling_
                        _warnings(target, sampling_rate, good, noise, delta, h, risk_at(good), lower))
 
 
-def _sampling_bound(target, rate, steps, level) -> float | None:
+def _sampling_bound(target, rate, steps, level, delta) -> float | None:
     """What Poisson sampling alone guarantees at every noise: the target record takes part in no step with
     probability ``(1 - rate)^steps``, and then the two outputs have one law, so ``f >= (1 - rate)^steps (1 - alpha)``
-    in both directions: the advantage is at most ``s = 1 - (1 - rate)^steps`` and the TPR at ``level`` (gamma at a
-    prior) at most ``level + s (1 - level)``."""
-    if rate == 1.0 or target in ("epsilon", "mu"):
+    in both directions: the advantage is at most ``s = 1 - (1 - rate)^steps``, the TPR at ``level`` (gamma at a
+    prior) at most ``level + s (1 - level)``, and the mechanism is (0, s)-DP (epsilon 0 at any delta >= s)."""
+    if rate == 1.0 or target == "mu":
         return None
     s = -math.expm1(steps * math.log1p(-rate))
+    if target == "epsilon":
+        return 0.0 if delta >= s else None
     return s if target == "advantage" else level + s * (1.0 - level)
 
 

@@ -78,7 +78,6 @@ from .roots import bisect_increasing
 from .tradeoff import PiecewiseLinear, check_piecewise, fixed_point
 from .tradeoff import symmetrise as _symmetrise
 from .validation import (
-    EPS_MAX,
     check_array_in,
     check_discretization,
     check_eps,
@@ -107,6 +106,8 @@ __all__ = [
     "mu_and_regret_dpsgd_grid",
 ]
 
+#: The largest eps :func:`eps_from_mu_delta` looks for (mu about 4.5e6 at delta 1e-5).
+_EPS_SEARCH_MAX = 1e13
 #: alpha floor of an accountant's curve (gdpnum's ``err``): its truncated tails are ignored by eq. 21
 DPSGD_TAIL = 1e-10
 _GL_NODES, _GL_WEIGHTS = np.polynomial.legendre.leggauss(20)
@@ -315,18 +316,17 @@ def eps_from_mu_delta(mu, delta):
     neg = lambda e: -_gaussian_delta(e, mu)  # noqa: E731  (non-decreasing in eps)
     lo = np.zeros(mu.shape)
     hi = np.ones(mu.shape)
-    for _ in range(12):  # 1, 2, 4, ..., 512, 700
+    # 1, 2, 4, ...: the profile is computed in logs (e^eps itself never formed), so eps past 700 is found too
+    # (mu = 100 at delta 1e-5: eps 5,180; a guarantee that weak is still a number a user can compare)
+    for _ in range(45):
         high = _gaussian_delta(hi, mu) > delta
         if not np.any(high):
             break
-        hi = np.where(high, np.minimum(2.0 * hi, EPS_MAX), hi)
+        hi = np.where(high, np.minimum(2.0 * hi, _EPS_SEARCH_MAX), hi)
     unreachable = _gaussian_delta(hi, mu) > delta
     if np.any(unreachable):
         i = int(np.argmax(unreachable))
-        raise ValueError(
-            f"mu={float(mu.flat[i])!r} with delta={float(delta.flat[i])!r} needs eps > {EPS_MAX:g}, "
-            "beyond double precision (e^eps overflows)"
-        )
+        raise ValueError(f"mu={float(mu.flat[i])!r} with delta={float(delta.flat[i])!r} needs eps > {_EPS_SEARCH_MAX:g}")
     lo, hi = bisect_increasing(neg, -delta, lo, hi)
     out = np.where(_gaussian_delta(0.0, mu) <= delta, 0.0, hi)
     # moved up (if ever) until exact arithmetic puts it at or above the smallest eps

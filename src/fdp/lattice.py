@@ -1103,9 +1103,12 @@ def breakpoints(
         power = np.where(small, np.minimum(np.nextafter(1.0 - betas, 2.0), 1.0), power)
     alphas = np.concatenate([[0.0], alphas])
     betas = np.concatenate([[1.0 - m_inf], betas])
-    if pessimistic:  # the two forms of beta meet within rounding at the first point too (far from private, m_inf > 1/2)
-        betas = np.minimum.accumulate(betas)
     powers = np.concatenate([[m_inf], power])
+    if pessimistic:  # the two forms of beta meet within rounding at the first point too (far from private, m_inf > 1/2)
+        lowered = np.minimum.accumulate(betas)
+        moved = lowered < betas  # a lower beta has a higher power (1e-12 apart at noise 0.02, rate 0.5, 2 steps)
+        powers[moved] = np.maximum(powers[moved], 1.0 - lowered[moved])
+        betas = lowered
     # the last test rejects everywhere B has mass; beyond it only A-mass at loss -inf remains
     if alphas[-1] < 1.0:
         # An optimistic measure may have dropped A-mass (truncated tails): the exact curve is convex

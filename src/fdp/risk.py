@@ -31,6 +31,7 @@ from . import rero as _rero
 from .formatting import lower, upper
 from .privacy_loss import Mechanism, RandomizedResponse
 from .validation import (
+    EPS_MAX,
     ResourceLimitError,
     check_array_in,
     check_discretization,
@@ -495,7 +496,7 @@ class Report:
         ax_curve.legend(fontsize=8)
         # delta(eps) of the certified lower curve: an upper bound on the mechanism's profile (Thm. 2.4)
         eps_known = [e for e in (self.epsilon_pld, self.epsilon_rdp) if e is not None]
-        eps = np.linspace(0.0, min(1.25 * max(eps_known + [1.0]), _gdp.EPS_MAX), 300)
+        eps = np.linspace(0.0, min(1.25 * max(eps_known + [1.0]), EPS_MAX), 300)
         profile = (conversions.tradeoff_profile(self.curve, eps) if isinstance(self.curve, tradeoff.PiecewiseLinear)
                    else _gdp.gaussian_delta(eps, self.gdp.mu))
         ax_profile.semilogy(eps, profile, color="k", lw=2.2, label=r"$\delta(\varepsilon)$ of the curve")
