@@ -406,3 +406,14 @@ def test_paper_file_is_valid_and_matches_its_notebook(path):
     shared = set(setting) & set(params)
     assert shared, "the setting names none of the notebook's parameters"
     assert all(results.same(params[k], setting[k]) for k in shared), {k: (params[k], setting[k]) for k in shared}
+
+
+def test_our_own_checks_are_not_listed_as_claims_of_the_paper(spec_registry):
+    """A record whose source says "our addition" tests a statement of ours: it gets its own table, not a row among
+    the paper's claims."""
+    recs = _records(spec_registry[0])
+    ours = [dict(r, source=r["source"] + " (magnitude test; our addition)") if r["kind"] == "claim" else r
+            for r in recs]
+    table = page.records_table(ours)
+    assert "Claims of the paper" not in table and "Our own checks beside the paper's" in table
+    assert "Claims of the paper" in page.records_table(recs)

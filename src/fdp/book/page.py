@@ -216,8 +216,9 @@ def records_table(records: list[dict], chapter: str | None = None) -> str:
     explained deviation links to its errata entry.  Then the reasons of the explained deviations and of
     the records this run could not compare, each with the record's key (the name ``make verify`` reports).
     """
+    ours = [r for r in records if r["kind"] == "claim" and _OUR_ADDITION in r.get("source", "")]
     printed = [r for r in records if r["kind"] != "claim"]
-    claims = [r for r in records if r["kind"] == "claim"]
+    claims = [r for r in records if r["kind"] == "claim" and r not in ours]
 
     def where(rec):
         place, what = _place_and_what(rec)
@@ -234,6 +235,10 @@ def records_table(records: list[dict], chapter: str | None = None) -> str:
         parts.append("**Claims of the paper**\n\n"
                      + table(["in the paper: claim", "tested by", "outcome"],
                              [[where(r), r.get("quantity", ""), _claim_cell(r) + _unless_match(r)] for r in claims]))
+    if ours:  # statements we test beside the paper's (marked "our addition" in data/paper): not the paper's claims
+        parts.append("**Our own checks beside the paper's** (not claims of the paper)\n\n"
+                     + table(["next to", "tested by", "outcome"],
+                             [[where(r), r.get("quantity", ""), _claim_cell(r) + _unless_match(r)] for r in ours]))
     notes = []
     for r in records:
         status = results.status_of(r)
@@ -250,6 +255,9 @@ def records_table(records: list[dict], chapter: str | None = None) -> str:
         return "No records."
     body = "\n\n".join(parts)
     return f"````{{container}} records\n{body}\n````"
+
+
+_OUR_ADDITION = "our addition"  # marks a record of data/paper that tests a statement of ours, not of the paper
 
 
 def _unless_match(rec: dict) -> str:
