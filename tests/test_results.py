@@ -417,3 +417,21 @@ def test_our_own_checks_are_not_listed_as_claims_of_the_paper(spec_registry):
     table = page.records_table(ours)
     assert "Claims of the paper" not in table and "Our own checks beside the paper's" in table
     assert "Claims of the paper" in page.records_table(recs)
+
+
+def test_report_rows_link_to_the_figure_that_shows_them(spec_registry):
+    """A key prefix with an anchor links its row to that figure ({ref}); the others link to the chapter ({doc})."""
+    recs = _records(spec_registry[0])
+    anchored = [dict(r, anchor="fig-demo") if r["key"].startswith("table/") else r for r in recs]
+    text = page.records_table(anchored, chapter="spec_nb")
+    assert text.count("<fig-demo>`") == 2 and text.count("<spec_nb>`") == 1
+
+
+def test_every_anchor_of_the_paper_files_is_a_figure_of_its_notebook():
+    """The report's links must land: each anchor in data/paper/<nb>.yaml is a glued figure of notebooks/<nb>.ipynb."""
+    root = ROOT
+    for path in sorted((root / "data" / "paper").glob("*.yaml")):
+        anchors = yaml.safe_load(path.read_text()).get("anchors") or {}
+        notebook = (root / "notebooks" / f"{path.stem}.ipynb").read_text()
+        for prefix, label in anchors.items():
+            assert f"{{glue:figure}} {label}" in notebook, (path.name, prefix, label)

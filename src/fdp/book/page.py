@@ -220,9 +220,10 @@ def records_table(records: list[dict], chapter: str | None = None) -> str:
     printed = [r for r in records if r["kind"] != "claim"]
     claims = [r for r in records if r["kind"] == "claim" and r not in ours]
 
-    def where(rec):
+    def where(rec):  # the place links to the figure that shows the number, else to the chapter
         place, what = _place_and_what(rec)
-        place = f"{{doc}}`{place} <{chapter}>`" if chapter else place
+        if chapter:
+            place = f"{{ref}}`{place} <{rec['anchor']}>`" if rec.get("anchor") else f"{{doc}}`{place} <{chapter}>`"
         return f"**{place}** {what}" if what else f"**{place}**"
 
     parts = []

@@ -70,8 +70,9 @@ def _load_paper_file(notebook: str, directory: Path | None = None) -> tuple[dict
     equation), ``kind`` (one of :data:`KINDS`), ``paper`` (the printed value; for a claim the
     threshold's reference value), ``tol`` (printed rounding, Monte-Carlo error or read-off
     accuracy) and, for a claim, ``quantity`` (what is tested).  An explained deviation adds
-    ``explained: {expected, tol, reason, errata}``.  Malformed entries raise ValueError naming
-    the file and key.
+    ``explained: {expected, tol, reason, errata}``.  ``anchors:`` (optional) maps a key's prefix (before
+    its first "/") to the label of the figure that shows it, where the report links the row.  Malformed
+    entries raise ValueError naming the file and key.
     """
     path = Path(directory or paper_dir()) / f"{notebook}.yaml"
     if not path.exists():
@@ -81,6 +82,9 @@ def _load_paper_file(notebook: str, directory: Path | None = None) -> tuple[dict
         raise ValueError(f"{path}: needs a non-empty mapping 'records: {{key: {{...}}}}'")
     if not isinstance(data.get("setting", {}), dict):
         raise ValueError(f"{path}: 'setting' must map parameter names to the paper's values")
+    anchors = data.get("anchors") or {}  # key prefix (before the first "/") -> label of the figure that shows it
+    if not isinstance(anchors, dict) or not all(isinstance(v, str) and v for v in anchors.values()):
+        raise ValueError(f"{path}: 'anchors' must map key prefixes to figure labels")
     spec = {}
     for key, entry in data["records"].items():
         where = f"{path.name}: {key}"
@@ -99,6 +103,8 @@ def _load_paper_file(notebook: str, directory: Path | None = None) -> tuple[dict
                 "tol": _finite(where, "tol", entry.get("tol")), "quantity": entry.get("quantity", "")}
         if item["tol"] <= 0:
             raise ValueError(f"{where}: tol must be > 0")
+        if str(key).split("/")[0] in anchors:
+            item["anchor"] = str(anchors[str(key).split("/")[0]])
         explained = entry.get("explained")
         if explained is not None:
             if not isinstance(explained, dict) or set(explained) != {"expected", "tol", "reason", "errata"}:
@@ -273,7 +279,7 @@ def errata_labels(path: Path | None = None) -> set[str]:
 
 def _against_spec(records: list[dict], spec: dict) -> tuple[list[dict], list[str]]:
     """Records re-judged against the current data/paper values (not those stored with them), and unknown keys."""
-    fields = ("paper", "tol", "kind", "source", "explanation", "expected", "expected_tol", "errata")
+    fields = ("paper", "tol", "kind", "source", "explanation", "expected", "expected_tol", "errata", "anchor")
     judged, unknown = [], []
     for r in records:
         if r["key"] not in spec:
