@@ -583,7 +583,7 @@ def test_rtm_output_names_its_release_model(capsys):
     (["rtm", "--mechanism", "subsampled-gaussian", "--mu", "1e-300", "--sampling-rate", "0.5", "--alpha", "0.1"],
      "noise_multiplier"),
     (["report", "--noise-multiplier", "1", "--sampling-rate", "0.5", "--discretization", "710"], "--discretization"),
-    (["gdp", "--noise-multiplier", "1", "--sampling-rate", "0.5", "--discretization", "2"], "--discretization"),
+    (["gdp", "--noise-multiplier", "1", "--sampling-rate", "0.5", "--discretization", "101"], "--discretization"),
 ])
 def test_out_of_range_mechanisms_exit_2_naming_the_parameter(capsys, argv, flag):
     """These traced back (ZeroDivisionError, OverflowError, ArithmeticError, dp_accounting's expm1 at spacing 710)."""
@@ -624,3 +624,82 @@ def test_far_from_private_composed_curve_keeps_its_powers():
     least 1 - (1 - q)^2 = 0.75 at any kappa (the record takes part, and noise 0.02 gives it away)."""
     est = risk.rero(dpsgd(0.02, 0.5, 2), [1e-280])
     assert est.upper[0] >= 0.75 and est.lower[0] <= 0.75 + 1e-12
+
+
+# --- round 3: the third break review (a clean clone, fresh values) ----------------------------------
+
+
+def _exact_mu_pure_dp(eps):
+    """2 Phi^-1(e^eps / (1 + e^eps)) = -2 Phi^-1(1 / (1 + e^eps)) in mpmath."""
+    with mp.workdps(60 + int(eps)):
+        e = mpf(eps)
+        return -2 * sqrt(2) * erfinv(2 / (1 + exp(e)) - 1)
+
+
+@pytest.mark.parametrize("eps", [1e-300, 1e-20, 1e-14, 1e-7, 0.01, 0.1, 5.0, 12.0, 50.0, 700.0])
+def test_randomized_response_mu_and_mu_at_floor_are_upper_bounds(capsys, eps):
+    """mu at the floors was Alg. 1 on the curve (0 at eps 1e-20, 2.3 % low at 1e-14) and the closed form one ulp low:
+    both are at or above the exact mu now (the corner 1 / (1 + e^eps) lies above the floors up to eps ~ 9)."""
+    code, out, _ = _run(capsys, ["report", "--mechanism", "randomized-response", "--epsilon", repr(eps)])
+    exact = _exact_mu_pure_dp(eps)
+    assert code == 0 and out["gdp"]["mu"] >= exact
+    corner = 1.0 / (1.0 + math.exp(min(eps, 700.0)))
+    for floor, mu in out["gdp"]["mu_at_floor"].items():
+        assert mu <= out["gdp"]["mu"] * (1 + 1e-15)
+        if corner >= float(floor):
+            assert mu >= exact
+
+
+@pytest.mark.parametrize("eps", [1e-10, 0.5, 30.0, 200.0])
+def test_laplace_mu_is_an_upper_bound(eps):
+    with mp.workdps(60 + int(eps)):
+        exact = -2 * sqrt(2) * erfinv(exp(-mpf(eps) / 2) - 1)  # 2 Phi^-1(1 - e^{-eps/2} / 2)
+    assert gdp.mu_laplace(eps) >= exact and gdp.mu_laplace(eps) <= exact * (1 + 1e-14)
+
+
+def test_a_bracket_within_an_ulp_of_the_identity_still_bounds_from_above(capsys):
+    """One Laplace step of scale 1e8 at rate 1e-8 (loss ~1e-16): gamma at 1/2 is 1/2 + 5e-17, printed as exactly 0.5
+    (rounded to nearest) with advantage 0; the upper end is now one ulp up."""
+    code, out, _ = _run(capsys, ["rero", "--mechanism", "subsampled-laplace", "--noise-multiplier", "1e8",
+                                 "--sampling-rate", "1e-8", "--kappa", "0.5", "1e-300"])
+    assert code == 0 and out["gamma_upper"][0] > 0.5 and out["gamma_upper"][1] > 1e-300
+    assert out["gamma_lower"][0] <= 0.5 + 5e-17 and all(a > 0 for a in out["advantage"])
+
+
+@pytest.mark.parametrize("argv, exact_noise", [
+    (["--steps", "9", "--rero", "0.9999999", "--kappa", "0.999"], 1.42240410375099),
+    (["--steps", "7", "--advantage", "0.999999"], 0.27043610481555),
+    (["--steps", "5", "--tpr-at-fpr", "0.9999", "0.5"], 0.60125250486105),
+])
+def test_full_batch_calibration_interval_holds_the_exact_noise(capsys, argv, exact_noise):
+    """(noise_lower, noise] must hold the exact smallest noise (mpmath, from the break review) and achieved_lower must
+    not exceed the truth: both came from the closed form rounded to nearest, 1e-11 to 4e-8 on the wrong side."""
+    code, out, _ = _run(capsys, ["calibrate", *argv, "--rtol", "1e-12"])
+    assert code == 0 and out["noise_lower"] < exact_noise <= out["noise_multiplier"]
+    assert out["achieved_lower"] < out["value"]
+
+
+@pytest.mark.parametrize("argv", [
+    ["gdp", "--noise-multiplier", "0.1", "--sampling-rate", "1e-20"],  # "f(a) and f(b) must have different signs"
+    ["rero", "--mechanism", "subsampled-gaussian", "--noise-multiplier", "0.002", "--sampling-rate", "0.5", "--kappa",
+     "0.5"],  # the spacing coarsened to 2.57 was refused as a bad --discretization
+])
+def test_legal_extremes_are_answered(capsys, argv):
+    code, out, err = _run(capsys, argv)
+    assert code == 0 and "RuntimeWarning" not in err
+
+
+def test_no_numpy_warning_from_dp_accounting_at_rate_1e_16(capsys):
+    code, _, err = _run(capsys, ["gdp", "--noise-multiplier", "1", "--sampling-rate", "1e-16"])
+    assert code == 0 and "RuntimeWarning" not in err
+
+
+def test_full_batch_searches_are_not_capped_at_subsampled_limits(capsys):
+    """Closed forms answer any noise or step count: noise sqrt(T)/mu = 1e12, T = (mu sigma)^2 = 10^12 and
+    eps 5e17 were refused with the subsampled caps (1e8, 10^12 steps, eps 1e13)."""
+    code, out, _ = _run(capsys, ["calibrate", "--steps", "1000000000000", "--mu", "1e-6"])
+    assert code == 0 and out["noise_lower"] < 1e12 <= out["noise_multiplier"]
+    code, out, _ = _run(capsys, ["calibrate", "--noise-multiplier", "1", "--mu", "1000000"])
+    assert code == 0 and out["steps"] == 10**12
+    code, out, _ = _run(capsys, ["gdp", "--noise-multiplier", "1e-3", "--steps", "1000000000000"])
+    assert code == 0 and out["epsilon"] > 4.9e17

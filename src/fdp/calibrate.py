@@ -173,8 +173,9 @@ def noise_multiplier_for(
     lo, hi = 0.5, 2.0
     while eps_of(hi) > epsilon:  # hi must satisfy the target
         lo, hi = hi, 2.0 * hi
-        if hi > MAX_NOISE:
-            raise ValueError(f"no noise multiplier below {MAX_NOISE:g} reaches epsilon={epsilon} at delta={delta}")
+        if hi > _largest_noise(sampling_rate):
+            raise ValueError(f"no noise multiplier below {_largest_noise(sampling_rate):g} reaches epsilon={epsilon} at "
+                             f"delta={delta}")
     while eps_of(lo) <= epsilon:  # lo must violate it
         lo, hi = lo / 2.0, lo
         if lo < 1e-3:
@@ -226,8 +227,13 @@ def _shrink_bracket(g, a: float, b: float, width: float) -> float:
 _MAX_SEARCH_STEPS = 200
 #: The smallest rtol: the search's bracket in log noise must stay well above one ulp of it.
 MIN_RTOL = 1e-12
-#: The largest noise multiplier a noise search tries (full-batch closed forms reach any noise in microseconds).
+#: The largest noise multiplier a noise search tries on a subsampled lattice (full batches: any float, closed forms).
 MAX_NOISE = 1e8
+
+
+def _largest_noise(rate: float) -> float:
+    """The largest noise a search tries: :data:`MAX_NOISE` for a subsampled lattice, any float for full batches."""
+    return MAX_NOISE if rate < 1.0 else 1e300
 
 
 #: Risk targets of :func:`noise_for_risk` and :func:`steps_for_risk`: eps at delta (PLD accountant), mu* (certified,
@@ -297,18 +303,26 @@ def _rtm_curve(noise, rate, steps, h, dimension, pessimistic):
     return tradeoff.symmetrise(j)
 
 
-def _full_batch_risk(target, noise, steps, delta, level):
-    """The exact risk of ``steps`` full-batch Gaussian steps, exactly ``sqrt(steps) / noise``-GDP (closed forms,
-    each an upper bound: rounded up past its float error)."""
-    mu = gdp.mu_full_batch(noise, steps)
-    if target == "epsilon":
-        return float(gdp.eps_from_mu_delta(mu, delta))
+def _full_batch_risk(target, noise, steps, delta, level, upper=True):
+    """The exact risk of ``steps`` full-batch Gaussian steps, exactly ``sqrt(steps) / noise``-GDP, by its closed form
+    moved past its float error: up (an upper bound) or, with ``upper=False``, down (a lower bound)."""
+    mu = gdp.mu_full_batch(noise, steps)  # at most a few ulps above sqrt(steps) / noise
+    if not upper:
+        mu *= _DOWN
     if target == "mu":
         return mu
+    if target == "epsilon":
+        eps = float(gdp.eps_from_mu_delta(mu, delta))  # at or just above its root (a couple of ulps)
+        return eps if upper else eps * _DOWN
     if target == "advantage":  # 2 Phi(mu / 2) - 1, without cancellation
-        return mia.gaussian_membership_bounds(mu, [0.0], [0.5])[1]
+        advantage = mia.gaussian_membership_bounds(mu, [0.0], [0.5])[1]
+        return advantage if upper else math.erf(mu / (2.0 * math.sqrt(2.0))) * _DOWN
     # the TPR at an FPR, gamma at a prior: the same power of the symmetric curve G_mu
-    return float(max(tradeoff.gaussian_power_bounds(mu, level)[1][0], level))
+    low, up = tradeoff.gaussian_power_bounds(mu, level)
+    return float(max((up if upper else low)[0], level))
+
+
+_DOWN = 1.0 - 2.0**-50  # a lower bound from a closed form: moved 8 ulps down (its evaluation is within 2)
 
 
 def _level_min(level) -> float:
@@ -344,8 +358,8 @@ def _epsilon_certified(noise, rate, steps, delta, h) -> float:
 
 def _risk_lower(target, noise, rate, steps, h, level, dimension, delta=None):
     """A lower bound on the risk at ``noise``: from the bracket's optimistic curve, for epsilon from the optimistic PLD."""
-    if rate == 1.0 and target != "rtm_tpr":  # exact
-        return _full_batch_risk(target, noise, steps, delta, level)
+    if rate == 1.0 and target != "rtm_tpr":  # exact, moved down past its rounding
+        return _full_batch_risk(target, noise, steps, delta, level, upper=False)
     if target == "epsilon":  # losses rounded down (first order in steps * h: ten times finer), a dominated pair
         dist = pld.mechanism_pld("gaussian", noise, rate, steps, discretization=h / 10, pessimistic=False)
         eps = pld.epsilon_for_delta(dist, delta)
@@ -485,9 +499,9 @@ def noise_for_risk(target: str, value: float, sampling_rate: float, steps: int, 
     lo, hi = 0.5, 2.0
     while risk_at(hi) > value:  # hi must meet the target
         lo, hi = hi, 2.0 * hi
-        if hi > MAX_NOISE:
-            raise ValueError(f"no noise multiplier below {MAX_NOISE:g} brings {target} to {value!r} at sampling rate "
-                             f"{sampling_rate:g} and {steps} steps")
+        if hi > _largest_noise(sampling_rate):
+            raise ValueError(f"no noise multiplier below {_largest_noise(sampling_rate):g} brings {target} to {value!r} "
+                             f"at sampling rate {sampling_rate:g} and {steps} steps")
     # full batches have closed forms at any noise; a subsampled lattice resolves noise down to 1e-3
     smallest = SUBSAMPLED_NOISE_RANGE[0] if sampling_rate < 1.0 else 1e-300
     met_everywhere = ()
@@ -566,7 +580,7 @@ def steps_for_risk(target: str, value: float, noise_multiplier: float, sampling_
     delta, fpr, kappa, discretization, dimension
         As in :func:`noise_for_risk`.
     max_steps : int, optional
-        The search stops here: a target still met at ``max_steps`` steps is an error.  Default 10^12 for full
+        The search stops here: a target still met at ``max_steps`` steps is an error.  Default 2^53 for full
         batches (closed forms) and 10^6 otherwise (the lattice grows with the number of steps).
 
     Returns
@@ -585,7 +599,7 @@ def steps_for_risk(target: str, value: float, noise_multiplier: float, sampling_
     noise = check_positive("noise_multiplier", noise_multiplier)
     sampling_rate = check_sampling_rate("sampling_rate", sampling_rate)
     if max_steps is None:
-        max_steps = 10**12 if sampling_rate == 1.0 and target != "rtm_tpr" else 1_000_000
+        max_steps = 2**53 if sampling_rate == 1.0 and target != "rtm_tpr" else 1_000_000
     max_steps = check_positive_int("max_steps", max_steps)
     if discretization is not None:
         check_discretization("discretization", discretization)

@@ -646,6 +646,10 @@ def tail_x(step: OneStep, log_tail: float, lower: bool) -> float:
             return np.logaddexp(a, b) - log_tail
 
         lo, hi = 1.0, 1.0 + scale * (math.sqrt(2.0 * -log_tail) + 10.0)
+        if f(lo) < 0.0:  # Q's mass above x = 1 is already below the tail (p ~ 1e-20): the end lies below 1
+            lo, hi = -scale * (math.sqrt(2.0 * -log_tail) + 10.0), 1.0
+            if f(lo) <= 0.0:
+                return lo
     return float(brentq(f, lo, hi, xtol=1e-12 * scale))
 
 

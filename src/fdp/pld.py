@@ -155,10 +155,11 @@ def _mechanism_pld(mechanism: str, noise_multiplier: float, p: float, steps: int
         sampling_prob=p,
         use_connect_dots=bool(pessimistic),  # connect-the-dots exists for pessimistic PMFs only
     )
-    if mechanism == "gaussian":
-        one = _pld.from_gaussian_mechanism(noise_multiplier, **kwargs)
-    else:
-        one = _pld.from_laplace_mechanism(noise_multiplier, **kwargs)
+    with np.errstate(divide="ignore"):  # dp_accounting's log(1 - p + p e^x) meets log 0 at rates near 1e-16: -inf, kept
+        if mechanism == "gaussian":
+            one = _pld.from_gaussian_mechanism(noise_multiplier, **kwargs)
+        else:
+            one = _pld.from_laplace_mechanism(noise_multiplier, **kwargs)
     if steps == 1:
         return one
     # pylint: disable=protected-access
@@ -333,7 +334,10 @@ class Bracket:
         """Certified ``(gamma_lower, gamma_upper)`` of the ReRo bound at prior(s) ``kappa`` (in (0, 1))."""
         # rero.gamma is at least kappa: the trivial bound f(kappa) <= 1 - kappa holds for the exact curve
         kappa = np.asarray(kappa, dtype=float)
-        g_low, g_up = np.maximum(gamma(self.upper, kappa) - self.slack, kappa), gamma(self.lower, kappa)
+        # each end moved one ulp outward: the read-off's last step (interpolating a power) rounds to nearest, and
+        # where the curve is within an ulp of the identity (one step of loss 1e-16) that rounding is the whole answer
+        g_up = np.minimum(np.nextafter(gamma(self.lower, kappa), 2.0), 1.0)
+        g_low = np.maximum(np.nextafter(gamma(self.upper, kappa) - self.slack, -1.0), kappa)
         return np.minimum(g_low, g_up), g_up
 
     def width(self, kappa) -> np.ndarray:
@@ -430,7 +434,7 @@ def tradeoff_bracket(
     lattice.check_lattice_points(
         lattice.lattice_points(mechanism, noise_multiplier, p, steps, step_h, tail),
         f"the certified bracket of {steps} steps ({mechanism} noise {noise_multiplier:g}, sampling rate {p:g})",
-        "use fewer steps or a larger discretization",
+        "use fewer steps or a larger discretization" if steps > 1 else "use a larger discretization",
     )
     masses, infinite = onestep.pessimistic(step, l_pess, step_h, grid)
     lower, _ = _composed_curve(l_pess, step_h, masses, infinite, steps, True, tail, f"{mechanism} lattice pessimistic (add)")

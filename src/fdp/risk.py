@@ -762,6 +762,10 @@ def _randomized_response(epsilon, delta, kappa):
     mu = float(_gdp.mu_pure_dp(epsilon))
     gdp_report = GDPReport(mu, _gdp.gdp_regret(curve, mu), 0.0, eps_at_delta, delta, None, "closed form")
     gamma = _rero.gamma(curve, kappa)  # e^eps kappa (or 1 - e^-eps (1 - kappa)): a few roundings, moved outward
-    return gdp_report, curve, {floor: _gdp.alg1(curve, floor)[0] for floor in REPORT_FLOORS}, \
+    # mu at a floor: the closed form wherever the curve's corner alpha = 1 / (1 + e^eps) lies above the floor (the
+    # maximum of eq. 21 is there); Alg. 1 on the curve above the floor otherwise, moved up past its rounding
+    corner = float(np.exp(-np.logaddexp(0.0, epsilon)))
+    mu_at_floor = {floor: mu if corner >= floor else _gdp.alg1(curve, floor)[0] * _ULPS_UP for floor in REPORT_FLOORS}
+    return gdp_report, curve, mu_at_floor, \
         Estimate(gamma, "closed form", True, lower=np.maximum(gamma * _ULPS_DOWN, kappa),
                  upper=np.minimum(gamma * _ULPS_UP, 1.0))

@@ -135,13 +135,13 @@ def check_sampling_rate(name: str, value) -> float:
     return value
 
 
-#: The coarsest privacy-loss lattice spacing accepted (one nat: coarser lattices bound nothing useful, and
-#: dp_accounting's connect-the-dots weights overflow at a spacing of 710).
-MAX_DISCRETIZATION = 1.0
+#: The coarsest privacy-loss lattice spacing accepted (the lattices coarsen themselves up to about 10 nats far from
+#: privacy to fit their limits; dp_accounting's connect-the-dots weights overflow at a spacing of 710).
+MAX_DISCRETIZATION = 100.0
 
 
 def check_discretization(name: str, value) -> float:
-    """Return a privacy-loss lattice spacing in (0, 1] as float, else raise ValueError.
+    """Return a privacy-loss lattice spacing in (0, 100] as float, else raise ValueError.
 
     Parameters
     ----------
@@ -157,7 +157,7 @@ def check_discretization(name: str, value) -> float:
     >>> check_discretization("discretization", 710.0)
     Traceback (most recent call last):
     ...
-    ValueError: discretization must lie in (0, 1] (a loss lattice spacing, in nats), got 710.0
+    ValueError: discretization must lie in (0, 100] (a loss lattice spacing, in nats), got 710.0
     """
     value = _as_float(name, value)
     if not 0.0 < value <= MAX_DISCRETIZATION:
