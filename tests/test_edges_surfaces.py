@@ -683,6 +683,7 @@ def test_full_batch_calibration_interval_holds_the_exact_noise(capsys, argv, exa
     ["gdp", "--noise-multiplier", "0.1", "--sampling-rate", "1e-20"],  # "f(a) and f(b) must have different signs"
     ["rero", "--mechanism", "subsampled-gaussian", "--noise-multiplier", "0.002", "--sampling-rate", "0.5", "--kappa",
      "0.5"],  # the spacing coarsened to 2.57 was refused as a bad --discretization
+    ["rtm", "--mechanism", "subsampled-gaussian", "--mu", "1", "--steps", "1000000000000", "--alpha", "0.5"],  # f_dp
 ])
 def test_legal_extremes_are_answered(capsys, argv):
     code, out, err = _run(capsys, argv)

@@ -350,7 +350,8 @@ def _rtm(args) -> int:
         _forbid(args, ("sampling_rate",), "to --mechanism gaussian (use subsampled-gaussian)")
     d = _int_at_least("--dim", 1 if args.dim is None else args.dim, 1)
     p = check_sampling_rate("--sampling-rate", 1.0 if args.sampling_rate is None else args.sampling_rate)
-    if args.mechanism != "gaussian" and steps > 1:  # the DP curve from a composed PLD: check its size first
+    full_batch_gaussian = args.mechanism == "subsampled-gaussian" and p == 1.0  # f_dp: the closed form G_{mu sqrt(N)}
+    if args.mechanism != "gaussian" and steps > 1 and not full_batch_gaussian:  # f_dp from a composed PLD: size first
         base = "laplace" if args.mechanism == "laplace" else "gaussian"
         with _flags("--mu, --sampling-rate, --steps"):
             lattice.check_lattice_points(lattice.lattice_points(base, 1.0 / mu, p, steps, 1e-4), "the DP curve f_dp",
@@ -373,8 +374,11 @@ def _rtm(args) -> int:
         else:
             j = rtm.tensor_composition("gaussian", mu, p, steps, d)
             big_j = rtm.composed_subsampled_gaussian(mu, p, steps, d)
-        with _flags("--mu, --sampling-rate, --steps"):
-            f_dp = pld.tradeoff_curve(pld.mechanism_pld("gaussian", 1.0 / mu, p, steps), "symmetrised")
+        if full_batch_gaussian:
+            f_dp = tradeoff.gaussian_composition(mu, steps=steps)
+        else:
+            with _flags("--mu, --sampling-rate, --steps"):
+                f_dp = pld.tradeoff_curve(pld.mechanism_pld("gaussian", 1.0 / mu, p, steps), "symmetrised")
     out = {"mechanism": args.mechanism, "mu": mu, "dim": d, "steps": steps, "sampling_rate": p,
            "release": _release_model(args.mechanism, steps), "alpha": alpha.tolist()}
     for key, curve in (("j", j), ("j_inv", j.inverse), ("J", big_j), ("f_dp", f_dp)):

@@ -580,9 +580,9 @@ class Report:
             "The adversary knows the data set but not the target record and tests the magnitude of each release "
             "(Kaissis et al. 2023, RTM; tensor reading).", "",
             "| FPR | RTM TPR bound 1 - J(FPR) |", "| --- | --- |",
-            *[f"| {a:g} | [{lower(lo)}, {upper(up)}] |" for a, lo, up in zip(self.fpr, r.tpr_lower, r.tpr_upper)], "",
+            *[f"| {_level(a)} | [{lower(lo)}, {upper(up)}] |" for a, lo, up in zip(self.fpr, r.tpr_lower, r.tpr_upper)], "",
             "| prior kappa | RTM gamma |", "| --- | --- |",
-            *[f"| {k:g} | [{lower(lo)}, {upper(up)}] |" for k, lo, up in zip(self.kappa, r.gamma_lower, r.gamma_upper)],
+            *[f"| {_level(k)} | [{lower(lo)}, {upper(up)}] |" for k, lo, up in zip(self.kappa, r.gamma_lower, r.gamma_upper)],
             "", f"RTM advantage at most {upper(r.advantage_upper)}.", ""]
         spacing = "exact curve" if self.discretization is None else f"loss lattice spacing {self.discretization:.3g}"
         lines = [
@@ -595,12 +595,12 @@ class Report:
             f"At other floors: {floors}.", "",
             "## Membership inference (upper bounds)", "",
             "| FPR | TPR at most |", "| --- | --- |",
-            *[f"| {a:g} | {upper(t)} |" for a, t in zip(self.fpr, self.tpr)], "",
+            *[f"| {_level(a)} | {upper(t)} |" for a, t in zip(self.fpr, self.tpr)], "",
             f"Advantage TPR - FPR at most {upper(self.advantage)}. Bayes success (guessing membership right) at most "
-            + ", ".join(f"{upper(b)} at prior {p:g}" for p, b in zip(self.prior, self.bayes_success)) + ".", "",
+            + ", ".join(f"{upper(b)} at prior {_level(p)}" for p, b in zip(self.prior, self.bayes_success)) + ".", "",
             "## Reconstruction robustness (ReRo)", "",
             "| prior kappa | gamma (certified) |", "| --- | --- |",
-            *[f"| {k:g} | [{lower(lo, 6)}, {upper(up, 6)}] |" for k, lo, up in zip(self.kappa, self.rero.lower,
+            *[f"| {_level(k)} | [{lower(lo, 6)}, {upper(up, 6)}] |" for k, lo, up in zip(self.kappa, self.rero.lower,
                                                                                    self.rero.upper)],
             "",
             *rtm_lines,
@@ -739,6 +739,13 @@ def _laplace_gdp_and_curve(b, steps, delta, discretization, tail, level):
     eps = calibrate.epsilon(b, 1.0, steps, delta, discretization=h, noise="laplace")
     warnings = () if np.isfinite(eps) else (f"epsilon at delta {delta:g} is infinite for this lattice",)
     return GDPReport(mu, regret, floor, eps if np.isfinite(eps) else None, delta, h, "lattice", warnings), curve
+
+
+def _level(x: float) -> str:
+    """A level the user gave (FPR, prior, kappa) as given: ``:g`` where that is exact, else all its digits (a prior
+    0.999999954604 printed as 1 would read as a certainty)."""
+    short = f"{x:g}"
+    return short if float(short) == x else repr(float(x))
 
 
 _ULPS_UP, _ULPS_DOWN = 1.0 + 2.0**-50, 1.0 - 2.0**-50  # a closed form's few roundings, moved outward (4-8 ulps)
