@@ -196,7 +196,9 @@ def _certified(mechanism: Mechanism, kappa: np.ndarray, method: str, discretizat
     lower = np.maximum(lower, kappa)
     warnings = spacing_warning + tuple(
         f"the certified bracket at kappa={k:g} is wide: gamma in [{lo:.6g}, {up:.6g}] ({100 * (up - lo) / up:.3g} %); "
-        "the reported gamma is its upper end" + ("; use a smaller discretization" if method == "bracket" else "")
+        "the reported gamma is its upper end"
+        # advice only where it can be followed: not after the automatic spacing already went to the finest it can
+        + ("; use a smaller discretization" if method == "bracket" and not spacing_warning else "")
         for k, lo, up in zip(kappa, lower, upper) if (up - lo) / up > WARN_RELATIVE
     )
     return Estimate(upper, method, True, lower=lower, upper=upper, warnings=warnings)
