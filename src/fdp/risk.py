@@ -734,12 +734,18 @@ def _levels(name: str, values: np.ndarray) -> np.ndarray:
 
 def _laplace_gdp_and_curve(b, steps, delta, discretization, tail, level):
     """The GDP report of ``steps``-fold Laplace noise (no subsampling) and its certified symmetrised curve."""
-    h = 1e-4 if discretization is None else discretization
+    h, warnings = (1e-4, ()) if discretization is None else (discretization, ())
+    one = lattice.lattice_points("laplace", b, 1.0, 1, h)
+    if discretization is None and one > lattice.MAX_ONE_STEP_POINTS:  # eps = 1/b in the hundreds: as for DP-SGD
+        h *= one / lattice.MAX_ONE_STEP_POINTS
+        warnings = (f"the lattice spacing was coarsened to {h:.3g} to keep one step below "
+                    f"{lattice.MAX_ONE_STEP_POINTS:.3g} points (the curve stays pessimistic)",)
     curve = pld.certified_lower_curve("laplace", b, 1.0, steps, discretization=h, direction="symmetrised",
                                       level_min=min(tail, level))
     mu, regret, floor = _gdp.alg1(curve, tail)
     eps = calibrate.epsilon(b, 1.0, steps, delta, discretization=h, noise="laplace")
-    warnings = () if np.isfinite(eps) else (f"epsilon at delta {delta:g} is infinite for this lattice",)
+    if not np.isfinite(eps):
+        warnings += (f"epsilon at delta {delta:g} is infinite for this lattice",)
     return GDPReport(mu, regret, floor, eps if np.isfinite(eps) else None, delta, h, "lattice", warnings), curve
 
 
