@@ -27,6 +27,7 @@ def uncertified_gamma(noise_multiplier, sampling_rate, steps, kappas, discretiza
 
     from fdp import pld
 
+    pld._mechanism_pld.cache_clear()  # the report's cache of its last PLDs would time a dictionary lookup
     dist = pld.mechanism_pld("gaussian", noise_multiplier, sampling_rate, steps, discretization=discretization)
     return 1.0 - np.asarray(get_beta_from_pld(dist, alpha=np.asarray(kappas)))
 
