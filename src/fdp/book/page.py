@@ -212,7 +212,7 @@ def records_table(records: list[dict], chapter: str | None = None) -> str:
 
     Values printed in the paper and the paper's claims (statements tested through a quantity whose
     paper value is a threshold) go to separate tables; every row says where in the paper the number
-    is and what it is (the place links to ``chapter``, the page that computes it, when given), and an
+    is and what it is (the place links to the figure or section that shows it, else to ``chapter``), and an
     explained deviation links to its errata entry.  Then the reasons of the explained deviations and of
     the records this run could not compare, each with the record's key (the name ``make verify`` reports).
     """
@@ -238,8 +238,9 @@ def records_table(records: list[dict], chapter: str | None = None) -> str:
                              [[where(r), r.get("quantity", ""), _claim_cell(r) + _unless_match(r)] for r in claims]))
     if ours:  # statements we test beside the paper's (marked "our addition" in data/paper): not the paper's claims
         parts.append("**Our own checks beside the paper's** (not claims of the paper)\n\n"
-                     + table(["next to", "tested by", "outcome"],
-                             [[where(r), r.get("quantity", ""), _claim_cell(r) + _unless_match(r)] for r in ours]))
+                     + table(["beside the paper's", "tested by", "outcome"],
+                             [[where(r), r.get("quantity", ""), _claim_cell(r, "check") + _unless_match(r)]
+                              for r in ours]))
     notes = []
     for r in records:
         status = results.status_of(r)
@@ -280,11 +281,11 @@ def _place_and_what(rec: dict) -> tuple[str, str]:
     return source, ""
 
 
-def _claim_cell(rec: dict) -> str:
-    """A claim's outcome in words: the measured quantity against what the claim needs (the paper's value within
-    the tolerance)."""
+def _claim_cell(rec: dict, noun: str = "claim") -> str:
+    """A claim's (or our check's) outcome in words: the measured quantity against what it needs (the reference
+    value within the tolerance)."""
     holds = results.within(rec["value"], rec["paper"], rec["tol"])
-    return (f"{'holds' if holds else 'does not hold'}: {rec['value']:.3g}, the claim needs "
+    return (f"{'holds' if holds else 'does not hold'}: {rec['value']:.3g}, the {noun} needs "
             f"{rec['paper']:.3g} ± {rec['tol']:.2g}")
 
 
