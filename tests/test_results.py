@@ -436,3 +436,19 @@ def test_every_anchor_of_the_paper_files_is_a_figure_or_section_of_its_notebook(
         notebook = (root / "notebooks" / f"{path.stem}.ipynb").read_text()
         for prefix, label in anchors.items():
             assert f"{{glue:figure}} {label}" in notebook or f'"({label})=\\n"' in notebook, (path.name, prefix, label)
+
+
+def test_labels_are_unique_across_the_book():
+    """A section label of a notebook that repeats one of the errata page (rero-clt-exponent did) sends the links of
+    both to one place: every (label)= and figure :name: is defined once across book/ and notebooks/."""
+    import collections
+    import re
+
+    seen = collections.Counter()
+    texts = [p.read_text() for p in (ROOT / "book").rglob("*.md")]
+    for nb in (ROOT / "notebooks").glob("*.ipynb"):
+        texts += ["".join(c["source"]) for c in json.loads(nb.read_text())["cells"] if c["cell_type"] == "markdown"]
+    for text in texts:
+        seen.update(re.findall(r"^\(([A-Za-z0-9_.:-]+)\)=\s*$", text, flags=re.M))
+        seen.update(re.findall(r"^:name: (\S+)", text, flags=re.M))
+    assert not [label for label, n in seen.items() if n > 1]
