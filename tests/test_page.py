@@ -153,10 +153,11 @@ def test_paste_glues_each_value_without_displaying_it(monkeypatch):
 
 def test_chapter_table_lists_the_deviations_or_some_printed_values(recorded):
     text = page.chapter_table(results.load("demo_nb"))
-    assert text.startswith("2 numbers and claims recorded: 1 match the paper, 1 explained deviation. The deviations:")
-    assert "{ref}`erratum <demo-prior>`" in text and text.count("\n| ") == 2  # header and one row
+    assert text.startswith("2 numbers and claims recorded: 1 match the paper, 1 explained deviation.\n\n"
+                           ":::{dropdown} The deviations (1), each with its erratum")  # folded under the counts
+    assert "{ref}`erratum <demo-prior>`" in text and text.count("\n| ") == 2 and text.endswith("\n:::")
     only_matches = [r for r in results.load("demo_nb") if r["status"] == "match"]
-    assert "Some of the printed values:" in page.chapter_table(only_matches)
+    assert ":::{dropdown} Some of the printed values" in page.chapter_table(only_matches)
     with pytest.raises(ValueError, match="records"):
         page.chapter_table([])
 

@@ -290,7 +290,7 @@ def _claim_cell(rec: dict, noun: str = "claim") -> str:
 
 
 def chapter_table(records: list[dict], most: int = 8) -> str:
-    """MyST markdown of a paper chapter's comparison: the counts, then the explained deviations
+    """MyST markdown of a paper chapter's comparison: the counts, then (folded) the explained deviations
     (each linked to its erratum), or some of the printed values where every number matches.
 
     Rows are for people: where in the paper, what the number is, ours against the paper's to four
@@ -304,7 +304,7 @@ def chapter_table(records: list[dict], most: int = 8) -> str:
     lead = (f"{_plural(len(records), 'number')} and claims recorded: {status.count('match')} match the paper, "
             f"{_plural(len(explained), 'explained deviation')}"
             + (f", {len(records) - status.count('match') - len(explained)} other" if len(records) > status.count("match") + len(explained) else "")
-            + (". The deviations:" if explained else ". Some of the printed values:"))
+            + ".")
     rows = []
     for r in shown:
         place, what = _place_and_what(r)
@@ -312,4 +312,8 @@ def chapter_table(records: list[dict], most: int = 8) -> str:
             rows.append([place, what, _claim_cell(r), "claimed", _status_cell(r)])
         else:
             rows.append([place, what, f"{r['value']:.4g}", f"{r['paper']:.4g}", _status_cell(r)])
-    return lead + "\n\n" + table(["in the paper", "what", "ours", "paper", "status"], rows)
+    # the table folded, so that the page's findings follow the counts on the first screen
+    title = (f"The deviations ({len(explained)}), each with its erratum" if explained
+             else "Some of the printed values")
+    return (lead + f"\n\n:::{{dropdown}} {title}\n\n" + table(["in the paper", "what", "ours", "paper", "status"], rows)
+            + "\n:::")
