@@ -193,7 +193,7 @@ pdf: chromium | $(STAMP)
 	@n=$$($(BROWSER) --dump-dom "file://$(CURDIR)/$(SINGLE)/whole-book.html" 2>/dev/null | grep -c "<mjx-container"); \
 	if [ "$$n" -lt 100 ]; then echo "error: MathJax typeset $$n formulas in the single-page book" >&2; exit 1; fi
 	@rm -f $(PDF) $(PDF).tmp
-	$(BROWSER) --no-pdf-header-footer --print-to-pdf="$(CURDIR)/$(PDF).tmp" "file://$(CURDIR)/$(SINGLE)/whole-book.html" 2>/dev/null
+	$(BROWSER) --no-pdf-header-footer --generate-pdf-document-outline --print-to-pdf="$(CURDIR)/$(PDF).tmp" "file://$(CURDIR)/$(SINGLE)/whole-book.html" 2>/dev/null
 	@test -s $(PDF).tmp || { echo "error: Chromium wrote no PDF" >&2; exit 1; }
 	@mv -f $(PDF).tmp $(PDF)
 	@echo "pdf: $(PDF) ($$(du -h $(PDF) | cut -f1))"

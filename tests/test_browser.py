@@ -434,5 +434,6 @@ def test_the_whole_book_pdf_is_complete_and_linked_from_the_introduction():
     assert data.startswith(b"%PDF-") and data.rstrip().endswith(b"%%EOF")
     pages = len(re.findall(rb"/Type\s*/Page[^s]", data))
     assert pages >= 100, f"the PDF has {pages} pages; the book prints to about 170"
+    assert b"/Outlines" in data, "the PDF has no outline (bookmarks): --generate-pdf-document-outline"
     intro = (HTML / "book" / "intro.html").read_text(encoding="utf-8")
     assert 'href="../fdp-book.pdf"' in intro
