@@ -427,8 +427,8 @@ def _gdp(args) -> int:
         with _flags("--noise-multiplier, --sampling-rate, --steps, --discretization, --tail"):  # guards run first
             report = risk.gdp(Mechanism("gaussian", s, q, steps), delta=delta, discretization=args.discretization,
                               tail=1e-10 if args.tail is None else args.tail)
-        out.update(mu=report.mu, regret=report.regret, alpha_floor=report.alpha_floor, epsilon=report.epsilon,
-                   method=report.method)
+        out.update(mu=report.mu, mu_lower=report.mu_lower, regret=report.regret, alpha_floor=report.alpha_floor,
+                   epsilon=report.epsilon, method=report.method)
         if report.discretization is not None:
             out["discretization"] = report.discretization
         warnings += report.warnings
@@ -449,6 +449,7 @@ def _gdp(args) -> int:
         else:
             mu = gdp.mu_pure_dp(eps)
             out.update(mu=mu, regret=gdp.gdp_regret(conversions.randomized_response(eps), mu))
+        out["mu_lower"] = out["mu"]  # a closed form (within its few roundings)
         out["alpha_floor"] = 0.0
     out = {k: (float(v) if isinstance(v, (float, np.floating)) else v) for k, v in out.items()}
     out["seconds"] = time.perf_counter() - t0

@@ -61,6 +61,7 @@ __all__ = [
     "epsilon_for_delta",
     "default_discretization",
     "converged_discretization",
+    "affordable",
     "Spacing",
     "EPSILON_RTOL",
     "dpsgd_pld",
@@ -634,6 +635,14 @@ class Spacing:
     converged: bool
 
 
+def affordable(noise_multiplier: float, sampling_rate: float, steps: int, discretization: float) -> bool:
+    """Whether DP-SGD's lattices at this spacing stay within :mod:`fdp.lattice`'s limits (one step and composed)."""
+    one = lattice.lattice_points("gaussian", noise_multiplier, sampling_rate, 1, discretization)
+    return (one <= lattice.MAX_ONE_STEP_POINTS
+            and lattice.lattice_points("gaussian", noise_multiplier, sampling_rate, steps, discretization)
+            <= lattice.MAX_LATTICE_POINTS)
+
+
 def converged_discretization(noise_multiplier: float, sampling_rate: float, steps: int, *, delta: float = 1e-5,
                              rtol: float = EPSILON_RTOL) -> Spacing:
     """The coarsest spacing, from :func:`default_discretization` down by halves, whose PLD epsilon is within ``rtol``.
@@ -680,19 +689,13 @@ def converged_discretization(noise_multiplier: float, sampling_rate: float, step
         return epsilon_for_delta(mechanism_pld("gaussian", noise_multiplier, sampling_rate, steps,
                                    discretization=spacing), delta)
 
-    def fits(spacing):
-        one = lattice.lattice_points("gaussian", noise_multiplier, sampling_rate, 1, spacing)
-        return (one <= lattice.MAX_ONE_STEP_POINTS
-                and lattice.lattice_points("gaussian", noise_multiplier, sampling_rate, steps, spacing)
-                <= lattice.MAX_LATTICE_POINTS)
-
     coarse = eps(h)
     # rounding every loss up by at most h moves the composed losses up by at most steps * h, so epsilon's excess
     # is at most that: far from private (epsilon in the hundreds) the first spacing is converged without halving
     if np.isfinite(coarse) and coarse > 0.0 and steps * h <= rtol * coarse:
         return Spacing(h, steps * h / coarse, True)
     while True:
-        if not fits(h / 2) or not np.isfinite(coarse):
+        if not affordable(noise_multiplier, sampling_rate, steps, h / 2) or not np.isfinite(coarse):
             return Spacing(h, float("inf"), False)
         fine = eps(h / 2)
         excess = 2.0 * (coarse - fine) / fine if fine > 0.0 else 0.0

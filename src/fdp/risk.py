@@ -53,6 +53,9 @@ WARN_RELATIVE = 0.01
 KAPPA_FLOOR = 1e-30
 #: Relative width the automatic spacing of the ReRo bracket aims at (``discretization=None``).
 RERO_RTOL = 1e-4
+#: Relative gap between the certified mu* and the mu* of the optimistic curve that the automatic spacing of the GDP
+#: report aims at (refining while the lattices fit); a wider gap carries a warning.
+MU_RTOL = 5e-3
 #: The spacing of the first, coarse bracket that measures how the width scales (about ``c N h^2``).
 _PROBE_SPACING = 8e-4
 #: One-step grid of the bracket (:func:`fdp.pld.tradeoff_bracket`'s default) and the most the automatic spacing
@@ -247,6 +250,9 @@ class GDPReport:
         ``"closed form"`` or ``"lattice"`` (mu* and the regret on the certified lattice curve,
         :func:`fdp.gdp.mu_and_regret_lattice`; epsilon from ``dp_accounting``'s PLD).
     warnings : tuple of str
+    mu_lower : float or None
+        A lower bound on the exact ``mu*`` above the same floor (``mu`` for a closed form; for the lattice, mu* of
+        the optimistic curve): ``[mu_lower, mu]`` contains the truth.
     """
 
     mu: float
@@ -257,6 +263,7 @@ class GDPReport:
     discretization: float | None
     method: str
     warnings: tuple[str, ...] = field(default=())
+    mu_lower: float | None = None
 
 
 def gdp(mechanism: Mechanism, *, delta: float = 1e-5, discretization: float | None = None, tail: float = 1e-10) -> GDPReport:
@@ -299,7 +306,7 @@ def gdp(mechanism: Mechanism, *, delta: float = 1e-5, discretization: float | No
             eps, warnings = float(_gdp.eps_from_mu_delta(mu, delta)), ()
         except ValueError as exc:
             eps, warnings = None, (f"no epsilon at delta {delta:g}: {exc}",)
-        return GDPReport(mu, 0.0, 0.0, eps, delta, None, "closed form", warnings)
+        return GDPReport(mu, 0.0, 0.0, eps, delta, None, "closed form", warnings, mu)
     report, _ = _gdp_and_curve(sigma, rate, steps, delta, discretization, _gdp.check_lattice_tail(tail))
     return report
 
@@ -307,9 +314,14 @@ def gdp(mechanism: Mechanism, *, delta: float = 1e-5, discretization: float | No
 def _gdp_and_curve(sigma, rate, steps, delta, discretization, tail,
                    level: float = 1.0) -> tuple[GDPReport, tradeoff.PiecewiseLinear]:
     """The GDP report of subsampled DP-SGD and the certified symmetrised curve it was read from (built down
-    to the smaller of ``tail`` and ``level``, the smallest level the caller reads it at)."""
+    to the smaller of ``tail`` and ``level``, the smallest level the caller reads it at).
+
+    ``mu*`` is read from the certified lower curve; the optimistic curve of :func:`fdp.pld.tradeoff_bracket` at the
+    same spacing, symmetrised (symmetrising is monotone in the curve), gives ``mu_lower`` below the exact mu*.
+    With the automatic spacing, a gap above :data:`MU_RTOL` refines the spacing while the lattices fit."""
     warnings = []
-    if discretization is None:  # the coarsest spacing whose epsilon has converged, or one that one step affords
+    auto = discretization is None
+    if auto:  # the coarsest spacing whose epsilon has converged, or one that one step affords
         h = pld.default_discretization(sigma, rate, steps)
         one = lattice.lattice_points("gaussian", sigma, rate, 1, h)
         if one > lattice.MAX_ONE_STEP_POINTS:
@@ -325,17 +337,57 @@ def _gdp_and_curve(sigma, rate, steps, delta, discretization, tail,
                                 "bound, but a pessimistic one")
     else:
         h = check_discretization("discretization", discretization)
-    dist = pld.dpsgd_pld(sigma, rate, steps, discretization=h)  # for epsilon at delta (its size is checked first)
-    curve = pld.certified_lower_curve("gaussian", sigma, rate, steps, discretization=h, direction="symmetrised",
-                                      level_min=min(tail, level))
-    mu, regret, floor = _gdp.alg1(curve, tail)
+    h_eps = h  # epsilon keeps the spacing chosen for it (dp_accounting's PLD fails at spacings far below it)
+
+    def read(spacing, grid):  # the certified curve, its (mu*, regret, floor), mu* of the optimistic curve below the
+        # truth, and the one-step spacing of the optimistic lattice (above ``spacing`` when its grid was full)
+        curve = pld.certified_lower_curve("gaussian", sigma, rate, steps, discretization=spacing,
+                                          direction="symmetrised", level_min=min(tail, level))
+        mu, regret, floor = _gdp.alg1(curve, tail)
+        optimistic = pld.tradeoff_bracket("gaussian", sigma, rate, steps, discretization=spacing,
+                                          kappa_min=min(tail, level), max_grid=grid)
+        # the same floor: a curve above the exact one has a smaller mu* there (eq. 21); moved down past rounding
+        mu_low = _gdp.alg1(tradeoff.symmetrise(optimistic.upper), floor)[0] * _ULPS_DOWN
+        return curve, mu, regret, floor, min(mu_low, mu), optimistic.discretization
+
+    grid = _DEFAULT_GRID
+    curve, mu, regret, floor, mu_lower, step = read(h, grid)
+    stalled = 0
+    while auto and mu - mu_lower > MU_RTOL * mu and stalled < 3:
+        gap = (mu - mu_lower) / mu
+        # the gap falls at least like the spacing: aim at half the tolerance, by at most a factor 64 at a time
+        finer = h * float(np.clip(0.5 * MU_RTOL / gap, 1.0 / 64.0, 0.5))
+        if not pld.affordable(sigma, rate, steps, finer):
+            break
+        if step > 1.01 * h:  # the optimistic one-step grid was full: the same loss range needs more points
+            grid = int(min(_AUTO_MAX_GRID, np.ceil(grid * step / finer)))
+        try:
+            reading = read(finer, grid)
+        except ResourceLimitError:  # a finer lattice out of reach: keep what we have
+            break
+        step = reading[5]
+        # both ends are certified at every spacing: keep the smaller mu* (and its curve) and the larger lower end
+        mu_lower = max(mu_lower, reading[4])
+        if reading[1] <= mu:
+            curve, mu, regret, floor = reading[:4]
+            h = finer
+        # three refinements in a row that do not shrink the gap by 10 %: the float64 floor of the curves, not the
+        # spacing, limits it
+        stalled = stalled + 1 if mu - mu_lower > 0.9 * gap * mu else 0
+    gap = (mu - mu_lower) / mu
+    if gap > MU_RTOL:
+        warnings.append(f"mu* lies in [{lower(mu_lower)}, {upper(mu)}] ({100 * gap:.3g} % apart) at lattice spacing "
+                        f"{h:.3g}; the reported mu* is the upper end"
+                        + ("" if auto else ", and a smaller discretization tightens it"))
+    dist = pld.dpsgd_pld(sigma, rate, steps, discretization=h_eps)  # for epsilon at delta (its size is checked first)
     if floor < tail:
         warnings.append(f"the curve passes below ({tail:g}, {tail:g}): the alpha floor was lowered to its fixed "
                         f"point {floor:.3g}, and mu* = {mu:.3g} reads as 'beyond {2 * norm.isf(tail):.3g}'")
     eps = pld.epsilon_for_delta(dist, delta)
     if not np.isfinite(eps):
         warnings.append(f"epsilon at delta {delta:g} is infinite for this lattice")
-    return GDPReport(mu, regret, floor, eps if np.isfinite(eps) else None, delta, h, "lattice", tuple(warnings)), curve
+    return GDPReport(mu, regret, floor, eps if np.isfinite(eps) else None, delta, h, "lattice", tuple(warnings),
+                     mu_lower), curve
 
 
 #: Default readings of :func:`report`: false-positive rates of the MIA reading, priors of the membership
@@ -542,7 +594,8 @@ class Report:
             "mechanism": mechanism,
             "dp": {"delta": self.delta, "epsilon_pld": self.epsilon_pld, "epsilon_rdp": self.epsilon_rdp,
                    "rdp_conversion": None if self.epsilon_rdp is None else calibrate.RDP_CONVERSION},
-            "gdp": {"mu": self.gdp.mu, "regret": self.gdp.regret, "alpha_floor": self.gdp.alpha_floor,
+            "gdp": {"mu": self.gdp.mu, "mu_lower": self.gdp.mu_lower, "regret": self.gdp.regret,
+                    "alpha_floor": self.gdp.alpha_floor,
                     "method": self.gdp.method,
                     "mu_at_floor": {f"{k:g}": v for k, v in self.mu_at_floor.items()}},
             "mia": {"fpr": self.fpr.tolist(), "tpr_upper": self.tpr.tolist(), "advantage_upper": self.advantage,
@@ -775,7 +828,8 @@ def _randomized_response(epsilon, delta, kappa):
     shrink = delta * (1.0 + np.exp(-epsilon))
     eps_at_delta = 0.0 if delta >= np.tanh(0.5 * epsilon) else max(0.0, float(epsilon + np.log1p(-shrink)))
     mu = float(_gdp.mu_pure_dp(epsilon))
-    gdp_report = GDPReport(mu, _gdp.gdp_regret(curve, mu), 0.0, eps_at_delta, delta, None, "closed form")
+    gdp_report = GDPReport(mu, _gdp.gdp_regret(curve, mu), 0.0, eps_at_delta, delta, None, "closed form",
+                           mu_lower=mu)
     gamma = _rero.gamma(curve, kappa)  # e^eps kappa (or 1 - e^-eps (1 - kappa)): a few roundings, moved outward
     # mu at a floor: the closed form wherever the curve's corner alpha = 1 / (1 + e^eps) lies above the floor (the
     # maximum of eq. 21 is there); Alg. 1 on the curve above the floor otherwise, moved up past its rounding
