@@ -636,7 +636,25 @@ class Spacing:
 
 
 def affordable(noise_multiplier: float, sampling_rate: float, steps: int, discretization: float) -> bool:
-    """Whether DP-SGD's lattices at this spacing stay within :mod:`fdp.lattice`'s limits (one step and composed)."""
+    """Whether DP-SGD's lattices at this spacing stay within :mod:`fdp.lattice`'s limits (one step and composed).
+
+    Parameters
+    ----------
+    noise_multiplier : float
+        > 0.
+    sampling_rate : float
+        In (0, 1].
+    steps : int
+        >= 1.
+    discretization : float
+        The loss lattice spacing.
+
+    Returns
+    -------
+    bool
+        True when neither the one-step lattice (:data:`fdp.lattice.MAX_ONE_STEP_POINTS`) nor the composed one
+        (:data:`fdp.lattice.MAX_LATTICE_POINTS`) exceeds its limit.
+    """
     one = lattice.lattice_points("gaussian", noise_multiplier, sampling_rate, 1, discretization)
     return (one <= lattice.MAX_ONE_STEP_POINTS
             and lattice.lattice_points("gaussian", noise_multiplier, sampling_rate, steps, discretization)
