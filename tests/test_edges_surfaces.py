@@ -733,3 +733,69 @@ def test_full_batch_searches_are_not_capped_at_subsampled_limits(capsys):
     assert code == 0 and out["steps"] == 10**12
     code, out, _ = _run(capsys, ["gdp", "--noise-multiplier", "1e-3", "--steps", "1000000000000"])
     assert code == 0 and out["epsilon"] > 4.9e17
+
+
+# --- round 4: a fresh hostile pass (2026-11-26) ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mechanism, mu, kappa", [
+    ("gaussian", 3.3, 1e-300), ("gaussian", 7.1506792190934885, 1e-250), ("gaussian", 0.0123, 1e-250),
+    ("laplace", 2.7, 0.03), ("laplace", 0.37, 0.4), ("gaussian", 1.0, 0.1),
+])
+def test_rero_closed_forms_are_rounded_up(capsys, mechanism, mu, kappa):
+    """`rero --mechanism gaussian --mu 3.3 --kappa 1e-300` printed 5.8962105874467e-250, 1.8e-13 below
+    Phi(Phi^{-1}(kappa) + mu), as "certified"; Laplace 2.7 at 0.03 printed one float below 1 - e^-eps / (4 kappa)."""
+    code, out, _ = _run(capsys, ["rero", "--mechanism", mechanism, "--mu", repr(mu), "--kappa", repr(kappa)])
+    assert code == 0 and out["certified"]
+    mp.dps = 60
+    k = mpf(kappa)
+    if mechanism == "gaussian":
+        exact = ncdf(sqrt(2) * erfinv(2 * k - 1) + mpf(mu))
+    else:  # the Laplace power at kappa (ReRo paper Sec. 3: the trade-off curve of Laplace noise)
+        e = mpf(mu)
+        exact = exp(e) * k if k < exp(-e) / 2 else (1 - exp(-e) / (4 * k) if k <= mpf(1) / 2 else 1 - exp(-e) * (1 - k))
+    assert mpf(out["gamma"][0]) >= exact
+    assert mpf(out["advantage"][0]) >= (exact - k) / (1 - k)
+
+
+def _one_step_mu_star(sigma: float, rate: float, floor: float) -> float:
+    """The exact mu* of one Poisson-subsampled Gaussian step over alpha, beta >= floor: the symmetrised curve is the
+    add curve up to its slope -1 point and its mirror image, so mu* is the largest Phi^{-1}(TPR(a)) - Phi^{-1}(a),
+    TPR(a) = (1 - q) a + q Phi(Phi^{-1}(a) + 1/sigma), over a in [floor, Phi(-1/(2 sigma))].  scipy's quantiles
+    are good to 1e-15 relative at any level, so the difference is good to about 1e-12 relative here."""
+    from scipy.optimize import minimize_scalar
+
+    def mu_at(log_a):
+        a = math.exp(log_a)
+        z = norm.ppf(a)
+        return float(norm.ppf((1.0 - rate) * a + rate * norm.cdf(z + 1.0 / sigma)) - z)
+
+    top = math.log(norm.cdf(-0.5 / sigma))
+    grid = np.linspace(math.log(floor), top, 2000)
+    best = grid[int(np.argmax([mu_at(x) for x in grid]))]
+    res = minimize_scalar(lambda x: -mu_at(x), bounds=(max(math.log(floor), best - 1), min(top, best + 1)),
+                          method="bounded", options={"xatol": 1e-10})
+    return max(-res.fun, mu_at(math.log(floor)), mu_at(best))
+
+
+@pytest.mark.parametrize("sigma, rate, tail", [(47.0, 0.77, 1e-250), (3.3, 3e-7, 1e-10), (47.0, 3e-7, 1e-10),
+                                                (47.0, 0.77, 1e-20)])
+def test_gdp_interval_contains_the_exact_one_step_mu(capsys, sigma, rate, tail):
+    """`mu_lower` was read at alpha = 1 - 1.1e-16, where float64 cannot resolve 1 - alpha: 0.0984 above the
+    exact 0.0176 at (47, 0.77, tail 1e-250), and 3.54e-7 against 2.71e-7 at (3.3, 3e-7)."""
+    code, out, _ = _run(capsys, ["gdp", "--noise-multiplier", repr(sigma), "--sampling-rate", repr(rate), "--steps",
+                                 "1", "--tail", repr(tail)])
+    exact = _one_step_mu_star(sigma, rate, tail)
+    assert code == 0 and out["mu_lower"] <= exact * (1 + 1e-9) and exact <= out["mu"]
+    wide = out["mu"] - out["mu_lower"] > risk.WARN_RELATIVE * out["mu"]
+    assert any(w.startswith("mu* lies in [") for w in out["warnings"]) == wide
+
+
+def test_calibrate_says_when_the_lattice_spacing_is_what_misses_a_tiny_mu(capsys):
+    """`calibrate --sampling-rate 3e-7 --steps 1 --mu 3e-7` said no noise works; noise 3.1 does (mu* 2.7e-7 at
+    3.3), and a spacing of 1e-9 finds it: the message now says where the search stopped and why."""
+    code, _, err = _run(capsys, ["calibrate", "--sampling-rate", "3e-7", "--steps", "1", "--mu", "3e-7"])
+    assert code == 2 and "smaller discretization may reach the target" in err and "--discretization" in err
+    code, out, _ = _run(capsys, ["calibrate", "--sampling-rate", "3e-7", "--steps", "1", "--mu", "3e-7",
+                                 "--discretization", "1e-9"])
+    assert code == 0 and out["noise_lower"] <= 3.3 and 2.9 <= out["noise_multiplier"] <= 5.0

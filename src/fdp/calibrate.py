@@ -500,8 +500,13 @@ def noise_for_risk(target: str, value: float, sampling_rate: float, steps: int, 
     while risk_at(hi) > value:  # hi must meet the target
         lo, hi = hi, 2.0 * hi
         if hi > _largest_noise(sampling_rate):
+            # a subsampled lattice resolves a risk only down to what its spacing allows (mu* 3e-7 at rate 3e-7 needs
+            # spacing 1e-9): say where the search stopped and what a finer lattice can do
+            hint = "" if sampling_rate == 1.0 else (
+                f"; at noise {lo:g} the certified {target} is still {risk_at(lo):.3g} at lattice spacing "
+                f"{spacing(lo):.3g}, which resolves it no finer: a smaller discretization may reach the target")
             raise ValueError(f"no noise multiplier below {_largest_noise(sampling_rate):g} brings {target} to {value!r} "
-                             f"at sampling rate {sampling_rate:g} and {steps} steps")
+                             f"at sampling rate {sampling_rate:g} and {steps} steps{hint}")
     # full batches have closed forms at any noise; a subsampled lattice resolves noise down to 1e-3
     smallest = SUBSAMPLED_NOISE_RANGE[0] if sampling_rate < 1.0 else 1e-300
     met_everywhere = ()

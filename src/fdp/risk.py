@@ -315,21 +315,21 @@ def gdp(mechanism: Mechanism, *, delta: float = 1e-5, discretization: float | No
 def _mu_below(bracket: pld.Bracket, certified: tradeoff.PiecewiseLinear, floor: float) -> float:
     """A lower bound on the exact mu* above ``floor`` (eq. 21) from the optimistic add-direction curve ``U``.
 
-    The exact symmetrised curve ``C`` lies below ``f`` and ``f^{-1}``, and ``f <= U + slack``: at a breakpoint
-    ``(t, u)`` of ``U``, ``C(t) <= u + slack`` and ``C(u + slack) <= t``.  Either point lies in eq. 21's range when
-    its level is at least ``floor`` and the certified lower curve of ``C`` is at least ``floor`` there, and both give
-    ``mu* >= Phi^{-1}(1 - t) - Phi^{-1}(u + slack)``; the largest such term, moved down past its rounding."""
-    t, u = bracket.upper.alphas, np.minimum(bracket.upper.betas + bracket.slack, 1.0)
-    # the floor lies between breakpoints, and the maximum is often there: its point on each side (U is linear
-    # between breakpoints and bounds f there too)
-    t_floor = np.interp(floor - bracket.slack, bracket.upper.betas[::-1], t[::-1])  # U(t_floor) + slack = floor
-    t = np.r_[t, floor, t_floor]
-    u = np.r_[u, min(float(bracket.upper(floor)) + bracket.slack, 1.0), floor]
-    keep = ((t >= floor) & (certified(t) >= floor)) | ((u >= floor) & (certified(u) >= floor))
-    keep &= (t < 1.0) & (u < 1.0)
+    The exact symmetrised curve ``C`` lies below ``f <= U + slack``: at a level ``t`` in [floor, 1/2] where the
+    certified lower curve of ``C`` is at least ``floor`` (``t`` is in eq. 21's range), ``mu* >= Phi^{-1}(1 - t) -
+    Phi^{-1}(U(t) + slack)``.  Read at ``U``'s breakpoints and at the floor, ``U(t)`` moved up by 2^-50 (its betas
+    near 1 are ``1 - mass`` in float64), the largest term moved down past the quantiles' rounding.  Levels above
+    1/2 are left out: there ``1 - t`` is not resolved in float64 (at ``t = 1 - 1.1e-16``, ``U`` can lie below
+    ``f``)."""
+    t = np.r_[bracket.upper.alphas, floor]
+    keep = (t >= floor) & (t <= 0.5)
+    t = t[keep]
+    keep = certified(t) >= floor
     if not np.any(keep):
         return 0.0
-    q_t, q_u = norm.isf(t[keep]), norm.isf(u[keep])  # Phi^{-1}(1 - t) and -Phi^{-1}(u + slack)
+    t = t[keep]
+    u = np.minimum(np.asarray(bracket.upper(t), dtype=float) + bracket.slack + 2.0**-50, 1.0)
+    q_t, q_u = norm.isf(t), norm.isf(u)  # Phi^{-1}(1 - t) and -Phi^{-1}(u)
     terms = q_t + q_u - 1e-13 * (np.abs(q_t) + np.abs(q_u) + 1.0)  # scipy's quantiles are good to ~1e-15
     return float(max(np.max(terms), 0.0))
 
