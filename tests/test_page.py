@@ -204,3 +204,24 @@ def test_legend_never_covers_data():
     fig2.canvas.draw()
     assert leg2.get_window_extent().y1 <= ax2.get_window_extent().y0 + 1  # under the panel
     assert leg2.get_window_extent().x1 <= fig2.bbox.x1  # within the figure's width
+
+
+def test_glance_lists_every_errata_entry_of_its_chapter(recorded, monkeypatch, tmp_path):
+    """The glance box listed only the entries cited by a deviation recorded on the page (2 of rtm_auditing's 4):
+    it now lists the errata index's entries for the chapter, in the index's order, then any other cited one."""
+    (tmp_path / "book").mkdir()
+    (tmp_path / "book" / "errata.md").write_text(
+        "| Entry | Paper | Severity | Changes? | Chapter |\n|---|---|---|---|---|\n"
+        "| {ref}`A typo <demo-typo>` | X | minor | no | {doc}`demo <executed/demo_nb>` |\n"
+        "| {ref}`Elsewhere <other-entry>` | X | minor | no | {doc}`other <executed/other_nb>` |\n"
+        "| {ref}`Our run <demo-ours>` | ours | - | - | {doc}`demo <executed/demo_nb>` |\n")
+    monkeypatch.setattr(page, "ROOT", tmp_path)
+    assert page.errata_entries("demo_nb") == ["demo-typo", "demo-ours"]
+    text = page.glance("demo_nb", "Table 1")
+    assert "**Errata:** {ref}`demo-typo`, {ref}`demo-ours`, {ref}`demo-prior`" in text
+    assert "other-entry" not in text
+
+
+def test_every_errata_index_row_names_a_chapter_the_glance_can_read():
+    rows = [line for line in (ROOT / "book" / "errata.md").read_text().splitlines() if line.startswith("| {ref}`")]
+    assert rows and all(re.search(r"\{doc\}`[^`<]*<executed/\w+>`", row) for row in rows)

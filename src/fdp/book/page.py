@@ -69,11 +69,22 @@ def glance(notebook: str, reproduces: str, directory: Path | None = None, namesp
             scaled.append(f"{name.replace('_', ' ')} {value} (the paper: {paper.group(1)})")
     if scaled:
         lines += ["", "**This run against the paper's set-up:** " + "; ".join(scaled) + "."]
-    labels = sorted({r["errata"] for r in explained if r.get("errata")})
+    # the errata index's entries for this chapter, in its order, then any other entry a deviation here cites
+    labels = errata_entries(notebook)
+    labels += sorted({r["errata"] for r in explained if r.get("errata")} - set(labels))
     if labels:
         lines += ["", "**Errata:** " + ", ".join(f"{{ref}}`{label}`" for label in labels)]
     body = "\n".join(lines)
     return f":::{{admonition}} Results at a glance\n:class: tip\n\n{body}\n:::\n"
+
+
+def errata_entries(notebook: str) -> list[str]:
+    """Labels of the entries of the errata page's index (book/errata.md) whose chapter is ``notebook``, in order."""
+    path = ROOT / "book" / "errata.md"
+    if not path.is_file():
+        return []
+    rows = [line for line in path.read_text().splitlines() if line.startswith("| {ref}`")]
+    return [re.search(r"<([\w-]+)>`", row).group(1) for row in rows if f"<executed/{notebook}>`" in row]
 
 
 def parameters(notebook: str) -> list[tuple[str, str, str]]:
