@@ -360,7 +360,10 @@ def zcdp_tradeoff(rho: float, eps_grid=None) -> PiecewiseLinear:
 def rho_from_rdp(orders, rdp) -> float:
     """Tight zCDP parameter of an RDP curve (GDP paper App. C.3, eq. 25): ``rho* = max_{t > 1} eps(t) / t``.
 
-    On a grid of orders the infimum of eq. 25 is exactly the largest ratio (no bisection needed).
+    On a grid of orders the infimum of eq. 25 is exactly the largest ratio (no bisection needed).  That is rho* of
+    the RDP curve restricted to the grid: where ``eps(t) / t`` still rises at the largest order, the mechanism's
+    rho* is larger (the subsampled Gaussian's ratio tends to the unsubsampled ``T / (2 sigma^2)`` as t -> infinity,
+    which is therefore its rho*).
 
     Parameters
     ----------
