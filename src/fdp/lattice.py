@@ -37,7 +37,7 @@ this is the NP lemma with randomisation at the threshold atom.
      each cell ``(l_k, l_{k+1}]`` is split onto its two end points so that both its P-mass and its
      Q-mass are kept (the likelihood ratio in the cell lies between ``e^{l_k}`` and
      ``e^{l_{k+1}}``, so the split is a Blackwell refinement of the true pair: the true pair is
-     the split pair followed by a randomised map).  Beyond ``l_{G-1}`` the excess Q-mass
+     the split pair followed by a randomized map).  Beyond ``l_{G-1}`` the excess Q-mass
      ``Q - e^{l_{G-1}} P`` goes to ``l = +inf`` (P-only / Q-only split); below ``l_0`` (p = 1)
      all Q-mass is put at ``l_0``.  Its error per step is second order in h, unlike plain
      rounding of the loss up (first order, which compounds to ``N h`` after N steps).
