@@ -601,7 +601,10 @@ class Report:
                            label=f"RTM ($d$ = {self.rtm.dimension})")
         ax_rero.loglog(k, k, color="0.75", lw=0.8, label="prior")
         ax_rero.set(xlabel=r"prior $\kappa$", ylabel=r"reconstruction success $\gamma$", title="ReRo bound")
-        ax_rero.legend(fontsize=8)
+        # two decades below the smallest prior: every line lies on or above the diagonal, so the legend, lower right,
+        # sits in the empty triangle beneath it instead of on the RTM and prior lines
+        ax_rero.set_ylim(bottom=k.min() / 100.0)
+        ax_rero.legend(fontsize=8, loc="lower right")
         return ax_curve.figure
 
     def to_dict(self) -> dict:
