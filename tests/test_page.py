@@ -185,7 +185,17 @@ def test_glance_says_how_the_run_compares_with_the_papers_set_up(recorded, monke
         {"cells": [{"cell_type": "code", "metadata": {"tags": ["parameters"]}, "source": source}]}))
     monkeypatch.setattr(page, "ROOT", tmp_path)
     text = page.glance("demo_nb", "Table 1", namespace={"trials": 50})
-    assert "**This run against the paper's set-up:** trials 50 (the paper: 10,000)." in text
+    # the parameter's meaning, not its Python name; the paper's own value (1024) is not listed
+    assert "**This run against the paper's set-up:** games: 50 (the paper: 10,000)." in text
+
+
+@pytest.mark.parametrize("value, paper, same", [
+    ("1_000_000", "10^6", True), ("1000", "used 1000", True), ("1024", "1024", True), ("exact", "Exact", True),
+    ("6", "1,000", False), ("[10, 100]", "10, 100, 1000", False), ("200", "1M steps of gradient descent", False),
+    ("1000000", "1M", True),
+])
+def test_the_glance_knows_the_papers_value_however_it_is_written(value, paper, same):
+    assert page._same_setting(value, paper) is same
 
 
 def test_legend_never_covers_data():

@@ -64,9 +64,11 @@ def glance(notebook: str, reproduces: str, directory: Path | None = None, namesp
         paper = re.search(r"\(the paper:? ([^)]*)\)", comment)
         if paper:
             value = _shown(namespace[name]) if name in namespace else default
-            if re.sub(r"[\W_]", "", value.lower()) == re.sub(r"[\W_]", "", paper.group(1).lower()):
-                continue  # the paper's value itself (a method named alike)
-            scaled.append(f"{name.replace('_', ' ')} {value} (the paper: {paper.group(1)})")
+            if _same_setting(value, paper.group(1)):
+                continue  # the paper's value itself
+            meaning = comment[:paper.start()].strip().rstrip(":;,") or name.replace("_", " ")
+            shown = value[1:-1] if value.startswith("[") and value.endswith("]") else value
+            scaled.append(f"{meaning}: {shown} (the paper: {paper.group(1)})")
     if scaled:
         lines += ["", "**This run against the paper's set-up:** " + "; ".join(scaled) + "."]
     # the errata index's entries for this chapter, in its order, then any other entry a deviation here cites
@@ -76,6 +78,23 @@ def glance(notebook: str, reproduces: str, directory: Path | None = None, namesp
         lines += ["", "**Errata:** " + ", ".join(f"{{ref}}`{label}`" for label in labels)]
     body = "\n".join(lines)
     return f":::{{admonition}} Results at a glance\n:class: tip\n\n{body}\n:::\n"
+
+
+def _numbers(text: str) -> list[float]:
+    """The numbers written in ``text``: ``1,000``, ``1_000_000``, ``10^6``, ``1M`` and plain decimals."""
+    text = re.sub(r"(?<=\d)[,_](?=\d{3})", "", text)
+    text = re.sub(r"10\^(\d+)", lambda m: f"1e{m.group(1)}", text)
+    text = re.sub(r"(\d+(?:\.\d+)?)M\b", lambda m: f"{float(m.group(1)) * 1e6:.0f}", text)
+    return [float(x) for x in re.findall(r"\d+(?:\.\d+)?(?:e\d+)?", text)]
+
+
+def _same_setting(value: str, paper: str) -> bool:
+    """Whether this run's ``value`` is the paper's (``"1_000_000"`` and ``"10^6"``; ``"1000"`` and ``"used 1000"``;
+    a method named alike)."""
+    if re.sub(r"[\W_]", "", value.lower()) == re.sub(r"[\W_]", "", paper.lower()):
+        return True
+    ours, theirs = _numbers(value), _numbers(paper)
+    return bool(ours) and ours == theirs
 
 
 def errata_entries(notebook: str) -> list[str]:
