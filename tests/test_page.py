@@ -172,7 +172,7 @@ def test_chapter_table_rows_are_for_people():
     text = page.chapter_table([printed, claim])
     assert "table2/" not in text and "fig4/" not in text
     assert "| Table 2 'after' | μ of the ε = 8 run | 1.567 | 1.3 |" in text
-    assert "| Sec. 5 | rule of thumb | does not hold: 0.0138, the claim needs 0 ± 0.01 | claimed |" in text
+    assert "| Sec. 5 | rule of thumb | does not hold: ours 0.0138, the claim needs 0 ± 0.01 | claimed |" in text
 
 
 def test_glance_says_how_the_run_compares_with_the_papers_set_up(recorded, monkeypatch, tmp_path):
@@ -235,3 +235,11 @@ def test_glance_lists_every_errata_entry_of_its_chapter(recorded, monkeypatch, t
 def test_every_errata_index_row_names_a_chapter_the_glance_can_read():
     rows = [line for line in (ROOT / "book" / "errata.md").read_text().splitlines() if line.startswith("| {ref}`")]
     assert rows and all(re.search(r"\{doc\}`[^`<]*<executed/\w+>`", row) for row in rows)
+
+
+def test_a_yes_no_claim_reads_in_words():
+    """'does not hold: 0, the claim needs 1 ± 1e-09' read as a machine's: a 0/1 quantity is said in words."""
+    assert page._claim_cell({"value": 1.0, "paper": 1.0, "tol": 1e-9}) == "holds in our run"
+    assert page._claim_cell({"value": 1.0, "paper": 0.0, "tol": 0.01}) == "does not hold in our run"
+    assert page._claim_cell({"value": 0.5, "paper": 1.0, "tol": 0.1}, "check") == \
+        "does not hold: ours 0.5, the check needs 1 ± 0.1"

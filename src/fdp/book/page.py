@@ -315,8 +315,10 @@ def _claim_cell(rec: dict, noun: str = "claim") -> str:
     """A claim's (or our check's) outcome in words: the measured quantity against what it needs (the reference
     value within the tolerance)."""
     holds = results.within(rec["value"], rec["paper"], rec["tol"])
-    return (f"{'holds' if holds else 'does not hold'}: {rec['value']:.3g}, the {noun} needs "
-            f"{rec['paper']:.3g} ± {rec['tol']:.2g}")
+    verdict = "holds" if holds else "does not hold"
+    if rec["value"] in (0, 1) and rec["paper"] in (0, 1) and rec["tol"] < 0.5:  # a yes/no quantity: its 0/1 says nothing
+        return f"{verdict} in our run"
+    return f"{verdict}: ours {rec['value']:.3g}, the {noun} needs {rec['paper']:.3g} ± {rec['tol']:.2g}"
 
 
 def chapter_table(records: list[dict], most: int = 8) -> str:
