@@ -122,3 +122,18 @@ def test_bibliography_labels_are_unique_and_every_entry_links():
     assert [key for key, e in entries.items() if not ({"doi", "url"} & {f.lower() for f in e.fields})] == []
     assert bibstyle.author_year_label(entries["kaissis2023rero"]) == "Kaissis et al., 2023a"
     assert bibstyle.author_year_label(entries["dkw1956"]) == "Dvoretzky et al., 1956"
+
+
+def test_bibliography_follows_its_labels_a_before_b():
+    """The list was sorted by the full author list: "Guo et al., 2022b" came before 2022a, and Kaissis 2024 sat
+    between 2023a and 2023b."""
+    from pybtex.database import parse_file
+
+    sys.path.insert(0, str(ROOT / "book" / "_ext"))
+    bibstyle = pytest.importorskip("bibstyle")
+    entries = parse_file(str(ROOT / "book" / "references.bib")).entries.values()
+    style = bibstyle.AuthorYearSorting()
+    labels = [bibstyle.author_year_label(e) for e in sorted(entries, key=style.sorting_key)]
+    assert labels.index("Guo et al., 2022a") + 1 == labels.index("Guo et al., 2022b")
+    kaissis = [label for label in labels if label.startswith("Kaissis et al.")]
+    assert kaissis == sorted(kaissis) and kaissis[:2] == ["Kaissis et al., 2023a", "Kaissis et al., 2023b"]
