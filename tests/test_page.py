@@ -243,3 +243,12 @@ def test_a_yes_no_claim_reads_in_words():
     assert page._claim_cell({"value": 1.0, "paper": 0.0, "tol": 0.01}) == "does not hold in our run"
     assert page._claim_cell({"value": 0.5, "paper": 1.0, "tol": 0.1}, "check") == \
         "does not hold: ours 0.5, the check needs 1 ± 0.1"
+
+
+def test_legend_draws_wide_bar_markers_at_handle_length():
+    """The "_" bound markers (30 points wide over a category) stuck out of the legend frame in three figures."""
+    fig, (ax,) = plotting.column_figure(1, 1)
+    line, = ax.plot([0, 1, 2], [0.5, 0.6, 0.7], "_", ms=30, mew=2, label="upper bound")
+    ax.plot([0, 1, 2], [0.1, 0.2, 0.3], "o", label="attack")
+    leg = plotting.legend(ax, loc="center left", bbox_to_anchor=(1.0, 0.5))
+    assert [h.get_markersize() for h in leg.legend_handles] == [12, 6] and line.get_markersize() == 30

@@ -93,8 +93,22 @@ def legend(ax, *args, **kwargs):
     The legend is framed and tried where asked (``loc``, "best" by default), then in the other corners and edges
     of the axes; the first place where no plotted point or line lies under it is kept.  Only when every place
     inside covers data does it become a figure legend under the panels (never beside them: the figure keeps the
-    column's width).  Returns the legend.
+    column's width).  Long bar markers ("_", drawn 20-30 points wide over a category) are drawn at the legend's
+    handle length, so they do not stick out of its frame.  Returns the legend.
     """
+    return _fit_handles(_place_legend(ax, *args, **kwargs))
+
+
+def _fit_handles(leg):
+    """Shrink the legend's copies of wide "_" and "|" markers to its handle length (the plot keeps its own)."""
+    for handle in getattr(leg, "legend_handles", []):
+        if hasattr(handle, "get_marker") and handle.get_marker() in ("_", "|") and handle.get_markersize() > 12:
+            handle.set_markersize(12)
+    return leg
+
+
+def _place_legend(ax, *args, **kwargs):
+    """:func:`legend`'s placement."""
     kwargs.setdefault("frameon", True)
     kwargs.setdefault("framealpha", 0.9)
     kwargs.setdefault("edgecolor", "0.8")
