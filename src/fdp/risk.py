@@ -404,7 +404,7 @@ def _gdp_and_curve(sigma, rate, steps, delta, discretization, tail,
     dist = pld.dpsgd_pld(sigma, rate, steps, discretization=h_eps)  # for epsilon at delta (its size is checked first)
     if floor < tail:
         warnings.append(f"the curve passes below ({tail:g}, {tail:g}): the alpha floor was lowered to its fixed "
-                        f"point {floor:.3g}, and mu* = {mu:.3g} reads as 'beyond {2 * norm.isf(tail):.3g}'")
+                        f"point {floor:.3g}, and mu* = {upper(mu, 3)} reads as 'beyond {lower(2 * norm.isf(tail), 3)}'")
     eps = pld.epsilon_for_delta(dist, delta)
     if not np.isfinite(eps):
         warnings.append(f"epsilon at delta {delta:g} is infinite for this lattice")
@@ -563,7 +563,7 @@ class Report:
         ax_curve, ax_profile, ax_roc, ax_rero = axes
         a = np.unique(np.concatenate([np.logspace(-8, 0, 400), np.linspace(0.0, 1.0, 401)]))
         ax_curve.plot(a, self.curve(a), color="k", lw=2.2, label="certified curve")
-        ax_curve.plot(a, tradeoff.gaussian(self.gdp.mu)(a), color="C0", ls="--", label=f"{self.gdp.mu:.3f}-GDP")
+        ax_curve.plot(a, tradeoff.gaussian(self.gdp.mu)(a), color="C0", ls="--", label=f"{upper(self.gdp.mu)}-GDP")
         if self.epsilon_pld is not None:
             ax_curve.plot(a, tradeoff.eps_delta(self.epsilon_pld, self.delta)(a), color="C1", ls=":",
                           label=f"({self.epsilon_pld:.2f}, {self.delta:g})-DP")
@@ -671,7 +671,10 @@ class Report:
             "| accountant | epsilon | delta |", "| --- | --- | --- |",
             *accountants, "",
             "## Gaussian DP", "",
-            f"mu* = **{upper(g.mu, 5)}** on alpha, beta >= {g.alpha_floor:g} ({g.method}); regret {g.regret:.3g}. "
+            f"mu* = **{upper(g.mu, 5)}** on alpha, beta >= {g.alpha_floor:g} ({g.method}"
+            + ("" if g.mu_lower is None or g.mu_lower >= g.mu else
+               f"; the exact value lies in [{lower(g.mu_lower, 5)}, {upper(g.mu, 5)}]")
+            + f"); regret {g.regret:.3g}. "
             f"At other floors: {floors}.", "",
             "## Membership inference (upper bounds)", "",
             "| FPR | TPR at most |", "| --- | --- |",
