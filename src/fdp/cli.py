@@ -325,7 +325,7 @@ def _rero(args) -> int:
         if args.mechanism == "gaussian":  # Phi(Phi^{-1}(kappa) + mu) rounded up past its bounded rounding error
             gamma = np.maximum(tradeoff.gaussian_power_bounds(args.mu, kappa)[1], kappa)
         else:  # the Laplace power, e^eps kappa or 1 - e^-eps / (4 kappa) or 1 - e^-eps (1 - kappa): a few ulps, up
-            gamma = np.minimum(rero.gamma(CLOSED_FORMS[args.mechanism](args.mu), kappa) * risk._ULPS_UP, 1.0)
+            gamma = np.minimum(rero.gamma(CLOSED_FORMS[args.mechanism](args.mu), kappa) * risk.ULPS_UP, 1.0)
         out = {"gamma": gamma, "certified": True, "warnings": []}
         inputs["mu"] = args.mu
     else:
@@ -335,7 +335,7 @@ def _rero(args) -> int:
     warnings, certified = out.pop("warnings"), out.pop("certified")
     out = {k: np.atleast_1d(v).astype(float).tolist() for k, v in out.items()}
     # (gamma - kappa) / (1 - kappa): at most three roundings (the difference is exact where gamma is near kappa), up
-    out["advantage"] = np.minimum(np.atleast_1d(rero.advantage(out["gamma"], kappa)) * risk._ULPS_UP, 1.0).tolist()
+    out["advantage"] = np.minimum(np.atleast_1d(rero.advantage(out["gamma"], kappa)) * risk.ULPS_UP, 1.0).tolist()
     result = {**inputs, "kappa": kappa.tolist(), **out, "certified": certified, "warnings": warnings}
     return _emit(result, args, None if args.json else ["kappa", *out])
 

@@ -837,14 +837,14 @@ def _level(x: float) -> str:
     return short if float(short) == x else repr(float(x))
 
 
-_ULPS_UP, _ULPS_DOWN = 1.0 + 2.0**-50, 1.0 - 2.0**-50  # a closed form's few roundings, moved outward (4-8 ulps)
+ULPS_UP, ULPS_DOWN = 1.0 + 2.0**-50, 1.0 - 2.0**-50  # a closed form's few roundings, moved outward (4-8 ulps)
 
 
 def _gaussian_rero(mu, kappa) -> Estimate:
     """The ReRo bound of the mu-GDP mechanism in closed form, ``Phi(Phi^{-1}(kappa) + mu)``, as a certified interval
     (``mu`` an upper bound on the mechanism's mu, within a few ulps of it)."""
     _, upper = tradeoff.gaussian_power_bounds(mu, kappa)
-    lower = np.maximum(tradeoff.gaussian_power_bounds(mu * _ULPS_DOWN, kappa)[0], kappa)
+    lower = np.maximum(tradeoff.gaussian_power_bounds(mu * ULPS_DOWN, kappa)[0], kappa)
     return Estimate(upper, "closed form", True, lower=lower, upper=upper)
 
 
@@ -862,7 +862,7 @@ def _randomized_response(epsilon, delta, kappa):
     # mu at a floor: the closed form wherever the curve's corner alpha = 1 / (1 + e^eps) lies above the floor (the
     # maximum of eq. 21 is there); Alg. 1 on the curve above the floor otherwise, moved up past its rounding
     corner = float(np.exp(-np.logaddexp(0.0, epsilon)))
-    mu_at_floor = {floor: mu if corner >= floor else _gdp.alg1(curve, floor)[0] * _ULPS_UP for floor in REPORT_FLOORS}
+    mu_at_floor = {floor: mu if corner >= floor else _gdp.alg1(curve, floor)[0] * ULPS_UP for floor in REPORT_FLOORS}
     return gdp_report, curve, mu_at_floor, \
-        Estimate(gamma, "closed form", True, lower=np.maximum(gamma * _ULPS_DOWN, kappa),
-                 upper=np.minimum(gamma * _ULPS_UP, 1.0))
+        Estimate(gamma, "closed form", True, lower=np.maximum(gamma * ULPS_DOWN, kappa),
+                 upper=np.minimum(gamma * ULPS_UP, 1.0))
