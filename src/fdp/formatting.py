@@ -16,7 +16,7 @@ __all__ = ["bound", "upper", "lower", "times_ten"]
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
-def bound(value: float, digits: int, side: str) -> str:
+def bound(value: float, digits: int, side: str, keep_zeros: bool = False) -> str:
     """``value`` to ``digits`` significant digits, rounded up (``side="upper"``) or down (``"lower"``).
 
     Parameters
@@ -28,6 +28,8 @@ def bound(value: float, digits: int, side: str) -> str:
     side : {"upper", "lower"}
         Which end of an interval ``value`` is: an upper end is never printed below it, a lower end never
         above it.
+    keep_zeros : bool, default False
+        Keep trailing zeros, so that every number of a table column shows ``digits`` digits (1.5670, not 1.567).
 
     Returns
     -------
@@ -40,6 +42,8 @@ def bound(value: float, digits: int, side: str) -> str:
     ('0.002719', '0.002718')
     >>> bound(1.23204, 5, "upper"), bound(0.99999, 3, "upper"), bound(-0.0, 4, "upper")
     ('1.2321', '1', '0')
+    >>> bound(1.566999, 5, "upper", keep_zeros=True), bound(0.99999, 3, "upper", keep_zeros=True)
+    ('1.5670', '1.00')
     """
     if side not in ("upper", "lower"):
         raise ValueError(f"side must be 'upper' or 'lower', got {side!r}")
@@ -55,19 +59,20 @@ def bound(value: float, digits: int, side: str) -> str:
     rounded = exact.quantize(quantum, rounding=ROUND_CEILING if side == "upper" else ROUND_FLOOR)
     # rounded has at most digits + 1 significant digits (9.99 -> 10.0); as a float, ".{digits}g" prints its
     # digits exactly (a number of <= 15 digits survives the round trip through a double) unless it is subnormal
-    text = format(float(rounded), f".{digits}g")
+    text = format(float(rounded), f"{'#' if keep_zeros else ''}.{digits}g").replace(".e", "e").rstrip(".")
     if (Decimal(text) < exact) if side == "upper" else (Decimal(text) > exact):  # subnormal: print the decimal
         text = str(rounded.normalize()).replace("E", "e")
     return text
 
 
-def upper(value: float, digits: int = 4) -> str:
+def upper(value: float, digits: int = 4, keep_zeros: bool = False) -> str:
     """:func:`bound` of an upper bound: rounded up to ``digits`` significant digits.
 
     Parameters
     ----------
     value : float
     digits : int, default 4
+    keep_zeros : bool, default False
 
     Returns
     -------
@@ -78,16 +83,17 @@ def upper(value: float, digits: int = 4) -> str:
     >>> upper(0.382925)
     '0.383'
     """
-    return bound(value, digits, "upper")
+    return bound(value, digits, "upper", keep_zeros)
 
 
-def lower(value: float, digits: int = 4) -> str:
+def lower(value: float, digits: int = 4, keep_zeros: bool = False) -> str:
     """:func:`bound` of a lower bound: rounded down to ``digits`` significant digits.
 
     Parameters
     ----------
     value : float
     digits : int, default 4
+    keep_zeros : bool, default False
 
     Returns
     -------
@@ -98,7 +104,7 @@ def lower(value: float, digits: int = 4) -> str:
     >>> lower(0.382925)
     '0.3829'
     """
-    return bound(value, digits, "lower")
+    return bound(value, digits, "lower", keep_zeros)
 
 
 def times_ten(value: float, digits: int = 3) -> str:

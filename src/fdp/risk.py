@@ -799,8 +799,8 @@ def report(mechanism: Mechanism | RandomizedResponse, *, delta: float = 1e-5, ka
         lows = np.r_[rtm_reading.tpr_lower, rtm_reading.gamma_lower]
         width = float(np.max(np.where(both > 0.0, (both - lows) / np.where(both > 0.0, both, 1.0), 0.0)))
         if width > WARN_RELATIVE:
-            warnings += (f"the RTM bracket is up to {100 * width:.3g} % wide (its optimistic lattice is first "
-                         "order in steps x spacing); the RTM numbers reported are its upper ends",)
+            warnings += (f"the RTM bracket is up to {100 * width:.3g} % wide (its optimistic lattice's error is "
+                         "first order in the number of steps times the lattice spacing); the RTM numbers reported are its upper ends",)
     return Report(mechanism, delta, gdp_report.epsilon, eps_rdp if eps_rdp is not None and np.isfinite(eps_rdp)
                   else None, gdp_report, mu_at_floor, fpr, tpr, advantage, prior, bayes, kappa, gamma, rtm_reading, h,
                   time.perf_counter() - start, metadata.version("fdp"), warnings, curve)

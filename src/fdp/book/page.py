@@ -188,7 +188,7 @@ def paste(**values) -> None:
 
 
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    return " ".join(text.split()).replace("|", "\\|")  # a list typed over several lines reads as one
 
 
 def rerun(notebook: str, namespace: dict | None = None) -> str:
@@ -208,7 +208,9 @@ def rerun(notebook: str, namespace: dict | None = None) -> str:
         run = f" {_cell(_shown(changed[name]))} |" if name in changed else (" |" if changed else "")
         rows.append(f"| `{name}` | {_cell(default)} |{run} {_cell(comment)} |")  # values wrap: no code spans
     example = next(((name, default) for name, default, _ in params if default.replace(".", "", 1).isdigit()), None)
-    listed = next(((name, f"'{default}'") for name, default, _ in params if default.startswith("[")), None)
+    # a list that pastes into PARAMS="..." as typed: one line, no double quotes
+    listed = next(((name, f"'{default}'") for name, default, _ in params
+                   if default.startswith("[") and "\n" not in default and '"' not in default), None)
     commands = [f'make run NB={notebook} PARAMS="-p {name} {value}"' for name, value in filter(None, (example, listed))]
     if not commands:
         commands = [f'make run NB={notebook} PARAMS="-p {params[0][0]} <value>"']

@@ -99,6 +99,30 @@ def legend(ax, *args, **kwargs):
     return _fit_handles(_place_legend(ax, *args, **kwargs))
 
 
+def spare_panels(axes, used: int, source=None, **kwargs):
+    """Turn off the panels after the first ``used`` (a grid of two per row leaves one spare with an odd count) and,
+    given the ``source`` axes, put its legend in the first spare panel instead of over the data.
+
+    Returns the legend, or None when there is no spare panel (then the caller places the legend with :func:`legend`).
+    """
+    spare = list(axes[used:])
+    for ax in spare:
+        ax.axis("off")
+    if source is None or not spare:
+        return None
+    kwargs.setdefault("frameon", False)
+    return _fit_handles(spare[0].legend(*source.get_legend_handles_labels(), loc="center", **kwargs))
+
+
+def log_rate_axis(ax, rates) -> None:
+    """A logarithmic x axis for sampling rates spanning decades, ticked at the rates themselves (0.01 stays
+    readable next to 0.99)."""
+    ax.set_xscale("log")
+    ax.set_xticks(list(rates))
+    ax.set_xticklabels([f"{r:g}" for r in rates])
+    ax.minorticks_off()
+
+
 def _fit_handles(leg):
     """Shrink the legend's copies of wide "_" and "|" markers to its handle length (the plot keeps its own)."""
     for handle in getattr(leg, "legend_handles", []):
