@@ -98,12 +98,19 @@ def _same_setting(value: str, paper: str) -> bool:
 
 
 def errata_entries(notebook: str) -> list[str]:
-    """Labels of the entries of the errata page's index (book/errata.md) whose chapter is ``notebook``, in order."""
+    """Labels of the entries of the errata page's index (book/errata.md) whose chapter is ``notebook``, in order.
+
+    The index names the chapter by its label, ``{numref}`Chapter %s <ch-notebook-name>```."""
     path = ROOT / "book" / "errata.md"
     if not path.is_file():
         return []
     rows = [line for line in path.read_text().splitlines() if line.startswith("| {ref}`")]
-    return [re.search(r"<([\w-]+)>`", row).group(1) for row in rows if f"<executed/{notebook}>`" in row]
+    return [re.search(r"<([\w-]+)>`", row).group(1) for row in rows if f"<{chapter_label(notebook)}>`" in row]
+
+
+def chapter_label(notebook: str) -> str:
+    """The label of a notebook's chapter title (``(ch-...)=`` above its first heading), for {numref} and {ref}."""
+    return "ch-" + notebook.replace("_", "-")
 
 
 def parameters(notebook: str) -> list[tuple[str, str, str]]:
