@@ -33,7 +33,7 @@ EXTRAS := book,test,check,cluster
 comma := ,
 
 # Inputs of every notebook: the library and the values transcribed from the papers.
-SRC := $(shell find src/fdp -name '*.py' 2>/dev/null) $(wildcard data/paper/*)
+SRC := $(shell find src/fdp src/fdp_book -name '*.py' 2>/dev/null) $(wildcard data/paper/*)
 
 NOTEBOOKS := $(wildcard notebooks/*.ipynb)
 NAMES := $(sort $(patsubst notebooks/%.ipynb,%,$(NOTEBOOKS)))
@@ -261,7 +261,7 @@ test: $(STAMP)
 	$(PY) -m pytest -q -m "not browser" -n $(TEST_JOBS) --dist loadfile
 
 verify: $(STAMP)
-	$(PY) -m fdp verify
+	$(PY) -m fdp_book verify
 
 bench: $(STAMP)
 	@set -e; benches="$(wildcard benchmarks/bench_*.py)"; \

@@ -12,11 +12,14 @@ from pathlib import Path
 import pytest
 
 import fdp
-from fdp.book.paths import ROOT
+import fdp_book
+from fdp_book.paths import ROOT
 
 PACKAGE = Path(fdp.__file__).resolve().parent
 MODULES = sorted(p for p in PACKAGE.rglob("*.py") if p.name not in ("__init__.py", "__main__.py"))
 PACKAGES = sorted(p.parent for p in PACKAGE.rglob("__init__.py") if p.parent != PACKAGE)
+BOOK = Path(fdp_book.__file__).resolve().parent
+BOOK_MODULES = sorted(p for p in BOOK.glob("*.py") if p.name != "__init__.py")
 
 
 def _name(path: Path) -> str:
@@ -91,15 +94,27 @@ def test_no_module_uses_another_modules_private_names(path):
     assert not bad, f"{_name(path)} reaches into private names: {bad}"
 
 
-@pytest.mark.parametrize("path", [p for p in MODULES if "book" not in p.relative_to(PACKAGE).parts and p.name != "cli.py"],
-                         ids=_name)
-def test_the_numerics_never_import_the_books_machinery(path):
+def _imported_top_levels(path: Path) -> set[str]:
+    names = set()
     for node in ast.walk(ast.parse(_source(path))):
-        if isinstance(node, ast.ImportFrom):
-            module = node.module or ""
-            assert not (module == "book" or module.startswith("book.") or module.startswith("fdp.book")), (
-                f"{_name(path)} imports fdp.book (line {node.lineno})")
-            assert not (node.level > 0 and module == "" and any(a.name == "book" for a in node.names))
+        if isinstance(node, ast.Import):
+            names |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+@pytest.mark.parametrize("path", MODULES + [PACKAGE / "__init__.py", PACKAGE / "__main__.py"], ids=_name)
+def test_the_library_never_imports_the_books_machinery(path):
+    """Two packages, two layers: the installed library ``fdp`` (numerics and its command line) below the book's
+    machinery ``fdp_book`` (results registry, verify, page helpers, figure style), which needs the book's
+    repository. Nothing in fdp may import fdp_book."""
+    assert "fdp_book" not in _imported_top_levels(path), f"{_name(path)} imports fdp_book"
+
+
+def test_the_books_machinery_is_its_own_package_with_its_own_command():
+    assert not (PACKAGE / "book").exists(), "fdp.book moved to fdp_book"
+    assert (BOOK / "__main__.py").is_file() and BOOK_MODULES
 
 
 @pytest.mark.parametrize("path", [p for p in MODULES if p.name != "cli.py"], ids=_name)
@@ -118,8 +133,9 @@ def test_readme_lists_every_module():
     text = (ROOT / "README.md").read_text()
     section = text[text.index("### Modules"):]
     section = section[: section.index("\n## ")]
-    listed = set(re.findall(r"`(fdp(?:\.\w+)+)`", section))
-    assert listed == {_name(p) for p in MODULES} | {_name(p / "x.py").removesuffix(".x") for p in PACKAGES}
+    listed = set(re.findall(r"`(fdp(?:_book)?(?:\.\w+)+)`", section))
+    book = {"fdp_book." + p.stem for p in BOOK_MODULES}
+    assert listed == {_name(p) for p in MODULES} | {_name(p / "x.py").removesuffix(".x") for p in PACKAGES} | book
 
 
 # --- docstrings ----------------------------------------------------------------------------------

@@ -13,8 +13,6 @@ import pytest
 from scipy.stats import norm
 
 from fdp import calibrate, rero, tradeoff
-from fdp.book import results
-from fdp.book.paths import ROOT
 from fdp.cli import main
 
 # Every subprocess of this module, started together (each one pays the interpreter and SciPy import).
@@ -40,28 +38,12 @@ def _finish(proc):
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
 
-def _expected_notebooks():
-    return sorted(p.stem for p in (ROOT / "notebooks").glob("*.ipynb") if p.stem != "report")
-
-
-def _fill_registry(folder, value):
-    """One record "x" (paper value 1.0, tol 0.01, from a fake data/paper) for every notebook that `verify` expects."""
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("FDP_RESULTS_DIR", str(folder))
-        mp.setitem(results._current, "notebook", None)
-        mp.setitem(results._current, "records", [])
-        for name in _expected_notebooks():
-            results.start(name)
-            results.record("x", value)
-
-
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     # another working directory and no FDP_RESULTS_DIR: the CLI must not depend on either
     cwd = tmp_path_factory.mktemp("cwd")
     env = {k: v for k, v in os.environ.items() if k != "FDP_RESULTS_DIR"}
-    cases = dict(CASES, verify_empty=["verify", "--results-dir", str(tmp_path_factory.mktemp("empty"))])
-    procs = {name: _start(args, cwd=cwd, env=env) for name, args in cases.items()}
+    procs = {name: _start(args, cwd=cwd, env=env) for name, args in CASES.items()}
     return {name: _finish(p) for name, p in procs.items()}
 
 
@@ -108,16 +90,6 @@ def test_bad_arguments_exit_2_with_one_line(runs, case):
     assert len(lines) == 1, run.stderr
     assert BAD[case] in lines[0]
     assert "Traceback" not in run.stderr
-
-
-def test_verify_empty_results_dir_fails(runs):
-    run = runs["verify_empty"]
-    assert run.returncode == 1
-    assert "verify: FAILED" in run.stdout
-    names = _expected_notebooks()
-    assert names, "no notebooks to verify"
-    for name in names:
-        assert f"MISSING  {name}" in run.stdout
 
 
 # ---------------------------------------------------------------------------------------------
@@ -190,31 +162,6 @@ def test_laplace_json(capsys):
     assert len(data["advantage"]) == 2
 
 
-@pytest.fixture
-def fake_paper_data(tmp_path, monkeypatch):
-    """A fake data/paper: one record "x" (paper 1.0, tol 0.01) for every notebook."""
-    folder = tmp_path / "paper"
-    folder.mkdir()
-    for name in _expected_notebooks():
-        (folder / f"{name}.yaml").write_text("records:\n  x: {source: test, kind: exact, paper: 1.0, tol: 0.01}\n")
-    monkeypatch.setenv("FDP_PAPER_DIR", str(folder))
-
-
-def test_verify_complete_results_pass(capsys, tmp_path, fake_paper_data):
-    _fill_registry(tmp_path, 1.0)
-    code, out, _ = _main(capsys, ["verify", "--results-dir", str(tmp_path)])
-    assert code == 0, out
-    assert "verify: OK" in out
-    assert "MISSING" not in out and "MISMATCH" not in out
-
-
-def test_verify_mismatch_fails(capsys, tmp_path, fake_paper_data):
-    _fill_registry(tmp_path, 2.0)
-    code, out, _ = _main(capsys, ["verify", "--results-dir", str(tmp_path)])
-    assert code == 1
-    assert "MISMATCH" in out and "verify: FAILED" in out
-
-
 def test_gdp_dpsgd_json(capsys):
     """De et al.'s eps = 8 CIFAR-10 run: the GDP paper prints mu = 1.57 with regret about 1e-3."""
     assert main(["gdp", "--noise-multiplier", "9.4", "--sampling-rate", str(16384 / 50000), "--steps", "2000",
@@ -274,16 +221,6 @@ def test_rtm_json(capsys, argv):
 def test_rtm_bad_alpha(capsys):
     assert main(["rtm", "--mechanism", "gaussian", "--mu", "1", "--alpha", "1.5"]) == 2
     assert "--alpha" in capsys.readouterr().err
-
-
-def test_verify_outside_the_books_repository_is_a_one_line_error(tmp_path):
-    import subprocess
-    import sys
-
-    env = {**__import__("os").environ, "FDP_ROOT": str(tmp_path)}
-    run = subprocess.run([sys.executable, "-m", "fdp", "verify"], capture_output=True, text=True, env=env, cwd=tmp_path)
-    assert run.returncode == 2
-    assert "FDP_ROOT" in run.stderr and "Traceback" not in run.stderr
 
 
 def test_report_json_and_markdown(capsys):

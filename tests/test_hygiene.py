@@ -9,7 +9,7 @@ import re
 import pytest
 import yaml
 
-from fdp.book.paths import ROOT
+from fdp_book.paths import ROOT
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 

@@ -10,8 +10,8 @@ import papermill as pm
 import pytest
 import yaml
 
-from fdp.book import results
-from fdp.book.paths import ROOT
+from fdp_book import results
+from fdp_book.paths import ROOT
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 # the report reads what the others recorded, so it runs last

@@ -1,4 +1,4 @@
-"""The boxes of a book page (fdp.book.page) and the column-wide figure (fdp.book.plotting.column_figure)."""
+"""The boxes of a book page (fdp_book.page) and the column-wide figure (fdp_book.plotting.column_figure)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import re
 import pytest
 import yaml
 
-from fdp.book import page, plotting, results
-from fdp.book.paths import ROOT
+from fdp_book import page, plotting, results
+from fdp_book.paths import ROOT
 
 SPEC = """
 records:

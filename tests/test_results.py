@@ -1,4 +1,4 @@
-"""The results registry (fdp.book.results): records, statuses, verification, report table, reproducibility."""
+"""The results registry (fdp_book.results): records, statuses, verification, report table, reproducibility."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 import yaml
 
-from fdp.book import page, results
-from fdp.book.paths import ROOT
+from fdp_book import page, results
+from fdp_book.paths import ROOT
 
 DEMO = """
 records:

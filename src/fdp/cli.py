@@ -5,7 +5,6 @@
 ``gdp``    tight mu-GDP and its regret for DP-SGD, or mu of a mechanism with a given (eps, delta).
 ``report`` a DP-SGD run read four ways: (eps, delta), mu-GDP, membership inference, ReRo.
 ``calibrate`` the DP-SGD noise multiplier that meets a risk target (eps, mu, MIA advantage or TPR, ReRo).
-``verify`` check the results registry (used by ``make verify``).
 
 Bad arguments exit with status 2 and a one-line message on stderr.
 """
@@ -16,7 +15,6 @@ import argparse
 import json
 import sys
 from contextlib import contextmanager
-from pathlib import Path
 
 import numpy as np
 
@@ -172,9 +170,6 @@ def _build_parser() -> argparse.ArgumentParser:
     c.add_argument("--discretization", type=float, help="loss lattice spacing (default 1e-4)")
     c.add_argument("--rtol", type=float, help="relative accuracy of the noise, >= 1e-12 (default 1e-3)")
     c.add_argument("--json", action="store_true", help="print one JSON object")
-
-    v = sub.add_parser("verify", help="check the results registry against the papers' values")
-    v.add_argument("--results-dir", default=None, help="folder of results (default data/results)")
     return parser
 
 
@@ -588,25 +583,12 @@ def _calibrate(args) -> int:
     return _emit(out, args)
 
 
-def _verify(args) -> int:
-    from .book import results
-    from .book.paths import ROOT
-
-    expected = sorted(p.stem for p in (ROOT / "notebooks").glob("*.ipynb") if p.stem != "report")
-    if args.results_dir is not None and not Path(args.results_dir).is_dir():
-        raise ValueError(f"--results-dir: {args.results_dir!r} is not a folder")
-    ok, lines = results.verify(expected, args.results_dir)
-    print("\n".join(lines))
-    print("verify: OK" if ok else "verify: FAILED")
-    return 0 if ok else 1
-
-
 def main(argv=None) -> int:
     parser = _build_parser()
     args = parser.parse_args(argv)
     try:
-        commands = {"rero": _rero, "rtm": _rtm, "gdp": _gdp, "report": _report, "calibrate": _calibrate, "verify": _verify}
+        commands = {"rero": _rero, "rtm": _rtm, "gdp": _gdp, "report": _report, "calibrate": _calibrate}
         return commands[args.command](args)
-    except (ValueError, RuntimeError) as exc:  # bad input, a refused computation, no book repository (verify)
+    except (ValueError, RuntimeError) as exc:  # bad input, or a refused computation
         print(f"{parser.prog} {args.command}: error: {exc}", file=sys.stderr)
         return 2

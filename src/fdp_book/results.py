@@ -2,7 +2,7 @@
 
 A notebook calls :func:`start` with its name once its parameters are validated, then
 :func:`record` for each number it reproduces.  Records go to
-``<results_dir>/<notebook>.json`` (see :func:`fdp.book.paths.results_dir`), rewritten atomically on
+``<results_dir>/<notebook>.json`` (see :func:`fdp_book.paths.results_dir`), rewritten atomically on
 every record, with no timestamps, so that the same run gives byte-identical files.
 
 Each record has a ``kind``:
@@ -176,7 +176,7 @@ def start(notebook: str) -> None:
     loaded = _load_paper_file(notebook)
     if loaded is None:
         raise ValueError(f"no {paper_dir() / (notebook + '.yaml')}: write the paper values that notebook "
-                         f"{notebook!r} reproduces there (see fdp.book.results.load_spec)")
+                         f"{notebook!r} reproduces there (see fdp_book.results.load_spec)")
     _current["notebook"] = notebook
     _current["records"] = []
     _current["spec"], _current["setting"] = loaded
@@ -230,7 +230,7 @@ def record(key: str, value, *, not_compared: str | None = None, setting: dict | 
     another reason why this run cannot reproduce the number.
     """
     if _current["notebook"] is None:
-        raise ValueError("call fdp.book.results.start(notebook) before record()")
+        raise ValueError("call fdp_book.results.start(notebook) before record()")
     if not key:
         raise ValueError("key must be a non-empty string")
     if any(r["key"] == key for r in _current["records"]):

@@ -28,7 +28,7 @@ def _find_root() -> Path:
             if (folder / "_toc.yml").is_file() and (folder / "data" / "paper").is_dir():
                 return folder
     raise RuntimeError(
-        "fdp.book needs the repository of the book (a folder with _toc.yml and data/paper): run it from "
+        "fdp_book needs the repository of the book (a folder with _toc.yml and data/paper): run it from "
         "inside the repository or set FDP_ROOT"
     )
 

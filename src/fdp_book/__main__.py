@@ -1,0 +1,43 @@
+"""``python -m fdp_book verify``: check the results registry against the papers' values (``make verify``).
+
+The book's command, apart from the library's (``python -m fdp``): it needs the book's repository (its
+notebooks and ``data/paper``), which an installed ``fdp`` does not have.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def verify(results_dir: str | None = None) -> int:
+    """Print every notebook's status against the papers' values; 0 when all hold, 1 otherwise."""
+    # imported here: paths finds the repository on import, and outside it that RuntimeError is the one-line error
+    from . import results
+    from .paths import ROOT
+
+    expected = sorted(p.stem for p in (ROOT / "notebooks").glob("*.ipynb") if p.stem != "report")
+    if results_dir is not None and not Path(results_dir).is_dir():
+        raise ValueError(f"--results-dir: {results_dir!r} is not a folder")
+    ok, lines = results.verify(expected, results_dir)
+    print("\n".join(lines))
+    print("verify: OK" if ok else "verify: FAILED")
+    return 0 if ok else 1
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m fdp_book", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    v = sub.add_parser("verify", help="check the results registry against the papers' values")
+    v.add_argument("--results-dir", default=None, help="folder of results (default data/results)")
+    args = parser.parse_args(argv)
+    try:
+        return verify(args.results_dir)
+    except (ValueError, RuntimeError) as exc:  # a bad folder, or no book repository (paths.ROOT)
+        print(f"{parser.prog} {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
