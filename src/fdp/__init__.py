@@ -1,3 +1,27 @@
-"""fdp: trade-off functions, reconstruction robustness and Gaussian-DP reporting."""
+"""fdp: trade-off functions, reconstruction robustness and Gaussian-DP reporting.
+
+Start from a mechanism and ask it a question::
+
+    from fdp import Mechanism, risk, calibrate
+    run = Mechanism("gaussian", 9.4, 0.32768, 2000)   # DP-SGD: noise multiplier, sampling rate, steps
+    risk.report(run)                       # (eps, delta), mu-GDP, membership inference, ReRo, RTM
+    calibrate.noise_for_risk("tpr", 0.05, 0.32768, 2000, fpr=1e-3)
+
+Results that carry caveats also issue them as :class:`FDPWarning`.
+"""
+
+import importlib
+
+from .diagnostics import FDPWarning
+from .privacy_loss import Mechanism, RandomizedResponse
 
 __version__ = "0.1.0"
+__all__ = ["Mechanism", "RandomizedResponse", "risk", "calibrate", "FDPWarning", "__version__"]
+
+
+def __getattr__(name):
+    # risk and calibrate pull in the accountants (dp_accounting, mpmath): imported on first use, so that
+    # `import fdp` and the command line start fast
+    if name in ("risk", "calibrate"):
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'fdp' has no attribute {name!r}")

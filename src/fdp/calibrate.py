@@ -22,6 +22,7 @@ from dp_accounting.rdp import rdp_privacy_accountant
 from tqdm import tqdm
 
 from . import gdp, mia, pld, rtm, tradeoff
+from .diagnostics import warns
 from .privacy_loss import check_mechanism
 from .validation import (
     SUBSAMPLED_NOISE_RANGE,
@@ -408,6 +409,7 @@ def _spacing(target, discretization, noise, rate, steps):
     return 1e-4 if target == "rtm_tpr" else pld.default_discretization(noise, rate, steps)
 
 
+@warns
 def noise_for_risk(target: str, value: float, sampling_rate: float, steps: int, *, delta: float = 1e-5,
                    fpr: float | None = None, kappa: float | None = None, discretization: float | None = None,
                    rtol: float = 1e-3, dimension: int = 1, progress: bool = False) -> Calibration:
@@ -563,6 +565,7 @@ def noise_for_risk(target: str, value: float, sampling_rate: float, steps: int, 
                        met_everywhere + _warnings(target, sampling_rate, steps, noise, delta, h, achieved, achieved_lower))
 
 
+@warns
 def steps_for_risk(target: str, value: float, noise_multiplier: float, sampling_rate: float, *, delta: float = 1e-5,
                    fpr: float | None = None, kappa: float | None = None, discretization: float | None = None,
                    dimension: int = 1, max_steps: int | None = None) -> Calibration:

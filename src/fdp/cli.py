@@ -14,11 +14,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import warnings
 from contextlib import contextmanager
 
 import numpy as np
 
 from . import formatting, lattice, rero, risk, tradeoff
+from .diagnostics import FDPWarning
 from .privacy_loss import Mechanism, RandomizedResponse
 from .validation import (
     MAX_INT,
@@ -588,7 +590,9 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     try:
         commands = {"rero": _rero, "rtm": _rtm, "gdp": _gdp, "report": _report, "calibrate": _calibrate}
-        return commands[args.command](args)
+        with warnings.catch_warnings():  # each command prints its results' warnings once, in its own words
+            warnings.simplefilter("ignore", FDPWarning)
+            return commands[args.command](args)
     except (ValueError, RuntimeError) as exc:  # bad input, or a refused computation
         print(f"{parser.prog} {args.command}: error: {exc}", file=sys.stderr)
         return 2

@@ -24,6 +24,7 @@ import numpy as np
 from joblib import delayed
 from scipy.stats import norm
 
+from .diagnostics import warns
 from .parallel import check_n_jobs, chunks, run
 from .privacy_loss import check_mechanism, log_ratio, subsampled
 from .validation import (
@@ -212,6 +213,7 @@ def sgm_log_likelihood_ratios(
     return np.concatenate(parts)
 
 
+@warns
 def gamma_from_log_ratios(log_ratios, kappa, confidence: float = 0.95, interval: str = "asymptotic") -> MonteCarloGamma:
     """Algorithm 1 of Hayes et al. on given log ratios, with a confidence interval.
 
@@ -297,6 +299,7 @@ def gamma_from_log_ratios(log_ratios, kappa, confidence: float = 0.95, interval:
                            mass, collapsed, warning)
 
 
+@warns
 def gamma_mc(
     noise_multiplier: float,
     sampling_rate: float,

@@ -28,6 +28,7 @@ from scipy.stats import norm
 from . import calibrate, conversions, edgeworth, lattice, mia, montecarlo, pld, rtm, tradeoff
 from . import gdp as _gdp
 from . import rero as _rero
+from .diagnostics import warns
 from .formatting import lower, upper
 from .privacy_loss import Mechanism, RandomizedResponse
 from .validation import (
@@ -99,6 +100,7 @@ def _check_method(method) -> str:
     return method
 
 
+@warns
 def rero(mechanism: Mechanism, kappa, method: str = "bracket", *, discretization: float | None = None,
          order: int = edgeworth.DEFAULT_ORDER, samples: int = 1_000_000, seed: int = 0, n_jobs: int = 1) -> Estimate:
     """The ReRo bound ``gamma = 1 - f(kappa)`` of a mechanism (add direction), by ``method``.
@@ -267,6 +269,7 @@ class GDPReport:
     mu_lower: float | None = None
 
 
+@warns
 def gdp(mechanism: Mechanism, *, delta: float = 1e-5, discretization: float | None = None, tail: float = 1e-10) -> GDPReport:
     """The GDP report of a Gaussian mechanism (DP-SGD): tight ``mu*``, its regret and epsilon at ``delta``.
 
@@ -694,6 +697,7 @@ class Report:
         return "\n".join(lines) + "\n"
 
 
+@warns
 def report(mechanism: Mechanism | RandomizedResponse, *, delta: float = 1e-5, kappa=REPORT_KAPPA, fpr=REPORT_FPR,
            prior=REPORT_PRIOR, discretization: float | None = None, rero_discretization: float | None = None,
            rtm_dimension: int = 1, rtm_discretization: float = 1e-4) -> Report:
