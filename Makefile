@@ -136,7 +136,7 @@ book/executed/%.ipynb: notebooks/%.ipynb notebooks/params/%.yaml $(SRC) | $(STAM
 	@rm -f $@
 	@echo "executing notebooks/$*.ipynb with notebooks/params/$*.yaml"
 	@tmp=$(@D)/.$*.tmp.ipynb; \
-	if $(PAPERMILL) -f notebooks/params/$*.yaml notebooks/$*.ipynb $$tmp \
+	if FDP_BOOK_BUILD=1 $(PAPERMILL) -f notebooks/params/$*.yaml notebooks/$*.ipynb $$tmp \
 		&& $(PY) -c "$$HIDE_INJECTED" $$tmp; then \
 		mv -f $$tmp $@; \
 	else \

@@ -115,3 +115,37 @@ def test_run_with_an_unknown_profile_names_the_profiles():
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 2
     assert "no notebooks/params/reconstruction_attacks.huge.yaml" in proc.stderr and "paper" in proc.stderr
+
+
+@pytest.mark.notebook
+def test_a_notebook_run_in_jupyter_shows_its_figures_and_leaves_the_books_registry_alone(tmp_path):
+    """Run as a Jupyter front end runs it (nbclient, working directory notebooks/, no FDP_* variables), with the
+    quick values typed into its parameters cell: the figures are outputs of their cells, the summary boxes render
+    as Markdown, and the numbers go to the scratch folder, not to data/results."""
+    import nbclient
+    import nbformat
+
+    from fdp_book import paths
+
+    nb = nbformat.read(ROOT / "notebooks" / "guo_comparison.ipynb", as_version=4)
+    quick = yaml.safe_load((ROOT / "notebooks" / "params" / "guo_comparison.quick.yaml").read_text())
+    cell = next(c for c in nb.cells if "parameters" in c.metadata.get("tags", []))
+    cell.source += "\n" + "\n".join(f"{name} = {value!r}" for name, value in quick.items())  # the user's edit
+    book_file = paths.BOOK_RESULTS / "guo_comparison.json"
+    before = book_file.read_bytes() if book_file.exists() else None
+    env = {k: v for k, v in os.environ.items() if not k.startswith("FDP_")}
+    saved = dict(os.environ)
+    os.environ.clear()
+    os.environ.update(env)  # the kernel inherits this environment
+    try:
+        nbclient.NotebookClient(nb, kernel_name="python3", resources={"metadata": {"path": str(ROOT / "notebooks")}},
+                                timeout=600).execute()
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
+    assert any("image/png" in o.get("data", {}) for o in outputs), "no figure shown"
+    assert any("Results at a glance" in o.get("data", {}).get("text/markdown", "") for o in outputs)
+    assert any("records its numbers in" in o.get("text", "") for o in outputs if o.get("output_type") == "stream")
+    assert (book_file.read_bytes() if book_file.exists() else None) == before, "data/results was written"
+    assert (paths.SCRATCH_RESULTS / "guo_comparison.json").is_file()

@@ -24,7 +24,12 @@ import tokenize
 from pathlib import Path
 
 from . import results
-from .paths import ROOT
+from .paths import ROOT, book_build
+
+#: Whether glued figures, tables and sentences are also shown where they are computed: yes when a notebook runs
+#: in Jupyter or under ``make run`` (a reader of that notebook sees them), no under the book's build (the page
+#: places them in its prose).  Notebooks glue with ``display=page.SHOW``.
+SHOW = not book_build()
 
 __all__ = ["glance", "rerun", "parameters", "table", "show", "paste", "records_table", "chapter_table"]
 
@@ -190,8 +195,8 @@ def paste(**values) -> None:
     """Glue numbers and run-dependent sentences for the page's prose ({glue:text} and {glue:md})."""
     from myst_nb import glue
 
-    for name, value in values.items():
-        glue(name, value, display=False)
+    for name, value in values.items():  # sentences (Markdown) shown outside the book; bare numbers never
+        glue(name, value, display=SHOW and not isinstance(value, (str, int, float)))
 
 
 def _cell(text: str) -> str:

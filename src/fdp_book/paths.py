@@ -3,8 +3,10 @@
 The repository root is ``FDP_ROOT`` when set, else the first folder holding ``_toc.yml`` and
 ``data/paper`` above the working directory (a notebook runs in ``notebooks/``) or above this file
 (an editable install); a copy of ``fdp`` installed elsewhere finds the book it works for from there.
-The results directory can be redirected with the environment variable ``FDP_RESULTS_DIR``
-(``make run`` and the test-suite use this so that they never overwrite the book's results).
+The book's registry, ``data/results``, is written only by the book's build (``make``, which sets
+``FDP_BOOK_BUILD=1`` for the notebooks it executes); a notebook run anywhere else (JupyterLab, VS Code,
+``jupyter execute``) records into a scratch folder, ``_build/scratch/results``, and says so.  The
+environment variable ``FDP_RESULTS_DIR`` overrides both (``make run`` and the test-suite use it).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["ROOT", "PAPER_DATA", "ERRATA", "results_dir", "paper_dir"]
+__all__ = ["ROOT", "PAPER_DATA", "ERRATA", "BOOK_RESULTS", "SCRATCH_RESULTS", "book_build", "results_dir", "paper_dir"]
 
 
 
@@ -41,10 +43,24 @@ PAPER_DATA = ROOT / "data" / "paper"
 ERRATA = ROOT / "book" / "errata.md"
 
 
+#: The book's results registry (written by the book's build only).
+BOOK_RESULTS = ROOT / "data" / "results"
+#: Where a notebook run outside the book's build records its numbers.
+SCRATCH_RESULTS = ROOT / "_build" / "scratch" / "results"
+
+
+def book_build() -> bool:
+    """Whether this process runs under the book's build (``FDP_BOOK_BUILD=1``, set by ``make`` for the notebooks)."""
+    return os.environ.get("FDP_BOOK_BUILD", "") == "1"
+
+
 def results_dir() -> Path:
-    """Folder where notebooks record their numbers (``data/results`` unless overridden)."""
+    """Folder where notebooks record their numbers: ``FDP_RESULTS_DIR`` if set, else ``data/results`` under the
+    book's build, else the scratch folder."""
     override = os.environ.get("FDP_RESULTS_DIR")
-    return Path(override).resolve() if override else ROOT / "data" / "results"
+    if override:
+        return Path(override).resolve()
+    return BOOK_RESULTS if book_build() else SCRATCH_RESULTS
 
 
 def paper_dir() -> Path:

@@ -45,7 +45,7 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from .paths import ERRATA, paper_dir, results_dir
+from .paths import ERRATA, SCRATCH_RESULTS, paper_dir, results_dir
 
 __all__ = ["KINDS", "FAILING", "start", "record", "recorded", "status", "load", "load_all", "load_spec", "status_of", "within", "verify",
            "errata_labels", "paper_setting", "same"]
@@ -181,6 +181,9 @@ def start(notebook: str) -> None:
     _current["records"] = []
     _current["spec"], _current["setting"] = loaded
     _write(notebook, [])
+    if results_dir() == SCRATCH_RESULTS:  # a run outside the book's build never writes the book's registry
+        print(f"This run records its numbers in {_path(notebook)} (the book's registry, data/results, is written "
+              "only by make).")
 
 
 def within(a: float, b: float, tol: float) -> bool:
