@@ -4,7 +4,8 @@
 #                        and its PDF (_build/html/fdp-book.pdf; `make pdf` alone reprints it)
 #   make test            ruff, then the test-suite (with the doctests) without the browser check
 #   make run NB=<name> PARAMS="-p key value ..." [PROFILE=paper] [SCHEDULER=tcp://host:8786]
-#                        execute one notebook with extra parameters into _build/runs/<name>.ipynb
+#                        execute one notebook with extra parameters into _build/runs/<name>-<tag>/ and render
+#                        that run as a page (its path is printed last; RUN=<tag> names the folder)
 #                        (PROFILE=paper: notebooks/params/<name>.paper.yaml, the papers' trial counts;
 #                        repetitions on that Dask cluster with SCHEDULER)
 #   make verify          compare every recorded number with the paper (fails on unexplained mismatches)
@@ -203,11 +204,15 @@ pdf: chromium | $(STAMP)
 # ([...] or {...}) is passed as `-y "NAME: VALUE"` so that the notebook gets a list, not the
 # string papermill's -p would give; a -p/-r NAME that the notebook's parameters cell does not
 # define is an error (papermill itself only warns).  Results are written to a temporary folder
-# and moved to _build/runs/results, with the notebook, only when the run succeeds: a failed run
+# and moved, with the notebook, into the run's folder only when the run succeeds: a failed run
 # leaves the previous run's notebook and results untouched (a consistent pair) and nothing partial.
+# The folder is _build/runs/<name>-<RUN>, RUN defaulting to a hash of PROFILE and PARAMS, so runs with
+# other parameters sit side by side; it holds <name>.ipynb, results/<name>.json and .csv, and the
+# rerun's page, page/_build/html/<name>.html (fdp_book.rerun), whose path is printed last.
 NB_NAME := $(basename $(notdir $(NB)))
 RUNS := _build/runs
 export PARAMS
+export RUN
 
 run: | $(STAMP)
 	@if [ -z "$(NB_NAME)" ]; then \
@@ -216,7 +221,7 @@ run: | $(STAMP)
 	@if [ ! -f notebooks/$(NB_NAME).ipynb ]; then \
 		echo 'error: NB=$(NB) names no notebook (no notebooks/$(NB_NAME).ipynb)' >&2; \
 		echo 'notebooks: $(NAMES)' >&2; exit 2; fi
-	@mkdir -p $(RUNS)/results
+	@mkdir -p $(RUNS)
 	@eval "set -- $${PARAMS:-}"; \
 	known=" $$($(PY) -c 'import sys, papermill; print(" ".join(papermill.inspect_notebook(sys.argv[1])))' notebooks/$(NB_NAME).ipynb) "; \
 	args=(); \
@@ -244,11 +249,13 @@ run: | $(STAMP)
 	tmp=$(RUNS)/.$(NB_NAME).tmp.ipynb; tmpres=$(RUNS)/.$(NB_NAME).results.tmp; \
 	rm -rf $$tmpres; mkdir -p $$tmpres; \
 	printf '%s ' executing notebooks/$(NB_NAME).ipynb "$${args[@]}"; echo; \
+	dir=$(RUNS)/$(NB_NAME)-$${RUN:-$$(printf '%s|%s' "$(PROFILE)" "$${PARAMS:-}" | sha1sum | cut -c1-8)}; \
 	if FDP_RESULTS_DIR="$(CURDIR)/$$tmpres" FDP_DASK_SCHEDULER="$(SCHEDULER)" $(PAPERMILL) --stdout-file - --stderr-file - "$${args[@]}" notebooks/$(NB_NAME).ipynb $$tmp; then \
-		rm -f $(RUNS)/results/$(NB_NAME).json; \
-		if [ -f $$tmpres/$(NB_NAME).json ]; then mv -f $$tmpres/$(NB_NAME).json $(RUNS)/results/; fi; \
-		mv -f $$tmp $(RUNS)/$(NB_NAME).ipynb; rm -rf $$tmpres; \
-		echo "wrote $(RUNS)/$(NB_NAME).ipynb (results in $(RUNS)/results)"; \
+		mkdir -p $$dir/results; rm -f $$dir/results/$(NB_NAME).json $$dir/results/$(NB_NAME).csv; \
+		if [ -f $$tmpres/$(NB_NAME).json ]; then mv -f $$tmpres/$(NB_NAME).json $$dir/results/; fi; \
+		mv -f $$tmp $$dir/$(NB_NAME).ipynb; rm -rf $$tmpres; \
+		echo "notebook: $$dir/$(NB_NAME).ipynb"; \
+		$(PY) -m fdp_book page $$dir/$(NB_NAME).ipynb --results $$dir/results --out $$dir/page || exit 1; \
 	else \
 		rm -rf $$tmp $$tmpres; \
 		echo "error: notebooks/$(NB_NAME).ipynb failed (see the traceback above); the previous run's notebook and results, if any, are left as they were" >&2; \

@@ -1,4 +1,5 @@
-"""``python -m fdp_book verify``: check the results registry against the papers' values (``make verify``).
+"""``python -m fdp_book verify``: check the results registry against the papers' values (``make verify``);
+``python -m fdp_book page RUN.ipynb``: render a ``make run`` notebook as one HTML page (:mod:`fdp_book.rerun`).
 
 The book's command, apart from the library's (``python -m fdp``): it needs the book's repository (its
 notebooks and ``data/paper``), which an installed ``fdp`` does not have.
@@ -29,13 +30,31 @@ def verify(results_dir: str | None = None) -> int:
     return 0 if ok else 1
 
 
+def _page(args) -> int:
+    from .rerun import build_page, write_csv
+
+    notebook, run_results = Path(args.notebook), Path(args.results)
+    if not notebook.is_file():
+        raise ValueError(f"notebook: no file {notebook}")
+    if (run_results / f"{notebook.stem}.json").is_file():
+        print(f"results: {run_results / notebook.stem}.json and {write_csv(notebook.stem, run_results)}")
+    print(f"page: {build_page(notebook, run_results, Path(args.out))}")
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m fdp_book", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     v = sub.add_parser("verify", help="check the results registry against the papers' values")
     v.add_argument("--results-dir", default=None, help="folder of results (default data/results)")
+    p = sub.add_parser("page", help="render a make-run notebook as one HTML page")
+    p.add_argument("notebook", help="the executed notebook, _build/runs/<name>.ipynb")
+    p.add_argument("--results", required=True, help="folder with that run's <name>.json")
+    p.add_argument("--out", required=True, help="folder of the one-page book (replaced)")
     args = parser.parse_args(argv)
     try:
+        if args.command == "page":
+            return _page(args)
         return verify(args.results_dir)
     except (ValueError, RuntimeError) as exc:  # a bad folder, or no book repository (paths.ROOT)
         print(f"{parser.prog} {args.command}: error: {exc}", file=sys.stderr)

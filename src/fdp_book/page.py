@@ -228,7 +228,7 @@ def rerun(notebook: str, namespace: dict | None = None) -> str:
         commands = [f'make run NB={notebook} PARAMS="-p {params[0][0]} <value>"']
     body = ("Run this page with other parameters: change a value in a command below (a list is written as YAML, "
             "in single quotes), or add more `-p name value` pairs from the table.\n\n"
-            "```bash\n" + "\n".join(commands) + "\n```\n\nThe notebook and its results go to `_build/runs/`; records whose parameters "
+            "```bash\n" + "\n".join(commands) + "\n```\n\nThe run, its results and its page (printed last) go to `_build/runs/`; records whose parameters "
             "differ from the paper's are marked *not compared*.\n\n" + "\n".join(rows))
     return f":::{{dropdown}} Rerun this page\n:class-container: rerun\n\n{body}\n:::\n"
 

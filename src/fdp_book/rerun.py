@@ -1,0 +1,158 @@
+"""A rerun as a page: the notebook that ``make run`` executed, rendered offline as one HTML page in the book's theme.
+
+``make run NB=<name> PARAMS=...`` executes ``notebooks/<name>.ipynb`` into ``_build/runs/`` and then calls
+:func:`build_page`, which
+
+* opens the page with what makes this run different: the parameters that differ from the book's (the values in
+  ``notebooks/params/<name>.yaml``) and this run's recorded numbers beside the book's and the paper's, with the
+  status of each (a record whose parameters differ from the paper's is *not compared*, and says why);
+* writes the records as CSV next to their JSON;
+* builds the page with jupyter-book from a one-page book whose configuration is the book's own (theme, MathJax,
+  bibliography, extensions), so the glued figures and sentences sit in the prose as in the book.  Links to other
+  pages of the book are not part of a one-page build and stay plain text.
+
+Nothing of the book (``book/executed``, ``data/results``, ``_build/html``) is read for writing or written.
+"""
+
+from __future__ import annotations
+
+import csv
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import yaml
+
+from . import page, results
+from .paths import BOOK_RESULTS, ROOT
+
+__all__ = ["build_page", "changed_parameters", "records_table", "write_csv"]
+
+_RECORD_PREFIX = "application/papermill.record/"  # myst-nb's mime prefix of a glued, undisplayed output
+
+
+def changed_parameters(notebook: str, executed: nbformat.NotebookNode) -> dict[str, tuple]:
+    """``{name: (book's value, this run's value)}`` for the parameters papermill passed that differ from the book's."""
+    book = yaml.safe_load((ROOT / "notebooks" / "params" / f"{notebook}.yaml").read_text()) or {}
+    passed = executed.metadata.get("papermill", {}).get("parameters", {}) or {}
+    return {name: (book.get(name), value) for name, value in passed.items() if not results.same(value, book.get(name))}
+
+
+def _cell(value) -> str:
+    return " ".join(repr(value).split()).replace("|", "\\|")
+
+
+def _number(value) -> str:
+    return "-" if value is None else f"{value:.6g}"
+
+
+def records_table(notebook: str, run_results: Path) -> str:
+    """MyST table of this run's records beside the book's value and the paper's, with this run's status."""
+    ours = results.load(notebook, run_results)
+    book = {r["key"]: r for r in (results.load(notebook, BOOK_RESULTS) if (BOOK_RESULTS / f"{notebook}.json").is_file()
+                                  else [])}
+    rows, reasons = [], []
+    for rec in ours:
+        rows.append([rec["key"], _number(rec["value"]), _number(book.get(rec["key"], {}).get("value")),
+                     _number(rec.get("paper")), results.status_of(rec)])
+        if rec.get("not_compared") and rec["not_compared"] not in reasons:
+            reasons.append(rec["not_compared"])
+    text = page.table(["record", "this run", "the book's run", "paper", "status in this run"], rows)
+    return text + "".join(f"\n\nNot compared: {why}." for why in reasons)
+
+
+def write_csv(notebook: str, run_results: Path) -> Path:
+    """This run's records as CSV, ``<run_results>/<notebook>.csv`` (key, value, paper, tolerance, status)."""
+    path = run_results / f"{notebook}.csv"
+    with path.open("w", newline="") as fh:
+        out = csv.writer(fh)
+        out.writerow(["key", "value", "paper", "tolerance", "kind", "status", "not_compared"])
+        for rec in results.load(notebook, run_results):
+            out.writerow([rec["key"], repr(rec["value"]), rec.get("paper"), rec.get("tol"), rec["kind"],
+                          results.status_of(rec), rec.get("not_compared") or ""])
+    return path
+
+
+def _as_book_page(executed: nbformat.NotebookNode, header: str) -> nbformat.NotebookNode:
+    """The executed notebook laid out as the book's pages: glued outputs kept for their directives only (a run
+    outside the book's build also displays them in place), papermill's injected cell removed, ``header`` after
+    the title."""
+    nb = nbformat.from_dict(executed)
+    for cell in nb.cells:
+        tags = cell.metadata.get("tags", [])
+        if "injected-parameters" in tags and "remove-cell" not in tags:
+            cell.metadata["tags"] = tags + ["remove-cell"]
+        for out in cell.get("outputs", []):
+            glued = out.get("metadata", {}).get("scrapbook")
+            if glued and not glued.get("mime_prefix"):
+                out["data"] = {_RECORD_PREFIX + k: v for k, v in out.get("data", {}).items()}
+                glued["mime_prefix"] = _RECORD_PREFIX
+    nb.cells.insert(1, nbformat.v4.new_markdown_cell(header))
+    nb.cells.append(nbformat.v4.new_markdown_cell("## References\n\n```{bibliography}\n```"))  # the book's list
+    return nb
+
+
+def _config(title: str) -> dict:
+    """The book's _config.yml with every path made absolute, for a one-page book elsewhere."""
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    config["title"] = title
+    config["bibtex_bibfiles"] = [str(ROOT / f) for f in config.get("bibtex_bibfiles", [])]
+    html = config.setdefault("html", {})
+    if html.get("favicon"):
+        html["favicon"] = str(ROOT / html["favicon"])
+    sphinx = config.setdefault("sphinx", {})
+    sphinx["local_extensions"] = {name: str(ROOT / path) for name, path in (sphinx.get("local_extensions") or {}).items()}
+    conf = sphinx.setdefault("config", {})
+    conf["html_static_path"] = [str(ROOT / p) for p in conf.get("html_static_path", [])]
+    conf["nitpicky"] = False  # the book's other pages are not part of this build
+    return config
+
+
+def build_page(run_notebook: Path, run_results: Path, out_dir: Path) -> Path:
+    """Render a ``make run`` notebook as one HTML page; returns the page's path.
+
+    Parameters
+    ----------
+    run_notebook : Path
+        The executed notebook, ``_build/runs/<name>.ipynb`` (its name is the chapter's).
+    run_results : Path
+        The folder with this run's ``<name>.json``.
+    out_dir : Path
+        An empty or disposable folder for the one-page book (replaced).
+
+    Returns
+    -------
+    Path
+        ``<out_dir>/_build/html/<name>.html``.
+    """
+    notebook = run_notebook.stem
+    executed = nbformat.read(run_notebook, as_version=4)
+    changed = changed_parameters(notebook, executed)
+    lines = [":::{admonition} A rerun of this chapter with other parameters", ":class: important", ""]
+    if changed:
+        lines += ["Parameters that differ from the book's run:", "",
+                  page.table(["parameter", "the book's run", "this run"],
+                             [[f"`{k}`", _cell(a), _cell(b)] for k, (a, b) in changed.items()]), ""]
+    else:
+        lines += ["Every parameter is the book's: this run should repeat the book's numbers.", ""]
+    if (run_results / f"{notebook}.json").is_file():
+        lines += ["This run's recorded numbers beside the book's run and the paper's (a record whose parameters "
+                  "differ from the paper's is *not compared*; the prose below is written by this run):", "",
+                  records_table(notebook, run_results), ""]
+    lines.append(":::")
+    if out_dir.exists():
+        shutil.rmtree(out_dir)
+    out_dir.mkdir(parents=True)
+    nbformat.write(_as_book_page(executed, "\n".join(lines)), out_dir / f"{notebook}.ipynb")
+    title = f"Rerun: {notebook}"
+    (out_dir / "_config.yml").write_text(yaml.safe_dump(_config(title), sort_keys=False, allow_unicode=True))
+    (out_dir / "_toc.yml").write_text(f"format: jb-book\nroot: {notebook}\n")
+    run = subprocess.run([sys.executable, "-c", "from jupyter_book.cli.main import main; main()", "build", str(out_dir),
+                          "--builder", "html", "--quiet"], capture_output=True, text=True)
+    html = out_dir / "_build" / "html" / f"{notebook}.html"
+    if run.returncode != 0 or not html.is_file():
+        raise RuntimeError(f"jupyter-book could not build the rerun page of {notebook}:\n{run.stdout[-2000:]}\n"
+                           f"{run.stderr[-2000:]}")
+    return html

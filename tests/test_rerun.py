@@ -1,0 +1,77 @@
+"""A rerun is a page (fdp_book.rerun): the notebook make run executed, rendered in the book's theme."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import re
+
+import papermill as pm
+import pytest
+import yaml
+
+from fdp_book import rerun, results
+from fdp_book.paths import ROOT
+
+
+@pytest.fixture(scope="module")
+def rerun_page(tmp_path_factory):
+    """guo_comparison with its quick values and one prior size, executed as make run does (not under the book's
+    build, results in the run's folder), then rendered."""
+    run = tmp_path_factory.mktemp("run")
+    params = yaml.safe_load((ROOT / "notebooks" / "params" / "guo_comparison.quick.yaml").read_text())
+    params["prior_sizes"] = [10]
+    saved = dict(os.environ)
+    os.environ.pop("FDP_BOOK_BUILD", None)
+    os.environ["FDP_RESULTS_DIR"] = str(run / "results")
+    try:
+        pm.execute_notebook(str(ROOT / "notebooks" / "guo_comparison.ipynb"), str(run / "guo_comparison.ipynb"),
+                            parameters=params, kernel_name="python3", cwd=str(ROOT / "notebooks"), progress_bar=False)
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    html = rerun.build_page(run / "guo_comparison.ipynb", run / "results", run / "page")
+    return run, html
+
+
+@pytest.mark.notebook
+def test_the_page_opens_with_what_differs_from_the_books_run(rerun_page):
+    _, html = rerun_page
+    text = html.read_text()
+    first = text[: text.index("Setting.")]  # before the chapter's own prose
+    assert "A rerun of this chapter with other parameters" in first
+    assert "prior_sizes" in first and "[10, 100]" in first  # the book's value beside this run's
+    assert "not compared" in first and "this run uses" in first  # why a record is not compared
+
+
+@pytest.mark.notebook
+def test_the_page_shows_each_figure_once_and_no_raw_glue_markup(rerun_page):
+    _, html = rerun_page
+    text = html.read_text()
+    assert "{glue" not in text and "glue:md" not in text
+    images = re.findall(r"<img[^>]+src=\"([^\"]+\.png)\"", text)
+    figures = text.count('class="figure') + text.count("<figure")
+    assert images and len(images) == len(set(images)) and figures >= 1
+    assert len(images) <= figures, "a glued figure is drawn twice (in its cell and in its caption)"
+
+
+@pytest.mark.notebook
+def test_the_records_are_also_csv(rerun_page):
+    run, _ = rerun_page
+    path = rerun.write_csv("guo_comparison", run / "results")
+    rows = list(csv.DictReader(path.open()))
+    recs = results.load("guo_comparison", run / "results")
+    assert [r["key"] for r in rows] == [r["key"] for r in recs]
+    assert [float(r["value"]) for r in rows] == [r["value"] for r in recs]  # repr: every digit survives
+
+
+def test_changed_parameters_compare_with_the_books_parameter_file():
+    book = yaml.safe_load((ROOT / "notebooks" / "params" / "guo_comparison.yaml").read_text())
+    nb = {"metadata": {"papermill": {"parameters": {**book, "sigmas": [1.0]}}}}
+    changed = rerun.changed_parameters("guo_comparison", json.loads(json.dumps(nb), object_hook=_Node))
+    assert changed == {"sigmas": (book["sigmas"], [1.0])}
+
+
+class _Node(dict):
+    __getattr__ = dict.__getitem__
