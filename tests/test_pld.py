@@ -274,3 +274,15 @@ def test_bracket_gamma_subtracts_the_slack_from_the_optimistic_side():
     np.testing.assert_array_equal(g_up, np.nextafter(rero.gamma(lower, kappa), 2.0))
     no_slack = pld.Bracket(lower, upper, 1e-3).gamma(kappa)[0]
     assert np.all(g_low < no_slack)
+
+
+@pytest.mark.parametrize("mechanism, noise, rate, steps", [("gaussian", 0.8, 0.01, 300), ("laplace", 1.5, 1.0, 3),
+                                                          ("gaussian", 3.0, 0.5, 1)])
+def test_the_optimistic_side_alone_is_the_brackets_upper_bit_for_bit(mechanism, noise, rate, steps):
+    """risk.gdp's mu* lower end and the calibrations' lower ends read only the bracket's upper side: computing
+    that side alone (half the work) must give the same curve and slack exactly."""
+    side = pld.optimistic_curve(mechanism, noise, rate, steps, discretization=1e-3, kappa_min=1e-10)
+    full = pld.tradeoff_bracket(mechanism, noise, rate, steps, discretization=1e-3, kappa_min=1e-10)
+    assert np.array_equal(side.upper.alphas, full.upper.alphas) and np.array_equal(side.upper.betas, full.upper.betas)
+    assert np.array_equal(side.upper.powers, full.upper.powers)
+    assert side.slack == full.slack and side.discretization == full.discretization

@@ -315,7 +315,7 @@ def gdp(mechanism: Mechanism, *, delta: float = 1e-5, discretization: float | No
     return report
 
 
-def _mu_below(bracket: pld.Bracket, certified: tradeoff.PiecewiseLinear, floor: float) -> float:
+def _mu_below(bracket: pld.OptimisticCurve, certified: tradeoff.PiecewiseLinear, floor: float) -> float:
     """A lower bound on the exact mu* above ``floor`` (eq. 21) from the optimistic add-direction curve ``U``.
 
     The exact symmetrised curve ``C`` lies below ``f <= U + slack``: at a level ``t`` in [floor, 1/2] where the
@@ -343,7 +343,7 @@ def _gdp_and_curve(sigma, rate, steps, delta, discretization, tail,
     to the smaller of ``tail`` and ``level``, the smallest level the caller reads it at).
 
     ``mu*`` is read from the certified lower curve; the optimistic curve of :func:`fdp.pld.tradeoff_bracket` at the
-    same spacing gives ``mu_lower`` below the exact mu* (:func:`_mu_below`).
+    same spacing (:func:`fdp.pld.optimistic_curve`, without the bracket's pessimistic side) gives ``mu_lower`` below the exact mu* (:func:`_mu_below`).
     With the automatic spacing, a gap above :data:`MU_RTOL` refines the spacing while the lattices fit."""
     warnings = []
     auto = discretization is None
@@ -370,9 +370,9 @@ def _gdp_and_curve(sigma, rate, steps, delta, discretization, tail,
         curve = pld.certified_lower_curve("gaussian", sigma, rate, steps, discretization=spacing,
                                           direction="symmetrised", level_min=min(tail, level))
         mu, regret, floor = _gdp.alg1(curve, tail)
-        bracket = pld.tradeoff_bracket("gaussian", sigma, rate, steps, discretization=spacing,
-                                       kappa_min=min(tail, level), max_grid=grid)
-        return curve, mu, regret, floor, min(_mu_below(bracket, curve, floor), mu), bracket.discretization
+        above = pld.optimistic_curve("gaussian", sigma, rate, steps, discretization=spacing,
+                                     kappa_min=min(tail, level), max_grid=grid)  # the bracket's upper side only
+        return curve, mu, regret, floor, min(_mu_below(above, curve, floor), mu), above.discretization
 
     grid = _DEFAULT_GRID
     curve, mu, regret, floor, mu_lower, step = read(h, grid)
