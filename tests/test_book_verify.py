@@ -38,13 +38,8 @@ def fake_paper_data(tmp_path, monkeypatch):
     monkeypatch.setenv("FDP_PAPER_DIR", str(folder))
 
 
-def _main(capsys, argv):
-    try:
-        code = main(argv)
-    except SystemExit as exc:
-        code = exc.code
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
+def _main(capsys, argv):  # (code, stdout, stderr) of the command in this process
+    return (main(argv), *capsys.readouterr())
 
 
 def test_verify_empty_results_dir_fails(tmp_path):
