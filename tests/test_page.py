@@ -143,6 +143,30 @@ def test_show_displays_a_captioned_table(monkeypatch):
         page.show(["a"], [[1]], "")
 
 
+def test_a_folded_table_sits_in_a_dropdown_titled_by_its_caption(monkeypatch):
+    """The attacks chapter was 20,600 px: the numbers behind a figure that the prose summarises fold away."""
+    import IPython.display
+
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda obj: shown.append(obj.data))
+    page.show(["μ*"], [[1.5]], "μ* of\n  the run", folded=True)
+    assert shown == [":::{dropdown} μ\\* of the run\n\n| μ* |\n|---|\n| 1.5 |\n:::\n"]
+
+
+def test_paste_shows_sentences_outside_the_books_build_only(monkeypatch):
+    """A notebook run in Jupyter or by make run shows its summary sentences where they are computed; the book's
+    build places them in the prose instead (and bare numbers are never shown on their own)."""
+    import myst_nb
+    from IPython.display import Markdown
+
+    glued = []
+    monkeypatch.setattr(myst_nb, "glue", lambda name, value, display: glued.append((name, display)))
+    for show in (True, False):
+        monkeypatch.setattr(page, "SHOW", show)
+        page.paste(sentence=Markdown("**What we see.** x"), number="1.5")
+    assert glued == [("sentence", True), ("number", False), ("sentence", False), ("number", False)]
+
+
 def test_paste_glues_each_value_without_displaying_it(monkeypatch):
     import myst_nb
 

@@ -181,14 +181,20 @@ def table(header, rows) -> str:
     return "\n".join(lines + ["| " + " | ".join(_cell(c) for c in r) + " |" for r in rows])
 
 
-def show(header, rows, caption: str) -> None:
-    """Display a table with a bold caption above it (units and meaning belong in the caption)."""
+def show(header, rows, caption: str, folded: bool = False) -> None:
+    """Display a table with a bold caption above it (units and meaning belong in the caption).
+
+    ``folded``: the table behind a dropdown titled by the caption, for the numbers behind a figure that the prose
+    already summarises (a long chapter stays readable; the PDF prints every dropdown open)."""
     from IPython.display import Markdown, display
 
     if not caption:
         raise ValueError("caption must say what the table shows")
-    caption = caption.replace("*", "\\*")  # mu* must not close the bold
-    display(Markdown(f"**{caption}**\n\n" + table(header, rows)))
+    caption = " ".join(caption.split()).replace("*", "\\*")  # mu* must not close the bold (or open emphasis)
+    if folded:
+        display(Markdown(f":::{{dropdown}} {caption}\n\n{table(header, rows)}\n:::\n"))
+    else:
+        display(Markdown(f"**{caption}**\n\n" + table(header, rows)))
 
 
 def paste(**values) -> None:
