@@ -112,6 +112,50 @@ def test_the_library_never_imports_the_books_machinery(path):
     assert "fdp_book" not in _imported_top_levels(path), f"{_name(path)} imports fdp_book"
 
 
+#: The library's layers, lowest first: a module imports fdp modules of its own layer or below only, and no
+#: numerics module imports an experiment.  gdp, rtm and conversions sit with the accountants because they also
+#: hold accountant routes (mu* of DP-SGD through the PLD, the RTM tensor composition on the lattice, RDP of the
+#: subsampled Gaussian); splitting their curve readings into "curves" is the next step of the layering.
+LAYERS = (
+    ("base", {"validation", "formatting", "roots", "diagnostics", "parallel"}),
+    ("curves", {"tradeoff", "mia", "rero"}),
+    ("accounting", {"privacy_loss", "onestep", "lattice", "pld", "edgeworth", "montecarlo", "accountants", "conversions",
+                    "gdp", "rtm"}),
+    ("readings", {"risk"}),
+    ("calibration", {"calibrate"}),
+    ("interface", {"cli"}),
+)
+EXPERIMENTS = {"dpsgd", "attacks", "audit", "reconstruction", "datasets"}  # above accounting, beside the readings
+
+
+def _fdp_imports(path: Path) -> set[str]:
+    names = set()
+    for node in ast.walk(ast.parse(_source(path))):
+        if isinstance(node, ast.ImportFrom) and node.level == 1:
+            names |= {node.module.split(".")[0]} if node.module else {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").startswith("fdp."):
+            names.add(node.module.split(".")[1])
+    return names
+
+
+def test_every_module_has_a_layer():
+    placed = set().union(*(mods for _, mods in LAYERS)) | EXPERIMENTS
+    assert {p.stem for p in MODULES} == placed
+
+
+@pytest.mark.parametrize("path", MODULES, ids=_name)
+def test_imports_follow_the_layers(path):
+    rank = {m: i for i, (_, mods) in enumerate(LAYERS) for m in mods}
+    accounting = [name for name, _ in LAYERS].index("accounting")  # experiments use base, curves and accounting
+    for other in _fdp_imports(path) - {path.stem}:
+        if path.stem in EXPERIMENTS:
+            assert other in EXPERIMENTS or rank[other] <= accounting, f"{_name(path)} imports fdp.{other}"
+        else:
+            assert other not in EXPERIMENTS, f"the numerics module {_name(path)} imports the experiment fdp.{other}"
+            assert rank[other] <= rank[path.stem], (f"{_name(path)} ({LAYERS[rank[path.stem]][0]}) imports fdp.{other} "
+                                                    f"of the higher layer {LAYERS[rank[other]][0]}")
+
+
 def test_the_books_machinery_is_its_own_package_with_its_own_command():
     assert not (PACKAGE / "book").exists(), "fdp.book moved to fdp_book"
     assert (BOOK / "__main__.py").is_file() and BOOK_MODULES

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from mpmath import erf, erfinv, exp, expm1, mp, mpf, ncdf, sqrt, tanh
 from scipy.stats import norm
 
-from fdp import calibrate, formatting, gdp, mia, pld, risk, tradeoff
+from fdp import accountants, calibrate, formatting, gdp, mia, pld, risk, tradeoff
 from fdp.cli import main
 from fdp.privacy_loss import Mechanism, RandomizedResponse, dpsgd
 
@@ -357,9 +357,9 @@ def test_rdp_epsilon_is_dp_accountings_default():
 
     acc = rdp_privacy_accountant.RdpAccountant()  # its default orders
     acc.compose(dp_accounting.PoissonSampledDpEvent(0.01, dp_accounting.GaussianDpEvent(1.0)), 100)
-    assert calibrate.epsilon(1.0, 0.01, 100, 1e-5, accountant="rdp") == acc.get_epsilon(1e-5)
+    assert accountants.epsilon(1.0, 0.01, 100, 1e-5, accountant="rdp") == acc.get_epsilon(1e-5)
     r = risk.report(dpsgd(1.0, 0.01, 100), discretization=1e-3, rero_discretization=1e-3, rtm_discretization=1e-3)
-    assert r.to_dict()["dp"]["rdp_conversion"] == calibrate.RDP_CONVERSION
+    assert r.to_dict()["dp"]["rdp_conversion"] == accountants.RDP_CONVERSION
 
 
 # --- calibrate -----------------------------------------------------------------------------------
@@ -395,7 +395,7 @@ def test_calibrate_epsilon_at_delta_1e_100_falls_back_on_rdp(capsys):
     code, out, err = _run(capsys, ["calibrate", "--sampling-rate", "0.01", "--steps", "100", "--epsilon", "5",
                                    "--delta", "1e-100"])
     assert code == 0 and "RDP accountant" in err
-    assert calibrate.epsilon(out["noise_multiplier"], 0.01, 100, 1e-100, accountant="rdp") <= 5.0
+    assert accountants.epsilon(out["noise_multiplier"], 0.01, 100, 1e-100, accountant="rdp") <= 5.0
 
 
 def test_a_target_met_by_sampling_alone_is_noise_0_with_a_warning(capsys):

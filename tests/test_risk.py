@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
-from fdp import conversions, edgeworth, formatting, gdp, mia, montecarlo, pld, rero, risk, rtm, tradeoff
+from fdp import accountants, conversions, edgeworth, formatting, gdp, mia, montecarlo, pld, rero, risk, rtm, tradeoff
 from fdp.privacy_loss import Mechanism, RandomizedResponse, dpsgd
 
 KAPPA = np.array([1e-3, 0.05])
@@ -135,13 +135,12 @@ def test_gdp_report_refuses_what_it_cannot_answer():
 def test_report_readings_agree_with_their_parts():
     """Each reading of the report is the library's answer to that question on the same run; the MIA numbers are
     upper bounds that the certified upper curve brackets from below within 1e-4, mu* only falls as the floor rises."""
-    from fdp import calibrate
 
     run = dpsgd(2.0, 0.05, 200)
     r = risk.report(run, discretization=1e-3, rero_discretization=1e-3, fpr=[1e-3, 0.1], prior=[0.1, 0.5])
     g = risk.gdp(run, discretization=1e-3)
     assert (r.gdp.mu, r.gdp.regret, r.epsilon_pld) == (g.mu, g.regret, g.epsilon)
-    assert r.epsilon_rdp == calibrate.epsilon(2.0, 0.05, 200, 1e-5, accountant="rdp") > r.epsilon_pld
+    assert r.epsilon_rdp == accountants.epsilon(2.0, 0.05, 200, 1e-5, accountant="rdp") > r.epsilon_pld
     assert r.gdp.mu >= r.mu_at_floor[1e-6] >= r.mu_at_floor[1e-4]
     est = risk.rero(run, r.kappa, discretization=1e-3)
     np.testing.assert_array_equal(r.rero.upper, est.upper)

@@ -1,29 +1,23 @@
-"""Noise calibration: the noise multiplier that gives a target (eps, delta) for the subsampled Gaussian.
+"""Noise calibration: the noise multiplier (or the number of steps) that meets a target risk.
 
-``epsilon`` is the (eps, delta) guarantee of ``steps``-fold Poisson-subsampled Gaussian noise
-(sensitivity 1, ``noise_multiplier``, ``sampling_rate``) under add/remove adjacency, from
-either the tight PLD accountant (``dp_accounting``'s pessimistic connect-the-dots PLD, the maximum
-over both directions: an upper bound on the true eps, tight up to the discretisation) or the RDP
-accountant (Mironov et al.; looser).  :func:`noise_multiplier_for` inverts it by bisection on
-``log(noise)``: the returned noise satisfies ``epsilon(noise) <= eps``, and ``noise / (1 + rtol)`` does not.
+:func:`noise_multiplier_for` inverts :func:`fdp.accountants.epsilon` by bisection on ``log(noise)``: the
+returned noise satisfies ``epsilon(noise) <= eps``, and ``noise / (1 + rtol)`` does not.
+:func:`noise_for_risk` and :func:`steps_for_risk` do the same for (eps, delta), mu*, a membership or a ReRo
+target, certified.
 """
 
 from __future__ import annotations
 
 import functools
-import logging
 import math
 import sys
 import time
 from dataclasses import dataclass, replace
 
-import dp_accounting
-from dp_accounting.rdp import rdp_privacy_accountant
 from tqdm import tqdm
 
-from . import gdp, mia, pld, rtm, tradeoff
+from . import accountants, gdp, mia, pld, rtm, tradeoff
 from .diagnostics import warns
-from .privacy_loss import check_mechanism
 from .validation import (
     SUBSAMPLED_NOISE_RANGE,
     ResourceLimitError,
@@ -34,87 +28,7 @@ from .validation import (
     check_sampling_rate,
 )
 
-__all__ = ["ACCOUNTANTS", "epsilon", "noise_multiplier_for", "TARGETS", "Calibration", "noise_for_risk",
-           "steps_for_risk"]
-
-ACCOUNTANTS = ("pld", "rdp")
-#: The RDP accountant's conversion, as the report's JSON states it: the standard order grid of dp_accounting
-#: (its ``DEFAULT_RDP_ORDERS``: 1.1, 1.2, ..., 10.9, 11, ..., 63, 128, 256, 512, 1024), which TF Privacy and
-#: most training logs use, and its RDP-to-DP conversion (Canonne, Kamath, Steinke 2020, Prop. 12; Asoodeh et
-#: al. 2020).  A fractional order whose series does not converge is left out by dp_accounting (only a larger
-#: epsilon can result); its log message is kept off stderr.
-RDP_CONVERSION = ("dp_accounting RdpAccountant, default orders 1.1-10.9 (step 0.1), 11-63, 128, 256, 512, 1024; "
-                  "conversion of Canonne, Kamath, Steinke (2020) Prop. 12")
-_RDP_ORDERS = tuple(rdp_privacy_accountant.DEFAULT_RDP_ORDERS)
-
-
-def _check_accountant(accountant) -> str:
-    if accountant not in ACCOUNTANTS:
-        raise ValueError(f"accountant must be one of {ACCOUNTANTS}, got {accountant!r}")
-    return accountant
-
-
-def epsilon(noise_multiplier: float, sampling_rate: float, steps: int, delta: float, accountant: str = "pld",
-            discretization: float = 1e-4, noise: str = "gaussian") -> float:
-    """eps at ``delta`` of ``steps``-fold subsampled Gaussian (or Laplace) noise (add/remove adjacency, sensitivity 1).
-
-    Parameters
-    ----------
-    noise_multiplier : float
-        > 0.
-    sampling_rate : float
-        Poisson rate in (0, 1].
-    steps : int
-        >= 1.
-    delta : float
-        In (0, 1).
-    accountant : {"pld", "rdp"}, default "pld"
-        ``dp_accounting``'s PLD accountant (pessimistic, at ``discretization``) or its RDP accountant on the
-        standard order grid (:data:`RDP_CONVERSION`: the epsilon a dp_accounting or TF Privacy log prints).
-    discretization : float, default 1e-4
-        PLD lattice spacing.
-    noise : {"gaussian", "laplace"}, default "gaussian"
-        The noise distribution (``noise_multiplier`` is sigma or b over the sensitivity).
-
-    Returns
-    -------
-    float
-
-    References
-    ----------
-    Hayes et al. (2023) Fig. 5a and Sec. 4.3; ReRo paper (Kaissis et al. 2023a) App. Fig. 4 (the noise of both is calibrated this way).
-
-    Examples
-    --------
-    >>> round(epsilon(1.0, 1.0, 1, 1e-5), 3)  # one Gaussian step with sigma = 1
-    4.377
-    """
-    noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
-    sampling_rate = check_sampling_rate("sampling_rate", sampling_rate)
-    steps = check_positive_int("steps", steps)
-    delta = check_open_unit("delta", delta)
-    return _epsilon(noise_multiplier, sampling_rate, steps, delta, _check_accountant(accountant), discretization,
-                    check_mechanism(noise, "noise"))
-
-
-def _epsilon(noise_multiplier, sampling_rate, steps, delta, accountant, discretization, noise="gaussian") -> float:
-    if accountant == "pld":
-        dist = pld.mechanism_pld(noise, noise_multiplier, sampling_rate, steps, discretization=discretization)
-        return pld.epsilon_for_delta(dist, delta)
-    event = (dp_accounting.GaussianDpEvent(noise_multiplier) if noise == "gaussian"
-             else dp_accounting.LaplaceDpEvent(noise_multiplier))
-    if sampling_rate < 1.0:
-        event = dp_accounting.PoissonSampledDpEvent(sampling_rate, event)
-    acc = rdp_privacy_accountant.RdpAccountant(orders=_RDP_ORDERS)
-    absl = logging.getLogger("absl")
-    level = absl.level
-    absl.setLevel(logging.ERROR)  # "failed to converge ... Excluding this order" (the order is left out)
-    try:
-        acc.compose(event, steps)
-        return float(acc.get_epsilon(delta))
-    finally:
-        absl.setLevel(level)
-
+__all__ = ["noise_multiplier_for", "TARGETS", "Calibration", "noise_for_risk", "steps_for_risk"]
 
 def noise_multiplier_for(
     epsilon: float,
@@ -125,7 +39,8 @@ def noise_multiplier_for(
     discretization: float = 1e-4,
     rtol: float = 1e-4,
 ) -> float:
-    """The smallest noise multiplier (to relative accuracy ``rtol``) whose :func:`epsilon` at ``delta`` is at most ``epsilon``.
+    """The smallest noise multiplier (to relative accuracy ``rtol``) whose :func:`fdp.accountants.epsilon` at ``delta``
+    is at most ``epsilon``.
 
     Parameters
     ----------
@@ -160,7 +75,7 @@ def noise_multiplier_for(
     delta = check_open_unit("delta", delta)
     sampling_rate = check_sampling_rate("sampling_rate", sampling_rate)
     steps = check_positive_int("steps", steps)
-    _check_accountant(accountant)
+    accountants.check_accountant(accountant)
     rtol = _check_rtol(rtol)
 
     @functools.lru_cache(maxsize=None)  # the bracket search asks for its end points again
@@ -169,7 +84,7 @@ def noise_multiplier_for(
             return _full_batch_risk("epsilon", noise, steps, delta, None)
         if accountant == "pld":  # falls back on the RDP accountant where the PLD's is infinite (delta < ~1e-15)
             return _epsilon_certified(noise, sampling_rate, steps, delta, discretization)
-        return _epsilon(noise, sampling_rate, steps, delta, accountant, discretization)
+        return accountants.epsilon(noise, sampling_rate, steps, delta, accountant, discretization)
 
     lo, hi = 0.5, 2.0
     while eps_of(hi) > epsilon:  # hi must satisfy the target
@@ -353,8 +268,8 @@ def _risk(target, noise, rate, steps, h, delta, level, dimension):
 def _epsilon_certified(noise, rate, steps, delta, h) -> float:
     """eps at ``delta`` from the PLD accountant, or from the RDP accountant where the PLD's truncated tails make it
     infinite (delta below about 1e-15); both are upper bounds."""
-    eps = _epsilon(noise, rate, steps, delta, "pld", h)
-    return eps if math.isfinite(eps) else _epsilon(noise, rate, steps, delta, "rdp", h)
+    eps = accountants.epsilon(noise, rate, steps, delta, "pld", h)
+    return eps if math.isfinite(eps) else accountants.epsilon(noise, rate, steps, delta, "rdp", h)
 
 
 def _risk_lower(target, noise, rate, steps, h, level, dimension, delta=None):
@@ -660,7 +575,7 @@ def _met_by_sampling(target, bound, rate, steps) -> str:
 def _warnings(target, rate, steps, noise, delta, h, achieved, achieved_lower) -> tuple[str, ...]:
     """What a reader of a calibration must know: a fallback accountant, a wide interval for the risk reached."""
     out = []
-    if target == "epsilon" and rate < 1.0 and not math.isfinite(_epsilon(noise, rate, steps, delta, "pld", h)):
+    if target == "epsilon" and rate < 1.0 and not math.isfinite(accountants.epsilon(noise, rate, steps, delta, "pld", h)):
         out.append(f"the PLD accountant's epsilon is infinite at delta {delta:g} (its truncated tails): the RDP "
                    "accountant's epsilon was used")
     if achieved_lower is not None and achieved > 0.0 and (achieved - achieved_lower) / achieved > WARN_RELATIVE:

@@ -25,7 +25,7 @@ from importlib import metadata
 import numpy as np
 from scipy.stats import norm
 
-from . import calibrate, conversions, edgeworth, lattice, mia, montecarlo, pld, rtm, tradeoff
+from . import accountants, conversions, edgeworth, lattice, mia, montecarlo, pld, rtm, tradeoff
 from . import gdp as _gdp
 from . import rero as _rero
 from .diagnostics import warns
@@ -621,7 +621,7 @@ class Report:
         return {
             "mechanism": mechanism,
             "dp": {"delta": self.delta, "epsilon_pld": self.epsilon_pld, "epsilon_rdp": self.epsilon_rdp,
-                   "rdp_conversion": None if self.epsilon_rdp is None else calibrate.RDP_CONVERSION},
+                   "rdp_conversion": None if self.epsilon_rdp is None else accountants.RDP_CONVERSION},
             "gdp": {"mu": self.gdp.mu, "mu_lower": self.gdp.mu_lower, "regret": self.gdp.regret,
                     "alpha_floor": self.gdp.alpha_floor,
                     "method": self.gdp.method,
@@ -786,7 +786,7 @@ def report(mechanism: Mechanism | RandomizedResponse, *, delta: float = 1e-5, ka
             gdp_report, curve = _gdp_and_curve(sigma, rate, steps, delta, discretization, tail, level)
             mu_at_floor = {floor: _gdp.alg1(curve, floor)[0] for floor in REPORT_FLOORS}
         h = gdp_report.discretization or discretization
-        eps_rdp = calibrate.epsilon(sigma, rate, steps, delta, accountant="rdp", noise=noise)
+        eps_rdp = accountants.epsilon(sigma, rate, steps, delta, accountant="rdp", noise=noise)
         gamma = rero(mechanism, kappa, discretization=rero_discretization)
         try:
             with np.errstate(over="ignore", invalid="ignore", divide="ignore"):  # a failure is raised, not returned
@@ -828,7 +828,7 @@ def _laplace_gdp_and_curve(b, steps, delta, discretization, tail, level):
     curve = pld.certified_lower_curve("laplace", b, 1.0, steps, discretization=h, direction="symmetrised",
                                       level_min=min(tail, level))
     mu, regret, floor = _gdp.alg1(curve, tail)
-    eps = calibrate.epsilon(b, 1.0, steps, delta, discretization=h, noise="laplace")
+    eps = accountants.epsilon(b, 1.0, steps, delta, discretization=h, noise="laplace")
     if not np.isfinite(eps):
         warnings += (f"epsilon at delta {delta:g} is infinite for this lattice",)
     return GDPReport(mu, regret, floor, eps if np.isfinite(eps) else None, delta, h, "lattice", warnings), curve

@@ -1,0 +1,109 @@
+"""The (eps, delta) accountants of Poisson-subsampled Gaussian (or Laplace) noise: the tight PLD and the RDP one.
+
+:func:`epsilon` is the (eps, delta) guarantee of ``steps``-fold Poisson-subsampled noise (sensitivity 1,
+``noise_multiplier``, ``sampling_rate``) under add/remove adjacency, from either the tight PLD accountant
+(``dp_accounting``'s pessimistic connect-the-dots PLD, the maximum over both directions: an upper bound on the
+true eps, tight up to the discretisation) or the RDP accountant (Mironov et al.; looser).  An accountant, not a
+calibration: :mod:`fdp.risk` reads it, :mod:`fdp.calibrate` inverts it.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import dp_accounting
+from dp_accounting.rdp import rdp_privacy_accountant
+
+from . import pld
+from .privacy_loss import check_mechanism
+from .validation import check_open_unit, check_positive, check_positive_int, check_sampling_rate
+
+__all__ = ["ACCOUNTANTS", "RDP_CONVERSION", "check_accountant", "epsilon"]
+
+ACCOUNTANTS = ("pld", "rdp")
+#: The RDP accountant's conversion, as the report's JSON states it: the standard order grid of dp_accounting
+#: (its ``DEFAULT_RDP_ORDERS``: 1.1, 1.2, ..., 10.9, 11, ..., 63, 128, 256, 512, 1024), which TF Privacy and
+#: most training logs use, and its RDP-to-DP conversion (Canonne, Kamath, Steinke 2020, Prop. 12; Asoodeh et
+#: al. 2020).  A fractional order whose series does not converge is left out by dp_accounting (only a larger
+#: epsilon can result); its log message is kept off stderr.
+RDP_CONVERSION = ("dp_accounting RdpAccountant, default orders 1.1-10.9 (step 0.1), 11-63, 128, 256, 512, 1024; "
+                  "conversion of Canonne, Kamath, Steinke (2020) Prop. 12")
+_RDP_ORDERS = tuple(rdp_privacy_accountant.DEFAULT_RDP_ORDERS)
+
+
+def check_accountant(accountant) -> str:
+    """``accountant`` if it is one of :data:`ACCOUNTANTS`, else a ValueError naming it.
+
+    Parameters
+    ----------
+    accountant : str
+
+    Returns
+    -------
+    str
+    """
+    if accountant not in ACCOUNTANTS:
+        raise ValueError(f"accountant must be one of {ACCOUNTANTS}, got {accountant!r}")
+    return accountant
+
+
+def epsilon(noise_multiplier: float, sampling_rate: float, steps: int, delta: float, accountant: str = "pld",
+            discretization: float = 1e-4, noise: str = "gaussian") -> float:
+    """eps at ``delta`` of ``steps``-fold subsampled Gaussian (or Laplace) noise (add/remove adjacency, sensitivity 1).
+
+    Parameters
+    ----------
+    noise_multiplier : float
+        > 0.
+    sampling_rate : float
+        Poisson rate in (0, 1].
+    steps : int
+        >= 1.
+    delta : float
+        In (0, 1).
+    accountant : {"pld", "rdp"}, default "pld"
+        ``dp_accounting``'s PLD accountant (pessimistic, at ``discretization``) or its RDP accountant on the
+        standard order grid (:data:`RDP_CONVERSION`: the epsilon a dp_accounting or TF Privacy log prints).
+    discretization : float, default 1e-4
+        PLD lattice spacing.
+    noise : {"gaussian", "laplace"}, default "gaussian"
+        The noise distribution (``noise_multiplier`` is sigma or b over the sensitivity).
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    Hayes et al. (2023) Fig. 5a and Sec. 4.3; ReRo paper (Kaissis et al. 2023a) App. Fig. 4 (the noise of both is calibrated this way).
+
+    Examples
+    --------
+    >>> round(epsilon(1.0, 1.0, 1, 1e-5), 3)  # one Gaussian step with sigma = 1
+    4.377
+    """
+    noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
+    sampling_rate = check_sampling_rate("sampling_rate", sampling_rate)
+    steps = check_positive_int("steps", steps)
+    delta = check_open_unit("delta", delta)
+    return _epsilon(noise_multiplier, sampling_rate, steps, delta, check_accountant(accountant), discretization,
+                    check_mechanism(noise, "noise"))
+
+
+def _epsilon(noise_multiplier, sampling_rate, steps, delta, accountant, discretization, noise="gaussian") -> float:
+    if accountant == "pld":
+        dist = pld.mechanism_pld(noise, noise_multiplier, sampling_rate, steps, discretization=discretization)
+        return pld.epsilon_for_delta(dist, delta)
+    event = (dp_accounting.GaussianDpEvent(noise_multiplier) if noise == "gaussian"
+             else dp_accounting.LaplaceDpEvent(noise_multiplier))
+    if sampling_rate < 1.0:
+        event = dp_accounting.PoissonSampledDpEvent(sampling_rate, event)
+    acc = rdp_privacy_accountant.RdpAccountant(orders=_RDP_ORDERS)
+    absl = logging.getLogger("absl")
+    level = absl.level
+    absl.setLevel(logging.ERROR)  # "failed to converge ... Excluding this order" (the order is left out)
+    try:
+        acc.compose(event, steps)
+        return float(acc.get_epsilon(delta))
+    finally:
+        absl.setLevel(level)
