@@ -207,8 +207,10 @@ pdf: chromium | $(STAMP)
 # and moved, with the notebook, into the run's folder only when the run succeeds: a failed run
 # leaves the previous run's notebook and results untouched (a consistent pair) and nothing partial.
 # The folder is _build/runs/<name>-<RUN>, RUN defaulting to a hash of PROFILE and PARAMS, so runs with
-# other parameters sit side by side; it holds <name>.ipynb, results/<name>.json and .csv, and the
-# rerun's page, page/_build/html/<name>.html (fdp_book.rerun), whose path is printed last.
+# other parameters sit side by side (and may run at the same time: the temporary names carry the tag).
+# It holds <name>.ipynb, results/<name>.json and .csv, and the rerun's page,
+# page/_build/html/<name>.html (fdp_book.rerun), whose path is printed last.  The report reads the
+# book's registry, data/results (it records nothing).  -y 'NAME: VALUE' is checked like -p.
 NB_NAME := $(basename $(notdir $(NB)))
 RUNS := _build/runs
 export PARAMS
@@ -243,21 +245,32 @@ run: | $(STAMP)
 			*) args+=("$$1" "$$2" "$$3");; \
 			esac; \
 			shift 3;; \
+		-y|--yaml) \
+			if [ $$# -lt 2 ]; then echo "error: PARAMS: $$1 needs 'name: value'" >&2; exit 2; fi; \
+			case "$$known" in *" $${2%%:*} "*) ;; *) \
+				echo "error: PARAMS: notebooks/$(NB_NAME).ipynb has no parameter '$${2%%:*}'" >&2; \
+				echo "parameters:$$known" >&2; exit 2;; esac; \
+			args+=("$$1" "$$2"); shift 2;; \
 		*) args+=("$$1"); shift;; \
 		esac; \
 	done; \
-	tmp=$(RUNS)/.$(NB_NAME).tmp.ipynb; tmpres=$(RUNS)/.$(NB_NAME).results.tmp; \
-	rm -rf $$tmpres; mkdir -p $$tmpres; \
+	tag=$${RUN:-$$(printf '%s|%s' "$(PROFILE)" "$${PARAMS:-}" | sha1sum | cut -c1-8)}; \
+	case "$$tag" in *[!A-Za-z0-9._-]*|.*|'') \
+		echo "error: RUN='$$tag': a run's name is letters, digits, '.', '_' and '-' (not starting with '.')" >&2; exit 2;; esac; \
+	dir="$(RUNS)/$(NB_NAME)-$$tag"; \
+	tmp="$(RUNS)/.$(NB_NAME)-$$tag.tmp.ipynb"; tmpres="$(RUNS)/.$(NB_NAME)-$$tag.results.tmp"; \
+	rm -rf "$$tmpres"; mkdir -p "$$tmpres"; \
+	resdir="$(CURDIR)/$$tmpres"; \
+	if [ "$(NB_NAME)" = report ]; then resdir="$(CURDIR)/data/results"; fi; \
 	printf '%s ' executing notebooks/$(NB_NAME).ipynb "$${args[@]}"; echo; \
-	dir=$(RUNS)/$(NB_NAME)-$${RUN:-$$(printf '%s|%s' "$(PROFILE)" "$${PARAMS:-}" | sha1sum | cut -c1-8)}; \
-	if FDP_RESULTS_DIR="$(CURDIR)/$$tmpres" FDP_DASK_SCHEDULER="$(SCHEDULER)" $(PAPERMILL) --stdout-file - --stderr-file - "$${args[@]}" notebooks/$(NB_NAME).ipynb $$tmp; then \
-		mkdir -p $$dir/results; rm -f $$dir/results/$(NB_NAME).json $$dir/results/$(NB_NAME).csv; \
-		if [ -f $$tmpres/$(NB_NAME).json ]; then mv -f $$tmpres/$(NB_NAME).json $$dir/results/; fi; \
-		mv -f $$tmp $$dir/$(NB_NAME).ipynb; rm -rf $$tmpres; \
+	if FDP_RESULTS_DIR="$$resdir" FDP_DASK_SCHEDULER="$(SCHEDULER)" $(PAPERMILL) --stdout-file - --stderr-file - "$${args[@]}" notebooks/$(NB_NAME).ipynb "$$tmp"; then \
+		mkdir -p "$$dir/results"; rm -f "$$dir/results/$(NB_NAME).json" "$$dir/results/$(NB_NAME).csv"; \
+		if [ -f "$$tmpres/$(NB_NAME).json" ]; then mv -f "$$tmpres/$(NB_NAME).json" "$$dir/results/"; fi; \
+		mv -f "$$tmp" "$$dir/$(NB_NAME).ipynb"; rm -rf "$$tmpres"; \
 		echo "notebook: $$dir/$(NB_NAME).ipynb"; \
-		$(PY) -m fdp_book page $$dir/$(NB_NAME).ipynb --results $$dir/results --out $$dir/page || exit 1; \
+		$(PY) -m fdp_book page "$$dir/$(NB_NAME).ipynb" --results "$$dir/results" --out "$$dir/page" || exit 1; \
 	else \
-		rm -rf $$tmp $$tmpres; \
+		rm -rf "$$tmp" "$$tmpres"; \
 		echo "error: notebooks/$(NB_NAME).ipynb failed (see the traceback above); the previous run's notebook and results, if any, are left as they were" >&2; \
 		exit 1; \
 	fi

@@ -153,18 +153,23 @@ def test_a_folded_table_sits_in_a_dropdown_titled_by_its_caption(monkeypatch):
     assert shown == [":::{dropdown} μ\\* of the run\n\n| μ* |\n|---|\n| 1.5 |\n:::\n"]
 
 
-def test_paste_shows_sentences_outside_the_books_build_only(monkeypatch):
-    """A notebook run in Jupyter or by make run shows its summary sentences where they are computed; the book's
-    build places them in the prose instead (and bare numbers are never shown on their own)."""
+def test_glue_shows_a_readable_copy_outside_the_books_build_only(monkeypatch):
+    """A notebook run in Jupyter or by make run shows its boxes and sentences where they are computed, as plain
+    Markdown (Jupyter renders no MyST), tagged so that the rerun page drops the copy; the book's build only glues
+    (and bare numbers are never shown on their own)."""
+    import IPython.display
     import myst_nb
     from IPython.display import Markdown
 
-    glued = []
+    glued, shown = [], []
     monkeypatch.setattr(myst_nb, "glue", lambda name, value, display: glued.append((name, display)))
+    monkeypatch.setattr(IPython.display, "display", lambda obj, metadata=None: shown.append((obj.data, metadata)))
+    box = ":::{admonition} Results at a glance\n:class: tip\n\nSee {ref}`the erratum <x-y>` and {cite}`hayes2023`.\n:::"
     for show in (True, False):
         monkeypatch.setattr(page, "SHOW", show)
-        page.paste(sentence=Markdown("**What we see.** x"), number="1.5")
-    assert glued == [("sentence", True), ("number", False), ("sentence", False), ("number", False)]
+        page.paste(glance=Markdown(box), number="1.5")
+    assert glued == [("glance", False), ("number", False)] * 2
+    assert shown == [("**Results at a glance**\n\nSee the erratum and hayes2023.", page.JUPYTER_COPY)]
 
 
 def test_paste_glues_each_value_without_displaying_it(monkeypatch):
@@ -172,6 +177,7 @@ def test_paste_glues_each_value_without_displaying_it(monkeypatch):
 
     glued = []
     monkeypatch.setattr(myst_nb, "glue", lambda name, value, display: glued.append((name, value, display)))
+    monkeypatch.setattr(page, "SHOW", True)
     page.paste(eps="1.5", note="text")
     assert glued == [("eps", "1.5", False), ("note", "text", False)]
 

@@ -75,3 +75,35 @@ def test_changed_parameters_compare_with_the_books_parameter_file():
 
 class _Node(dict):
     __getattr__ = dict.__getitem__
+
+
+def test_references_to_the_books_other_pages_become_links_or_words(tmp_path):
+    """A one-page build cannot resolve {ref} to an erratum or {doc} to a chapter: they showed as bare labels."""
+    labels = {"rtm-lemma8": "Lemma 8: lost parentheses"}
+    (tmp_path / "book" / "executed").mkdir(parents=True)
+    (tmp_path / "book" / "errata.html").write_text("")
+    (tmp_path / "book" / "executed" / "rtm_dpsgd.html").write_text("")
+    text = "See {ref}`rtm-lemma8`, {ref}`the check <ra-soundness>` and the {doc}`RTM chapter <rtm_dpsgd>`."
+    linked = rerun._links_to_the_book(text, labels, tmp_path)
+    assert f"[Lemma 8: lost parentheses]({(tmp_path / 'book' / 'errata.html').as_uri()}#rtm-lemma8)" in linked
+    assert "{ref}`the check <ra-soundness>`" in linked  # this page's own label: left to the build
+    assert f"[RTM chapter]({(tmp_path / 'book' / 'executed' / 'rtm_dpsgd.html').as_uri()})" in linked
+    unbuilt = rerun._links_to_the_book(text, labels, tmp_path / "nowhere")
+    assert unbuilt == "See Lemma 8: lost parentheses, {ref}`the check <ra-soundness>` and the RTM chapter."
+
+
+def test_the_page_refuses_an_output_folder_it_did_not_write(tmp_path):
+    (tmp_path / "mine.txt").write_text("keep me")
+    run = ROOT / "notebooks" / "guo_comparison.ipynb"
+    with pytest.raises(ValueError, match="out: .* did not write"):
+        rerun.build_page(run, tmp_path, tmp_path)
+    assert (tmp_path / "mine.txt").read_text() == "keep me"
+
+
+def test_the_page_refuses_an_unexecuted_notebook_or_a_copy_that_is_no_chapter(tmp_path):
+    with pytest.raises(ValueError, match="no outputs"):
+        rerun.build_page(ROOT / "notebooks" / "guo_comparison.ipynb", tmp_path, tmp_path / "page")
+    copy = tmp_path / "guo_copy.ipynb"
+    copy.write_text((ROOT / "notebooks" / "guo_comparison.ipynb").read_text())
+    with pytest.raises(ValueError, match="not a run of a chapter"):
+        rerun.build_page(copy, tmp_path, tmp_path / "page")

@@ -10,8 +10,6 @@ Start from a mechanism and ask it a question::
 Results that carry caveats also issue them as :class:`FDPWarning`.
 """
 
-import importlib
-
 from .diagnostics import FDPWarning
 from .privacy_loss import Mechanism, RandomizedResponse
 
@@ -23,5 +21,11 @@ def __getattr__(name):
     # risk and calibrate pull in the accountants (dp_accounting, mpmath): imported on first use, so that
     # `import fdp` and the command line start fast
     if name in ("risk", "calibrate"):
+        import importlib
+
         return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module 'fdp' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

@@ -18,9 +18,10 @@ def verify(results_dir: str | None = None) -> int:
     import os
 
     from . import results
-    from .paths import BOOK_RESULTS, ROOT
+    from .paths import BOOK_RESULTS, ROOT, paper_dir
 
-    expected = sorted(p.stem for p in (ROOT / "notebooks").glob("*.ipynb") if p.stem != "report")
+    # the chapters that record numbers: each has the paper's values in data/paper (a user's copy of a notebook has not)
+    expected = sorted(p.stem for p in (ROOT / "notebooks").glob("*.ipynb") if (paper_dir() / f"{p.stem}.yaml").is_file())
     if results_dir is not None and not Path(results_dir).is_dir():
         raise ValueError(f"--results-dir: {results_dir!r} is not a folder")
     # the book's registry unless told otherwise (FDP_RESULTS_DIR, as the test-suite does, or --results-dir)
@@ -36,6 +37,8 @@ def _page(args) -> int:
     notebook, run_results = Path(args.notebook), Path(args.results)
     if not notebook.is_file():
         raise ValueError(f"notebook: no file {notebook}")
+    if not run_results.is_dir():
+        raise ValueError(f"--results: {run_results} is not a folder")
     if (run_results / f"{notebook.stem}.json").is_file():
         print(f"results: {run_results / notebook.stem}.json and {write_csv(notebook.stem, run_results)}")
     print(f"page: {build_page(notebook, run_results, Path(args.out))}")
@@ -43,14 +46,15 @@ def _page(args) -> int:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m fdp_book", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m fdp_book", description="The book's commands: verify the results "
+                                     "registry against the papers' values; render a make-run notebook as a page.")
     sub = parser.add_subparsers(dest="command", required=True)
     v = sub.add_parser("verify", help="check the results registry against the papers' values")
     v.add_argument("--results-dir", default=None, help="folder of results (default data/results)")
     p = sub.add_parser("page", help="render a make-run notebook as one HTML page")
-    p.add_argument("notebook", help="the executed notebook, _build/runs/<name>.ipynb")
+    p.add_argument("notebook", help="the executed notebook, _build/runs/<name>-<tag>/<name>.ipynb")
     p.add_argument("--results", required=True, help="folder with that run's <name>.json")
-    p.add_argument("--out", required=True, help="folder of the one-page book (replaced)")
+    p.add_argument("--out", required=True, help="new or empty folder for the one-page book (or one it wrote before)")
     args = parser.parse_args(argv)
     try:
         if args.command == "page":

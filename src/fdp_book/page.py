@@ -28,7 +28,7 @@ from .paths import ROOT, book_build
 
 #: Whether glued figures, tables and sentences are also shown where they are computed: yes when a notebook runs
 #: in Jupyter or under ``make run`` (a reader of that notebook sees them), no under the book's build (the page
-#: places them in its prose).  Notebooks glue with ``display=page.SHOW``.
+#: places them in its prose).  Notebooks glue through :func:`glue`.
 SHOW = not book_build()
 
 __all__ = ["glance", "rerun", "parameters", "table", "show", "paste", "records_table", "chapter_table"]
@@ -197,12 +197,43 @@ def show(header, rows, caption: str, folded: bool = False) -> None:
         display(Markdown(f"**{caption}**\n\n" + table(header, rows)))
 
 
-def paste(**values) -> None:
-    """Glue numbers and run-dependent sentences for the page's prose ({glue:text} and {glue:md})."""
-    from myst_nb import glue
+#: Metadata of an output that repeats a glued value for a reader of the notebook (the rerun page drops it).
+JUPYTER_COPY = {"fdp": "copy of a glued value"}
+_DIRECTIVE = re.compile(r"^:{3,}\{[\w:-]+\}\s*(.*)$")
+_ROLE = re.compile(r"\{[\w:-]+\}`([^`<]*?)\s*(?:<([^>`]*)>)?`")
 
-    for name, value in values.items():  # sentences (Markdown) shown outside the book; bare numbers never
-        glue(name, value, display=SHOW and not isinstance(value, (str, int, float)))
+
+def commonmark(text: str) -> str:
+    """A page's MyST (boxes, roles) as plain Markdown, for Jupyter, which renders no MyST: a directive's title in
+    bold, its options and closing fence dropped, a role as its text (``{ref}`erratum <label>``` -> erratum)."""
+    lines = []
+    for line in text.splitlines():
+        directive = _DIRECTIVE.match(line)
+        if directive:
+            lines.append(f"**{directive.group(1)}**" if directive.group(1) else "")
+        elif not re.match(r"^(:{3,}\s*|:[\w-]+:.*)$", line):
+            lines.append(_ROLE.sub(lambda m: m.group(1) or m.group(2) or "", line))
+    return "\n".join(lines)
+
+
+def glue(name: str, value) -> None:
+    """Glue a figure, table or sentence for the page (``{glue:figure}``, ``{glue:md}``, ``{glue:text}``).
+
+    Under the book's build that is all; run anywhere else (Jupyter, ``make run``) the value is also shown where it
+    is computed, Markdown as :func:`commonmark` (bare numbers are not shown on their own), tagged
+    :data:`JUPYTER_COPY` so that the rerun's page does not show it twice."""
+    from IPython.display import Markdown, display
+    from myst_nb import glue as myst_glue
+
+    myst_glue(name, value, display=False)
+    if SHOW and not isinstance(value, (str, int, float)):
+        display(Markdown(commonmark(value.data)) if isinstance(value, Markdown) else value, metadata=JUPYTER_COPY)
+
+
+def paste(**values) -> None:
+    """Glue numbers and run-dependent sentences for the page's prose ({glue:text} and {glue:md}); see :func:`glue`."""
+    for name, value in values.items():
+        glue(name, value)
 
 
 def _cell(text: str) -> str:

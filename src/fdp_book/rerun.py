@@ -17,6 +17,7 @@ Nothing of the book (``book/executed``, ``data/results``, ``_build/html``) is re
 from __future__ import annotations
 
 import csv
+import re
 import shutil
 import subprocess
 import sys
@@ -26,17 +27,23 @@ import nbformat
 import yaml
 
 from . import page, results
-from .paths import BOOK_RESULTS, ROOT
+from .paths import BOOK_RESULTS, ERRATA, ROOT
 
 __all__ = ["build_page", "changed_parameters", "records_table", "write_csv"]
 
 _RECORD_PREFIX = "application/papermill.record/"  # myst-nb's mime prefix of a glued, undisplayed output
 
 
-def changed_parameters(notebook: str, executed: nbformat.NotebookNode) -> dict[str, tuple]:
-    """``{name: (book's value, this run's value)}`` for the parameters papermill passed that differ from the book's."""
+_MARKER = ".fdp-rerun-page"  # in a folder this module wrote, which it may replace
+
+
+def changed_parameters(notebook: str, executed: nbformat.NotebookNode) -> dict[str, tuple] | None:
+    """``{name: (book's value, this run's value)}`` for the parameters papermill passed that differ from the book's;
+    None for a notebook papermill did not execute (its parameters are not recorded in it)."""
     book = yaml.safe_load((ROOT / "notebooks" / "params" / f"{notebook}.yaml").read_text()) or {}
-    passed = executed.metadata.get("papermill", {}).get("parameters", {}) or {}
+    if "papermill" not in executed.metadata:
+        return None
+    passed = executed.metadata["papermill"].get("parameters", {}) or {}
     return {name: (book.get(name), value) for name, value in passed.items() if not results.same(value, book.get(name))}
 
 
@@ -45,7 +52,7 @@ def _cell(value) -> str:
 
 
 def _number(value) -> str:
-    return "-" if value is None else f"{value:.6g}"
+    return "-" if value is None else f"{value:.5g}"
 
 
 def records_table(notebook: str, run_results: Path) -> str:
@@ -60,7 +67,10 @@ def records_table(notebook: str, run_results: Path) -> str:
         if rec.get("not_compared") and rec["not_compared"] not in reasons:
             reasons.append(rec["not_compared"])
     text = page.table(["record", "this run", "the book's run", "paper", "status in this run"], rows)
-    return text + "".join(f"\n\nNot compared: {why}." for why in reasons)
+    if not book:
+        text += "\n\nThe book's run: none found here (data/results is written by `make`)."
+    text += "".join(f"\n\nNot compared: {why}." for why in reasons)
+    return f"````{{container}} records\n{text}\n````"  # small type, as the reproduction report's tables
 
 
 def write_csv(notebook: str, run_results: Path) -> Path:
@@ -75,20 +85,57 @@ def write_csv(notebook: str, run_results: Path) -> Path:
     return path
 
 
+_XREF = re.compile(r"\{(ref|doc)\}`([^`<]*?)\s*(?:<([^>`]*)>)?`")
+
+
+def _errata_titles() -> dict[str, str]:
+    """``{label: the entry's heading}`` of the errata page (``(label)=`` above a heading)."""
+    text = ERRATA.read_text() if ERRATA.is_file() else ""
+    return {m.group(1): m.group(2).strip() for m in re.finditer(r"^\(([\w-]+)\)=\n#+ (.+)$", text, re.MULTILINE)}
+
+
+def _links_to_the_book(text: str, labels: dict[str, str], book: Path) -> str:
+    """A page of a one-page build cannot resolve references to the book's other pages: the errata entries and
+    chapters they name become links into the built book (``_build/html``) where it exists, else their words."""
+    def link(m):
+        kind, target = m.group(1), (m.group(3) or m.group(2)).strip()
+        words = m.group(2).strip() if m.group(3) else (labels.get(target) if kind == "ref" else None)
+        if kind == "ref" and target not in labels:
+            return m.group(0)  # a label of this page: the one-page build resolves it
+        page_file = (book / "book" / "errata.html") if kind == "ref" else (book / "book" / "executed" / f"{target}.html")
+        if kind == "doc" and target.startswith("../"):
+            page_file = book / "book" / f"{target[3:]}.html"
+        words = words or (f"erratum {target}" if kind == "ref" else target)
+        if not page_file.is_file():
+            return words
+        return f"[{words}]({page_file.as_uri()}{'#' + target if kind == 'ref' else ''})"
+
+    return _XREF.sub(link, text)
+
+
 def _as_book_page(executed: nbformat.NotebookNode, header: str) -> nbformat.NotebookNode:
-    """The executed notebook laid out as the book's pages: glued outputs kept for their directives only (a run
-    outside the book's build also displays them in place), papermill's injected cell removed, ``header`` after
-    the title."""
+    """The executed notebook laid out as the book's pages: glued values only where their directives place them (a
+    run outside the book's build also shows a copy in place, :data:`fdp_book.page.JUPYTER_COPY`), papermill's
+    injected cell removed, ``header`` after the title."""
     nb = nbformat.from_dict(executed)
     for cell in nb.cells:
         tags = cell.metadata.get("tags", [])
         if "injected-parameters" in tags and "remove-cell" not in tags:
             cell.metadata["tags"] = tags + ["remove-cell"]
+        if "outputs" in cell:  # the copies shown for a reader of the notebook: the page places the glued values
+            cell.outputs = [o for o in cell.outputs if o.get("metadata", {}).get("fdp") != page.JUPYTER_COPY["fdp"]]
         for out in cell.get("outputs", []):
             glued = out.get("metadata", {}).get("scrapbook")
             if glued and not glued.get("mime_prefix"):
                 out["data"] = {_RECORD_PREFIX + k: v for k, v in out.get("data", {}).items()}
                 glued["mime_prefix"] = _RECORD_PREFIX
+    labels, book = _errata_titles(), ROOT / "_build" / "html"
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            cell.source = _links_to_the_book(cell.source, labels, book)
+        for out in cell.get("outputs", []):
+            for mime in [k for k in out.get("data", {}) if k.endswith("text/markdown")]:
+                out["data"][mime] = _links_to_the_book(out["data"][mime], labels, book)
     nb.cells.insert(1, nbformat.v4.new_markdown_cell(header))
     nb.cells.append(nbformat.v4.new_markdown_cell("## References\n\n```{bibliography}\n```"))  # the book's list
     return nb
@@ -116,11 +163,12 @@ def build_page(run_notebook: Path, run_results: Path, out_dir: Path) -> Path:
     Parameters
     ----------
     run_notebook : Path
-        The executed notebook, ``_build/runs/<name>.ipynb`` (its name is the chapter's).
+        The executed notebook, ``_build/runs/<name>-<tag>/<name>.ipynb`` (its name is the chapter's).
     run_results : Path
         The folder with this run's ``<name>.json``.
     out_dir : Path
-        An empty or disposable folder for the one-page book (replaced).
+        A new or empty folder for the one-page book, or one this function wrote before (then replaced); any
+        other folder is refused (ValueError), never emptied.
 
     Returns
     -------
@@ -128,10 +176,23 @@ def build_page(run_notebook: Path, run_results: Path, out_dir: Path) -> Path:
         ``<out_dir>/_build/html/<name>.html``.
     """
     notebook = run_notebook.stem
+    if not (ROOT / "notebooks" / "params" / f"{notebook}.yaml").is_file():
+        raise ValueError(f"notebook: {run_notebook} is not a run of a chapter (no notebooks/params/{notebook}.yaml); "
+                         "make run names the executed notebook after its chapter")
+    if not run_results.is_dir():
+        raise ValueError(f"results: {run_results} is not a folder")
+    if out_dir.exists() and any(out_dir.iterdir()) and not (out_dir / _MARKER).exists():
+        raise ValueError(f"out: {out_dir} holds files that this command did not write; name a new or empty folder")
     executed = nbformat.read(run_notebook, as_version=4)
+    if not any(c.get("outputs") for c in executed.cells if c.cell_type == "code"):
+        raise ValueError(f"notebook: {run_notebook} has no outputs: execute it first (make run)")
     changed = changed_parameters(notebook, executed)
     lines = [":::{admonition} A rerun of this chapter with other parameters", ":class: important", ""]
-    if changed:
+    if changed is None:
+        lines += ["This notebook was not executed by `make run` (it carries no papermill record of its parameters), so "
+                  "the parameters that differ from the book's are not known here; the records below say which "
+                  "numbers could not be compared with the paper and why.", ""]
+    elif changed:
         lines += ["Parameters that differ from the book's run:", "",
                   page.table(["parameter", "the book's run", "this run"],
                              [[f"`{k}`", _cell(a), _cell(b)] for k, (a, b) in changed.items()]), ""]
@@ -143,8 +204,9 @@ def build_page(run_notebook: Path, run_results: Path, out_dir: Path) -> Path:
                   records_table(notebook, run_results), ""]
     lines.append(":::")
     if out_dir.exists():
-        shutil.rmtree(out_dir)
+        shutil.rmtree(out_dir)  # empty, or written by this function before (its marker)
     out_dir.mkdir(parents=True)
+    (out_dir / _MARKER).write_text("written by fdp_book.rerun.build_page; replaced by its next run\n")
     nbformat.write(_as_book_page(executed, "\n".join(lines)), out_dir / f"{notebook}.ipynb")
     title = f"Rerun: {notebook}"
     (out_dir / "_config.yml").write_text(yaml.safe_dump(_config(title), sort_keys=False, allow_unicode=True))
