@@ -31,7 +31,6 @@ from .paths import BOOK_RESULTS, ERRATA, ROOT
 
 __all__ = ["build_page", "changed_parameters", "records_table", "write_csv"]
 
-_RECORD_PREFIX = "application/papermill.record/"  # myst-nb's mime prefix of a glued, undisplayed output
 
 
 _MARKER = ".fdp-rerun-page"  # in a folder this module wrote, which it may replace
@@ -124,11 +123,6 @@ def _as_book_page(executed: nbformat.NotebookNode, header: str) -> nbformat.Note
             cell.metadata["tags"] = tags + ["remove-cell"]
         if "outputs" in cell:  # the copies shown for a reader of the notebook: the page places the glued values
             cell.outputs = [o for o in cell.outputs if o.get("metadata", {}).get("fdp") != page.JUPYTER_COPY["fdp"]]
-        for out in cell.get("outputs", []):
-            glued = out.get("metadata", {}).get("scrapbook")
-            if glued and not glued.get("mime_prefix"):
-                out["data"] = {_RECORD_PREFIX + k: v for k, v in out.get("data", {}).items()}
-                glued["mime_prefix"] = _RECORD_PREFIX
     labels, book = _errata_titles(), ROOT / "_build" / "html"
     for cell in nb.cells:
         if cell.cell_type == "markdown":
