@@ -107,7 +107,8 @@ def _links_to_the_book(text: str, labels: dict[str, str], book: Path) -> str:
         words = words or (f"erratum {target}" if kind == "ref" else target)
         if not page_file.is_file():
             return words
-        return f"[{words}]({page_file.as_uri()}{'#' + target if kind == 'ref' else ''})"
+        # raw HTML: MyST does not follow file: URIs written as Markdown links
+        return f'<a href="{page_file.as_uri()}{"#" + target if kind == "ref" else ""}">{words}</a>'
 
     return _XREF.sub(link, text)
 
