@@ -247,6 +247,24 @@ def test_legend_never_covers_data():
     assert leg2.get_window_extent().x1 <= fig2.bbox.x1  # within the figure's width
 
 
+def test_legend_sees_a_two_point_line_across_its_box():
+    """rtm_auditing's Fig. 3a: the dotted chance diagonal, drawn from two points, ran under the legend, since a
+    segment was sampled at 12 points only; it is now sampled every two pixels."""
+    import numpy as np
+
+    fig, (ax,) = plotting.column_figure(1, 1)
+    ax.plot([0, 1], [1, 0], ":", label="chance")
+    ax.plot([0.0, 0.05], [0.0, 0.05], "o", label="a point")  # the lower left is taken
+    ax.set(xlim=(0, 1), ylim=(0, 1))
+    leg = plotting.legend(ax, loc="upper right", fontsize=8)
+    fig.canvas.draw()
+    box = leg.get_window_extent()
+    xy = ax.transData.transform(np.column_stack([np.linspace(0, 1, 2001), np.linspace(1, 0, 2001)]))
+    assert not ((xy[:, 0] >= box.x0) & (xy[:, 0] <= box.x1) & (xy[:, 1] >= box.y0) & (xy[:, 1] <= box.y1)).any()
+    assert plotting._sampled_segments(np.array([[0.0, 0.0], [10.0, 0.0]]), 2.0).tolist() == \
+        [[0, 0], [2, 0], [4, 0], [6, 0], [8, 0], [10, 0]]
+
+
 def test_glance_lists_every_errata_entry_of_its_chapter(recorded, monkeypatch, tmp_path):
     """The glance box listed only the entries cited by a deviation recorded on the page (2 of rtm_auditing's 4):
     it now lists the errata index's entries for the chapter, in the index's order, then any other cited one."""

@@ -569,7 +569,7 @@ class Report:
         ax_curve.plot(a, tradeoff.gaussian(self.gdp.mu)(a), color="C0", ls="--", label=f"{upper(self.gdp.mu)}-GDP")
         if self.epsilon_pld is not None:
             ax_curve.plot(a, tradeoff.eps_delta(self.epsilon_pld, self.delta)(a), color="C1", ls=":",
-                          label=f"({self.epsilon_pld:.2f}, {self.delta:g})-DP")
+                          label=f"({upper(self.epsilon_pld)}, {self.delta:g})-DP")
         ax_curve.plot([0, 1], [1, 0], color="0.75", lw=0.8)
         ax_curve.set(xlabel=r"type-I error (FPR) $\alpha$", ylabel=r"type-II error $\beta$", title="trade-off curve")
         ax_curve.legend(fontsize=8)
@@ -582,7 +582,7 @@ class Report:
         for e, label, marker in ((self.epsilon_pld, "PLD", "o"), (self.epsilon_rdp, "RDP", "s")):
             if e is not None:
                 ax_profile.semilogy([e], [self.delta], marker, color="C1" if label == "PLD" else "C4",
-                                    label=f"{label}: $\\varepsilon$ = {e:.2f}")
+                                    label=f"{label}: $\\varepsilon$ = {upper(e)}")
         ax_profile.set(xlabel=r"$\varepsilon$", ylabel=r"$\delta$", title="privacy profile")
         ax_profile.legend(fontsize=8)
         fpr = np.logspace(-6, 0, 300)

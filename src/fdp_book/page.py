@@ -263,10 +263,20 @@ def rerun(notebook: str, namespace: dict | None = None) -> str:
     commands = [f'make run NB={notebook} PARAMS="-p {name} {value}"' for name, value in filter(None, (example, listed))]
     if not commands:
         commands = [f'make run NB={notebook} PARAMS="-p {params[0][0]} <value>"']
+    # a list whose entries carry labels (quoted, with spaces or commas) does not survive the shell: edit a copy of
+    # the book's parameter file instead (papermill's -f; the copy is read after the book's file, so it wins)
+    labelled = [name for name, default, _ in params if default.startswith("[") and '"' in default]
+    edit = ""
+    if labelled and (ROOT / "notebooks" / "params" / f"{notebook}.yaml").is_file():
+        edit = (f"\n\nLists with labels ({', '.join(f'`{name}`' for name in labelled)}) are easiest changed in a copy of the "
+                "book's parameter file:\n\n```bash\n"
+                f"cp notebooks/params/{notebook}.yaml my_{notebook}.yaml   # edit the entries there\n"
+                f'make run NB={notebook} PARAMS="-f my_{notebook}.yaml" RUN=mine\n```')
     body = ("Run this page with other parameters: change a value in a command below (a list is written as YAML, "
             "in single quotes), or add more `-p name value` pairs from the table.\n\n"
-            "```bash\n" + "\n".join(commands) + "\n```\n\nThe run, its results and its page (printed last) go to `_build/runs/`; records whose parameters "
-            "differ from the paper's are marked *not compared*.\n\n" + "\n".join(rows))
+            "```bash\n" + "\n".join(commands) + "\n```" + edit + "\n\nThe run, its results and its page (printed last) go "
+            "to `_build/runs/`; records whose parameters differ from the paper's are marked *not compared*.\n\n"
+            + "\n".join(rows))
     return f":::{{dropdown}} Rerun this page\n:class-container: rerun\n\n{body}\n:::\n"
 
 

@@ -61,6 +61,16 @@ def column_figure(nrows: int = 1, ncols: int = 1, row_height: float = 3.0):
     return fig, list(axes.flat)
 
 
+def _sampled_segments(xy: np.ndarray, step: float) -> np.ndarray:
+    """Points along the polyline ``xy`` (display coordinates) at most ``step`` pixels apart, its vertices included
+    (a two-point diagonal across a panel is seen wherever a legend box meets it)."""
+    seg = xy[1:] - xy[:-1]
+    n = np.maximum(1, np.ceil(np.hypot(seg[:, 0], seg[:, 1]) / step).astype(int))
+    which = np.repeat(np.arange(len(seg)), n)
+    t = (np.arange(n.sum()) - np.repeat(np.cumsum(n) - n, n)) / np.repeat(n, n)
+    return np.vstack([xy[which] + seg[which] * t[:, None], xy[-1:]])
+
+
 def _drawn_points(ax) -> np.ndarray:
     """Display coordinates of what ``ax`` shows: line vertices (each segment sampled, so that a line crossing
     a box without a vertex in it is seen), markers and error bars, bar corners."""
@@ -72,8 +82,7 @@ def _drawn_points(ax) -> np.ndarray:
         xy = ax.transData.transform(np.column_stack([x, y]))
         xy = xy[np.all(np.isfinite(xy), axis=1)]
         if len(xy) > 1 and line.get_linestyle() not in ("None", "none", ""):
-            t = np.linspace(0.0, 1.0, 12)[:, None, None]
-            xy = (xy[:-1] * (1 - t) + xy[1:] * t).reshape(-1, 2)
+            xy = _sampled_segments(xy, step=2.0)
         chunks.append(xy)
     for coll in ax.collections:
         for path in coll.get_paths():
