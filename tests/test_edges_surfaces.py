@@ -73,16 +73,31 @@ def test_mu_grows_as_the_floor_falls():
 
 
 @pytest.mark.parametrize("tail", ["0", "5e-324", "1e-301"])
-def test_a_floor_the_lattice_cannot_certify_exits_2_naming_tail(capsys, tail):
-    code, _, err = _run(capsys, ["gdp", "--noise-multiplier", "1", "--sampling-rate", "0.01", "--steps", "1",
-                                 "--tail", tail])
-    assert code == 2 and "--tail must lie in [1e-300, 0.5)" in err and "Traceback" not in err
+def test_a_floor_below_the_lattice_is_answered_by_the_full_batch_bound(capsys, tail):
+    """--tail 0 was refused ("no finite mu* holds at alpha = 0"), which is false: subsampling never lowers the curve
+    below G_{sqrt(T)/sigma}, and the one-step add curve's mu(a) tends to 1/sigma as a -> 0 (0.873 at 1e-300), so
+    sqrt(T)/sigma is the answer at floor 0; the lower end stays certified."""
+    code, out, err = _run(capsys, ["gdp", "--noise-multiplier", "1", "--sampling-rate", "0.01", "--steps", "1",
+                                   "--tail", tail])
+    assert code == 0 and "Traceback" not in err and "full-batch sqrt(steps)/sigma" in err
+    assert out["mu"] == 1.0 and out["alpha_floor"] == float(tail)
+    assert out["mu_lower"] <= _mu_at(1e-300, _one_step_add_tpr(1e-300, 0.01, 1.0)) <= out["mu"]
 
 
-def test_the_library_refuses_tail_0_for_a_subsampled_mechanism_and_takes_it_for_full_batches():
-    with pytest.raises(ValueError, match="tail must lie in"):
-        risk.gdp(dpsgd(1.0, 0.01, 1), tail=0.0)
-    with pytest.raises(ValueError, match="tail must lie in"):
+def test_mu_star_is_capped_by_the_full_batch_at_every_floor():
+    """At floor 1e-300 the lattice's pessimistic far tail gave mu* 3.361 for one step at sigma 1; the full batch's
+    sqrt(T)/sigma = 1 bounds it (and the exact add curve's mu(1e-300) = 0.873 stays below)."""
+    r = risk.gdp(dpsgd(1.0, 0.01, 1), tail=1e-300)
+    assert r.mu == 1.0 and r.mu_lower <= 0.873
+    rep = risk.report(dpsgd(1.0, 0.01, 1), fpr=[1e-300, 1e-3])
+    exact = norm.sf(norm.isf(1e-300) - 1.0)  # TPR of the full batch at FPR 1e-300, an upper bound
+    assert _one_step_add_tpr(1e-300, 0.01, 1.0) <= rep.tpr[0] <= exact * (1 + 1e-11)  # the closed form raised ~2e-12
+    assert all(v <= 1.0 for v in rep.mu_at_floor.values())
+
+
+def test_the_library_takes_tail_0_for_every_gaussian_mechanism():
+    assert risk.gdp(dpsgd(1.0, 0.01, 1), tail=0.0).mu == 1.0
+    with pytest.raises(ValueError, match="tail must lie in"):  # the lattice route alone still needs a floor it reaches
         gdp.mu_and_regret(dpsgd(1.0, 0.01, 1), tail=0.0)
     assert risk.gdp(dpsgd(2.0, 1.0, 4), tail=0.0).mu == 1.0
 

@@ -109,8 +109,9 @@ def _build_parser() -> argparse.ArgumentParser:
                    help="PLD loss discretisation (DP-SGD with --sampling-rate < 1; default 1/200 of the CLT mu "
                    "clipped to [1e-5, 3e-4])")
     g.add_argument("--tail", type=float,
-                   help="alpha floor in [1e-300, 0.5) (DP-SGD with --sampling-rate < 1; default 1e-10, as gdpnum): mu* "
-                   "is certified for alpha >= tail and beta >= tail, including the curve's points at both ends")
+                   help="alpha floor in [0, 0.5) (DP-SGD with --sampling-rate < 1; default 1e-10, as gdpnum): mu* "
+                   "is certified for alpha >= tail and beta >= tail, including the curve's points at both ends; below "
+                   "1e-300 it is the full batch's sqrt(steps)/sigma, which caps mu* at every floor")
     g.add_argument("--json", action="store_true", help="print one JSON object")
 
     rp = sub.add_parser(
@@ -423,7 +424,7 @@ def _gdp(args) -> int:
             _forbid(args, ("discretization", "tail"), "to full batches (--sampling-rate 1: exact closed form)")
         else:
             if args.tail is not None:
-                gdp.check_lattice_tail(args.tail, "--tail")
+                gdp.check_tail(args.tail, "--tail")
             if args.discretization is not None:
                 check_discretization("--discretization", args.discretization)
         with _flags("--noise-multiplier, --sampling-rate, --steps, --discretization, --tail"):  # guards run first

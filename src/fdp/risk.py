@@ -285,9 +285,11 @@ def gdp(mechanism: Mechanism, *, delta: float = 1e-5, discretization: float | No
         :func:`fdp.pld.default_discretization` down whose epsilon lies within 0.5 % of the converged value),
         coarsened (with a warning) so that one step stays below :data:`fdp.lattice.MAX_ONE_STEP_POINTS` points.
     tail : float
-        The alpha floor (1e-10, gdpnum's ``err``, by default), in [1e-300, 0.5) for a subsampled mechanism
-        (:func:`fdp.gdp.check_lattice_tail`; full batches, exactly Gaussian, take any floor in [0, 0.5)): an accountant curve's
-        truncated tails must be ignored by eq. 21.  A curve that passes below ``(tail, tail)`` (far from
+        The alpha floor (1e-10, gdpnum's ``err``, by default), in [0, 0.5): an accountant curve's truncated tails
+        must be ignored by eq. 21.  A subsampled mechanism's lattice curve reaches alpha = 1e-300 at the least
+        (:data:`fdp.gdp.LATTICE_TAIL_MIN`); below it, ``mu*`` is the full batch's ``sqrt(steps) / noise_multiplier``
+        (an upper bound at every floor, and the limit of the subsampled curve's ``mu(alpha)`` as alpha -> 0), with a
+        warning.  Every ``mu*`` is capped by that value.  A curve that passes below ``(tail, tail)`` (far from
         private) gets its floor lowered to its fixed point (:func:`fdp.gdp.mu_and_regret_lattice`, with a
         warning); ``GDPReport.alpha_floor`` is the floor used.
 
@@ -311,8 +313,19 @@ def gdp(mechanism: Mechanism, *, delta: float = 1e-5, discretization: float | No
         except ValueError as exc:
             eps, warnings = None, (f"no epsilon at delta {delta:g}: {exc}",)
         return GDPReport(mu, 0.0, 0.0, eps, delta, None, "closed form", warnings, mu)
-    report, _ = _gdp_and_curve(sigma, rate, steps, delta, discretization, _gdp.check_lattice_tail(tail))
-    return report
+    if tail >= _gdp.LATTICE_TAIL_MIN:
+        report, _ = _gdp_and_curve(sigma, rate, steps, delta, discretization, tail)
+        return report
+    # below the lattice's smallest floor only the full-batch bound is known: subsampling never lowers the curve
+    # below G_{sqrt(T)/sigma} (Dong, Roth, Su 2022 Thm. 4.2 with Cor. 3.3), and as alpha -> 0 the subsampled curve's
+    # mu(alpha) tends to that value, so it is the answer at floor 0; the lower end is read at the lattice's floor
+    report, curve = _gdp_and_curve(sigma, rate, steps, delta, discretization, _gdp.LATTICE_TAIL_MIN)
+    mu = _gdp.mu_full_batch(sigma, steps)
+    note = (f"below alpha = {_gdp.LATTICE_TAIL_MIN:g} the certified curve is not resolved: mu* at the floor {tail:g} is "
+            f"bounded by the full-batch sqrt(steps)/sigma = {upper(mu)}; the lower end is read at alpha >= "
+            f"{_gdp.LATTICE_TAIL_MIN:g}")
+    return GDPReport(mu, _gdp.gdp_regret(curve, mu), tail, report.epsilon, delta, report.discretization, "lattice",
+                     report.warnings + (note,), min(report.mu_lower, mu))
 
 
 def _mu_below(bracket: pld.OptimisticCurve, certified: tradeoff.PiecewiseLinear, floor: float) -> float:
@@ -364,12 +377,17 @@ def _gdp_and_curve(sigma, rate, steps, delta, discretization, tail,
     else:
         h = check_discretization("discretization", discretization)
     h_eps = h  # epsilon keeps the spacing chosen for it (dp_accounting's PLD fails at spacings far below it)
+    # subsampling never lowers the curve below the full batch's G_{sqrt(T)/sigma} (Dong, Roth, Su 2022 Thm. 4.2, Cor.
+    # 3.3): a certified cap on mu* at every floor, reached as alpha -> 0 (where only the all-sampled branch counts)
+    full_batch = _gdp.mu_full_batch(sigma, steps)
 
     def read(spacing, grid):  # the certified curve, its (mu*, regret, floor), mu* of the optimistic curve below the
         # truth, and the one-step spacing of the optimistic lattice (above ``spacing`` when its grid was full)
         curve = pld.certified_lower_curve("gaussian", sigma, rate, steps, discretization=spacing,
                                           direction="symmetrised", level_min=min(tail, level))
         mu, regret, floor = _gdp.alg1(curve, tail)
+        if mu > full_batch:  # the lattice's far tail is pessimistic beyond the full-batch bound: that bound holds
+            mu, regret = full_batch, _gdp.gdp_regret(curve, full_batch)
         above = pld.optimistic_curve("gaussian", sigma, rate, steps, discretization=spacing,
                                      kappa_min=min(tail, level), max_grid=grid)  # the bracket's upper side only
         return curve, mu, regret, floor, min(_mu_below(above, curve, floor), mu), above.discretization
@@ -784,7 +802,8 @@ def report(mechanism: Mechanism | RandomizedResponse, *, delta: float = 1e-5, ka
             mu_at_floor = {floor: gdp_report.mu for floor in REPORT_FLOORS}  # one mu at every floor
         else:
             gdp_report, curve = _gdp_and_curve(sigma, rate, steps, delta, discretization, tail, level)
-            mu_at_floor = {floor: _gdp.alg1(curve, floor)[0] for floor in REPORT_FLOORS}
+            mu_at_floor = {floor: min(_gdp.alg1(curve, floor)[0], _gdp.mu_full_batch(sigma, steps))
+                           for floor in REPORT_FLOORS}
         h = gdp_report.discretization or discretization
         eps_rdp = accountants.epsilon(sigma, rate, steps, delta, accountant="rdp", noise=noise)
         gamma = rero(mechanism, kappa, discretization=rero_discretization)
@@ -795,6 +814,9 @@ def report(mechanism: Mechanism | RandomizedResponse, *, delta: float = 1e-5, ka
             rtm_failure = (f"no relaxed-threat-model reading: {exc}",)
     if isinstance(curve, tradeoff.PiecewiseLinear):
         tpr, advantage, bayes = mia.membership_bounds(curve, fpr, prior)
+        if isinstance(mechanism, Mechanism) and mechanism.noise == "gaussian":  # subsampled: the full batch caps them
+            cap = mia.gaussian_membership_bounds(_gdp.mu_full_batch(mechanism.args[1], mechanism.args[3]), fpr, prior)
+            tpr, advantage, bayes = np.minimum(tpr, cap[0]), min(advantage, cap[1]), np.minimum(bayes, cap[2])
     else:
         tpr, advantage, bayes = mia.gaussian_membership_bounds(gdp_report.mu, fpr, prior)
     warnings = gdp_report.warnings + gamma.warnings + rtm_failure
