@@ -97,6 +97,10 @@ result_role = pytest.importorskip("result_role")
 def test_render_formats():
     assert result_role.render(0.00102341, ".3x") == "1.02 × 10⁻³"
     assert result_role.render(0.247018, ".3f") == "0.247"
+    # a value data/paper marks as an upper end is rounded up, as the chapters print it (1.0734 was 1.073 on one page
+    # and 1.074 on another)
+    assert result_role.render(1.07341, ".3f", "upper") == "1.074" and result_role.render(1.07341, ".4g", "upper") == "1.074"
+    assert result_role.render(1.07349, ".3f", "lower") == "1.073" and result_role.render(0.5, ".1f", "upper") == "0.5"
     with pytest.raises(ValueError):
         result_role.render(0.5, ".3q")
 

@@ -452,3 +452,20 @@ def test_labels_are_unique_across_the_book():
         seen.update(re.findall(r"^\(([A-Za-z0-9_.:-]+)\)=\s*$", text, flags=re.M))
         seen.update(re.findall(r"^:name: (\S+)", text, flags=re.M))
     assert not [label for label, n in seen.items() if n > 1]
+
+
+def test_a_bound_is_shown_rounded_outward_and_checked(registry, tmp_path):
+    """The SNLI RDP epsilon, an upper bound, read 1.074 in its chapter and 1.073 on the paper page: data/paper marks
+    it ``bound: upper`` and every record table rounds it up."""
+    paper = tmp_path / "paper"
+    (paper / "bound_nb.yaml").write_text("records:\n  eps:\n    source: Paper, App. 7.3\n    kind: exact\n"
+                                         "    bound: upper\n    paper: 1.0\n    tol: 0.1\n")
+    results.start("bound_nb")
+    results.record("eps", 1.07341)
+    (rec,) = results.load("bound_nb", registry)
+    assert rec["bound"] == "upper" and results.shown(rec, 4) == "1.074"
+    assert results.shown({"value": 1.07341}, 4) == "1.073"  # no side: to nearest
+    (paper / "bound_nb.yaml").write_text("records:\n  eps:\n    source: Paper\n    kind: exact\n"
+                                         "    bound: up\n    paper: 1.0\n    tol: 0.1\n")
+    with pytest.raises(ValueError, match="bound must be 'upper' or 'lower'"):
+        results.load_spec("bound_nb", paper)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import json
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 from functools import lru_cache
 from pathlib import Path
 
@@ -26,7 +27,7 @@ from docutils import nodes
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxRole
 
-from fdp.formatting import times_ten
+from fdp.formatting import bound, times_ten
 
 logger = logging.getLogger(__name__)
 
@@ -45,15 +46,25 @@ def _glued(path: Path, mtime: float) -> dict[str, str]:
 
 
 @lru_cache(maxsize=None)
-def _recorded(path: Path, mtime: float) -> dict[str, float]:
-    """The recorded values of a notebook's results file, by key."""
-    return {rec["key"]: rec["value"] for rec in json.loads(path.read_text())["records"]}
+def _recorded(path: Path, mtime: float) -> dict[str, tuple[float, str | None]]:
+    """The recorded values of a notebook's results file with their side (``bound``: "upper", "lower" or None), by key."""
+    return {rec["key"]: (rec["value"], rec.get("bound")) for rec in json.loads(path.read_text())["records"]}
 
 
-def render(value, spec: str) -> str:
-    """A recorded value in the format ``spec``: Python's, or ``.Nx`` for N significant digits as m × 10ᵏ."""
+def render(value, spec: str, side: str | None = None) -> str:
+    """A recorded value in the format ``spec``: Python's, or ``.Nx`` for N significant digits as m × 10ᵏ.
+
+    A value that data/paper marks as an upper (lower) end (``side``) is rounded up (down) in ``.Nf`` and ``.Ng``, as the
+    chapters print it."""
     if spec.endswith("x") and spec[1:-1].isdigit() and spec.startswith("."):
         return times_ten(value, int(spec[1:-1]))
+    digits = spec[1:-1]
+    if side and spec.startswith(".") and digits.isdigit() and spec[-1] in "fg":
+        if spec[-1] == "g":
+            return bound(value, int(digits), side)
+        exact = Decimal(value).quantize(Decimal(1).scaleb(-int(digits)),
+                                        rounding=ROUND_CEILING if side == "upper" else ROUND_FLOOR)
+        return f"{exact:f}"
     return format(value, spec)
 
 
@@ -77,7 +88,7 @@ class ResultRole(SphinxRole):
                     problem = f"{{result}}`{self.text}`: {notebook} recorded no key {key!r}"
                 else:
                     try:
-                        return [nodes.Text(render(values[key], spec))], []
+                        return [nodes.Text(render(values[key][0], spec, values[key][1]))], []
                     except ValueError as err:
                         problem = f"{{result}}`{self.text}`: bad format {spec!r} ({err})"
         elif not executed.is_file():

@@ -48,7 +48,7 @@ def glance(notebook: str, reproduces: str, directory: Path | None = None, namesp
     """
     if not reproduces:
         raise ValueError("reproduces must name what the page reproduces")
-    records = results.load(notebook, directory)
+    records, ours = results.split_own(results.load(notebook, directory))
     status = [results.status_of(r) for r in records]
     claims = sum(r["kind"] == "claim" for r in records)
     explained = [r for r, s in zip(records, status) if s == "explained"]
@@ -61,7 +61,8 @@ def glance(notebook: str, reproduces: str, directory: Path | None = None, namesp
     outcomes += [_plural(len(explained), "explained deviation")] if explained else []
     outcomes += [f"{uncompared} not compared (this run's parameters differ from the paper's)"] if uncompared else []
     outcomes += [f"**{len(failing)} failing** ({', '.join(failing)})"] if failing else []
-    lines.append(f"**Compared with the paper:** {compared}: {', '.join(outcomes)}.")
+    lines.append(f"**Compared with the paper:** {compared}: {', '.join(outcomes)}."
+                 + (f" Besides, {_own_outcome(ours)}." if ours else ""))
     namespace = namespace or {}
     scaled = []
     has_notebook = (ROOT / "notebooks" / f"{notebook}.ipynb").is_file()  # (a results-only test fixture has none)
@@ -307,9 +308,9 @@ def records_table(records: list[dict], chapter: str | None = None) -> str:
     explained deviation links to its errata entry.  Then the reasons of the explained deviations and of
     the records this run could not compare, each with the record's key (the name ``make verify`` reports).
     """
-    ours = [r for r in records if r["kind"] == "claim" and _OUR_ADDITION in r.get("source", "")]
-    printed = [r for r in records if r["kind"] != "claim"]
-    claims = [r for r in records if r["kind"] == "claim" and r not in ours]
+    paper_records, ours = results.split_own(records)
+    printed = [r for r in paper_records if r["kind"] != "claim"]
+    claims = [r for r in paper_records if r["kind"] == "claim"]
 
     def where(rec):  # the place links to the figure that shows the number, else to the chapter
         place, what = _place_and_what(rec)
@@ -321,7 +322,7 @@ def records_table(records: list[dict], chapter: str | None = None) -> str:
     if printed:
         parts.append("**Values printed in the paper**\n\n" + table(
                          ["in the paper: what", "ours", "paper", "tolerance", "status"],
-                         [[where(r), f"{r['value']:.5g}", f"{r['paper']:.5g}", f"{r['tol']:.2g} ({r['kind']})",
+                         [[where(r), results.shown(r, 5), f"{r['paper']:.5g}", f"{r['tol']:.2g} ({r['kind']})",
                            _status_cell(r)] for r in printed]))
     if claims:
         parts.append("**Claims of the paper**\n\n"
@@ -350,9 +351,6 @@ def records_table(records: list[dict], chapter: str | None = None) -> str:
     return f"````{{container}} records\n{body}\n````"
 
 
-_OUR_ADDITION = "our addition"  # marks a record of data/paper that tests a statement of ours, not of the paper
-
-
 def _unless_match(rec: dict) -> str:
     """``"; <status>"`` for a claim whose outcome alone does not say its status (anything but a plain match)."""
     return "" if results.status_of(rec) == "match" else f"; {_status_cell(rec)}"
@@ -377,9 +375,18 @@ def _claim_cell(rec: dict, noun: str = "claim") -> str:
     value within the tolerance)."""
     holds = results.within(rec["value"], rec["paper"], rec["tol"])
     verdict = "holds" if holds else "does not hold"
-    if rec["value"] in (0, 1) and rec["paper"] in (0, 1) and rec["tol"] < 0.5:  # a yes/no quantity: its 0/1 says nothing
-        return f"{verdict} in our run"
+    if holds and rec["value"] in (0, 1) and rec["paper"] in (0, 1) and rec["tol"] < 0.5:  # a yes/no that holds: its 0/1
+        return f"{verdict} in our run"  # says nothing (one that does not hold shows its number: it may be a fraction)
     return f"{verdict}: ours {rec['value']:.3g}, the {noun} needs {rec['paper']:.3g} ± {rec['tol']:.2g}"
+
+
+def _own_outcome(ours: list[dict]) -> str:
+    """"2 checks of our own (both hold)": the outcome of our own checks, counted apart from the paper's claims."""
+    held = sum(results.status_of(r) == "match" for r in ours)
+    if len(ours) == 1:
+        return f"1 check of our own ({'it holds' if held else 'it does not hold'})"
+    return (f"{len(ours)} checks of our own ("
+            + ("all hold" if held == len(ours) else f"{held} hold, {len(ours) - held} do not") + ")")
 
 
 def chapter_table(records: list[dict], most: int = 8) -> str:
@@ -391,20 +398,21 @@ def chapter_table(records: list[dict], most: int = 8) -> str:
     """
     if not records:
         raise ValueError("records must not be empty")
+    records, ours = results.split_own(records)
     status = [results.status_of(r) for r in records]
     explained = [r for r, s in zip(records, status) if s == "explained"]
     shown = explained or [r for r in records if r["kind"] != "claim"][:most] or records[:most]
     lead = (f"{_plural(len(records), 'number')} and claims recorded: {status.count('match')} match the paper, "
             f"{_plural(len(explained), 'explained deviation')}"
             + (f", {len(records) - status.count('match') - len(explained)} other" if len(records) > status.count("match") + len(explained) else "")
-            + ".")
+            + "." + (f" Besides, {_own_outcome(ours)}." if ours else ""))
     rows = []
     for r in shown:
         place, what = _place_and_what(r)
         if r["kind"] == "claim":
             rows.append([place, what, _claim_cell(r), "claimed", _status_cell(r)])
         else:
-            rows.append([place, what, f"{r['value']:.4g}", f"{r['paper']:.4g}", _status_cell(r)])
+            rows.append([place, what, results.shown(r, 4), f"{r['paper']:.4g}", _status_cell(r)])
     # the table folded, so that the page's findings follow the counts on the first screen
     title = (f"The deviations ({len(explained)}), each with its erratum" if explained
              else "Some of the printed values")

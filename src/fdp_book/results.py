@@ -45,9 +45,11 @@ from pathlib import Path
 import numpy as np
 import yaml
 
+from fdp.formatting import bound
+
 from .paths import ERRATA, SCRATCH_RESULTS, paper_dir, results_dir
 
-__all__ = ["KINDS", "FAILING", "start", "record", "recorded", "status", "load", "load_all", "load_spec", "status_of", "within", "verify",
+__all__ = ["KINDS", "FAILING", "OUR_ADDITION", "own_check", "split_own", "shown", "start", "record", "recorded", "status", "load", "load_all", "load_spec", "status_of", "within", "verify",
            "errata_labels", "paper_setting", "same"]
 
 KINDS = ("exact", "mc", "figure", "claim")
@@ -90,7 +92,7 @@ def _load_paper_file(notebook: str, directory: Path | None = None) -> tuple[dict
         where = f"{path.name}: {key}"
         if not isinstance(entry, dict):
             raise ValueError(f"{where}: must be a mapping")
-        unknown = set(entry) - {"source", "kind", "paper", "tol", "quantity", "explained"}
+        unknown = set(entry) - {"source", "kind", "paper", "tol", "quantity", "explained", "bound"}
         if unknown:
             raise ValueError(f"{where}: unknown fields {sorted(unknown)}")
         if entry.get("kind") not in KINDS:
@@ -103,6 +105,10 @@ def _load_paper_file(notebook: str, directory: Path | None = None) -> tuple[dict
                 "tol": _finite(where, "tol", entry.get("tol")), "quantity": entry.get("quantity", "")}
         if item["tol"] <= 0:
             raise ValueError(f"{where}: tol must be > 0")
+        if "bound" in entry:  # our value is an upper (lower) end: every table rounds it up (down), as the chapter does
+            if entry["bound"] not in ("upper", "lower"):
+                raise ValueError(f"{where}: bound must be 'upper' or 'lower', got {entry['bound']!r}")
+            item["bound"] = entry["bound"]
         if str(key).split("/")[0] in anchors:
             item["anchor"] = str(anchors[str(key).split("/")[0]])
         explained = entry.get("explained")
@@ -190,6 +196,28 @@ def within(a: float, b: float, tol: float) -> bool:
     """Whether ``a`` lies within ``tol`` of ``b`` (the comparison behind every status)."""
     # the relative slack only absorbs float noise at a rounding edge (|0.3215 - 0.322| = 5.000000000000004e-4)
     return abs(a - b) <= tol * (1.0 + 1e-9)
+
+
+OUR_ADDITION = "our addition"  # in a record's source: it tests a statement of ours beside the paper's, not the paper's
+
+
+def own_check(rec: dict) -> bool:
+    """Whether ``rec`` tests a statement of ours (its source says "our addition"), not a number or claim of the paper:
+    such records are verified like the others but counted apart from the paper's."""
+    return OUR_ADDITION in rec.get("source", "")
+
+
+def split_own(records: list[dict]) -> tuple[list[dict], list[dict]]:
+    """``records`` as (the paper's numbers and claims, our own checks), each in the given order."""
+    return [r for r in records if not own_check(r)], [r for r in records if own_check(r)]
+
+
+def shown(rec: dict, digits: int) -> str:
+    """A record's value to ``digits`` significant digits for people: rounded outward where data/paper says it is an
+    upper or lower end (``bound``), to nearest otherwise."""
+    if rec.get("bound"):
+        return bound(rec["value"], digits, rec["bound"])
+    return f"{rec['value']:.{digits}g}"
 
 
 def status_of(rec: dict) -> str:
@@ -282,7 +310,7 @@ def errata_labels(path: Path | None = None) -> set[str]:
 
 def _against_spec(records: list[dict], spec: dict) -> tuple[list[dict], list[str]]:
     """Records re-judged against the current data/paper values (not those stored with them), and unknown keys."""
-    fields = ("paper", "tol", "kind", "source", "explanation", "expected", "expected_tol", "errata", "anchor")
+    fields = ("paper", "tol", "kind", "source", "explanation", "expected", "expected_tol", "errata", "anchor", "bound")
     judged, unknown = [], []
     for r in records:
         if r["key"] not in spec:
