@@ -310,3 +310,11 @@ def test_legend_draws_wide_bar_markers_at_handle_length():
     ax.plot([0, 1, 2], [0.1, 0.2, 0.3], "o", label="attack")
     leg = plotting.legend(ax, loc="center left", bbox_to_anchor=(1.0, 0.5))
     assert [h.get_markersize() for h in leg.legend_handles] == [12, 6] and line.get_markersize() == 30
+
+
+def test_a_quoted_claim_after_its_place_is_split_into_place_and_what():
+    """'Fig. 3a (offline LiRA, Δ/σ = 1): 'already nearly perfectly matches...'' put the whole quote in the place
+    column, left the 'what' cell empty and printed '()' in the report's reasons."""
+    place, what = page._place_and_what({"source": "Kaissis et al. 2023b (RTM), Fig. 3a (offline LiRA, Δ/σ = 1): "
+                                                  "'already nearly perfectly matches the theoretical bound'"})
+    assert place == "Fig. 3a (offline LiRA, Δ/σ = 1)" and what == "'already nearly perfectly matches the theoretical bound'"

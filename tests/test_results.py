@@ -200,7 +200,7 @@ def test_records_table_has_one_row_per_record_with_its_source(registry):
     escape = lambda text: text.replace("|", chr(92) + "|")  # noqa: E731
     for rec, row in zip(recs, block[2:]):
         place, what = page._place_and_what(rec)
-        assert row.startswith(f"| {escape(f'**{place}** {what}' if what else f'**{place}**')} | {rec['value']:.5g} |")
+        assert row.startswith(f"| {escape(f'**{place}** {what}' if what else f'**{place}**')} | {results.shown(rec, 5)} |")
         assert f"`{rec['key']}`" not in row  # keys are for make verify; they appear only in the notes
     status = {r["key"]: r["status"] for r in recs}
     assert status["b"] == "explained" and "explained ({ref}`erratum <" in text  # links to its errata entry
@@ -465,6 +465,7 @@ def test_a_bound_is_shown_rounded_outward_and_checked(registry, tmp_path):
     (rec,) = results.load("bound_nb", registry)
     assert rec["bound"] == "upper" and results.shown(rec, 4) == "1.074"
     assert results.shown({"value": 1.07341}, 4) == "1.073"  # no side: to nearest
+    assert results.shown({"value": 0.24700001}, 4) == "0.2470" and results.shown({"value": 344.0}, 4) == "344"
     (paper / "bound_nb.yaml").write_text("records:\n  eps:\n    source: Paper\n    kind: exact\n"
                                          "    bound: up\n    paper: 1.0\n    tol: 0.1\n")
     with pytest.raises(ValueError, match="bound must be 'upper' or 'lower'"):

@@ -361,7 +361,8 @@ def _place_and_what(rec: dict) -> tuple[str, str]:
     the paper's name, which the chapter already gives."""
     source = re.sub(r"^[^,(]*?\d{4}[ab]?(?: \([^)]*\))?, ", "", rec["source"]).strip()
     if not source.endswith(")"):
-        return source, ""
+        said = source.find("): ")  # "Fig. 3a (offline LiRA): 'the quoted claim'": the place, then what it says
+        return (source[:said + 1], source[said + 3:]) if said > 0 else (source, "")
     depth = 0  # the parenthesis that the final ")" closes (the detail may hold brackets of its own)
     for i in range(len(source) - 1, -1, -1):
         depth += {")": 1, "(": -1}.get(source[i], 0)

@@ -214,10 +214,14 @@ def split_own(records: list[dict]) -> tuple[list[dict], list[dict]]:
 
 def shown(rec: dict, digits: int) -> str:
     """A record's value to ``digits`` significant digits for people: rounded outward where data/paper says it is an
-    upper or lower end (``bound``), to nearest otherwise."""
+    upper or lower end (``bound``), to nearest otherwise; trailing zeros kept (0.2470 beside 0.4654), except for whole
+    numbers (a count of 344, not 344.0)."""
+    value = float(rec["value"])
+    if value.is_integer():
+        return f"{value:.{digits}g}"
     if rec.get("bound"):
-        return bound(rec["value"], digits, rec["bound"])
-    return f"{rec['value']:.{digits}g}"
+        return bound(value, digits, rec["bound"], keep_zeros=True)
+    return format(value, f"#.{digits}g").replace(".e", "e").rstrip(".")
 
 
 def status_of(rec: dict) -> str:
