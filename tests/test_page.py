@@ -318,3 +318,23 @@ def test_a_quoted_claim_after_its_place_is_split_into_place_and_what():
     place, what = page._place_and_what({"source": "Kaissis et al. 2023b (RTM), Fig. 3a (offline LiRA, Δ/σ = 1): "
                                                   "'already nearly perfectly matches the theoretical bound'"})
     assert place == "Fig. 3a (offline LiRA, Δ/σ = 1)" and what == "'already nearly perfectly matches the theoretical bound'"
+
+
+def test_two_panels_without_room_keep_their_legends_apart():
+    """rtm_auditing's Figs. 3b / App. 5b: both panels' legends became figure legends at the same place, on top of
+    each other; each now goes under its own panel, below its axis label."""
+    import numpy as np
+
+    fig, axes = plotting.column_figure(1, 2)
+    gx, gy = np.meshgrid(np.linspace(0, 1, 30), np.linspace(0, 1, 30))
+    legends = []
+    for ax in axes:
+        ax.plot(gx.ravel(), gy.ravel(), ".", label="everywhere")
+        ax.plot([0, 1], [1, 0], label="a line with a long label")
+        ax.set_xlabel("type-I error")
+        legends.append(plotting.legend(ax))
+    fig.canvas.draw()
+    (a, b), renderer = [leg.get_window_extent() for leg in legends], fig.canvas.get_renderer()
+    assert a.x1 <= b.x0 or b.x1 <= a.x0  # side by side, not on top of each other
+    for ax, box in zip(axes, (a, b)):
+        assert box.y1 <= ax.xaxis.get_tightbbox(renderer).y0 + 1  # under the axis label

@@ -5,6 +5,7 @@ from __future__ import annotations
 import matplotlib as mpl
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.font_manager import FontProperties
 
 __all__ = ["use_style", "new_figure", "column_figure", "legend", "PAPER_STYLE", "COLUMN_INCHES", "COLUMN_DPI"]
 
@@ -159,8 +160,23 @@ def _place_legend(ax, *args, **kwargs):
         if not inside.any():
             return leg
         leg.remove()
-    # no free place: a figure legend under the panels (constrained layout makes room below, the width stays the column's)
+    # no free place: under this panel's axis label (constrained layout makes room below; two panels of a row each
+    # keep their own legend, where one figure legend per panel would lie on top of each other), in as many columns
+    # as fit the panel's width, else as few as fit the figure's
     handles, labels = args if len(args) == 2 else ax.get_legend_handles_labels()
     kwargs.pop("ncol", None)
     kwargs.pop("ncols", None)
-    return ax.figure.legend(handles, labels, loc="outside lower center", ncols=min(len(labels), 3), **kwargs)
+    renderer = ax.figure.canvas.get_renderer()
+    # the gap from the axes' bottom to below its tick labels and axis label, in units of the legend's font size (a
+    # distance in points survives the re-layout that the legend itself triggers; one in axes fractions does not)
+    size = FontProperties(size=kwargs.get("fontsize", plt.rcParams["legend.fontsize"])).get_size_in_points()
+    gap = (ax.get_window_extent(renderer).y0 - ax.xaxis.get_tightbbox(renderer).y0) * 72.0 / ax.figure.dpi
+    kwargs["borderaxespad"] = gap / size + 0.4
+    width = ax.get_tightbbox(renderer).width
+    for ncols in range(min(len(labels), 3), 0, -1):
+        leg = ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncols=ncols, **kwargs)
+        ax.figure.canvas.draw()
+        if ncols == 1 or leg.get_window_extent().width <= width:
+            return leg
+        leg.remove()
+    return leg
