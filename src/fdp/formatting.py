@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 
-__all__ = ["bound", "upper", "lower", "times_ten"]
+__all__ = ["bound", "upper", "lower", "times_ten", "times_ten_log10"]
 
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
@@ -138,4 +138,36 @@ def times_ten(value: float, digits: int = 3) -> str:
         return "0"
     mantissa, _, exponent = format(value, f".{digits - 1}e").partition("e")  # 9.996 -> '1.00e+01': rounding done once
     k = int(exponent)
+    return mantissa if k == 0 else f"{mantissa} × 10{str(k).translate(_SUPERSCRIPT)}"
+
+
+def times_ten_log10(log10_value: float, digits: int = 3) -> str:
+    """The number ``10 ** log10_value`` as "m × 10ᵏ" with ``digits`` significant digits, rounded to nearest, for numbers
+    below (or above) the float range that are known only by their logarithm (a bound of 10⁻²²⁴ underflows to 0).
+
+    Parameters
+    ----------
+    log10_value : float
+        A finite base-10 logarithm.
+    digits : int, default 3
+        Significant digits, >= 1.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> times_ten_log10(-224.3), times_ten_log10(2.0), times_ten_log10(-0.00001, 2)
+    ('5.01 × 10⁻²²⁵', '1.00 × 10²', '1.0')
+    """
+    if isinstance(digits, bool) or not isinstance(digits, int) or digits < 1:
+        raise ValueError(f"digits must be an integer >= 1, got {digits!r}")
+    log10_value = float(log10_value)
+    if not math.isfinite(log10_value):
+        raise ValueError(f"log10_value must be finite, got {log10_value!r}")
+    k = math.floor(log10_value)
+    mantissa = times_ten(10.0 ** (log10_value - k), digits)  # in [1, 10): may round up to 10.0 -> '1.00 × 10¹'
+    if "×" in mantissa:  # 9.995... rounded to 10: one more power of ten
+        k, mantissa = k + 1, format(1.0, f".{digits - 1}f") if digits > 1 else "1"
     return mantissa if k == 0 else f"{mantissa} × 10{str(k).translate(_SUPERSCRIPT)}"
