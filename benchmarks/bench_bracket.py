@@ -46,7 +46,7 @@ PHASES = [
 
 
 def bracket(noise, rate, steps, discretization=1e-4):
-    return pld.tradeoff_bracket("gaussian", noise, rate, steps, discretization=discretization, kappa_min=float(KAPPAS.min()))
+    return pld.tradeoff_bracket("gaussian", noise, rate, steps, discretization=discretization, level_min=float(KAPPAS.min()))
 
 
 def compare(name, noise, rate, steps, discretization=1e-4):

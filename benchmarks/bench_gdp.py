@@ -45,7 +45,7 @@ def compare(name, noise, rate, steps):
     (mu_o, reg_o), t_o = best_of(lambda: gdp.mu_and_regret_dpsgd(noise, rate, steps), 3)
     (mu_d, _), t_d = best_of(
         lambda: gdp.mu_and_regret_dpsgd(noise, rate, steps, discretization=1e-4, method="dp_accounting"), 3)
-    bracket = pld.tradeoff_bracket("gaussian", noise, rate, steps, discretization=1e-4, kappa_min=1e-10)
+    bracket = pld.tradeoff_bracket("gaussian", noise, rate, steps, discretization=1e-4, level_min=1e-10)
     low = gdp.mu_star(bracket.upper, tail=1e-10)
     h = pld.default_discretization(noise, rate, steps)
     print(f"{name}: certified mu* interval at 1e-4 [{low:.6f}, {mu_c:.6f}]")

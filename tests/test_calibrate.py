@@ -110,7 +110,7 @@ def test_noise_for_mu_and_rero_round_trip():
     assert mu == c.achieved and 1.0 - 5e-3 <= mu <= 1.0 and c.achieved_lower <= mu
     c = calibrate.noise_for_risk("rero", 0.05, 0.01, 1000, kappa=0.01, discretization=1e-3)
     low, up = pld.tradeoff_bracket("gaussian", c.noise_multiplier, 0.01, 1000, discretization=1e-3,
-                                   kappa_min=0.01).gamma(0.01)
+                                   level_min=0.01).gamma(0.01)
     assert up <= 0.05 + 1e-9 and 0.05 * (1 - 5e-3) <= c.achieved <= 0.05 and low <= c.achieved
     # full batches: mu is sqrt(steps) / sigma exactly, the certified curve lies just above it
     c = calibrate.noise_for_risk("mu", 2.0, 1.0, 16, discretization=1e-3, rtol=1e-4)

@@ -188,7 +188,7 @@ def test_mc_work_guard():
 @pytest.mark.slow
 def test_bracket_keeps_gamma_above_kappa_at_tiny_kappa():
     kappa = np.array([1e-300, 1e-17, 1e-16, 1e-12])
-    bracket = pld.tradeoff_bracket("gaussian", 1.0, 0.01, 20, discretization=1e-3, kappa_min=1e-17)
+    bracket = pld.tradeoff_bracket("gaussian", 1.0, 0.01, 20, discretization=1e-3, level_min=1e-17)
     low, up = bracket.gamma(kappa)
     assert np.all(kappa <= low) and np.all(low <= up) and np.all(up <= 1)
     # the powers are cumulative masses (no 1 - f cancellation): small, ordered values, not multiples of 2^-52

@@ -738,7 +738,7 @@ def test_mu_and_regret_dpsgd_certified(sigma, rate, steps):
     kept = (sym.alphas >= 1e-10) & (sym.betas >= 1e-10)
     assert np.all(tradeoff.gaussian(mu)(sym.alphas[kept]) <= sym.betas[kept])
     assert gdp.mu_and_regret(sym, symmetrise=False, tail=1e-10) == (mu, reg)
-    bracket = pld.tradeoff_bracket("gaussian", sigma, rate, steps, discretization=1e-4, kappa_min=1e-10)
+    bracket = pld.tradeoff_bracket("gaussian", sigma, rate, steps, discretization=1e-4, level_min=1e-10)
     assert gdp.mu_star(bracket.upper, tail=1e-10) <= mu
     mu_d, reg_d = gdp.mu_and_regret_dpsgd(sigma, rate, steps, discretization=1e-4, method="dp_accounting")
     assert mu == pytest.approx(mu_d, rel=1e-4) and reg == pytest.approx(reg_d, rel=1e-2)

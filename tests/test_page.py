@@ -338,3 +338,17 @@ def test_two_panels_without_room_keep_their_legends_apart():
     assert a.x1 <= b.x0 or b.x1 <= a.x0  # side by side, not on top of each other
     for ax, box in zip(axes, (a, b)):
         assert box.y1 <= ax.xaxis.get_tightbbox(renderer).y0 + 1  # under the axis label
+
+
+def test_legend_never_lies_inside_a_bar():
+    """GDP Fig. 1c: the legend sat inside two tall bars, none of whose corners lay under it."""
+    fig, (ax,) = plotting.column_figure(1, 1)
+    ax.bar([0, 1, 2, 3], [0.9, 0.95, 0.1, 0.1], 0.8, label="regret")
+    ax.plot([2.5], [0.5], "o", label="a point")  # keeps the lower right and the centre busy
+    ax.set(ylim=(0, 1))
+    leg = plotting.legend(ax, loc="lower left")
+    fig.canvas.draw()
+    box = leg.get_window_extent()
+    for bar in ax.patches:
+        b = bar.get_window_extent()
+        assert box.x1 <= b.x0 or box.x0 >= b.x1 or box.y1 <= b.y0 or box.y0 >= b.y1, (box, b)

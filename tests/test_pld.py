@@ -223,7 +223,7 @@ def test_certified_lower_curve_subsampled_both_ends():
     bracket everywhere, and near (1, 0), where the add measure alone is loose (its excess mass lowers beta
     absolutely), the inverted remove curve takes over: 1 - f^{-1}(1e-10) falls from 5.6e-10 to 4.6e-10,
     within the bracket.  The symmetrised curve lies below C of the upper curve."""
-    bracket = pld.tradeoff_bracket("gaussian", 3.0, 0.01, 5000, discretization=1e-4, kappa_min=1e-10)
+    bracket = pld.tradeoff_bracket("gaussian", 3.0, 0.01, 5000, discretization=1e-4, level_min=1e-10)
     curve = pld.certified_lower_curve("gaussian", 3.0, 0.01, 5000, discretization=1e-4)
     a = np.concatenate([np.logspace(-12, -1, 60), 1 - np.logspace(-12, -1, 60), np.linspace(0, 1, 101)])
     assert np.all(curve(a) <= bracket.upper(a) + bracket.slack)
@@ -281,8 +281,8 @@ def test_bracket_gamma_subtracts_the_slack_from_the_optimistic_side():
 def test_the_optimistic_side_alone_is_the_brackets_upper_bit_for_bit(mechanism, noise, rate, steps):
     """risk.gdp's mu* lower end and the calibrations' lower ends read only the bracket's upper side: computing
     that side alone (half the work) must give the same curve and slack exactly."""
-    side = pld.optimistic_curve(mechanism, noise, rate, steps, discretization=1e-3, kappa_min=1e-10)
-    full = pld.tradeoff_bracket(mechanism, noise, rate, steps, discretization=1e-3, kappa_min=1e-10)
+    side = pld.optimistic_curve(mechanism, noise, rate, steps, discretization=1e-3, level_min=1e-10)
+    full = pld.tradeoff_bracket(mechanism, noise, rate, steps, discretization=1e-3, level_min=1e-10)
     assert np.array_equal(side.upper.alphas, full.upper.alphas) and np.array_equal(side.upper.betas, full.upper.betas)
     assert np.array_equal(side.upper.powers, full.upper.powers)
     assert side.slack == full.slack and side.discretization == full.discretization

@@ -16,7 +16,7 @@ SGM = dpsgd(noise_multiplier=1.2, sampling_rate=0.2, steps=20)
 
 def test_bracket_is_the_certified_upper_end_of_the_pld_bracket():
     est = risk.rero(SGM, KAPPA, discretization=1e-2)
-    low, up = pld.tradeoff_bracket(*SGM.args, discretization=1e-2, kappa_min=1e-3).gamma(KAPPA)
+    low, up = pld.tradeoff_bracket(*SGM.args, discretization=1e-2, level_min=1e-3).gamma(KAPPA)
     assert est.method == "bracket" and est.certified
     np.testing.assert_array_equal(est.value, up)
     np.testing.assert_array_equal(est.upper, up)
@@ -144,7 +144,7 @@ def test_report_readings_agree_with_their_parts():
     assert r.gdp.mu >= r.mu_at_floor[1e-6] >= r.mu_at_floor[1e-4]
     est = risk.rero(run, r.kappa, discretization=1e-3)
     np.testing.assert_array_equal(r.rero.upper, est.upper)
-    bracket = pld.tradeoff_bracket("gaussian", 2.0, 0.05, 200, discretization=1e-3, kappa_min=1e-3)
+    bracket = pld.tradeoff_bracket("gaussian", 2.0, 0.05, 200, discretization=1e-3, level_min=1e-3)
     above = tradeoff.symmetrise(bracket.upper)  # on or above the exact symmetrised curve
     tpr_low, adv_low, bayes_low = mia.membership_bounds(above, r.fpr, r.prior)
     assert np.all(tpr_low - bracket.slack <= r.tpr) and np.all(r.tpr <= tpr_low + 1e-4)

@@ -284,9 +284,9 @@ def _risk_lower(target, noise, rate, steps, h, level, dimension, delta=None):
         above = _rtm_curve(noise, rate, steps, h / rtm.OPTIMISTIC_REFINEMENT, dimension, False)
         return float(mia.membership_bounds(above, [level], [0.5])[0][0])
     if target == "rero":
-        bracket = pld.tradeoff_bracket("gaussian", noise, rate, steps, discretization=h, kappa_min=level)
+        bracket = pld.tradeoff_bracket("gaussian", noise, rate, steps, discretization=h, level_min=level)
         return float(bracket.gamma(level)[0])
-    bracket = pld.optimistic_curve("gaussian", noise, rate, steps, discretization=h, kappa_min=1e-10)  # upper side
+    bracket = pld.optimistic_curve("gaussian", noise, rate, steps, discretization=h, level_min=1e-10)  # upper side
     if target == "mu":
         return gdp.mu_star(bracket.upper, tail=1e-10)  # eq. 21 is symmetric: the add curve gives C's mu*
     above = tradeoff.symmetrise(bracket.upper)  # on or above the exact symmetrised curve

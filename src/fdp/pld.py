@@ -359,7 +359,7 @@ def tradeoff_bracket(
     discretization: float = 1e-4,
     method: str = "lattice",
     direction: str = "add",
-    kappa_min: float = 1e-7,
+    level_min: float = 1e-7,
     max_grid: int = 50_000,
 ) -> Bracket:
     """Certified bracket of the curve of ``steps``-fold subsampled Gaussian/Laplace noise.
@@ -367,7 +367,7 @@ def tradeoff_bracket(
     ``method="lattice"`` (default, add direction only): the certified one-step measures of
     :mod:`fdp.onestep` (a refinement and a garbling of the true pair on a loss lattice of spacing
     about ``discretization``, both with error second order in the spacing, built in float64 with
-    every rounding bounded), composed by FFT.  Tails below ``1e-12 kappa_min / steps`` are cut.
+    every rounding bounded), composed by FFT.  Tails below ``1e-12 level_min / steps`` are cut.
     The width is about ``c N h^2`` relative (ImageNet ReRo workload: 2.5e-4 at h = 1e-4, 9e-5 at
     6e-5).  The one-step lattice has at most ``max_grid`` points (about 10 us a point): for very
     large effect sizes the spacing grows beyond ``discretization`` and the bracket widens.  The
@@ -392,8 +392,9 @@ def tradeoff_bracket(
         Loss lattice spacing.
     method : {"lattice", "dp_accounting"}
     direction : {"add", "remove", "symmetrised"}
-    kappa_min : float
-        The smallest prior the bracket is queried at (sets the tail cut).
+    level_min : float
+        The smallest level (a prior kappa or an FPR alpha) the bracket is read at; it sets the tail cut.  The
+        same name as :func:`certified_lower_curve`'s.
     max_grid : int
         Most one-step lattice points.
 
@@ -428,7 +429,7 @@ def tradeoff_bracket(
 
     if direction != "add":
         raise ValueError(f"method 'lattice' computes the add direction only, got direction={direction!r}")
-    frame = _lattice_frame(mechanism, noise_multiplier, sampling_rate, steps, discretization, kappa_min, max_grid)
+    frame = _lattice_frame(mechanism, noise_multiplier, sampling_rate, steps, discretization, level_min, max_grid)
     masses, infinite = onestep.pessimistic(frame.step, frame.l_pess, frame.h, frame.grid)
     lower, _ = _composed_curve(frame.l_pess, frame.h, masses, infinite, frame.steps, True, frame.tail,
                                f"{frame.mechanism} lattice pessimistic (add)")
@@ -447,15 +448,15 @@ class _Frame(NamedTuple):
     h: float
     grid: int
     tail: float
-    kappa_min: float
+    level_min: float
 
 
-def _lattice_frame(mechanism, noise_multiplier, sampling_rate, steps, discretization, kappa_min, max_grid) -> _Frame:
+def _lattice_frame(mechanism, noise_multiplier, sampling_rate, steps, discretization, level_min, max_grid) -> _Frame:
     mechanism, noise_multiplier, p, steps, h = _mechanism_args(mechanism, noise_multiplier, sampling_rate, steps,
                                                                discretization)
-    kappa_min = check_open_unit("kappa_min", kappa_min)
+    level_min = check_open_unit("level_min", level_min)
     max_grid = check_positive_int("max_grid", max_grid)
-    tail = 1e-12 * kappa_min / steps
+    tail = 1e-12 * level_min / steps
     step = onestep.OneStep(mechanism, noise_multiplier, p)
     l_pess, l_opt, step_h, grid = onestep.frames(step, h, np.log(tail), max_grid)
     lattice.check_lattice_points(
@@ -463,13 +464,13 @@ def _lattice_frame(mechanism, noise_multiplier, sampling_rate, steps, discretiza
         f"the certified bracket of {steps} steps ({mechanism} noise {noise_multiplier:g}, sampling rate {p:g})",
         "use fewer steps or a larger discretization" if steps > 1 else "use a larger discretization",
     )
-    return _Frame(mechanism, noise_multiplier, steps, step, l_pess, l_opt, step_h, grid, tail, kappa_min)
+    return _Frame(mechanism, noise_multiplier, steps, step, l_pess, l_opt, step_h, grid, tail, level_min)
 
 
 def _optimistic_side(frame: _Frame) -> OptimisticCurve:
-    # optimistic bins above the Q-tail 1e-7 kappa_min / (N h) are the lattice cells: their first-order
-    # loss (at most h per unit of mass and step) costs at most 1e-7 kappa_min of gamma
-    crude = 1e-7 * frame.kappa_min / (frame.steps * frame.h)
+    # optimistic bins above the Q-tail 1e-7 level_min / (N h) are the lattice cells: their first-order
+    # loss (at most h per unit of mass and step) costs at most 1e-7 level_min of gamma
+    crude = 1e-7 * frame.level_min / (frame.steps * frame.h)
     masses = onestep.optimistic(frame.step, frame.l_opt, frame.h, frame.grid, crude=crude)
     upper, slack = _composed_curve(frame.l_opt, frame.h, masses, 0.0, frame.steps, False, frame.tail,
                                    f"{frame.mechanism} lattice optimistic (add)")
@@ -498,7 +499,7 @@ class OptimisticCurve:
 
 
 def optimistic_curve(mechanism: str, noise_multiplier: float, sampling_rate: float = 1.0, steps: int = 1, *,
-                     discretization: float = 1e-4, kappa_min: float = 1e-7, max_grid: int = 50_000) -> OptimisticCurve:
+                     discretization: float = 1e-4, level_min: float = 1e-7, max_grid: int = 50_000) -> OptimisticCurve:
     """The optimistic (upper) curve of the lattice :func:`tradeoff_bracket` without its pessimistic side.
 
     Parameters
@@ -508,7 +509,7 @@ def optimistic_curve(mechanism: str, noise_multiplier: float, sampling_rate: flo
     sampling_rate : float
     steps : int
     discretization : float
-    kappa_min : float
+    level_min : float
         The smallest level the curve is read at (sets the tail cut).
     max_grid : int
         Most one-step lattice points.
@@ -524,7 +525,7 @@ def optimistic_curve(mechanism: str, noise_multiplier: float, sampling_rate: flo
     >>> bool(np.array_equal(side.upper.betas, full.upper.betas)) and side.slack == full.slack
     True
     """
-    return _optimistic_side(_lattice_frame(mechanism, noise_multiplier, sampling_rate, steps, discretization, kappa_min,
+    return _optimistic_side(_lattice_frame(mechanism, noise_multiplier, sampling_rate, steps, discretization, level_min,
                                            max_grid))
 
 

@@ -160,7 +160,7 @@ def _auto_bracket(mechanism: Mechanism, kappa: np.ndarray, kappa_min: float):
     h, grid, best = _PROBE_SPACING, _DEFAULT_GRID, None
     for _ in range(8):
         try:
-            bracket = pld.tradeoff_bracket(noise, sigma, rate, steps, discretization=h, kappa_min=kappa_min,
+            bracket = pld.tradeoff_bracket(noise, sigma, rate, steps, discretization=h, level_min=kappa_min,
                                            max_grid=grid)
         except ResourceLimitError:
             if best is None:
@@ -193,7 +193,7 @@ def _certified(mechanism: Mechanism, kappa: np.ndarray, method: str, discretizat
             (lower, upper, _), spacing_warning = _auto_bracket(mechanism, kappa, kappa_min)
         else:
             lower, upper = pld.tradeoff_bracket(noise, sigma, rate, steps, discretization=discretization,
-                                                kappa_min=kappa_min).gamma(kappa)
+                                                level_min=kappa_min).gamma(kappa)
     else:
         if steps > 10**7:
             raise ResourceLimitError(f"steps must be <= 1e7 for method 'mpmath', got {steps}")
@@ -389,7 +389,7 @@ def _gdp_and_curve(sigma, rate, steps, delta, discretization, tail,
         if mu > full_batch:  # the lattice's far tail is pessimistic beyond the full-batch bound: that bound holds
             mu, regret = full_batch, _gdp.gdp_regret(curve, full_batch)
         above = pld.optimistic_curve("gaussian", sigma, rate, steps, discretization=spacing,
-                                     kappa_min=min(tail, level), max_grid=grid)  # the bracket's upper side only
+                                     level_min=min(tail, level), max_grid=grid)  # the bracket's upper side only
         return curve, mu, regret, floor, min(_mu_below(above, curve, floor), mu), above.discretization
 
     grid = _DEFAULT_GRID

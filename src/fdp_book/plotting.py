@@ -5,7 +5,9 @@ from __future__ import annotations
 import matplotlib as mpl
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.collections import PolyCollection
 from matplotlib.font_manager import FontProperties
+from matplotlib.path import Path
 
 __all__ = ["use_style", "new_figure", "column_figure", "legend", "PAPER_STYLE", "COLUMN_INCHES", "COLUMN_DPI"]
 
@@ -97,6 +99,28 @@ def _drawn_points(ax) -> np.ndarray:
     return pts[np.all(np.isfinite(pts), axis=1)]
 
 
+def _drawn_areas(ax) -> list:
+    """Display-coordinate paths of what ``ax`` fills (bars and other patches, bands of ``fill_between``) and the boxes
+    of its texts: a legend may lie inside a tall bar without any of the bar's corners under it."""
+    renderer = ax.figure.canvas.get_renderer()
+    areas = [patch.get_transform().transform_path(patch.get_path()) for patch in ax.patches]
+    for coll in ax.collections:
+        if isinstance(coll, PolyCollection) and len(coll.get_facecolors()):
+            areas += [coll.get_transform().transform_path(path) for path in coll.get_paths()]
+    areas += [Path(text.get_window_extent(renderer).corners()[[0, 1, 3, 2, 0]]) for text in ax.texts
+              if text.get_visible() and text.get_text()]
+    return areas
+
+
+def _covers(box, pts: np.ndarray, areas: list) -> bool:
+    """Whether the display box ``box`` lies over a drawn point or inside a drawn area (tested on a grid of the box)."""
+    if ((pts[:, 0] >= box.x0) & (pts[:, 0] <= box.x1) & (pts[:, 1] >= box.y0) & (pts[:, 1] <= box.y1)).any():
+        return True
+    gx, gy = np.meshgrid(np.linspace(box.x0, box.x1, 17), np.linspace(box.y0, box.y1, 9))
+    grid = np.column_stack([gx.ravel(), gy.ravel()])
+    return any(area.contains_points(grid).any() for area in areas)
+
+
 def legend(ax, *args, **kwargs):
     """``ax.legend`` that never covers data (call it last, after the limits and scales are set).
 
@@ -149,15 +173,13 @@ def _place_legend(ax, *args, **kwargs):
     if kwargs.get("bbox_to_anchor") is not None:
         return ax.legend(*args, **kwargs)  # placed outside by the caller
     ax.figure.canvas.draw()
-    pts = _drawn_points(ax)
+    pts, areas = _drawn_points(ax), _drawn_areas(ax)
     asked = kwargs.pop("loc", "best")
     for loc in dict.fromkeys([asked, "upper left", "upper right", "lower right", "lower left", "center right",
                               "center left", "upper center", "lower center"]):
         leg = ax.legend(*args, loc=loc, **kwargs)
         ax.figure.canvas.draw()
-        box = leg.get_window_extent().padded(2.0)
-        inside = (pts[:, 0] >= box.x0) & (pts[:, 0] <= box.x1) & (pts[:, 1] >= box.y0) & (pts[:, 1] <= box.y1)
-        if not inside.any():
+        if not _covers(leg.get_window_extent().padded(2.0), pts, areas):
             return leg
         leg.remove()
     # no free place: under this panel's axis label (constrained layout makes room below; two panels of a row each
