@@ -49,8 +49,8 @@ from fdp.formatting import bound
 
 from .paths import ERRATA, SCRATCH_RESULTS, paper_dir, results_dir
 
-__all__ = ["KINDS", "FAILING", "OUR_ADDITION", "own_check", "split_own", "shown", "start", "record", "recorded", "status", "load", "load_all", "load_spec", "status_of", "within", "verify",
-           "errata_labels", "paper_setting", "same"]
+__all__ = ["KINDS", "FAILING", "OUR_ADDITION", "own_check", "split_own", "shown", "start", "record", "recorded", "status",
+           "load", "load_all", "load_spec", "status_of", "within", "verify", "errata_labels", "paper_setting", "same"]
 
 KINDS = ("exact", "mc", "figure", "claim")
 FAILING = ("mismatch", "drift", "stale")  # statuses that fail ``make verify``
