@@ -206,7 +206,7 @@ pdf: chromium | $(STAMP)
 # define is an error (papermill itself only warns).  Results are written to a temporary folder
 # and moved, with the notebook, into the run's folder only when the run succeeds: a failed run
 # leaves the previous run's notebook and results untouched (a consistent pair) and nothing partial.
-# The folder is _build/runs/<name>-<RUN>, RUN defaulting to a hash of PROFILE and PARAMS, so runs with
+# The folder is _build/runs/<name>-<RUN>, RUN defaulting to a hash of PROFILE and the parameters PARAMS sets (in any order or spelling; a -f file by its content), so runs with
 # other parameters sit side by side (and may run at the same time: the temporary names carry the tag).
 # It holds <name>.ipynb, results/<name>.json and .csv, and the rerun's page,
 # page/_build/html/<name>.html (fdp_book.rerun), whose path is printed last.  The report reads the
@@ -226,7 +226,7 @@ run: | $(STAMP)
 	@mkdir -p $(RUNS)
 	@eval "set -- $${PARAMS:-}"; \
 	known=" $$($(PY) -c 'import sys, papermill; print(" ".join(papermill.inspect_notebook(sys.argv[1])))' notebooks/$(NB_NAME).ipynb) "; \
-	args=(); \
+	args=(); canon=(); \
 	if [ -n "$(PROFILE)" ]; then \
 		if [ ! -f notebooks/params/$(NB_NAME).$(PROFILE).yaml ]; then \
 			echo 'error: PROFILE=$(PROFILE): there is no notebooks/params/$(NB_NAME).$(PROFILE).yaml' >&2; \
@@ -244,17 +244,22 @@ run: | $(STAMP)
 			-p:\[*|-p:\{*|--parameters:\[*|--parameters:\{*) args+=(-y "$$2: $$3");; \
 			*) args+=("$$1" "$$2" "$$3");; \
 			esac; \
+			case "$$1" in -r|--parameters_raw) canon+=("r:$$2=$$3");; *) canon+=("p:$$2=$$3");; esac; \
 			shift 3;; \
 		-y|--yaml) \
 			if [ $$# -lt 2 ]; then echo "error: PARAMS: $$1 needs 'name: value'" >&2; exit 2; fi; \
 			case "$$known" in *" $${2%%:*} "*) ;; *) \
 				echo "error: PARAMS: notebooks/$(NB_NAME).ipynb has no parameter '$${2%%:*}'" >&2; \
 				echo "parameters:$$known" >&2; exit 2;; esac; \
-			args+=("$$1" "$$2"); shift 2;; \
-		*) args+=("$$1"); shift;; \
+			args+=("$$1" "$$2"); canon+=("y:$$2"); shift 2;; \
+		-f|--parameters_file) \
+			if [ $$# -lt 2 ] || [ ! -f "$$2" ]; then echo "error: PARAMS: $$1 needs a YAML file that exists" >&2; exit 2; fi; \
+			args+=("$$1" "$$2"); canon+=("f:$$(sha1sum < "$$2" | cut -c1-40)"); shift 2;; \
+		*) args+=("$$1"); canon+=("$$1"); shift;; \
 		esac; \
 	done; \
-	tag=$${RUN:-$$(printf '%s|%s' "$(PROFILE)" "$${PARAMS:-}" | sha1sum | cut -c1-8)}; \
+	: "the tag hashes the parameters as set, not as spelled: order and spacing of PARAMS do not matter, a -f file counts by its content"; \
+	tag=$${RUN:-$$({ echo "$(PROFILE)"; printf '%s\n' "$${canon[@]}" | LC_ALL=C sort; } | sha1sum | cut -c1-8)}; \
 	case "$$tag" in *[!A-Za-z0-9._-]*|.*|'') \
 		echo "error: RUN='$$tag': a run's name is letters, digits, '.', '_' and '-' (not starting with '.')" >&2; exit 2;; esac; \
 	dir="$(RUNS)/$(NB_NAME)-$$tag"; \

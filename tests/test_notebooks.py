@@ -110,6 +110,23 @@ def test_failed_run_keeps_the_previous_outputs_and_leaves_nothing_half_written()
                 path.write_bytes(content)
 
 
+@pytest.mark.notebook
+def test_the_same_parameters_spelled_two_ways_run_into_one_folder():
+    """The run's folder was a hash of the PARAMS string: the same parameters in another order or spacing made a second
+    folder.  Two failing runs (a bad value stops them at once) print the same output name; other values another."""
+    import re
+
+    def output(params):
+        proc = subprocess.run(["make", "--no-print-directory", "run", "NB=guo_comparison", f"PARAMS={params}"], cwd=ROOT,
+                              capture_output=True, text=True, timeout=600)
+        assert proc.returncode != 0 and "sigmas must be > 0" in proc.stdout + proc.stderr
+        return re.search(r"\.guo_comparison-(\w+)\.tmp\.ipynb", proc.stdout + proc.stderr).group(1)
+
+    a = output("-p sigmas '[-1.0]' -p prior_sizes '[10]'")
+    assert output("-p prior_sizes '[10]'   -p sigmas '[-1.0]'") == a
+    assert output("-p prior_sizes '[11]' -p sigmas '[-1.0]'") != a
+
+
 def test_run_with_an_unknown_profile_names_the_profiles():
     proc = subprocess.run(["make", "--no-print-directory", "run", "NB=reconstruction_attacks", "PROFILE=huge"], cwd=ROOT,
                           capture_output=True, text=True, timeout=600)
