@@ -43,6 +43,8 @@ def test_the_page_opens_with_what_differs_from_the_books_run(rerun_page):
     assert "A rerun of this chapter with other parameters" in first
     assert "prior_sizes" in first and "[10, 100]" in first  # the book's value beside this run's
     assert "not compared" in first and "this run uses" in first  # why a record is not compared
+    # record keys as code, which the book's style wraps anywhere in a table cell (long keys widened the table)
+    assert re.search(r"<td><p><code[^>]*><span class=\"pre\">guo_analytic/", first)
 
 
 @pytest.mark.notebook

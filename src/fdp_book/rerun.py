@@ -61,7 +61,9 @@ def records_table(notebook: str, run_results: Path) -> str:
                                   else [])}
     rows, reasons = [], []
     for rec in ours:
-        rows.append([rec["key"], _number(rec["value"]), _number(book.get(rec["key"], {}).get("value")),
+        # the key as code: the book's style lets code in a table cell wrap anywhere (a key like
+        # fig2c/subsampling_amplifies_power_loss_fraction widened the table past the column)
+        rows.append([f"`{rec['key']}`", _number(rec["value"]), _number(book.get(rec["key"], {}).get("value")),
                      _number(rec.get("paper")), results.status_of(rec)])
         if rec.get("not_compared") and rec["not_compared"] not in reasons:
             reasons.append(rec["not_compared"])
