@@ -71,7 +71,7 @@ def main():
     model = dpsgd.MLP(64)
 
     # one training run (T = 100, full batch) and one attack on it
-    kw = dict(noise_multiplier=5.0, clip_norm=0.1, steps=100, lr=10.0, seed=2)
+    kw = dict(noise_multiplier=5.0, clip_norm=0.1, steps=100, learning_rate=10.0, seed=2)
     tgt = pool[:1]
     _, t_train = best_of(lambda: dpsgd.train(xk, yk, data.x[tgt], data.y[tgt], record=True, **kw), 3)
     prior = pool[:10]

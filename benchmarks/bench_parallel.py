@@ -17,7 +17,7 @@ from distributed import LocalCluster
 
 from fdp import datasets, parallel, reconstruction
 
-GAME = dict(prior_sizes=10, noise_multiplier=1.0, clip_norm=0.1, steps=100, lr=3.0, seed=0)
+GAME = dict(prior_sizes=10, noise_multiplier=1.0, clip_norm=0.1, steps=100, learning_rate=3.0, seed=0)
 
 
 def play(data, known, pool, trials, chunk):

@@ -65,7 +65,7 @@ def test_recorded_view_is_what_the_adversary_can_recompute(q):
     rng = np.random.default_rng(1)
     xk, yk = rng.random((30, 8)), rng.integers(0, 10, 30)
     xt, yt = rng.random((3, 8)), rng.integers(0, 10, 3)
-    kw = dict(noise_multiplier=0.7, clip_norm=0.5, steps=6, lr=0.5, sampling_rate=q, seed=4)
+    kw = dict(noise_multiplier=0.7, clip_norm=0.5, steps=6, learning_rate=0.5, sampling_rate=q, seed=4)
     tr = dpsgd.train(xk, yk, xt, yt, record=True, **kw)
     again = dpsgd.train(xk, yk, xt, yt, record=True, **kw)
     np.testing.assert_array_equal(tr.final, again.final)  # seeded
@@ -83,7 +83,7 @@ def test_recorded_view_is_what_the_adversary_can_recompute(q):
 def test_noise_has_the_stated_scale_and_sampling_the_stated_rate():
     rng = np.random.default_rng(2)
     xt, yt = rng.random((400, 4)), rng.integers(0, 10, 400)
-    tr = dpsgd.train(np.zeros((0, 4)), np.zeros(0, dtype=int), xt, yt, noise_multiplier=2.0, clip_norm=0.1, steps=3, lr=1e-9,
+    tr = dpsgd.train(np.zeros((0, 4)), np.zeros(0, dtype=int), xt, yt, noise_multiplier=2.0, clip_norm=0.1, steps=3, learning_rate=1e-9,
                      sampling_rate=0.25, seed=3, record=True)
     model = dpsgd.MLP(4)
     target, _ = dpsgd.clipped_sum(model, tr.params[0], xt[:, None, :], yt[:, None], 0.1)
@@ -98,13 +98,13 @@ def test_noise_has_the_stated_scale_and_sampling_the_stated_rate():
         (dict(noise_multiplier=-1.0), "noise_multiplier"),
         (dict(clip_norm=0.0), "clip_norm"),
         (dict(steps=0), "steps"),
-        (dict(lr=0.0), "lr"),
+        (dict(learning_rate=0.0), "learning_rate"),
         (dict(sampling_rate=1.5), "sampling_rate"),
         (dict(method="fast"), "method"),
     ],
 )
 def test_bad_training_arguments_name_the_parameter(kwargs, name):
-    base = dict(noise_multiplier=1.0, clip_norm=1.0, steps=1, lr=1.0, seed=0)
+    base = dict(noise_multiplier=1.0, clip_norm=1.0, steps=1, learning_rate=1.0, seed=0)
     base.update(kwargs)
     with pytest.raises(ValueError, match=name):
         dpsgd.train(np.zeros((2, 3)), np.zeros(2, dtype=int), np.zeros((1, 3)), np.zeros(1, dtype=int), **base)
@@ -113,7 +113,7 @@ def test_bad_training_arguments_name_the_parameter(kwargs, name):
 def test_bad_labels_and_shapes_are_rejected():
     with pytest.raises(ValueError, match="labels"):
         dpsgd.train(np.zeros((2, 3)), np.array([0, 10]), np.zeros((1, 3)), np.zeros(1, dtype=int),
-                    noise_multiplier=1.0, clip_norm=1.0, steps=1, lr=1.0, seed=0)
+                    noise_multiplier=1.0, clip_norm=1.0, steps=1, learning_rate=1.0, seed=0)
     with pytest.raises(ValueError, match="x_target"):
         dpsgd.train(np.zeros((2, 3)), np.zeros(2, dtype=int), np.zeros(3), np.zeros(1, dtype=int),
-                    noise_multiplier=1.0, clip_norm=1.0, steps=1, lr=1.0, seed=0)
+                    noise_multiplier=1.0, clip_norm=1.0, steps=1, learning_rate=1.0, seed=0)

@@ -38,7 +38,7 @@ def test_a_dask_cluster_gives_the_bits_of_the_local_run(monkeypatch):
     def work():
         lr = montecarlo.sgm_log_likelihood_ratios(1.0, 0.5, 4, 4_000, seed=2, chunk=1_000, n_jobs=2)
         game = reconstruction.prior_game(data.x[known], data.y[known], data.x[pool], data.y[pool], prior_sizes=[2, 8],
-                                         trials=40, noise_multiplier=1.0, clip_norm=0.1, steps=5, lr=3.0, seed=3,
+                                         trials=40, noise_multiplier=1.0, clip_norm=0.1, steps=5, learning_rate=3.0, seed=3,
                                          chunk=10, n_jobs=2)
         mu, regret = gdp.mu_and_regret_dpsgd_grid([2.0, 4.0], [0.05], [50], discretization=1e-3, n_jobs=2)
         refs = np.random.default_rng(4).normal(size=(6, 5, 3))

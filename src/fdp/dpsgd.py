@@ -14,7 +14,7 @@ of clipped gradients is one matrix product with the clipping factors folded in (
 :func:`train` runs DP-SGD (Abadi et al. 2016; Hayes et al. Sec. 2):
 
     g_t = sum_{z in B_t} clip_C(grad l(theta_t, z)) + N(0, sigma^2 C^2 I),
-    theta_{t+1} = theta_t - lr * g_t / (q |D|),
+    theta_{t+1} = theta_t - learning_rate * g_t / (q |D|),
 
 with ``clip_C(v) = v / max(1, ||v|| / C)``, the batch ``B_t`` Poisson-sampled with rate ``q``
 (``q = 1``: full batch), ``D = D_- + {z*}`` and plain SGD (no momentum).  Each run ``r`` trains on
@@ -193,7 +193,7 @@ def _check_theta(model: MLP, theta) -> np.ndarray:
     if theta.ndim != 2 or theta.shape[1] != model.size:
         raise ValueError(f"theta must have shape (runs, {model.size}), got {theta.shape}")
     if not np.all(np.isfinite(theta)):
-        raise ValueError("theta must be finite (training diverged: lower lr)")
+        raise ValueError("theta must be finite (training diverged: lower learning_rate)")
     return theta
 
 
@@ -438,7 +438,7 @@ class Trace:
     included, mean_norm, frac_clipped : numpy.ndarray
         (T, R).
     settings : dict
-        The training arguments (``noise_multiplier``, ``clip_norm``, ``steps``, ``lr``,
+        The training arguments (``noise_multiplier``, ``clip_norm``, ``steps``, ``learning_rate``,
         ``sampling_rate``, ``hidden``).
     params, noisy, known, masks : numpy.ndarray or None
         The adversary's view (``record=True``).
@@ -478,7 +478,7 @@ def train(
     noise_multiplier: float,
     clip_norm: float,
     steps: int,
-    lr: float,
+    learning_rate: float,
     sampling_rate: float = 1.0,
     hidden: int = 10,
     seed=None,
@@ -490,7 +490,7 @@ def train(
 
     ``x_known (m, d)``, ``y_known (m,)`` is the fixed D_- shared by all runs (``m = 0`` allowed);
     ``x_target (R, d)``, ``y_target (R,)`` the targets.  The noise has standard deviation
-    ``noise_multiplier * clip_norm``; ``sampling_rate`` is the Poisson rate q (1 = full batch); ``lr`` the
+    ``noise_multiplier * clip_norm``; ``sampling_rate`` is the Poisson rate q (1 = full batch); ``learning_rate`` the
     SGD step on the gradient averaged over the expected batch ``q (m + 1)``.  ``seed`` (int, SeedSequence or
     Generator) fixes the initialisation, batches and noise.  ``observer(t, theta_t, g_t, known_t)``
     is called at every step with arrays of shape (R, P); ``record=True`` keeps them in the
@@ -509,7 +509,7 @@ def train(
         C > 0.
     steps : int
         T >= 1.
-    lr : float
+    learning_rate : float
         > 0.
     sampling_rate : float, default 1.0
         In (0, 1].
@@ -531,14 +531,14 @@ def train(
     --------
     >>> import numpy as np
     >>> x, y = np.random.default_rng(0).random((3, 8)), np.array([1, 2, 3])
-    >>> trace = train(x[:2], y[:2], x[2:], y[2:], noise_multiplier=1.0, clip_norm=0.1, steps=5, lr=1.0, seed=0)
+    >>> trace = train(x[:2], y[:2], x[2:], y[2:], noise_multiplier=1.0, clip_norm=0.1, steps=5, learning_rate=1.0, seed=0)
     >>> trace.final.shape, trace.settings["noise_multiplier"]
     ((1, 200), 1.0)
     """
     sigma = check_nonnegative("noise_multiplier", noise_multiplier)
     clip_norm = check_positive("clip_norm", clip_norm)
     steps = check_positive_int("steps", steps)
-    lr = check_positive("lr", lr)
+    learning_rate = check_positive("learning_rate", learning_rate)
     q = check_sampling_rate("sampling_rate", sampling_rate)
     if method not in ("auto", "dense", "gather"):
         raise ValueError(f"method must be 'auto', 'dense' or 'gather', got {method!r}")
@@ -603,10 +603,10 @@ def train(
             rec["noisy"].append(g)
             rec["known"].append(known)
             rec["masks"].append(mask)
-        theta = theta - lr * scale * g
+        theta = theta - learning_rate * scale * g
         if not np.all(np.isfinite(theta)):
-            raise ValueError(f"training diverged at step {t} (lr={lr} too large)")
-    settings = dict(noise_multiplier=sigma, clip_norm=clip_norm, steps=steps, lr=lr, sampling_rate=q,
+            raise ValueError(f"training diverged at step {t} (learning_rate={learning_rate} too large)")
+    settings = dict(noise_multiplier=sigma, clip_norm=clip_norm, steps=steps, learning_rate=learning_rate, sampling_rate=q,
                     hidden=model.hidden)
     trace = Trace(init, theta, xk, yk, included, mean_norm, frac, settings)
     if record:

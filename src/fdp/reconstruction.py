@@ -122,7 +122,7 @@ def prior_game(
     noise_multiplier: float,
     clip_norm: float,
     steps: int,
-    lr: float,
+    learning_rate: float,
     sampling_rate: float = 1.0,
     hidden: int = 10,
     seed,
@@ -135,7 +135,7 @@ def prior_game(
     ``(x_known, y_known)`` is D_-, fixed for all games; each game draws its target uniformly
     from ``(x_pool, y_pool)`` (which must not overlap D_-) and its prior from the target and
     distinct other pool images (nested across sizes), and trains DP-SGD
-    (``noise_multiplier``, clipping ``clip_norm``, ``steps``, step size ``lr``, Poisson
+    (``noise_multiplier``, clipping ``clip_norm``, ``steps``, step size ``learning_rate``, Poisson
     ``sampling_rate``) on ``D_- + {z*}``.  Games run in vectorised chunks of ``chunk`` runs, chunks in parallel over
     ``n_jobs`` joblib workers, each with its own random stream spawned from ``seed``;
     ``progress`` shows a tqdm bar over chunks.
@@ -152,7 +152,7 @@ def prior_game(
     noise_multiplier : float
     clip_norm : float
     steps : int
-    lr : float
+    learning_rate : float
     sampling_rate : float, default 1.0
     hidden : int, default 10
     seed : int or numpy.random.SeedSequence
@@ -177,7 +177,7 @@ def prior_game(
     n_jobs = check_n_jobs(n_jobs)
     train_kw = dict(noise_multiplier=check_positive("noise_multiplier", noise_multiplier),
                     clip_norm=check_positive("clip_norm", clip_norm), steps=check_positive_int("steps", steps),
-                    lr=check_positive("lr", lr), sampling_rate=check_sampling_rate("sampling_rate", sampling_rate),
+                    learning_rate=check_positive("learning_rate", learning_rate), sampling_rate=check_sampling_rate("sampling_rate", sampling_rate),
                     hidden=check_positive_int("hidden", hidden))
     parts = chunks(trials, chunk, seed)
     counts = [r for r, _ in parts]
@@ -208,11 +208,11 @@ def gradient_reconstructions(
     noise_multiplier: float,
     clip_norm: float,
     steps: int,
-    lr: float,
+    learning_rate: float,
     hidden: int = 10,
     restarts: int = 5,
     iterations: int = 300,
-    attack_lr: float = 0.01,
+    attack_learning_rate: float = 0.01,
     seed,
     n_jobs: int = 1,
     progress: bool = False,
@@ -231,11 +231,11 @@ def gradient_reconstructions(
     noise_multiplier : float
     clip_norm : float
     steps : int
-    lr : float
+    learning_rate : float
     hidden : int, default 10
     restarts, iterations : int
         Of :func:`fdp.attacks.gradient_attack`.
-    attack_lr : float, default 0.01
+    attack_learning_rate : float, default 0.01
     seed : int or numpy.random.SeedSequence
     n_jobs : int, default 1
     progress : bool, default False
@@ -254,11 +254,11 @@ def gradient_reconstructions(
         raise ValueError(f"x_targets must be (R, d), got shape {xt.shape}")
     n_jobs = check_n_jobs(n_jobs)
     train_seed, attack_seed = children(seed, 2)
-    trace = dpsgd.train(x_known, y_known, xt, y_targets, noise_multiplier=noise_multiplier, clip_norm=clip_norm, steps=steps, lr=lr,
+    trace = dpsgd.train(x_known, y_known, xt, y_targets, noise_multiplier=noise_multiplier, clip_norm=clip_norm, steps=steps, learning_rate=learning_rate,
                         hidden=hidden, seed=np.random.default_rng(train_seed), record=True)
     model = dpsgd.MLP(xt.shape[1], hidden)
     residual = trace.noisy - trace.known
-    kw = dict(restarts=restarts, iterations=iterations, learning_rate=attack_lr)
+    kw = dict(restarts=restarts, iterations=iterations, learning_rate=attack_learning_rate)
     seeds = children(attack_seed, len(xt))
     tasks = (delayed(_attack_one)(model, trace.params[:, r], residual[:, r], y_targets[r], clip_norm, kw, seeds[r])
              for r in range(len(xt)))
