@@ -314,3 +314,10 @@ def test_report_figure(capsys, tmp_path):
     assert code == 0 and path.read_text().startswith("<?xml") and "trade-off curve" in path.read_text()
     code, out, err = _main(capsys, argv + ["--figure", str(tmp_path / "run.pdf")])
     assert code == 2 and "--figure" in err and out == ""
+
+
+def test_the_old_method_alias_pld_is_refused_naming_the_choices(capsys):
+    """One name per idea: 'pld' was the earlier name of 'bracket' and was still accepted beside it."""
+    code, _, err = _main(capsys, ["rero", "--noise-multiplier", "1", "--sampling-rate", "0.01", "--steps", "10",
+                                  "--method", "pld"])
+    assert code == 2 and "--method" in err and "bracket" in err

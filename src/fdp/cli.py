@@ -35,7 +35,6 @@ from .validation import (
 
 CLOSED_FORMS = {"gaussian": tradeoff.gaussian, "laplace": tradeoff.laplace}
 SUBSAMPLED = {"subsampled-gaussian": "gaussian", "subsampled-laplace": "laplace"}
-METHODS = risk.METHODS + ("pld",)  # "pld": the earlier name of "bracket", still accepted
 
 
 class _Parser(argparse.ArgumentParser):
@@ -63,7 +62,7 @@ def _build_parser() -> argparse.ArgumentParser:
     p.add_argument("--sampling-rate", type=float, help="Poisson sampling rate in (0, 1] (default 1)")
     p.add_argument("--steps", type=int, help="number of composed steps (default 1)")
     p.add_argument("--kappa", required=True, type=float, nargs="+", help="prior success probability, in (0, 1)")
-    p.add_argument("--method", choices=METHODS, help="for subsampled mechanisms (default bracket)")
+    p.add_argument("--method", choices=risk.METHODS, help="for subsampled mechanisms (default bracket)")
     p.add_argument("--order", type=int, help="Edgeworth order 0..4 (default 4; --method edgeworth)")
     p.add_argument("--discretization", type=float, help="loss lattice spacing (--method bracket; default: chosen for a "
                    "relative width of the bracket of 1e-4)")
@@ -263,7 +262,7 @@ def _validate_rero(args) -> np.ndarray:
         "--noise-multiplier", _require(args, "noise_multiplier", f"for --mechanism {args.mechanism}"))
     args.sampling_rate = check_sampling_rate("--sampling-rate", 1.0 if args.sampling_rate is None else args.sampling_rate)
     args.steps = _int_at_least("--steps", 1 if args.steps is None else args.steps, 1)
-    args.method = "bracket" if args.method in (None, "pld") else args.method
+    args.method = "bracket" if args.method is None else args.method
     why = f"to --method {args.method}"
     if args.method != "edgeworth":
         _forbid(args, ("order",), why)
