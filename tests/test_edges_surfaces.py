@@ -458,10 +458,20 @@ def test_randomized_response_at_a_large_delta_has_epsilon_0_without_warnings(cap
     assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
 
 
-def test_a_curve_that_is_0_says_mu_is_infinite_not_pass_tail(capsys):
-    code = main(["report", "--noise-multiplier", "2", "--sampling-rate", "0.5", "--steps", "30000"])
-    err = capsys.readouterr().err
-    assert code == 2 and "no finite mu*" in err and "pass tail" not in err
+def test_a_curve_that_is_0_is_answered_by_the_full_batch_bound(capsys):
+    """Too far from private for the lattice (the certified curve is 0 above alpha = 0 in float64) was refused with
+    "no finite mu* holds", which is false: the full batch's sqrt(T)/sigma bounds mu* (86.6 here; the break review's
+    (1.17, 0.93, 3170) case, 48.1, was refused the same way)."""
+    code, out, err = _run(capsys, ["report", "--noise-multiplier", "2", "--sampling-rate", "0.5", "--steps", "30000"])
+    assert code == 0 and "pass tail" not in err and "full batch's sqrt(steps)/sigma" in err
+    assert out["gdp"]["mu"] == gdp.mu_full_batch(2.0, 30000)
+    assert out["mia"]["tpr_upper"] == list(mia.gaussian_membership_bounds(out["gdp"]["mu"], out["mia"]["fpr"],
+                                                                          out["mia"]["prior"])[0])
+
+
+def test_laplace_too_far_from_private_is_answered_by_the_composed_one_step_bound(capsys):
+    code, out, err = _run(capsys, ["report", "--mechanism", "laplace", "--noise-multiplier", "1.603", "--steps", "7300"])
+    assert code == 0 and out["gdp"]["mu"] >= math.sqrt(7300) * gdp.mu_laplace(1 / 1.603)
 
 
 # --- properties over the widest legal ranges ------------------------------------------------------
@@ -813,3 +823,39 @@ def test_calibrate_says_when_the_lattice_spacing_is_what_misses_a_tiny_mu(capsys
     code, out, _ = _run(capsys, ["calibrate", "--sampling-rate", "3e-7", "--steps", "1", "--mu", "3e-7",
                                  "--discretization", "1e-9"])
     assert code == 0 and out["noise_lower"] <= 3.3 and 2.9 <= out["noise_multiplier"] <= 5.0
+
+
+@pytest.mark.parametrize("eps, delta", [(8.750933236387167, 2.3745584881809587e-06),
+                                        (7.824179426408703e-12, 3.213727674272047e-20)])
+def test_randomized_response_epsilon_at_delta_is_never_below_the_exact_one(capsys, eps, delta):
+    """The break review found the JSON epsilon one rounding below eps + log1p(-delta (1 + e^-eps)) (mpmath)."""
+    mp.dps = 50
+    code, out, _ = _run(capsys, ["report", "--mechanism", "randomized-response", "--epsilon", repr(eps), "--delta",
+                                 repr(delta)])
+    exact = mpf(eps) + mp.log1p(-mpf(delta) * (1 + exp(-mpf(eps))))
+    assert code == 0 and mpf(out["dp"]["epsilon_pld"]) >= exact and out["dp"]["epsilon_pld"] <= float(exact) * (1 + 1e-14)
+
+
+def test_rtm_curve_values_are_never_above_the_exact_folded_normal_test(capsys):
+    """``rtm --mechanism gaussian`` printed j one rounding high where 1 - j is tiny (1 % of the TPR at alpha 1e-64):
+    j = Phi(c - mu) - Phi(-c - mu), c = -Phi^-1(alpha / 2), computed in mpmath."""
+    mp.dps = 120  # alpha - 1 must keep alpha's digits
+    mu, alpha = 9.501429911371172, 1.2489036114701718e-64
+    code, out, _ = _run(capsys, ["rtm", "--mechanism", "gaussian", "--mu", repr(mu), "--alpha", repr(alpha)])
+    c = -sqrt(2) * erfinv(mpf(alpha) - 1)  # -Phi^-1(alpha / 2)
+    exact = ncdf(c - mpf(mu)) - ncdf(-c - mpf(mu))
+    assert 1 - exact > mpf("3.8e-14")  # the oracle resolves the tail
+    assert code == 0 and mpf(out["j"][0]) <= exact
+
+
+def test_the_rero_bracket_upper_end_is_above_the_exact_one_step_curve_with_a_tiny_kappa_in_the_list(capsys):
+    """With kappa 1e-294 in the list the lattice is long, and its running sums lost up to 1.6e-13 relative: the
+    certified upper end fell below the exact one-step add curve (1 - q) kappa + q Phi(Phi^-1(kappa) + 1/sigma)."""
+    mp.dps = 350  # 2 kappa - 1 must keep kappa's digits
+    sigma, q, kappas = 0.05050521609397473, 0.15796031926458204, [1.6773142794937584e-294, 0.146461740399346]
+    code, out, _ = _run(capsys, ["rero", "--mechanism", "subsampled-gaussian", "--noise-multiplier", repr(sigma),
+                                 "--sampling-rate", repr(q), "--kappa", *map(repr, kappas)])
+    assert code == 0
+    for k, up in zip(kappas, out["gamma_upper"]):
+        exact = (1 - mpf(q)) * mpf(k) + mpf(q) * ncdf(sqrt(2) * erfinv(2 * mpf(k) - 1) + 1 / mpf(sigma))
+        assert mpf(up) >= exact

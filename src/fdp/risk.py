@@ -350,6 +350,33 @@ def _mu_below(bracket: pld.OptimisticCurve, certified: tradeoff.PiecewiseLinear,
     return float(max(np.max(terms), 0.0))
 
 
+def _capped_alg1(curve: tradeoff.PiecewiseLinear, tail: float, cap: float) -> tuple[float, float, float]:
+    """GDP paper Alg. 1 on a certified curve, ``mu*`` capped by ``cap``, a closed-form GDP bound of the mechanism (the
+    full batch's for DP-SGD): the lattice's far tail can be more pessimistic than that bound, and a curve that is 0 at
+    every level above 0 in float64 (too far from private for the lattice) leaves only the bound."""
+    try:
+        mu, regret, floor = _gdp.alg1(curve, tail)
+    except ValueError:
+        if not np.isfinite(cap):
+            raise
+        mu, floor = np.inf, tail
+    if mu > cap:
+        mu, regret = cap, _gdp.gdp_regret(curve, cap)
+    return mu, regret, floor
+
+
+def _full_batch_mu(noise: str, scale: float, steps: int) -> float:
+    """The GDP bound that caps ``mu*`` of ``steps`` (subsampled) steps: subsampling never lowers the curve below the
+    full batch's (Dong, Roth, Su 2022 Thm. 4.2), which is ``sqrt(steps)/sigma``-GDP for Gaussian noise (Cor. 3.3) and
+    ``sqrt(steps) mu_L``-GDP for Laplace noise, ``mu_L`` the tight GDP of one Laplace step (composition, Cor. 3.3);
+    inf where no bound is computed (one Laplace step beyond eps 700)."""
+    if noise == "gaussian":
+        return _gdp.mu_full_batch(scale, steps)
+    if 1.0 / scale > 700.0:
+        return np.inf
+    return float(np.sqrt(steps) * _gdp.mu_laplace(1.0 / scale) * ULPS_UP)
+
+
 def _gdp_and_curve(sigma, rate, steps, delta, discretization, tail,
                    level: float = 1.0) -> tuple[GDPReport, tradeoff.PiecewiseLinear]:
     """The GDP report of subsampled DP-SGD and the certified symmetrised curve it was read from (built down
@@ -377,17 +404,14 @@ def _gdp_and_curve(sigma, rate, steps, delta, discretization, tail,
     else:
         h = check_discretization("discretization", discretization)
     h_eps = h  # epsilon keeps the spacing chosen for it (dp_accounting's PLD fails at spacings far below it)
-    # subsampling never lowers the curve below the full batch's G_{sqrt(T)/sigma} (Dong, Roth, Su 2022 Thm. 4.2, Cor.
-    # 3.3): a certified cap on mu* at every floor, reached as alpha -> 0 (where only the all-sampled branch counts)
-    full_batch = _gdp.mu_full_batch(sigma, steps)
+    # a certified cap on mu* at every floor, reached as alpha -> 0 (where only the all-sampled branch counts)
+    full_batch = _full_batch_mu("gaussian", sigma, steps)
 
     def read(spacing, grid):  # the certified curve, its (mu*, regret, floor), mu* of the optimistic curve below the
         # truth, and the one-step spacing of the optimistic lattice (above ``spacing`` when its grid was full)
         curve = pld.certified_lower_curve("gaussian", sigma, rate, steps, discretization=spacing,
                                           direction="symmetrised", level_min=min(tail, level))
-        mu, regret, floor = _gdp.alg1(curve, tail)
-        if mu > full_batch:  # the lattice's far tail is pessimistic beyond the full-batch bound: that bound holds
-            mu, regret = full_batch, _gdp.gdp_regret(curve, full_batch)
+        mu, regret, floor = _capped_alg1(curve, tail, full_batch)
         above = pld.optimistic_curve("gaussian", sigma, rate, steps, discretization=spacing,
                                      level_min=min(tail, level), max_grid=grid)  # the bracket's upper side only
         return curve, mu, regret, floor, min(_mu_below(above, curve, floor), mu), above.discretization
@@ -417,8 +441,12 @@ def _gdp_and_curve(sigma, rate, steps, delta, discretization, tail,
         # curves or the optimistic FFT's rounding slack (at beta near 1: 1 - beta = 5e-10 against a slack of 7e-12
         # at the floor 1e-10 of the RTM paper's SNLI run) limits it
         stalled = stalled + 1 if mu - mu_lower > 0.9 * gap * mu else 0
+    if fixed_point_zero := tradeoff.fixed_point(curve) == 0.0:
+        warnings.append(f"the certified curve is 0 at every level above alpha = 0 in double precision (too far from "
+                        f"private for the lattice): mu* is the full batch's sqrt(steps)/sigma = {upper(mu)}, which "
+                        "subsampling never exceeds")
     gap = (mu - mu_lower) / mu
-    if gap > WARN_RELATIVE:
+    if gap > WARN_RELATIVE and not fixed_point_zero:
         warnings.append(f"mu* lies in [{lower(mu_lower)}, {upper(mu)}] ({100 * gap:.3g} % apart) at lattice spacing "
                         f"{h:.3g}; the reported mu* is the upper end"
                         + ("" if auto else ", and a smaller discretization tightens it"))
@@ -795,14 +823,15 @@ def report(mechanism: Mechanism | RandomizedResponse, *, delta: float = 1e-5, ka
         noise, sigma, rate, steps = mechanism.args
         if noise == "laplace":
             gdp_report, curve = _laplace_gdp_and_curve(sigma, steps, delta, discretization, tail, level)
-            mu_at_floor = {floor: _gdp.alg1(curve, floor)[0] for floor in REPORT_FLOORS}
+            mu_at_floor = {floor: _capped_alg1(curve, floor, _full_batch_mu(noise, sigma, steps))[0]
+                           for floor in REPORT_FLOORS}
         elif rate == 1.0:  # exactly sqrt(steps)/sigma-GDP: every reading but the RTM's is a closed form
             gdp_report = gdp(mechanism, delta=delta)
             curve = tradeoff.gaussian(gdp_report.mu)
             mu_at_floor = {floor: gdp_report.mu for floor in REPORT_FLOORS}  # one mu at every floor
         else:
             gdp_report, curve = _gdp_and_curve(sigma, rate, steps, delta, discretization, tail, level)
-            mu_at_floor = {floor: min(_gdp.alg1(curve, floor)[0], _gdp.mu_full_batch(sigma, steps))
+            mu_at_floor = {floor: _capped_alg1(curve, floor, _full_batch_mu(noise, sigma, steps))[0]
                            for floor in REPORT_FLOORS}
         h = gdp_report.discretization or discretization
         eps_rdp = accountants.epsilon(sigma, rate, steps, delta, accountant="rdp", noise=noise)
@@ -814,9 +843,10 @@ def report(mechanism: Mechanism | RandomizedResponse, *, delta: float = 1e-5, ka
             rtm_failure = (f"no relaxed-threat-model reading: {exc}",)
     if isinstance(curve, tradeoff.PiecewiseLinear):
         tpr, advantage, bayes = mia.membership_bounds(curve, fpr, prior)
-        if isinstance(mechanism, Mechanism) and mechanism.noise == "gaussian":  # subsampled: the full batch caps them
-            cap = mia.gaussian_membership_bounds(_gdp.mu_full_batch(mechanism.args[1], mechanism.args[3]), fpr, prior)
-            tpr, advantage, bayes = np.minimum(tpr, cap[0]), min(advantage, cap[1]), np.minimum(bayes, cap[2])
+        cap = _full_batch_mu(*mechanism.args[:2], mechanism.args[3]) if isinstance(mechanism, Mechanism) else np.inf
+        if np.isfinite(cap):  # the closed forms of the GDP bound that caps mu* cap these too
+            bounds = mia.gaussian_membership_bounds(cap, fpr, prior)
+            tpr, advantage, bayes = np.minimum(tpr, bounds[0]), min(advantage, bounds[1]), np.minimum(bayes, bounds[2])
     else:
         tpr, advantage, bayes = mia.gaussian_membership_bounds(gdp_report.mu, fpr, prior)
     warnings = gdp_report.warnings + gamma.warnings + rtm_failure
@@ -849,7 +879,10 @@ def _laplace_gdp_and_curve(b, steps, delta, discretization, tail, level):
                     f"{lattice.MAX_ONE_STEP_POINTS:.3g} points (the curve stays pessimistic)",)
     curve = pld.certified_lower_curve("laplace", b, 1.0, steps, discretization=h, direction="symmetrised",
                                       level_min=min(tail, level))
-    mu, regret, floor = _gdp.alg1(curve, tail)
+    mu, regret, floor = _capped_alg1(curve, tail, _full_batch_mu("laplace", b, steps))
+    if tradeoff.fixed_point(curve) == 0.0:
+        warnings += (f"the certified curve is 0 at every level above alpha = 0 in double precision (too far from "
+                     f"private for the lattice): mu* is sqrt(steps) times one Laplace step's mu, {upper(mu)}",)
     eps = accountants.epsilon(b, 1.0, steps, delta, discretization=h, noise="laplace")
     if not np.isfinite(eps):
         warnings += (f"epsilon at delta {delta:g} is infinite for this lattice",)
@@ -880,7 +913,8 @@ def _randomized_response(epsilon, delta, kappa):
     # eps at delta: the profile delta(e) = (e^eps - e^e) / (1 + e^eps) for e < eps, inverted (in logs: no overflow);
     # delta >= delta(0) = (e^eps - 1) / (e^eps + 1) = tanh(eps / 2) is met at eps 0
     shrink = delta * (1.0 + np.exp(-epsilon))
-    eps_at_delta = 0.0 if delta >= np.tanh(0.5 * epsilon) else max(0.0, float(epsilon + np.log1p(-shrink)))
+    # (moved up past its few roundings: an upper bound, as every epsilon the report gives)
+    eps_at_delta = 0.0 if delta >= np.tanh(0.5 * epsilon) else max(0.0, float(epsilon + np.log1p(-shrink)) * ULPS_UP)
     mu = float(_gdp.mu_pure_dp(epsilon))
     gdp_report = GDPReport(mu, _gdp.gdp_regret(curve, mu), 0.0, eps_at_delta, delta, None, "closed form",
                            mu_lower=mu)
