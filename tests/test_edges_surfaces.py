@@ -859,3 +859,14 @@ def test_the_rero_bracket_upper_end_is_above_the_exact_one_step_curve_with_a_tin
     for k, up in zip(kappas, out["gamma_upper"]):
         exact = (1 - mpf(q)) * mpf(k) + mpf(q) * ncdf(sqrt(2) * erfinv(2 * mpf(k) - 1) + 1 / mpf(sigma))
         assert mpf(up) >= exact
+
+
+def test_a_tiny_advantage_target_is_calibrated_on_a_lattice_that_resolves_it():
+    """At spacing 1e-5 the advantage reached read [0, 6e-6] and the noise came out 1,519,686, while a finer
+    lattice certifies noise 7,000 (the report's own reading); the automatic spacing now refines while the interval
+    is wider than half its upper end."""
+    c = calibrate.noise_for_risk("advantage", 6.027887664106237e-06, 0.001719257047369526, 2203)
+    assert c.noise_multiplier < 7000 and c.achieved <= 6.027887664106237e-06
+    assert c.achieved_lower is not None and (c.achieved - c.achieved_lower) / c.achieved <= calibrate.REFINE_RELATIVE
+    reached = risk.report(dpsgd(c.noise_multiplier, 0.001719257047369526, 2203), discretization=c.discretization)
+    assert reached.advantage <= 6.027887664106237e-06
