@@ -121,7 +121,7 @@ LAYERS = (
     ("curves", {"tradeoff", "mia", "rero"}),
     ("accounting", {"privacy_loss", "onestep", "lattice", "pld", "edgeworth", "montecarlo", "accountants", "conversions",
                     "gdp", "rtm"}),
-    ("readings", {"risk"}),
+    ("readings", {"risk", "presentation"}),
     ("calibration", {"calibrate"}),
     ("interface", {"cli"}),
 )

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from mpmath import erf, erfinv, exp, expm1, mp, mpf, ncdf, sqrt, tanh
 from scipy.stats import norm
 
-from fdp import accountants, calibrate, formatting, gdp, mia, pld, risk, tradeoff
+from fdp import accountants, calibrate, formatting, gdp, mia, pld, presentation, risk, tradeoff
 from fdp.cli import main
 from fdp.privacy_loss import Mechanism, RandomizedResponse, dpsgd
 
@@ -342,7 +342,7 @@ def test_bayes_success_at_a_subnormal_prior_has_no_overflow_warning(recwarn):
 
 def test_markdown_rounds_upper_bounds_up_and_lower_bounds_down():
     r = risk.report(RandomizedResponse(1.0), fpr=[1e-3, 1e-20], prior=[0.5])
-    text = r.to_markdown()
+    text = presentation.markdown(r)
     assert "| 0.001 | 0.002719 |" in text and "| 1e-20 | 2.719e-20 |" in text
     assert f"mu* = **{formatting.upper(r.gdp.mu, 5)}**" in text and "1.2321" in text
     assert "at most 0.4622" in text  # the advantage tanh(1/2) = 0.46211...

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
-from fdp import accountants, conversions, edgeworth, formatting, gdp, mia, montecarlo, pld, rero, risk, rtm, tradeoff
+from fdp import accountants, conversions, edgeworth, formatting, gdp, mia, montecarlo, pld, presentation, rero, risk, rtm, tradeoff
 from fdp.privacy_loss import Mechanism, RandomizedResponse, dpsgd
 
 KAPPA = np.array([1e-3, 0.05])
@@ -153,7 +153,7 @@ def test_report_readings_agree_with_their_parts():
     assert r.bayes_success[1] == pytest.approx((1.0 + r.advantage) / 2.0, abs=1e-15)  # prior 1/2
     data = r.to_dict()
     assert data["gdp"]["mu"] == r.gdp.mu and data["rero"]["gamma_lower"] == est.lower.tolist()
-    text = r.to_markdown()
+    text = presentation.markdown(r)
     assert "## Membership inference (upper bounds)" in text and formatting.upper(r.gdp.mu, 5) in text
 
 
@@ -189,7 +189,7 @@ def test_report_rtm_reading_brackets_the_closed_form_and_stays_below_dp():
     assert any("RTM bracket" in w for w in coarse.warnings)  # a coarse optimistic lattice is flagged
     data = one.to_dict()["rtm"]
     assert data["dimension"] == 1 and data["tpr_upper"] == one.rtm.tpr_upper.tolist()
-    assert "## Relaxed threat model" in one.to_markdown()
+    assert "## Relaxed threat model" in presentation.markdown(one)
     with pytest.raises(ValueError, match="rtm_dimension"):
         risk.report(run, rtm_dimension=0)
 
@@ -207,8 +207,8 @@ def test_report_of_randomized_response_is_its_closed_forms():
     np.testing.assert_allclose(r.rero.upper, np.exp(e) * r.kappa, rtol=1e-12)
     assert r.advantage == pytest.approx((np.exp(e) - 1) / (np.exp(e) + 1), rel=1e-12)
     assert r.epsilon_rdp is None and r.rtm is None and r.discretization is None
-    assert r.to_dict()["rtm"] is None and "| exact |" in r.to_markdown() and "Relaxed" not in r.to_markdown()
-    assert len(r.figure().axes) == 4
+    assert r.to_dict()["rtm"] is None and "| exact |" in presentation.markdown(r) and "Relaxed" not in presentation.markdown(r)
+    assert len(presentation.figure(r).axes) == 4
     assert risk.report(RandomizedResponse(700.0), delta=1e-5).epsilon_pld == pytest.approx(700.0, abs=1e-4)
     with pytest.raises(ValueError, match="epsilon"):
         RandomizedResponse(800.0)
@@ -225,7 +225,7 @@ def test_report_of_one_laplace_step_brackets_the_closed_forms():
     assert r.epsilon_pld <= 0.5 + 1e-9 and r.epsilon_rdp >= r.epsilon_pld
     gamma = 1.0 - rtm.laplace(0.5)(r.kappa)
     assert np.all(r.rtm.gamma_lower <= gamma + 1e-9) and np.all(gamma <= r.rtm.gamma_upper + 1e-9)
-    assert r.to_dict()["mechanism"]["noise"] == "laplace" and "Laplace noise" in r.to_markdown()
+    assert r.to_dict()["mechanism"]["noise"] == "laplace" and "Laplace noise" in presentation.markdown(r)
     with pytest.raises(ValueError, match="subsampled Laplace"):
         risk.report(Mechanism("laplace", 2.0, 0.5, 1))
     with pytest.raises(ValueError, match="rtm_dimension"):
@@ -238,14 +238,14 @@ def test_report_figure_draws_four_panels_where_asked():
     from matplotlib.figure import Figure
 
     r = risk.report(dpsgd(2.0, 1.0, 100), fpr=[1e-3, 0.1], prior=[0.5])
-    fig = r.figure()
+    fig = presentation.figure(r)
     assert len(fig.axes) == 4 and [ax.get_title() for ax in fig.axes][1] == "privacy profile"
     eps, delta = fig.axes[1].lines[0].get_data()
     assert np.interp(r.epsilon_pld, eps, delta) == pytest.approx(r.delta, rel=0.05)
     own = Figure().subplots(2, 2).flat
-    assert r.figure(axes=own) is own[0].figure
+    assert presentation.figure(r, axes=own) is own[0].figure
     with pytest.raises(ValueError, match="axes"):
-        r.figure(axes=own[:3])
+        presentation.figure(r, axes=own[:3])
 
 
 def test_report_rejects_bad_input():

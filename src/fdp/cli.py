@@ -19,7 +19,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from . import formatting, lattice, rero, risk, tradeoff
+from . import formatting, lattice, presentation, rero, risk, tradeoff
 from .diagnostics import FDPWarning
 from .privacy_loss import Mechanism, RandomizedResponse
 from .validation import (
@@ -505,12 +505,12 @@ def _report(args) -> int:
     out = report.to_dict()
     if args.figure is not None:
         try:
-            report.figure().savefig(args.figure, dpi=150, format=args.figure.lower().rsplit(".", 1)[1])
+            presentation.figure(report).savefig(args.figure, dpi=150, format=args.figure.lower().rsplit(".", 1)[1])
         except OSError as exc:
             raise ValueError(f"--figure: cannot write {args.figure!r} ({exc.strerror})") from None
     for w in out["warnings"]:
         print(f"python -m fdp report: warning: {w}", file=sys.stderr)
-    print(json.dumps(out, allow_nan=False) if args.json else report.to_markdown(), end="\n" if args.json else "")
+    print(json.dumps(out, allow_nan=False) if args.json else presentation.markdown(report), end="\n" if args.json else "")
     return 0
 
 

@@ -32,7 +32,6 @@ from .diagnostics import warns
 from .formatting import lower, upper
 from .privacy_loss import Mechanism, RandomizedResponse
 from .validation import (
-    EPS_MAX,
     ResourceLimitError,
     check_array_in,
     check_discretization,
@@ -584,78 +583,6 @@ class Report:
     warnings: tuple[str, ...] = field(default=())
     curve: tradeoff.TradeOffCurve | None = field(default=None, repr=False, compare=False)
 
-    def figure(self, axes=None):
-        """The report in one figure of four panels: the certified curve with its mu*-GDP fit and the
-        (eps, delta) curve, the privacy profile ``delta(eps)`` of the certified curve with the two
-        accountants' epsilons, the membership-inference ROC bound (log scales) and the certified ReRo
-        bracket against the prior.
-
-        Parameters
-        ----------
-        axes : sequence of 4 matplotlib Axes, optional
-            Where to draw (for example a 2 x 2 grid of a book figure).  By default a new plain
-            :class:`matplotlib.figure.Figure` (no pyplot state) of 2 x 2 panels.
-
-        Returns
-        -------
-        matplotlib.figure.Figure
-            The figure the panels are drawn in.
-        """
-        if axes is None:
-            from matplotlib.figure import Figure
-
-            fig = Figure(figsize=(9.0, 7.0), layout="constrained")
-            axes = fig.subplots(2, 2).flat
-        axes = list(axes)
-        if len(axes) != 4:
-            raise ValueError(f"axes must hold 4 axes (curve, profile, ROC, ReRo), got {len(axes)}")
-        ax_curve, ax_profile, ax_roc, ax_rero = axes
-        a = np.unique(np.concatenate([np.logspace(-8, 0, 400), np.linspace(0.0, 1.0, 401)]))
-        ax_curve.plot(a, self.curve(a), color="k", lw=2.2, label="certified curve")
-        ax_curve.plot(a, tradeoff.gaussian(self.gdp.mu)(a), color="C0", ls="--", label=f"{upper(self.gdp.mu)}-GDP")
-        if self.epsilon_pld is not None:
-            ax_curve.plot(a, tradeoff.eps_delta(self.epsilon_pld, self.delta)(a), color="C1", ls=":",
-                          label=f"({upper(self.epsilon_pld)}, {self.delta:g})-DP")
-        ax_curve.plot([0, 1], [1, 0], color="0.75", lw=0.8)
-        ax_curve.set(xlabel=r"type-I error (FPR) $\alpha$", ylabel=r"type-II error $\beta$", title="trade-off curve")
-        ax_curve.legend(fontsize=8)
-        # delta(eps) of the certified lower curve: an upper bound on the mechanism's profile (Thm. 2.4)
-        eps_known = [e for e in (self.epsilon_pld, self.epsilon_rdp) if e is not None]
-        eps = np.linspace(0.0, min(1.25 * max(eps_known + [1.0]), EPS_MAX), 300)
-        profile = (conversions.tradeoff_profile(self.curve, eps) if isinstance(self.curve, tradeoff.PiecewiseLinear)
-                   else _gdp.gaussian_delta(eps, self.gdp.mu))
-        ax_profile.semilogy(eps, profile, color="k", lw=2.2, label=r"$\delta(\varepsilon)$ of the curve")
-        for e, label, marker in ((self.epsilon_pld, "PLD", "o"), (self.epsilon_rdp, "RDP", "s")):
-            if e is not None:
-                ax_profile.semilogy([e], [self.delta], marker, color="C1" if label == "PLD" else "C4",
-                                    label=f"{label}: $\\varepsilon$ = {upper(e)}")
-        ax_profile.set(xlabel=r"$\varepsilon$", ylabel=r"$\delta$", title="privacy profile")
-        ax_profile.legend(fontsize=8)
-        fpr = np.logspace(-6, 0, 300)
-        ax_roc.loglog(fpr, np.maximum(self.curve.power(fpr), fpr), color="k", lw=2.2, label="TPR at most")
-        ax_roc.loglog(fpr, fpr, color="0.75", lw=0.8, label="guessing")
-        if self.rtm is not None:
-            ax_roc.loglog(fpr, np.maximum(1.0 - self.rtm.curve(fpr), fpr), color="C0",
-                          ls="--", label=f"RTM ($d$ = {self.rtm.dimension}), at most")
-        ax_roc.loglog(self.fpr, self.tpr, "o", color="C3", label="reported FPRs")
-        ax_roc.set(xlabel="false-positive rate", ylabel="true-positive rate", title="membership inference (bound)")
-        ax_roc.legend(fontsize=8)
-        err = np.vstack([self.rero.upper - self.rero.lower, np.zeros_like(self.rero.upper)])
-        ax_rero.errorbar(self.kappa, self.rero.upper, yerr=err, fmt="s", color="C2", label=r"certified $\gamma$")
-        k = np.logspace(np.log10(min(self.kappa.min(), 1e-3)) - 1, 0, 200)
-        ax_rero.loglog(k, np.maximum(self.curve.power(k), k), color="k", lw=1.2, alpha=0.6,
-                       label=r"$1 - C(\kappa)$, symmetrised (above $\gamma$)")
-        if self.rtm is not None:
-            ax_rero.loglog(k, np.maximum(1.0 - self.rtm.bracket.lower(k), k), color="C0", ls="--",
-                           label=f"RTM ($d$ = {self.rtm.dimension})")
-        ax_rero.loglog(k, k, color="0.75", lw=0.8, label="prior")
-        ax_rero.set(xlabel=r"prior $\kappa$", ylabel=r"reconstruction success $\gamma$", title="ReRo bound")
-        # two decades below the smallest prior: every line lies on or above the diagonal, so the legend, lower right,
-        # sits in the empty triangle beneath it instead of on the RTM and prior lines
-        ax_rero.set_ylim(bottom=k.min() / 100.0)
-        ax_rero.legend(fontsize=8, loc="lower right")
-        return ax_curve.figure
-
     def to_dict(self) -> dict:
         """The report as plain JSON-ready values."""
         if isinstance(self.mechanism, RandomizedResponse):
@@ -685,63 +612,6 @@ class Report:
                            "seconds": self.seconds},
             "warnings": list(self.warnings),
         }
-
-    def to_markdown(self) -> str:
-        """The report as Markdown: one table per reading, every bound rounded outward (:mod:`fdp.formatting`)."""
-        g, r = self.gdp, self.rtm
-        rr = isinstance(self.mechanism, RandomizedResponse)
-        if rr:
-            title = str(self.mechanism)
-        else:
-            noise, sigma, rate, steps = self.mechanism.args
-            title = (f"DP-SGD: noise multiplier {sigma:g}, sampling rate {rate:g}, {steps} steps" if noise == "gaussian"
-                     else f"Laplace noise: scale {sigma:g} per unit of sensitivity, {steps} compositions")
-
-        def eps(v):
-            return "infinite" if v is None else upper(v, 5)
-
-        floors = ", ".join(f"{upper(v, 5)} (alpha, beta >= {k:g})" for k, v in self.mu_at_floor.items())
-        accountants = ([f"| exact | {eps(self.epsilon_pld)} | {self.delta:g} |"] if rr else
-                       [f"| PLD (tight) | {eps(self.epsilon_pld)} | {self.delta:g} |",
-                        f"| RDP | {eps(self.epsilon_rdp)} | {self.delta:g} |"])
-        rtm_lines = [] if r is None else [
-            f"## Relaxed threat model (adversary without the target record, d = {r.dimension})", "",
-            "The adversary knows the data set but not the target record and tests the magnitude of each release "
-            "(Kaissis et al. 2023, RTM; tensor reading).", "",
-            "| FPR | RTM TPR bound 1 - J(FPR) |", "| --- | --- |",
-            *[f"| {_level(a)} | [{lower(lo)}, {upper(up)}] |" for a, lo, up in zip(self.fpr, r.tpr_lower, r.tpr_upper)], "",
-            "| prior kappa | RTM gamma |", "| --- | --- |",
-            *[f"| {_level(k)} | [{lower(lo)}, {upper(up)}] |" for k, lo, up in zip(self.kappa, r.gamma_lower, r.gamma_upper)],
-            "", f"RTM advantage at most {upper(r.advantage_upper)}.", ""]
-        spacing = "exact curve" if self.discretization is None else f"loss lattice spacing {self.discretization:.3g}"
-        lines = [
-            f"# Privacy risk of {title}", "",
-            "## (epsilon, delta)", "",
-            "| accountant | epsilon | delta |", "| --- | --- | --- |",
-            *accountants, "",
-            "## Gaussian DP", "",
-            f"mu* = **{upper(g.mu, 5)}** on alpha, beta >= {g.alpha_floor:g} ({g.method}"
-            + ("" if g.mu_lower is None or g.mu_lower >= g.mu else
-               f"; the exact value lies in [{lower(g.mu_lower, 5)}, {upper(g.mu, 5)}]")
-            + f"); regret {g.regret:.3g}. "
-            f"At other floors: {floors}.", "",
-            "## Membership inference (upper bounds)", "",
-            "| FPR | TPR at most |", "| --- | --- |",
-            *[f"| {_level(a)} | {upper(t)} |" for a, t in zip(self.fpr, self.tpr)], "",
-            f"Advantage TPR - FPR at most {upper(self.advantage)}. Bayes success (guessing membership right) at most "
-            + ", ".join(f"{upper(b)} at prior {_level(p)}" for p, b in zip(self.prior, self.bayes_success)) + ".", "",
-            "## Reconstruction robustness (ReRo)", "",
-            "| prior kappa | gamma (certified) |", "| --- | --- |",
-            *[f"| {_level(k)} | [{lower(lo, 6)}, {upper(up, 6)}] |" for k, lo, up in zip(self.kappa, self.rero.lower,
-                                                                                   self.rero.upper)],
-            "",
-            *rtm_lines,
-            f"fdp {self.version}, {spacing}, {self.seconds:.2f} s.",
-        ]
-        if self.warnings:
-            lines += ["", "**Warnings.**", *[f"- {w}" for w in self.warnings]]
-        return "\n".join(lines) + "\n"
-
 
 @warns
 def report(mechanism: Mechanism | RandomizedResponse, *, delta: float = 1e-5, kappa=REPORT_KAPPA, fpr=REPORT_FPR,
@@ -889,11 +759,6 @@ def _laplace_gdp_and_curve(b, steps, delta, discretization, tail, level):
     return GDPReport(mu, regret, floor, eps if np.isfinite(eps) else None, delta, h, "lattice", warnings), curve
 
 
-def _level(x: float) -> str:
-    """A level the user gave (FPR, prior, kappa) as given: ``:g`` where that is exact, else all its digits (a prior
-    0.999999954604 printed as 1 would read as a certainty)."""
-    short = f"{x:g}"
-    return short if float(short) == x else repr(float(x))
 
 
 ULPS_UP, ULPS_DOWN = 1.0 + 2.0**-50, 1.0 - 2.0**-50  # a closed form's few roundings, moved outward (4-8 ulps)

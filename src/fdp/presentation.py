@@ -1,0 +1,168 @@
+"""A risk report for people: its Markdown and its figure (:class:`fdp.risk.Report` holds the numbers, this module
+how they read).
+
+* :func:`markdown` -- one table per reading, every bound rounded outward (:mod:`fdp.formatting`); the command line's
+  ``report`` prints it.
+* :func:`figure` -- four panels: the certified curve with its mu*-GDP fit and the (eps, delta) curve, the privacy
+  profile, the membership-inference ROC bound and the ReRo bracket.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import conversions, gdp, tradeoff
+from .formatting import lower, upper
+from .privacy_loss import RandomizedResponse
+from .risk import Report
+from .validation import EPS_MAX
+
+__all__ = ["markdown", "figure"]
+
+
+def markdown(report: Report) -> str:
+    """The report as Markdown: one table per reading, every bound rounded outward (:mod:`fdp.formatting`).
+
+    Parameters
+    ----------
+    report : fdp.risk.Report
+
+    Returns
+    -------
+    str
+        Markdown ending in a newline; the report's warnings last.
+    """
+    g, r = report.gdp, report.rtm
+    rr = isinstance(report.mechanism, RandomizedResponse)
+    if rr:
+        title = str(report.mechanism)
+    else:
+        noise, sigma, rate, steps = report.mechanism.args
+        title = (f"DP-SGD: noise multiplier {sigma:g}, sampling rate {rate:g}, {steps} steps" if noise == "gaussian"
+                 else f"Laplace noise: scale {sigma:g} per unit of sensitivity, {steps} compositions")
+
+    def eps(v):
+        return "infinite" if v is None else upper(v, 5)
+
+    floors = ", ".join(f"{upper(v, 5)} (alpha, beta >= {k:g})" for k, v in report.mu_at_floor.items())
+    accountants = ([f"| exact | {eps(report.epsilon_pld)} | {report.delta:g} |"] if rr else
+                   [f"| PLD (tight) | {eps(report.epsilon_pld)} | {report.delta:g} |",
+                    f"| RDP | {eps(report.epsilon_rdp)} | {report.delta:g} |"])
+    rtm_lines = [] if r is None else [
+        f"## Relaxed threat model (adversary without the target record, d = {r.dimension})", "",
+        "The adversary knows the data set but not the target record and tests the magnitude of each release "
+        "(Kaissis et al. 2023, RTM; tensor reading).", "",
+        "| FPR | RTM TPR bound 1 - J(FPR) |", "| --- | --- |",
+        *[f"| {_level(a)} | [{lower(lo)}, {upper(up)}] |" for a, lo, up in zip(report.fpr, r.tpr_lower, r.tpr_upper)], "",
+        "| prior kappa | RTM gamma |", "| --- | --- |",
+        *[f"| {_level(k)} | [{lower(lo)}, {upper(up)}] |" for k, lo, up in zip(report.kappa, r.gamma_lower, r.gamma_upper)],
+        "", f"RTM advantage at most {upper(r.advantage_upper)}.", ""]
+    spacing = "exact curve" if report.discretization is None else f"loss lattice spacing {report.discretization:.3g}"
+    lines = [
+        f"# Privacy risk of {title}", "",
+        "## (epsilon, delta)", "",
+        "| accountant | epsilon | delta |", "| --- | --- | --- |",
+        *accountants, "",
+        "## Gaussian DP", "",
+        f"mu* = **{upper(g.mu, 5)}** on alpha, beta >= {g.alpha_floor:g} ({g.method}"
+        + ("" if g.mu_lower is None or g.mu_lower >= g.mu else
+           f"; the exact value lies in [{lower(g.mu_lower, 5)}, {upper(g.mu, 5)}]")
+        + f"); regret {g.regret:.3g}. "
+        f"At other floors: {floors}.", "",
+        "## Membership inference (upper bounds)", "",
+        "| FPR | TPR at most |", "| --- | --- |",
+        *[f"| {_level(a)} | {upper(t)} |" for a, t in zip(report.fpr, report.tpr)], "",
+        f"Advantage TPR - FPR at most {upper(report.advantage)}. Bayes success (guessing membership right) at most "
+        + ", ".join(f"{upper(b)} at prior {_level(p)}" for p, b in zip(report.prior, report.bayes_success)) + ".", "",
+        "## Reconstruction robustness (ReRo)", "",
+        "| prior kappa | gamma (certified) |", "| --- | --- |",
+        *[f"| {_level(k)} | [{lower(lo, 6)}, {upper(up, 6)}] |" for k, lo, up in zip(report.kappa, report.rero.lower,
+                                                                               report.rero.upper)],
+        "",
+        *rtm_lines,
+        f"fdp {report.version}, {spacing}, {report.seconds:.2f} s.",
+    ]
+    if report.warnings:
+        lines += ["", "**Warnings.**", *[f"- {w}" for w in report.warnings]]
+    return "\n".join(lines) + "\n"
+
+
+def figure(report: Report, axes=None):
+    """The report in one figure of four panels: the certified curve with its mu*-GDP fit and the
+    (eps, delta) curve, the privacy profile ``delta(eps)`` of the certified curve with the two
+    accountants' epsilons, the membership-inference ROC bound (log scales) and the certified ReRo
+    bracket against the prior.
+
+    Parameters
+    ----------
+    report : fdp.risk.Report
+    axes : sequence of 4 matplotlib Axes, optional
+        Where to draw (for example a 2 x 2 grid of a book figure).  By default a new plain
+        :class:`matplotlib.figure.Figure` (no pyplot state) of 2 x 2 panels.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure the panels are drawn in.
+    """
+    if axes is None:
+        from matplotlib.figure import Figure
+
+        fig = Figure(figsize=(9.0, 7.0), layout="constrained")
+        axes = fig.subplots(2, 2).flat
+    axes = list(axes)
+    if len(axes) != 4:
+        raise ValueError(f"axes must hold 4 axes (curve, profile, ROC, ReRo), got {len(axes)}")
+    ax_curve, ax_profile, ax_roc, ax_rero = axes
+    a = np.unique(np.concatenate([np.logspace(-8, 0, 400), np.linspace(0.0, 1.0, 401)]))
+    ax_curve.plot(a, report.curve(a), color="k", lw=2.2, label="certified curve")
+    ax_curve.plot(a, tradeoff.gaussian(report.gdp.mu)(a), color="C0", ls="--", label=f"{upper(report.gdp.mu)}-GDP")
+    if report.epsilon_pld is not None:
+        ax_curve.plot(a, tradeoff.eps_delta(report.epsilon_pld, report.delta)(a), color="C1", ls=":",
+                      label=f"({upper(report.epsilon_pld)}, {report.delta:g})-DP")
+    ax_curve.plot([0, 1], [1, 0], color="0.75", lw=0.8)
+    ax_curve.set(xlabel=r"type-I error (FPR) $\alpha$", ylabel=r"type-II error $\beta$", title="trade-off curve")
+    ax_curve.legend(fontsize=8)
+    # delta(eps) of the certified lower curve: an upper bound on the mechanism's profile (Thm. 2.4)
+    eps_known = [e for e in (report.epsilon_pld, report.epsilon_rdp) if e is not None]
+    eps = np.linspace(0.0, min(1.25 * max(eps_known + [1.0]), EPS_MAX), 300)
+    profile = (conversions.tradeoff_profile(report.curve, eps) if isinstance(report.curve, tradeoff.PiecewiseLinear)
+               else gdp.gaussian_delta(eps, report.gdp.mu))
+    ax_profile.semilogy(eps, profile, color="k", lw=2.2, label=r"$\delta(\varepsilon)$ of the curve")
+    for e, label, marker in ((report.epsilon_pld, "PLD", "o"), (report.epsilon_rdp, "RDP", "s")):
+        if e is not None:
+            ax_profile.semilogy([e], [report.delta], marker, color="C1" if label == "PLD" else "C4",
+                                label=f"{label}: $\\varepsilon$ = {upper(e)}")
+    ax_profile.set(xlabel=r"$\varepsilon$", ylabel=r"$\delta$", title="privacy profile")
+    ax_profile.legend(fontsize=8)
+    fpr = np.logspace(-6, 0, 300)
+    ax_roc.loglog(fpr, np.maximum(report.curve.power(fpr), fpr), color="k", lw=2.2, label="TPR at most")
+    ax_roc.loglog(fpr, fpr, color="0.75", lw=0.8, label="guessing")
+    if report.rtm is not None:
+        ax_roc.loglog(fpr, np.maximum(1.0 - report.rtm.curve(fpr), fpr), color="C0",
+                      ls="--", label=f"RTM ($d$ = {report.rtm.dimension}), at most")
+    ax_roc.loglog(report.fpr, report.tpr, "o", color="C3", label="reported FPRs")
+    ax_roc.set(xlabel="false-positive rate", ylabel="true-positive rate", title="membership inference (bound)")
+    ax_roc.legend(fontsize=8)
+    err = np.vstack([report.rero.upper - report.rero.lower, np.zeros_like(report.rero.upper)])
+    ax_rero.errorbar(report.kappa, report.rero.upper, yerr=err, fmt="s", color="C2", label=r"certified $\gamma$")
+    k = np.logspace(np.log10(min(report.kappa.min(), 1e-3)) - 1, 0, 200)
+    ax_rero.loglog(k, np.maximum(report.curve.power(k), k), color="k", lw=1.2, alpha=0.6,
+                   label=r"$1 - C(\kappa)$, symmetrised (above $\gamma$)")
+    if report.rtm is not None:
+        ax_rero.loglog(k, np.maximum(1.0 - report.rtm.bracket.lower(k), k), color="C0", ls="--",
+                       label=f"RTM ($d$ = {report.rtm.dimension})")
+    ax_rero.loglog(k, k, color="0.75", lw=0.8, label="prior")
+    ax_rero.set(xlabel=r"prior $\kappa$", ylabel=r"reconstruction success $\gamma$", title="ReRo bound")
+    # two decades below the smallest prior: every line lies on or above the diagonal, so the legend, lower right,
+    # sits in the empty triangle beneath it instead of on the RTM and prior lines
+    ax_rero.set_ylim(bottom=k.min() / 100.0)
+    ax_rero.legend(fontsize=8, loc="lower right")
+    return ax_curve.figure
+
+
+def _level(x: float) -> str:
+    """A level the user gave (FPR, prior, kappa) as given: ``:g`` where that is exact, else all its digits (a prior
+    0.999999954604 printed as 1 would read as a certainty)."""
+    short = f"{x:g}"
+    return short if float(short) == x else repr(float(x))
