@@ -4,6 +4,7 @@
 #                        and its PDF (_build/html/fdp-book.pdf; `make pdf` alone reprints it)
 #   make test            ruff, then the test-suite (with the doctests) without the browser check
 #   make run NB=<name> PARAMS="-p key value ..." [PROFILE=paper] [SCHEDULER=tcp://host:8786]
+#   make run NB=<name> HELP=1   (the chapter's parameters, the book's values and their meaning; nothing is run)
 #                        execute one notebook with extra parameters into _build/runs/<name>-<tag>/ and render
 #                        that run as a page (its path is printed last; RUN=<tag> names the folder)
 #                        (PROFILE=paper: notebooks/params/<name>.paper.yaml, the papers' trial counts;
@@ -223,6 +224,7 @@ run: | $(STAMP)
 	@if [ ! -f notebooks/$(NB_NAME).ipynb ]; then \
 		echo 'error: NB=$(NB) names no notebook (no notebooks/$(NB_NAME).ipynb)' >&2; \
 		echo 'notebooks: $(NAMES)' >&2; exit 2; fi
+	@if [ -n "$(HELP)" ]; then $(PY) -m fdp_book params $(NB_NAME); exit 0; fi
 	@mkdir -p $(RUNS)
 	@eval "set -- $${PARAMS:-}"; \
 	known=" $$($(PY) -c 'import sys, papermill; print(" ".join(papermill.inspect_notebook(sys.argv[1])))' notebooks/$(NB_NAME).ipynb) "; \

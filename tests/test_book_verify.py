@@ -91,3 +91,16 @@ def test_the_librarys_command_has_no_verify(capsys):
 
     assert fdp_main(["verify"]) == 2
     assert "python -m fdp_book verify" in capsys.readouterr().err  # says where it went
+
+
+def test_params_lists_a_chapters_parameters_with_the_books_values(capsys):
+    """``make run NB=<name> HELP=1`` (``python -m fdp_book params <name>``) prints every parameter of the chapter's
+    parameters cell, its value in the book and its meaning; an unknown chapter is refused with exit 2."""
+    from fdp_book import page
+    from fdp_book.__main__ import main
+
+    assert main(["params", "guo_comparison"]) == 0
+    out = capsys.readouterr().out
+    for name, default, comment in page.parameters("guo_comparison"):
+        assert f"  {name} " in out and " ".join(default.split()) in out
+    assert main(["params", "no_such_chapter"]) == 2 and "no notebook" in capsys.readouterr().err

@@ -1,5 +1,6 @@
 """``python -m fdp_book verify``: check the results registry against the papers' values (``make verify``);
-``python -m fdp_book page RUN.ipynb``: render a ``make run`` notebook as one HTML page (:mod:`fdp_book.rerun`).
+``python -m fdp_book page RUN.ipynb``: render a ``make run`` notebook as one HTML page (:mod:`fdp_book.rerun`);
+``python -m fdp_book params NAME``: a chapter's parameters, the book's values and what they mean (``make run HELP=1``).
 
 The book's command, apart from the library's (``python -m fdp``): it needs the book's repository (its
 notebooks and ``data/paper``), which an installed ``fdp`` does not have.
@@ -45,9 +46,26 @@ def _page(args) -> int:
     return 0
 
 
+def _params(notebook: str) -> int:
+    """Print a chapter's parameters as a table a terminal shows: name, the book's value (as it pastes back into
+    ``make run``: ``-p name value``), meaning."""
+    from . import page
+
+    rows = [(name, " ".join(default.split()), " ".join(comment.split())) for name, default, comment in page.parameters(notebook)]
+    width = max(len(name) for name, _, _ in rows)
+    print(f"parameters of notebooks/{notebook}.ipynb (the book's values; change one with "
+          f"make run NB={notebook} PARAMS=\"-p name value\"):\n")
+    for name, default, comment in rows:
+        print(f"  {name:<{width}}  {default}")
+        if comment:
+            print(f"  {'':<{width}}    {comment}")
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m fdp_book", description="The book's commands: verify the results "
-                                     "registry against the papers' values; render a make-run notebook as a page.")
+                                     "registry against the papers' values; render a make-run notebook as a page; "
+                                     "list a chapter's parameters.")
     sub = parser.add_subparsers(dest="command", required=True)
     v = sub.add_parser("verify", help="check the results registry against the papers' values")
     v.add_argument("--results-dir", default=None, help="folder of results (default data/results)")
@@ -55,10 +73,14 @@ def main(argv=None) -> int:
     p.add_argument("notebook", help="the executed notebook, _build/runs/<name>-<tag>/<name>.ipynb")
     p.add_argument("--results", required=True, help="folder with that run's <name>.json")
     p.add_argument("--out", required=True, help="new or empty folder for the one-page book (or one it wrote before)")
+    h = sub.add_parser("params", help="a chapter's parameters, the book's values and their meaning")
+    h.add_argument("notebook", help="the chapter's name, e.g. guo_comparison")
     args = parser.parse_args(argv)
     try:
         if args.command == "page":
             return _page(args)
+        if args.command == "params":
+            return _params(args.notebook)
         return verify(args.results_dir)
     except (ValueError, RuntimeError) as exc:  # a bad folder, or no book repository (paths.ROOT)
         print(f"{parser.prog} {args.command}: error: {exc}", file=sys.stderr)
