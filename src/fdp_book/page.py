@@ -274,7 +274,8 @@ def rerun(notebook: str, namespace: dict | None = None) -> str:
                 f"cp notebooks/params/{notebook}.yaml my_{notebook}.yaml   # edit the entries there\n"
                 f'make run NB={notebook} PARAMS="-f my_{notebook}.yaml" RUN=mine\n```')
     body = ("Run this page with other parameters: change a value in a command below (a list is written as YAML, "
-            "in single quotes), or add more `-p name value` pairs from the table.\n\n"
+            f"in single quotes), or add more `-p name value` pairs from the table (`make run NB={notebook} HELP=1` "
+            "lists them in a terminal).\n\n"
             "```bash\n" + "\n".join(commands) + "\n```" + edit + "\n\nThe run, its results and its page (printed last) go "
             "to `_build/runs/`; records whose parameters differ from the paper's are marked *not compared*.\n\n"
             + "\n".join(rows))
