@@ -207,7 +207,7 @@ pdf: chromium | $(STAMP)
 # define is an error (papermill itself only warns).  Results are written to a temporary folder
 # and moved, with the notebook, into the run's folder only when the run succeeds: a failed run
 # leaves the previous run's notebook and results untouched (a consistent pair) and nothing partial.
-# The folder is _build/runs/<name>-<RUN>, RUN defaulting to a hash of PROFILE and the parameters PARAMS sets (in any order or spelling; a -f file by its content), so runs with
+# The folder is _build/runs/<name>-<RUN>, RUN defaulting to a hash of PROFILE and the parameters PARAMS sets (in any order and spacing; a -f file by its content), so runs with
 # other parameters sit side by side (and may run at the same time: the temporary names carry the tag).
 # It holds <name>.ipynb, results/<name>.json and .csv, and the rerun's page,
 # page/_build/html/<name>.html (fdp_book.rerun), whose path is printed last.  The report reads the
@@ -260,7 +260,7 @@ run: | $(STAMP)
 		*) args+=("$$1"); canon+=("$$1"); shift;; \
 		esac; \
 	done; \
-	: "the tag hashes the parameters as set, not as spelled: order and spacing of PARAMS do not matter, a -f file counts by its content"; \
+	: "the tag hashes the parameters as set: the order of different names and the spacing of PARAMS do not matter, a -f file counts by its content"; \
 	tag=$${RUN:-$$({ echo "$(PROFILE)"; printf '%s\n' "$${canon[@]}" | LC_ALL=C sort; } | sha1sum | cut -c1-8)}; \
 	case "$$tag" in *[!A-Za-z0-9._-]*|.*|'') \
 		echo "error: RUN='$$tag': a run's name is letters, digits, '.', '_' and '-' (not starting with '.')" >&2; exit 2;; esac; \

@@ -480,9 +480,9 @@ def noise_for_risk(target: str, value: float, sampling_rate: float, steps: int, 
         # [0, 6e-6], and the noise came out 200 times larger than a finer lattice needs): search again on spacings
         # 16 times finer while the interval stays wider than REFINE_RELATIVE and the lattices fit; a finer lattice
         # only lowers a certified answer, and the smallest noise found is kept
-        best, finer = None, h
+        best, finer, reached, reached_lower = None, h, achieved, achieved_lower  # the last search's risk interval
         for _ in range(3):
-            width = (achieved - achieved_lower) / achieved if achieved_lower is not None and achieved > 0.0 else 0.0
+            width = (reached - reached_lower) / reached if reached_lower is not None and reached > 0.0 else 0.0
             finer /= 16.0
             if width <= REFINE_RELATIVE or not pld.affordable(noise, sampling_rate, steps, finer):
                 break
@@ -492,9 +492,9 @@ def noise_for_risk(target: str, value: float, sampling_rate: float, steps: int, 
             except (ValueError, ResourceLimitError):
                 break
             evaluations += again.evaluations
-            if again.noise_multiplier < noise:
+            if again.noise_multiplier < noise:  # adopted whole: its noise, spacing and risk interval belong together
                 best, noise = again, again.noise_multiplier
-            achieved, achieved_lower = again.achieved, again.achieved_lower
+            reached, reached_lower = again.achieved, again.achieved_lower
         if best is not None:
             return replace(best, evaluations=evaluations, seconds=time.perf_counter() - start)
     return Calibration(noise, target, value, achieved, achieved_lower, sampling_rate, steps, h, rtol,

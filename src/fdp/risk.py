@@ -320,11 +320,13 @@ def gdp(mechanism: Mechanism, *, delta: float = 1e-5, discretization: float | No
     # mu(alpha) tends to that value, so it is the answer at floor 0; the lower end is read at the lattice's floor
     report, curve = _gdp_and_curve(sigma, rate, steps, delta, discretization, _gdp.LATTICE_TAIL_MIN)
     mu = _gdp.mu_full_batch(sigma, steps)
+    mu_lower = min(report.mu_lower, mu)
     note = (f"below alpha = {_gdp.LATTICE_TAIL_MIN:g} the certified curve is not resolved: mu* at the floor {tail:g} is "
-            f"bounded by the full-batch sqrt(steps)/sigma = {upper(mu)}; the lower end is read at alpha >= "
-            f"{_gdp.LATTICE_TAIL_MIN:g}")
+            f"bounded by the full-batch sqrt(steps)/sigma = {upper(mu)} and lies in [{lower(mu_lower)}, {upper(mu)}] "
+            f"(the lower end read at alpha >= {_gdp.LATTICE_TAIL_MIN:g})")
+    kept = tuple(w for w in report.warnings if not w.startswith("mu* lies in"))  # the floor-1e-300 interval: replaced
     return GDPReport(mu, _gdp.gdp_regret(curve, mu), tail, report.epsilon, delta, report.discretization, "lattice",
-                     report.warnings + (note,), min(report.mu_lower, mu))
+                     kept + (note,), mu_lower)
 
 
 def _mu_below(bracket: pld.OptimisticCurve, certified: tradeoff.PiecewiseLinear, floor: float) -> float:

@@ -53,6 +53,7 @@ def glance(notebook: str, reproduces: str, directory: Path | None = None, namesp
     claims = sum(r["kind"] == "claim" for r in records)
     explained = [r for r, s in zip(records, status) if s == "explained"]
     failing = [r["key"] for r, s in zip(records, status) if s in results.FAILING]
+    failing += [r["key"] for r in ours if results.status_of(r) in results.FAILING]  # ours fail verify as well
     uncompared = status.count("not compared")
     lines = [f"**Reproduces:** {reproduces}", ""]
     compared = " and ".join(_plural(n, what) for n, what in ((len(records) - claims, "printed value"),
@@ -384,11 +385,15 @@ def _claim_cell(rec: dict, noun: str = "claim") -> str:
 
 def _own_outcome(ours: list[dict]) -> str:
     """"2 checks of our own (both hold)": the outcome of our own checks, counted apart from the paper's claims."""
-    held = sum(results.status_of(r) == "match" for r in ours)
-    if len(ours) == 1:
-        return f"1 check of our own ({'it holds' if held else 'it does not hold'})"
-    return (f"{len(ours)} checks of our own ("
-            + ("all hold" if held == len(ours) else f"{held} hold, {len(ours) - held} do not") + ")")
+    status = [results.status_of(r) for r in ours]
+    held, uncompared = status.count("match"), status.count("not compared")
+    failing = len(status) - held - uncompared  # a check of ours has no explained deviation: anything else fails
+    parts = [f"{held} hold{'s' if held == 1 else ''}"] if held else []
+    parts += [f"{uncompared} not compared"] if uncompared else []
+    parts += [f"**{failing} failing**"] if failing else []
+    if held == len(ours):
+        parts = ["it holds" if held == 1 else "all hold"]
+    return f"{_plural(len(ours), 'check')} of our own ({', '.join(parts)})"
 
 
 def chapter_table(records: list[dict], most: int = 8) -> str:

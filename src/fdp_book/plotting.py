@@ -170,8 +170,9 @@ def _place_legend(ax, *args, **kwargs):
     kwargs.setdefault("frameon", True)
     kwargs.setdefault("framealpha", 0.9)
     kwargs.setdefault("edgecolor", "0.8")
-    if kwargs.get("bbox_to_anchor") is not None:
-        return ax.legend(*args, **kwargs)  # placed outside by the caller
+    anchor = kwargs.pop("bbox_to_anchor", None)
+    if anchor is not None:
+        return ax.legend(*args, bbox_to_anchor=anchor, **kwargs)  # placed outside by the caller
     ax.figure.canvas.draw()
     pts, areas = _drawn_points(ax), _drawn_areas(ax)
     asked = kwargs.pop("loc", "best")
@@ -192,7 +193,9 @@ def _place_legend(ax, *args, **kwargs):
     # the gap from the axes' bottom to below its tick labels and axis label, in units of the legend's font size (a
     # distance in points survives the re-layout that the legend itself triggers; one in axes fractions does not)
     size = FontProperties(size=kwargs.get("fontsize", plt.rcParams["legend.fontsize"])).get_size_in_points()
-    gap = (ax.get_window_extent(renderer).y0 - ax.xaxis.get_tightbbox(renderer).y0) * 72.0 / ax.figure.dpi
+    labels_box = ax.xaxis.get_tightbbox(renderer)  # None for a hidden x axis
+    bottom = ax.get_window_extent(renderer).y0
+    gap = (bottom - (labels_box.y0 if labels_box is not None else bottom)) * 72.0 / ax.figure.dpi
     kwargs["borderaxespad"] = gap / size + 0.4
     width = ax.get_tightbbox(renderer).width
     for ncols in range(min(len(labels), 3), 0, -1):

@@ -217,10 +217,10 @@ def shown(rec: dict, digits: int) -> str:
     upper or lower end (``bound``), to nearest otherwise; trailing zeros kept (0.2470 beside 0.4654), except for whole
     numbers (a count of 344, not 344.0)."""
     value = float(rec["value"])
+    if rec.get("bound"):
+        return bound(value, digits, rec["bound"], keep_zeros=not value.is_integer())
     if value.is_integer():
         return f"{value:.{digits}g}"
-    if rec.get("bound"):
-        return bound(value, digits, rec["bound"], keep_zeros=True)
     return format(value, f"#.{digits}g").replace(".e", "e").rstrip(".")
 
 
