@@ -358,6 +358,6 @@ def test_own_checks_say_not_compared_and_failing_apart():
     """A rerun's own check that is not compared read "it does not hold"; one that fails was left out of the glance's
     failing list."""
     match = {"key": "a", "value": 0.0, "paper": 0.0, "tol": 1.0}
-    assert page._own_outcome([match] * 3) == "3 checks of our own (all hold)"
+    assert page.own_outcome([match] * 3) == "3 checks of our own (all hold)"
     mixed = [match, dict(match, key="b", value=5.0), dict(match, key="c", not_compared="other parameters")]
-    assert page._own_outcome(mixed) == "3 checks of our own (1 holds, 1 not compared, **1 failing**)"
+    assert page.own_outcome(mixed) == "3 checks of our own (1 holds, 1 not compared, **1 failing**)"

@@ -31,7 +31,7 @@ from .paths import ROOT, book_build
 #: places them in its prose).  Notebooks glue through :func:`glue`.
 SHOW = not book_build()
 
-__all__ = ["glance", "rerun", "parameters", "table", "show", "paste", "records_table", "chapter_table"]
+__all__ = ["glance", "rerun", "parameters", "table", "show", "paste", "records_table", "chapter_table", "own_outcome"]
 
 
 def _plural(n: int, word: str) -> str:
@@ -63,7 +63,7 @@ def glance(notebook: str, reproduces: str, directory: Path | None = None, namesp
     outcomes += [f"{uncompared} not compared (this run's parameters differ from the paper's)"] if uncompared else []
     outcomes += [f"**{len(failing)} failing** ({', '.join(failing)})"] if failing else []
     lines.append(f"**Compared with the paper:** {compared}: {', '.join(outcomes)}."
-                 + (f" Besides, {_own_outcome(ours)}." if ours else ""))
+                 + (f" Besides, {own_outcome(ours)}." if ours else ""))
     namespace = namespace or {}
     scaled = []
     has_notebook = (ROOT / "notebooks" / f"{notebook}.ipynb").is_file()  # (a results-only test fixture has none)
@@ -383,7 +383,7 @@ def _claim_cell(rec: dict, noun: str = "claim") -> str:
     return f"{verdict}: ours {rec['value']:.3g}, the {noun} needs {rec['paper']:.3g} ± {rec['tol']:.2g}"
 
 
-def _own_outcome(ours: list[dict]) -> str:
+def own_outcome(ours: list[dict]) -> str:
     """"2 checks of our own (both hold)": the outcome of our own checks, counted apart from the paper's claims."""
     status = [results.status_of(r) for r in ours]
     held, uncompared = status.count("match"), status.count("not compared")
@@ -412,7 +412,7 @@ def chapter_table(records: list[dict], most: int = 8) -> str:
     lead = (f"{_plural(len(records), 'number')} and claims recorded: {status.count('match')} match the paper, "
             f"{_plural(len(explained), 'explained deviation')}"
             + (f", {len(records) - status.count('match') - len(explained)} other" if len(records) > status.count("match") + len(explained) else "")
-            + "." + (f" Besides, {_own_outcome(ours)}." if ours else ""))
+            + "." + (f" Besides, {own_outcome(ours)}." if ours else ""))
     rows = []
     for r in shown:
         place, what = _place_and_what(r)
