@@ -388,8 +388,10 @@ def _rtm(args) -> int:
         # folded-normal j = Phi(c - mu) - Phi(-c - mu) cancels to a few ulps of 1, 1 % of 1 - j at alpha 1e-64)
         # where j is small (alpha near 1) its relative error is what matters (3e-15 at alpha = 1 - 1e-14): there a
         # relative margin of 2^-40 (1e-12), which moves the TPR 1 - j by nothing visible
+        # (at alpha = 0 every curve here is exactly 1: no test of level 0 has power, and that value is kept)
         values = np.atleast_1d(np.asarray(curve(alpha), dtype=float))
-        out[key] = np.maximum(values * np.where(values < 0.5, 1.0 - 2.0**-40, risk.ULPS_DOWN), 0.0).tolist()
+        moved = np.maximum(values * np.where(values < 0.5, 1.0 - 2.0**-40, risk.ULPS_DOWN), 0.0)
+        out[key] = np.where(np.atleast_1d(alpha) == 0.0, values, moved).tolist()
     if not args.json:
         print(f"release: {out['release']}")
     return _emit(out, args, None if args.json else ["alpha", "j", "j_inv", "J", "f_dp"])
