@@ -202,7 +202,7 @@ def test_gdp_bad_epsilon(capsys):
     "argv",
     [
         ["--mechanism", "laplace", "--mu", "1.5"],
-        ["--mechanism", "gaussian", "--mu", "1", "--dim", "30"],
+        ["--mechanism", "gaussian", "--mu", "1", "--dimension", "30"],
         ["--mechanism", "subsampled-gaussian", "--mu", "1", "--sampling-rate", "0.3"],
         ["--mechanism", "subsampled-gaussian", "--mu", "0.2", "--steps", "30", "--sampling-rate", "0.4"],
     ],

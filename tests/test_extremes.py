@@ -318,7 +318,7 @@ def test_lattice_guard_answers_for_every_setting(sigma, q, steps, h):
         (["gdp", "--mechanism", "gaussian", "--epsilon", "1", "--noise-multiplier", "2"], "--noise-multiplier"),
         (["gdp", "--noise-multiplier", "1", "--epsilon", "2"], "--epsilon"),
         (["gdp", "--noise-multiplier", "1", "--tail", "1e-8"], "--tail"),
-        (["rtm", "--mechanism", "laplace", "--mu", "1", "--dim", "3", "--alpha", "0.5"], "--dim"),
+        (["rtm", "--mechanism", "laplace", "--mu", "1", "--dimension", "3", "--alpha", "0.5"], "--dimension"),
         (["rtm", "--mechanism", "gaussian", "--mu", "1", "--sampling-rate", "0.5", "--alpha", "0.5"], "--sampling-rate"),
     ],
 )

@@ -94,7 +94,7 @@ def test_eq3_branch_point_as_printed_is_wrong(mu):
 
 @pytest.mark.parametrize("mu", MUS)
 def test_gaussian_d1_closed_form_equals_chi_square_route(mu):
-    closed, j = rtm.gaussian_1d(mu), rtm.gaussian(mu, d=1)
+    closed, j = rtm.gaussian_1d(mu), rtm.gaussian(mu, dimension=1)
     np.testing.assert_allclose(j(GRID), closed(GRID), rtol=0, atol=1e-12)
     tiny = np.logspace(-300, -3, 30)
     np.testing.assert_allclose(j.power(tiny), closed.power(tiny), rtol=1e-10)
@@ -105,7 +105,7 @@ def test_gaussian_d1_closed_form_equals_chi_square_route(mu):
 @pytest.mark.parametrize("mu", [0.4, 1.5])
 def test_gaussian_d2_against_rice_quadrature(mu):
     # d = 2: ||theta|| under H1 has the Rice density x exp(-(x^2 + mu^2)/2) I0(mu x)
-    j = rtm.gaussian(mu, d=2)
+    j = rtm.gaussian(mu, dimension=2)
 
     def rice_pdf(x):
         return x * np.exp(-0.5 * (x - mu) ** 2) * special.i0e(mu * x)
@@ -136,7 +136,7 @@ def test_gaussian_inverse_is_swapped_test(mu, d):
 @pytest.mark.parametrize("delta,sigma,steps,d", [(1.0, 2.0, 4, 1), (0.5, 1.0, 10, 3), (2.0, 0.7, 3, 20)])
 def test_homogeneous_composition_is_single_mechanism(delta, sigma, steps, d, weighting):
     # eqs. 47-48: chi2_d(0, s^2/N) vs chi2_d(N mu^2, s^2/N) = the GM with mu sqrt(N)
-    comp = rtm.gaussian_composition([delta] * steps, [sigma] * steps, d=d, weighting=weighting)
+    comp = rtm.gaussian_composition([delta] * steps, [sigma] * steps, dimension=d, weighting=weighting)
     mu = delta / sigma
     single = rtm.gaussian(np.sqrt(steps) * mu, d)
     np.testing.assert_allclose(comp(GRID), single(GRID), atol=1e-12)
@@ -167,7 +167,7 @@ def test_optimal_weighting_is_most_powerful(deltas, sigmas):
     # the optimal statistic is the single GM with mu = sqrt(sum mu_i^2)
     mu = float(np.sqrt(np.sum((np.array(deltas) / np.array(sigmas)) ** 2)))
     np.testing.assert_allclose(
-        rtm.gaussian_composition(deltas, sigmas, d=2)(GRID), rtm.gaussian(mu, 2)(GRID), atol=1e-12
+        rtm.gaussian_composition(deltas, sigmas, dimension=2)(GRID), rtm.gaussian(mu, 2)(GRID), atol=1e-12
     )
 
 
@@ -208,13 +208,13 @@ def test_composition_against_monte_carlo(deltas, sigmas, d):
         t0, t1 = _simulate_statistic(deltas, sigmas, w, d, n, rng)
         alpha_hat = (t0[:, None] > c).mean(axis=0)
         beta_hat = (t1[:, None] <= c).mean(axis=0)
-        beta = rtm.gaussian_composition(deltas, sigmas, d=d, weighting=name)(alphas)
+        beta = rtm.gaussian_composition(deltas, sigmas, dimension=d, weighting=name)(alphas)
         se = np.sqrt(np.maximum(beta * (1 - beta), 1e-4) / n)
         assert np.all(np.abs(alpha_hat - alphas) <= 5 * np.sqrt(alphas * (1 - alphas) / n))
         assert np.all(np.abs(beta_hat - beta) <= 5 * se), name
         if name == "optimal" and np.ptp(sigmas) > 0:
             # the simulation separates the weightings: the plain-average curve is far off
-            wrong = rtm.gaussian_composition(deltas, sigmas, d=d, weighting="mean")(alphas)
+            wrong = rtm.gaussian_composition(deltas, sigmas, dimension=d, weighting="mean")(alphas)
             assert np.max(np.abs(beta_hat - wrong) / se) > 20
 
 
@@ -419,22 +419,22 @@ def test_detection_resilience_tolerance():
         (lambda: rtm.laplace(-0.1), "mu"),
         (lambda: rtm.laplace(float("nan")), "mu"),
         (lambda: rtm.gaussian(float("inf")), "mu"),
-        (lambda: rtm.gaussian(1.0, d=0), "d"),
-        (lambda: rtm.gaussian(1.0, d=2.0), "d"),
-        (lambda: rtm.gaussian(1.0, d=True), "d"),
+        (lambda: rtm.gaussian(1.0, dimension=0), "dimension"),
+        (lambda: rtm.gaussian(1.0, dimension=2.0), "dimension"),
+        (lambda: rtm.gaussian(1.0, dimension=True), "dimension"),
         (lambda: rtm.gaussian(1.0, steps=0), "steps"),
         (lambda: rtm.gaussian_1d(-1.0), "mu"),
-        (lambda: rtm.asymptotic(1.0, d=1, steps=1.5), "steps"),
+        (lambda: rtm.asymptotic(1.0, dimension=1, steps=1.5), "steps"),
         (lambda: rtm.asymptotic(1.0, form="edgeworth"), "form"),
-        (lambda: rtm.asymptotic_gap(1.0, d=-3), "d"),
+        (lambda: rtm.asymptotic_gap(1.0, dimension=-3), "dimension"),
         (lambda: rtm.subsampled_gaussian(1.0, 0.0), "p"),
         (lambda: rtm.subsampled_gaussian(1.0, 1.5), "p"),
         (lambda: rtm.subsampled_laplace(1.0, float("nan")), "p"),
-        (lambda: rtm.subsampled_gaussian(1.0, 0.5, d=0), "d"),
+        (lambda: rtm.subsampled_gaussian(1.0, 0.5, dimension=0), "dimension"),
         (lambda: rtm.gaussian_composition([1.0], [0.0]), "sigmas"),
         (lambda: rtm.gaussian_composition([-1.0], [1.0]), "sensitivities"),
         (lambda: rtm.gaussian_composition([1.0, 2.0], [1.0]), "sensitivities and sigmas"),
-        (lambda: rtm.gaussian_composition([1.0], [1.0], d=0), "d"),
+        (lambda: rtm.gaussian_composition([1.0], [1.0], dimension=0), "dimension"),
         (lambda: rtm.gaussian_composition([1.0], [1.0], weighting="median"), "weighting"),
         (lambda: rtm.detection_resilience(rtm.laplace(1), tradeoff.laplace(1), grid=[0.5, 1.2]), "grid"),
         (lambda: rtm.laplace(1.0)(1.5), "alpha"),
@@ -613,8 +613,8 @@ def test_composition_mu_zero_and_arguments():
         np.testing.assert_allclose(c(GRID), 1 - GRID, atol=1e-15)
     with pytest.raises(ValueError, match="mechanism"):
         rtm.tensor_composition("cauchy", 1.0)
-    with pytest.raises(ValueError, match="d must be 1"):
-        rtm.tensor_composition("laplace", 1.0, 0.5, 2, d=3)
+    with pytest.raises(ValueError, match="dimension must be 1"):
+        rtm.tensor_composition("laplace", 1.0, 0.5, 2, dimension=3)
     with pytest.raises(ValueError, match="sampling_rate must"):
         rtm.tensor_composition("gaussian", 1.0, 0.0)
     with pytest.raises(ValueError, match="steps"):

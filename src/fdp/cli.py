@@ -83,7 +83,7 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     r.add_argument("--mechanism", required=True, choices=("laplace", "gaussian", "subsampled-gaussian"))
     r.add_argument("--mu", required=True, type=float, help="effect size Delta/b or Delta/sigma, > 0")
-    r.add_argument("--dim", type=int, help="output dimension d of the Gaussian mechanisms (default 1)")
+    r.add_argument("--dimension", type=int, help="output dimension d of the Gaussian mechanisms (default 1)")
     r.add_argument("--steps", type=int, default=1, help="number of non-adaptive compositions (default 1)")
     r.add_argument("--sampling-rate", type=float, help="Poisson sampling rate in (0, 1] (subsampled-gaussian; default 1)")
     r.add_argument("--alpha", required=True, type=float, nargs="+", help="levels in [0, 1]")
@@ -347,10 +347,10 @@ def _rtm(args) -> int:
     mu = check_positive("--mu", args.mu)
     steps = _int_at_least("--steps", args.steps, 1)
     if args.mechanism == "laplace":
-        _forbid(args, ("dim", "sampling_rate"), "to --mechanism laplace")
+        _forbid(args, ("dimension", "sampling_rate"), "to --mechanism laplace")
     elif args.mechanism == "gaussian":
         _forbid(args, ("sampling_rate",), "to --mechanism gaussian (use subsampled-gaussian)")
-    d = _int_at_least("--dim", 1 if args.dim is None else args.dim, 1)
+    d = _int_at_least("--dimension", 1 if args.dimension is None else args.dimension, 1)
     p = check_sampling_rate("--sampling-rate", 1.0 if args.sampling_rate is None else args.sampling_rate)
     full_batch_gaussian = args.mechanism == "subsampled-gaussian" and p == 1.0  # f_dp: the closed form G_{mu sqrt(N)}
     if args.mechanism != "gaussian" and steps > 1 and not full_batch_gaussian:  # f_dp from a composed PLD: size first
@@ -381,7 +381,7 @@ def _rtm(args) -> int:
         else:
             with _flags("--mu, --sampling-rate, --steps"):
                 f_dp = pld.tradeoff_curve(pld.mechanism_pld("gaussian", 1.0 / mu, p, steps), "symmetrised")
-    out = {"mechanism": args.mechanism, "mu": mu, "dim": d, "steps": steps, "sampling_rate": p,
+    out = {"mechanism": args.mechanism, "mu": mu, "dimension": d, "steps": steps, "sampling_rate": p,
            "release": _release_model(args.mechanism, steps), "alpha": alpha.tolist()}
     for key, curve in (("j", j), ("j_inv", j.inverse), ("J", big_j), ("f_dp", f_dp)):
         # a curve value is a type-II error, whose safe side is below: moved down past its few roundings (near 1 the

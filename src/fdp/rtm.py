@@ -331,7 +331,7 @@ def _chi2_curve(kappa: float, d: int, name: str) -> TradeOffCurve:
     return from_test_statistic(chi2(d), ncx2(d, kappa), name=name)
 
 
-def gaussian(mu: float, d: int = 1, steps: int = 1) -> TradeOffCurve:
+def gaussian(mu: float, dimension: int = 1, steps: int = 1) -> TradeOffCurve:
     """RTM curve ``j_GM`` of the Gaussian mechanism, ``mu = Delta_2 / sigma``, dimension ``d``.
 
     ``j = T(chi2_d(0, sigma^2), chi2_d(mu^2, sigma^2))``: H0 = ||theta||^2 under N(0, sigma^2 I_d),
@@ -346,7 +346,7 @@ def gaussian(mu: float, d: int = 1, steps: int = 1) -> TradeOffCurve:
     ----------
     mu : float
         ``Delta_2 / sigma``, >= 0.
-    d : int, default 1
+    dimension : int, default 1
         Dimension of the release.
     steps : int, default 1
         Homogeneous non-adaptive compositions.
@@ -366,7 +366,7 @@ def gaussian(mu: float, d: int = 1, steps: int = 1) -> TradeOffCurve:
     True
     """
     mu = check_nonnegative("mu", mu)
-    d = check_positive_int("d", d)
+    d = check_positive_int("dimension", dimension)  # d in the RTM paper
     steps = check_positive_int("steps", steps)
     return _chi2_curve(steps * mu**2, d, f"RTM Gaussian mu={mu:g} d={d} N={steps}")
 
@@ -473,7 +473,7 @@ def composition_noncentrality(sensitivities, sigmas, weighting: str = "optimal")
     raise ValueError(f"weighting must be one of {WEIGHTINGS}, got {weighting!r}")
 
 
-def gaussian_composition(sensitivities, sigmas, d: int = 1, weighting: str = "optimal") -> TradeOffCurve:
+def gaussian_composition(sensitivities, sigmas, dimension: int = 1, weighting: str = "optimal") -> TradeOffCurve:
     """RTM curve ``j_GMC`` of N non-adaptively composed GMs with (Delta_i, sigma_i) (Lemma 8, eq. 6).
 
     ``j = T(chi2_d(0), chi2_d(kappa))`` with kappa from :func:`composition_noncentrality`
@@ -487,7 +487,7 @@ def gaussian_composition(sensitivities, sigmas, d: int = 1, weighting: str = "op
         Delta_i, > 0.
     sigmas : array_like
         The noise standard deviations sigma_i, > 0.
-    d : int, default 1
+    dimension : int, default 1
     weighting : {"optimal", "mean", "inverse-variance"}, default "optimal"
 
     Returns
@@ -503,7 +503,7 @@ def gaussian_composition(sensitivities, sigmas, d: int = 1, weighting: str = "op
     >>> bool(abs(gaussian_composition([1.0, 1.0], [1.0, 1.0])(0.1) - gaussian(2 ** 0.5)(0.1)) < 1e-12)
     True
     """
-    d = check_positive_int("d", d)
+    d = check_positive_int("dimension", dimension)  # d in the RTM paper
     kappa = composition_noncentrality(sensitivities, sigmas, weighting)
     n = np.atleast_1d(sensitivities).size
     return _chi2_curve(kappa, d, f"RTM Gaussian composition N={n} d={d} ({weighting})")
@@ -517,7 +517,7 @@ def gaussian_composition(sensitivities, sigmas, d: int = 1, weighting: str = "op
 ASYMPTOTIC_FORMS = ("clt", "gaussian", "clt_printed", "gaussian_printed")
 
 
-def asymptotic(mu: float, d: int = 1, steps: int = 1, form: str = "clt") -> TradeOffCurve:
+def asymptotic(mu: float, dimension: int = 1, steps: int = 1, form: str = "clt") -> TradeOffCurve:
     """Large-d form of ``j_GM`` for N homogeneous compositions (Thm. 3, eq. 7), kappa = N mu^2.
 
     ``form="clt"`` (left side of eq. 7): the statistic is replaced by its normal limit,
@@ -545,7 +545,7 @@ def asymptotic(mu: float, d: int = 1, steps: int = 1, form: str = "clt") -> Trad
     ----------
     mu : float
         ``Delta_2 / sigma``, >= 0.
-    d : int, default 1
+    dimension : int, default 1
     steps : int, default 1
     form : {"clt", "gaussian", "clt_printed", "gaussian_printed"}, default "clt"
 
@@ -559,11 +559,11 @@ def asymptotic(mu: float, d: int = 1, steps: int = 1, form: str = "clt") -> Trad
 
     Examples
     --------
-    >>> bool(abs(asymptotic(1.0, d=1000)(0.1) - gaussian(1.0, d=1000)(0.1)) < 0.01)  # large d
+    >>> bool(abs(asymptotic(1.0, dimension=1000)(0.1) - gaussian(1.0, dimension=1000)(0.1)) < 0.01)  # large d
     True
     """
     mu = check_nonnegative("mu", mu)
-    d = check_positive_int("d", d)
+    d = check_positive_int("dimension", dimension)  # d in the RTM paper
     steps = check_positive_int("steps", steps)
     kappa = steps * mu**2
     shift = kappa / np.sqrt(2.0 * d)
@@ -599,7 +599,7 @@ def asymptotic(mu: float, d: int = 1, steps: int = 1, form: str = "clt") -> Trad
     return TradeOffCurve(f, inverse, power, name=f"RTM asymptotic (CLT) mu={mu:g} d={d} N={steps}")
 
 
-def asymptotic_gap(mu: float, d: int = 1, steps: int = 1, form: str = "clt", grid=None) -> float:
+def asymptotic_gap(mu: float, dimension: int = 1, steps: int = 1, form: str = "clt", grid=None) -> float:
     """Largest absolute difference between the exact and the asymptotic curves (Thm. 3).
 
     ``max over alpha in grid of max(|j - a|, |j^{-1} - a^{-1}|)`` with ``j = gaussian(mu, d,
@@ -609,7 +609,7 @@ def asymptotic_gap(mu: float, d: int = 1, steps: int = 1, form: str = "clt", gri
     Parameters
     ----------
     mu : float
-    d : int, default 1
+    dimension : int, default 1
     steps : int, default 1
     form : str, default "clt"
         See :func:`asymptotic`.
@@ -625,9 +625,10 @@ def asymptotic_gap(mu: float, d: int = 1, steps: int = 1, form: str = "clt", gri
 
     Examples
     --------
-    >>> bool(asymptotic_gap(1.0, d=10_000) < asymptotic_gap(1.0, d=10))  # the limit is approached as d grows
+    >>> bool(asymptotic_gap(1.0, dimension=10_000) < asymptotic_gap(1.0, dimension=10))  # the limit is approached as d grows
     True
     """
+    d = dimension  # d in the RTM paper
     grid = tradeoff.default_grid(401) if grid is None else check_array_in("grid", grid, 0.0, 1.0)
     exact = gaussian(mu, d, steps)
     approx = asymptotic(mu, d, steps, form)
@@ -651,7 +652,7 @@ def _subsampled(curve: TradeOffCurve, p: float, grid, name: str) -> tradeoff.Pie
     return tradeoff.piecewise_linear(a, b, name=name)
 
 
-def subsampled_gaussian(mu: float, sampling_rate: float, d: int = 1, grid=None) -> tradeoff.PiecewiseLinear:
+def subsampled_gaussian(mu: float, sampling_rate: float, dimension: int = 1, grid=None) -> tradeoff.PiecewiseLinear:
     """``J_SGM = C(j_p, j_p^{-1})`` of the Poisson-subsampled GM, one step (Sec. 4, Lemma 9).
 
     ``j_p = T(chi2_d(0), (1-p) chi2_d(0) + p chi2_d(mu^2))`` = ``p j_GM + (1-p)(1-alpha)``
@@ -667,7 +668,7 @@ def subsampled_gaussian(mu: float, sampling_rate: float, d: int = 1, grid=None) 
         ``Delta_2 / sigma``, >= 0.
     sampling_rate : float
         In (0, 1].
-    d : int, default 1
+    dimension : int, default 1
     grid : array_like, optional
 
     Returns
@@ -684,6 +685,7 @@ def subsampled_gaussian(mu: float, sampling_rate: float, d: int = 1, grid=None) 
     >>> bool(abs(curve(0.1) - curve.inverse(0.1)) < 1e-12)  # symmetric
     True
     """
+    d = dimension  # d in the RTM paper
     sampling_rate = check_sampling_rate("sampling_rate", sampling_rate)
     return _subsampled(gaussian(mu, d), sampling_rate, grid, f"RTM J, subsampled Gaussian mu={mu:g} d={d} p={sampling_rate:g}")
 
@@ -880,7 +882,7 @@ def tensor_composition(
     mu: float,
     sampling_rate: float = 1.0,
     steps: int = 1,
-    d: int = 1,
+    dimension: int = 1,
     *,
     discretization: float = 1e-3,
     pessimistic: bool = True,
@@ -912,7 +914,7 @@ def tensor_composition(
     sampling_rate : float, default 1.0
         In (0, 1].
     steps : int, default 1
-    d : int, default 1
+    dimension : int, default 1
         Dimension (Gaussian only).
     discretization : float, default 1e-3
         Loss lattice spacing.
@@ -941,9 +943,9 @@ def tensor_composition(
     mu = check_nonnegative("mu", mu)
     sampling_rate = check_sampling_rate("sampling_rate", sampling_rate)
     steps = check_positive_int("steps", steps)
-    d = check_positive_int("d", d)
+    d = check_positive_int("dimension", dimension)  # d in the RTM paper
     if mechanism == "laplace" and d != 1:
-        raise ValueError(f"d must be 1 for the Laplace mechanism, got {d}")
+        raise ValueError(f"dimension must be 1 for the Laplace mechanism, got {d}")
     h = check_discretization("discretization", discretization)
     max_points = check_positive_int("max_points", max_points)
     tail = check_array_in("tail", tail, 0.0, 1e-3, open_low=True).item()
@@ -974,7 +976,7 @@ def tensor_bracket(
     noise_multiplier: float,
     sampling_rate: float = 1.0,
     steps: int = 1,
-    d: int = 1,
+    dimension: int = 1,
     *,
     discretization: float = 1e-4,
     tail: float = DEFAULT_TAIL,
@@ -996,7 +998,7 @@ def tensor_bracket(
         > 0.
     sampling_rate : float, default 1.0
     steps : int, default 1
-    d : int, default 1
+    dimension : int, default 1
         Dimension of the release (Gaussian only); 1 is the RTM paper's worst case.
     discretization : float, default 1e-4
     tail : float, default 1e-15
@@ -1015,6 +1017,7 @@ def tensor_bracket(
     >>> bool(b.lower(0.01) <= b.upper(0.01) < b.lower(0.01) + 1e-3)
     True
     """
+    d = dimension  # d in the RTM paper
     mu = 1.0 / check_positive("noise_multiplier", noise_multiplier)
     h = check_discretization("discretization", discretization)
     lower, upper = (tensor_composition(mechanism, mu, sampling_rate, steps, d, discretization=spacing,
@@ -1027,7 +1030,7 @@ SUM_STATISTICS = ("norm_of_sum", "sum_of_squares")
 
 
 def sum_composition(
-    mu: float, sampling_rate: float = 1.0, steps: int = 1, d: int = 1, statistic: str = "norm_of_sum", points: int = 3000
+    mu: float, sampling_rate: float = 1.0, steps: int = 1, dimension: int = 1, statistic: str = "norm_of_sum", points: int = 3000
 ) -> tradeoff.PiecewiseLinear:
     """Reading (b): the curve of one statistic of all N releases of the subsampled GM (Lemma 8).
 
@@ -1054,7 +1057,7 @@ def sum_composition(
         ``Delta_2 / sigma``, >= 0.
     sampling_rate : float, default 1.0
     steps : int, default 1
-    d : int, default 1
+    dimension : int, default 1
     statistic : {"norm_of_sum", "sum_of_squares"}, default "norm_of_sum"
     points : int, default 3000
         Levels of the returned curve.
@@ -1076,7 +1079,7 @@ def sum_composition(
     mu = check_nonnegative("mu", mu)
     sampling_rate = check_sampling_rate("sampling_rate", sampling_rate)
     steps = check_positive_int("steps", steps)
-    d = check_positive_int("d", d)
+    d = check_positive_int("dimension", dimension)  # d in the RTM paper
     points = check_positive_int("points", points)
     if statistic not in SUM_STATISTICS:
         raise ValueError(f"statistic must be one of {SUM_STATISTICS}, got {statistic!r}")
@@ -1130,7 +1133,7 @@ def _composed_curve(mu, p, steps, d, reading, options) -> tradeoff.PiecewiseLine
 
 
 def composed_subsampled_gaussian(
-    mu: float, sampling_rate: float, steps: int, d: int = 1, reading: str = "tensor", **options
+    mu: float, sampling_rate: float, steps: int, dimension: int = 1, reading: str = "tensor", **options
 ) -> tradeoff.PiecewiseLinear:
     """``J = C(j_N, j_N^{-1})`` of the N-fold non-adaptively composed SGM under the RTM.
 
@@ -1145,7 +1148,7 @@ def composed_subsampled_gaussian(
     mu : float
     sampling_rate : float
     steps : int
-    d : int, default 1
+    dimension : int, default 1
     reading : {"tensor", "sum"}, default "tensor"
     **options
         Passed to :func:`tensor_composition` or :func:`sum_composition`.
@@ -1164,6 +1167,7 @@ def composed_subsampled_gaussian(
     >>> bool(abs(curve(0.2) - curve.inverse(0.2)) < 1e-9)  # symmetrised
     True
     """
+    d = dimension  # d in the RTM paper
     J = tradeoff.symmetrise(_composed_curve(mu, sampling_rate, steps, d, reading, options))  # exact for breakpoints
     J.name = f"RTM J, composed SGM ({reading}) mu={mu:g} p={sampling_rate:g} N={steps} d={d}"
     return J
@@ -1173,7 +1177,7 @@ def sandwich_noise(
     target: TradeOffCurve,
     sampling_rate: float,
     steps: int,
-    d: int = 1,
+    dimension: int = 1,
     reading: str = "tensor",
     *,
     grid=None,
@@ -1197,7 +1201,7 @@ def sandwich_noise(
         lambda.
     sampling_rate : float
     steps : int
-    d : int, default 1
+    dimension : int, default 1
     reading : {"tensor", "sum"}, default "tensor"
     grid : array_like, optional
     bounds : (float, float), default (0.05, 100)
@@ -1216,7 +1220,7 @@ def sandwich_noise(
     """
     sampling_rate = check_sampling_rate("sampling_rate", sampling_rate)
     steps = check_positive_int("steps", steps)
-    d = check_positive_int("d", d)
+    d = check_positive_int("dimension", dimension)  # d in the RTM paper
     rtol = check_positive("rtol", rtol)
     if reading not in READINGS:
         raise ValueError(f"reading must be one of {READINGS}, got {reading!r}")
