@@ -687,24 +687,22 @@ def report(mechanism: Mechanism | RandomizedResponse, *, delta: float = 1e-5, ka
     tail = _gdp.DPSGD_TAIL
     # the curve is built down to the smallest FPR asked (below LATTICE_TAIL_MIN it is read off its first chord)
     level = max(_gdp.LATTICE_TAIL_MIN, min([tail, *fpr[fpr > 0.0]]))
-    eps_rdp, rtm_reading, rtm_failure = None, None, ()
+    eps_rdp, rtm_reading, rtm_failure, cap = None, None, (), np.inf
     if isinstance(mechanism, RandomizedResponse):  # an exact curve: every reading is a closed form
         gdp_report, curve, mu_at_floor, gamma = _randomized_response(mechanism.epsilon, delta, kappa)
         h = None
     else:
         noise, sigma, rate, steps = mechanism.args
-        if noise == "laplace":
-            gdp_report, curve = _laplace_gdp_and_curve(sigma, steps, delta, discretization, tail, level)
-            mu_at_floor = {floor: _capped_alg1(curve, floor, _full_batch_mu(noise, sigma, steps))[0]
-                           for floor in REPORT_FLOORS}
-        elif rate == 1.0:  # exactly sqrt(steps)/sigma-GDP: every reading but the RTM's is a closed form
+        cap = _full_batch_mu(noise, sigma, steps)  # the GDP bound that caps mu* at every floor and the MIA readings
+        if rate == 1.0 and noise == "gaussian":  # exactly sqrt(steps)/sigma-GDP: every reading but the RTM's is closed
             gdp_report = gdp(mechanism, delta=delta)
             curve = tradeoff.gaussian(gdp_report.mu)
             mu_at_floor = {floor: gdp_report.mu for floor in REPORT_FLOORS}  # one mu at every floor
         else:
-            gdp_report, curve = _gdp_and_curve(sigma, rate, steps, delta, discretization, tail, level)
-            mu_at_floor = {floor: _capped_alg1(curve, floor, _full_batch_mu(noise, sigma, steps))[0]
-                           for floor in REPORT_FLOORS}
+            gdp_report, curve = (_laplace_gdp_and_curve(sigma, steps, delta, discretization, tail, level)
+                                 if noise == "laplace" else
+                                 _gdp_and_curve(sigma, rate, steps, delta, discretization, tail, level))
+            mu_at_floor = {floor: _capped_alg1(curve, floor, cap)[0] for floor in REPORT_FLOORS}
         h = gdp_report.discretization or discretization
         eps_rdp = accountants.epsilon(sigma, rate, steps, delta, accountant="rdp", noise=noise)
         gamma = rero(mechanism, kappa, discretization=rero_discretization)
@@ -715,7 +713,6 @@ def report(mechanism: Mechanism | RandomizedResponse, *, delta: float = 1e-5, ka
             rtm_failure = (f"no relaxed-threat-model reading: {exc}",)
     if isinstance(curve, tradeoff.PiecewiseLinear):
         tpr, advantage, bayes = mia.membership_bounds(curve, fpr, prior)
-        cap = _full_batch_mu(*mechanism.args[:2], mechanism.args[3]) if isinstance(mechanism, Mechanism) else np.inf
         if np.isfinite(cap):  # the closed forms of the GDP bound that caps mu* cap these too
             bounds = mia.gaussian_membership_bounds(cap, fpr, prior)
             tpr, advantage, bayes = np.minimum(tpr, bounds[0]), min(advantage, bounds[1]), np.minimum(bayes, bounds[2])
