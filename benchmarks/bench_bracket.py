@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from fdp import pld, risk
+from fdp import Mechanism, pld, risk
 from fdp.privacy_loss import dpsgd
 from timing import best_of, profile_phases, uncertified_gamma
 
@@ -46,7 +46,7 @@ PHASES = [
 
 
 def bracket(noise, rate, steps, discretization=1e-4):
-    return pld.tradeoff_bracket("gaussian", noise, rate, steps, discretization=discretization, level_min=float(KAPPAS.min()))
+    return pld.tradeoff_bracket(Mechanism("gaussian", noise, rate, steps), discretization=discretization, level_min=float(KAPPAS.min()))
 
 
 def compare(name, noise, rate, steps, discretization=1e-4):

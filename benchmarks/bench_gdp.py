@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from gdpnum.dpsgd import get_mu_and_regret_for_dpsgd
 
-from fdp import gdp, pld
+from fdp import Mechanism, gdp, pld
 from timing import best_of, profile_phases
 
 WORKLOADS = {
@@ -41,13 +41,13 @@ PHASES = [
 
 def compare(name, noise, rate, steps):
     (mu_g, reg_g), t_g = best_of(lambda: get_mu_and_regret_for_dpsgd(noise, rate, steps), 3)
-    (mu_c, reg_c), t_c = best_of(lambda: gdp.mu_and_regret_dpsgd(noise, rate, steps, discretization=1e-4), 3)
-    (mu_o, reg_o), t_o = best_of(lambda: gdp.mu_and_regret_dpsgd(noise, rate, steps), 3)
+    (mu_c, reg_c), t_c = best_of(lambda: gdp.mu_and_regret_dpsgd(Mechanism("gaussian", noise, rate, steps), discretization=1e-4), 3)
+    (mu_o, reg_o), t_o = best_of(lambda: gdp.mu_and_regret_dpsgd(Mechanism("gaussian", noise, rate, steps)), 3)
     (mu_d, _), t_d = best_of(
-        lambda: gdp.mu_and_regret_dpsgd(noise, rate, steps, discretization=1e-4, method="dp_accounting"), 3)
-    bracket = pld.tradeoff_bracket("gaussian", noise, rate, steps, discretization=1e-4, level_min=1e-10)
+        lambda: gdp.mu_and_regret_dpsgd(Mechanism("gaussian", noise, rate, steps), discretization=1e-4, method="dp_accounting"), 3)
+    bracket = pld.tradeoff_bracket(Mechanism("gaussian", noise, rate, steps), discretization=1e-4, level_min=1e-10)
     low = gdp.mu_star(bracket.upper, tail=1e-10)
-    h = pld.default_discretization(noise, rate, steps)
+    h = pld.default_discretization(Mechanism("gaussian", noise, rate, steps))
     print(f"{name}: certified mu* interval at 1e-4 [{low:.6f}, {mu_c:.6f}]")
     print(f"  gdpnum (1e-4)          mu {mu_g:.6f} ({mu_g - low:+.1e} from the interval's bottom), regret {reg_g:.4e}, "
           f"{t_g:.3f} s")
@@ -61,7 +61,7 @@ def main():
     for name, args in WORKLOADS.items():
         compare(name, *args)
     noise, rate, steps = WORKLOADS["eps = 8, De et al. (9.4, 0.328, 2000)"]
-    profile_phases(lambda: gdp.mu_and_regret_dpsgd(noise, rate, steps, discretization=1e-4), PHASES,
+    profile_phases(lambda: gdp.mu_and_regret_dpsgd(Mechanism("gaussian", noise, rate, steps), discretization=1e-4), PHASES,
                    "one certified mu* and regret (De et al., 1e-4)")
 
 

@@ -13,7 +13,7 @@ import tracemalloc
 
 import numpy as np
 
-from fdp import montecarlo
+from fdp import Mechanism, montecarlo
 
 
 def naive_gamma(sigma, q, steps, kappa, samples, seed):
@@ -37,7 +37,7 @@ def measure(fn):
 def main():
     sigma, q, steps, kappa, samples = 1.0, 0.05, 1000, 0.1, 200_000
     print(f"workload: sigma={sigma}, q={q}, steps={steps}, kappa={kappa}, samples={samples:,}")
-    ours, t_ours, m_ours = measure(lambda: montecarlo.gamma_mc(sigma, q, steps, kappa, samples=samples, seed=1))
+    ours, t_ours, m_ours = measure(lambda: montecarlo.gamma_mc(Mechanism("gaussian", sigma, q, steps), kappa, samples=samples, seed=1))
     naive, t_naive, m_naive = measure(lambda: naive_gamma(sigma, q, steps, kappa, samples, seed=1))
     print(f"gamma: streaming {ours.estimate[0]:.4f} +- {ours.std_error[0]:.4f}, naive {naive:.4f}")
     print(f"time:  streaming {t_ours:.2f} s, naive {t_naive:.2f} s, ratio naive/streaming {t_naive / t_ours:.2f}")

@@ -16,7 +16,7 @@ import tracemalloc
 
 import numpy as np
 
-from fdp import edgeworth, montecarlo, pld
+from fdp import Mechanism, edgeworth, montecarlo, pld
 from timing import uncertified_gamma
 
 SIGMA, Q, STEPS = 2.5, 16384 / 1281167, 71589
@@ -31,9 +31,9 @@ def timed(fn):
 
 def main():
     print(f"workload: sigma={SIGMA}, q={Q:.6f}, steps={STEPS}, kappa={KAPPAS.tolist()}")
-    curve, t_setup = timed(lambda: edgeworth.edgeworth_curve("gaussian", SIGMA, Q, STEPS))
+    curve, t_setup = timed(lambda: edgeworth.edgeworth_curve(Mechanism("gaussian", SIGMA, Q, STEPS)))
     ew, t_eval = timed(lambda: [float(curve.power(np.array([k]))[0]) for k in KAPPAS])
-    bracket, t_bracket = timed(lambda: pld.tradeoff_bracket("gaussian", SIGMA, Q, STEPS, discretization=1e-4))
+    bracket, t_bracket = timed(lambda: pld.tradeoff_bracket(Mechanism("gaussian", SIGMA, Q, STEPS), discretization=1e-4))
     low, up = bracket.gamma(KAPPAS)
     mid = 0.5 * (low + up)
 
@@ -48,7 +48,7 @@ def main():
     # streaming Monte Carlo: peak memory independent of the number of steps
     for steps in (100, 1000):
         tracemalloc.start()
-        montecarlo.gamma_mc(SIGMA, Q, steps, [0.1], samples=100_000, seed=0)
+        montecarlo.gamma_mc(Mechanism("gaussian", SIGMA, Q, steps), [0.1], samples=100_000, seed=0)
         _, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()
         print(f"streaming MC, 100,000 samples, {steps} steps: peak traced memory {peak / 2**20:.1f} MiB "

@@ -29,9 +29,9 @@ def uncertified_gamma(noise_multiplier, sampling_rate, steps, kappas, discretiza
     ``get_beta_from_pld`` (as riskcal and gdpnum do; it reads the symmetrised curve)."""
     from riskcal.analysis import get_beta_from_pld
 
-    from fdp import pld
+    from fdp import Mechanism, pld
 
-    dist = pld.mechanism_pld("gaussian", noise_multiplier, sampling_rate, steps, discretization=discretization)
+    dist = pld.mechanism_pld(Mechanism("gaussian", noise_multiplier, sampling_rate, steps), discretization=discretization)
     return 1.0 - np.asarray(get_beta_from_pld(dist, alpha=np.asarray(kappas)))
 
 

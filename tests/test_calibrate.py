@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import norm
 
-from fdp import accountants, calibrate, gdp, tradeoff
+from fdp import Mechanism, accountants, calibrate, gdp, tradeoff
 
 
 def gaussian_delta(eps, mu):
@@ -18,7 +18,7 @@ def gaussian_delta(eps, mu):
 
 def test_full_batch_matches_gdp_closed_form():
     noise, steps, delta = 2.0, 4, 1e-5
-    eps = accountants.epsilon(noise, 1.0, steps, delta)
+    eps = accountants.epsilon(Mechanism("gaussian", noise, 1.0, steps), delta)
     mu = np.sqrt(steps) / noise
     assert gaussian_delta(eps, mu) == pytest.approx(delta, rel=1e-2)
     assert gaussian_delta(eps, mu) <= delta * (1 + 1e-9) + 1e-12  # pessimistic: eps is an upper bound
@@ -27,13 +27,13 @@ def test_full_batch_matches_gdp_closed_form():
 @pytest.mark.parametrize("accountant", ["pld", "rdp"])
 def test_inverse(accountant):
     noise = calibrate.noise_multiplier_for(4.0, 1e-5, 0.3, 100, accountant=accountant, discretization=1e-3, rtol=1e-3)
-    assert accountants.epsilon(noise, 0.3, 100, 1e-5, accountant, 1e-3) <= 4.0
-    assert accountants.epsilon(noise / 1.002, 0.3, 100, 1e-5, accountant, 1e-3) > 4.0
+    assert accountants.epsilon(Mechanism("gaussian", noise, 0.3, 100), 1e-5, accountant, 1e-3) <= 4.0
+    assert accountants.epsilon(Mechanism("gaussian", noise / 1.002, 0.3, 100), 1e-5, accountant, 1e-3) > 4.0
 
 
 def test_rdp_is_looser_than_pld():
-    args = (1.0, 0.01, 1000, 1e-5)
-    assert accountants.epsilon(*args, accountant="rdp") > accountants.epsilon(*args, accountant="pld")
+    sgm = Mechanism("gaussian", 1.0, 0.01, 1000)
+    assert accountants.epsilon(sgm, 1e-5, accountant="rdp") > accountants.epsilon(sgm, 1e-5, accountant="pld")
 
 
 @pytest.mark.parametrize(
@@ -106,11 +106,10 @@ def test_noise_for_mu_and_rero_round_trip():
     from fdp import gdp, pld
 
     c = calibrate.noise_for_risk("mu", 1.0, 0.01, 1000, discretization=1e-3, rtol=1e-3)
-    mu = gdp.mu_and_regret_dpsgd(c.noise_multiplier, 0.01, 1000, discretization=1e-3)[0]
+    mu = gdp.mu_and_regret_dpsgd(Mechanism("gaussian", c.noise_multiplier, 0.01, 1000), discretization=1e-3)[0]
     assert mu == c.achieved and 1.0 - 5e-3 <= mu <= 1.0 and c.achieved_lower <= mu
     c = calibrate.noise_for_risk("rero", 0.05, 0.01, 1000, kappa=0.01, discretization=1e-3)
-    low, up = pld.tradeoff_bracket("gaussian", c.noise_multiplier, 0.01, 1000, discretization=1e-3,
-                                   level_min=0.01).gamma(0.01)
+    low, up = pld.tradeoff_bracket(Mechanism("gaussian", c.noise_multiplier, 0.01, 1000), discretization=1e-3, level_min=0.01).gamma(0.01)
     assert up <= 0.05 + 1e-9 and 0.05 * (1 - 5e-3) <= c.achieved <= 0.05 and low <= c.achieved
     # full batches: mu is sqrt(steps) / sigma exactly, the certified curve lies just above it
     c = calibrate.noise_for_risk("mu", 2.0, 1.0, 16, discretization=1e-3, rtol=1e-4)
@@ -128,7 +127,7 @@ def test_noise_for_rtm_tpr_round_trip():
     assert c.achieved_lower <= c.achieved <= 0.05 and c.achieved >= 0.05 * (1 - 1e-2)
     assert calibrate._risk_lower("rtm_tpr", c.noise_lower, 0.05, 100, 1e-3, 0.01, 1) > 0.05
     assert calibrate._risk("rtm_tpr", c.noise_multiplier / (1 + c.rtol), 0.05, 100, 1e-3, None, 0.01, 1) > 0.05
-    bracket = rtm.tensor_bracket("gaussian", c.noise_multiplier, 0.05, 100, discretization=1e-3)
+    bracket = rtm.tensor_bracket(Mechanism("gaussian", c.noise_multiplier, 0.05, 100), discretization=1e-3)
     assert 1.0 - tradeoff.symmetrise(bracket.lower)(0.01) == pytest.approx(c.achieved, abs=1e-12)
     dp = calibrate.noise_for_risk("tpr", 0.05, 0.05, 100, fpr=0.01, discretization=1e-3)
     assert c.noise_multiplier < dp.noise_multiplier

@@ -9,7 +9,7 @@ import warnings
 import pytest
 
 import fdp
-from fdp import calibrate, montecarlo, risk
+from fdp import Mechanism, calibrate, montecarlo, risk
 from fdp.diagnostics import warns
 
 EDGE = fdp.Mechanism("gaussian", 1.0, 3e-7, 1)  # mu* about 2e-5: its certified interval is several % wide
@@ -41,7 +41,7 @@ def test_a_clean_result_issues_no_warning():
 
 def test_a_collapsed_monte_carlo_estimate_warns():
     # sigma 0.5, 50 steps at rate 0.5: the likelihood ratios are far too heavy-tailed for 200,000 samples
-    result, messages = _caught(montecarlo.gamma_mc, 0.5, 0.5, 50, [0.1], samples=200_000, seed=1)
+    result, messages = _caught(montecarlo.gamma_mc, Mechanism("gaussian", 0.5, 0.5, 50), [0.1], samples=200_000, seed=1)
     assert result.warning is not None and "collapsed" in result.warning
     assert messages == [result.warning]
 

@@ -220,7 +220,7 @@ def test_rtm_one_step_bracket_with_a_small_tail_holds_the_exact_power(kappa):
     alpha 1e-280 go to infinite loss (their slopes pass the float range)."""
     from fdp import rtm
 
-    bracket = rtm.tensor_bracket("gaussian", 0.47, 0.0021, 1, discretization=1e-3, tail=max(1e-3 * kappa, 1e-300))
+    bracket = rtm.tensor_bracket(Mechanism("gaussian", 0.47, 0.0021, 1), discretization=1e-3, tail=max(1e-3 * kappa, 1e-300))
     low, up = bracket.gamma([kappa])
     exact = _rtm_one_step_power(kappa, 0.0021, 0.47)
     assert low[0] <= exact <= up[0]
@@ -309,10 +309,10 @@ def test_library_and_cli_refuse_the_same_rtol():
 def test_far_from_private_the_default_spacing_is_converged_without_halving():
     """Rounding losses up by at most h moves epsilon up by at most steps * h: at noise 0.2 (epsilon ~ 50) the
     first spacing is converged, and halving it indeed moves epsilon by less than that."""
-    s = pld.converged_discretization(0.2, 0.5, 2)
+    s = pld.converged_discretization(Mechanism("gaussian", 0.2, 0.5, 2))
     assert s.converged and s.excess <= pld.EPSILON_RTOL
     h = s.discretization
-    coarse, fine = (pld.mechanism_pld("gaussian", 0.2, 0.5, 2, discretization=x).get_epsilon_for_delta(1e-5)
+    coarse, fine = (pld.mechanism_pld(Mechanism("gaussian", 0.2, 0.5, 2), discretization=x).get_epsilon_for_delta(1e-5)
                     for x in (h, h / 2))
     assert 0.0 <= coarse - fine <= 2 * h
 
@@ -372,7 +372,7 @@ def test_rdp_epsilon_is_dp_accountings_default():
 
     acc = rdp_privacy_accountant.RdpAccountant()  # its default orders
     acc.compose(dp_accounting.PoissonSampledDpEvent(0.01, dp_accounting.GaussianDpEvent(1.0)), 100)
-    assert accountants.epsilon(1.0, 0.01, 100, 1e-5, accountant="rdp") == acc.get_epsilon(1e-5)
+    assert accountants.epsilon(Mechanism("gaussian", 1.0, 0.01, 100), 1e-5, accountant="rdp") == acc.get_epsilon(1e-5)
     r = risk.report(dpsgd(1.0, 0.01, 100), discretization=1e-3, rero_discretization=1e-3, rtm_discretization=1e-3)
     assert r.to_dict()["dp"]["rdp_conversion"] == accountants.RDP_CONVERSION
 
@@ -410,7 +410,7 @@ def test_calibrate_epsilon_at_delta_1e_100_falls_back_on_rdp(capsys):
     code, out, err = _run(capsys, ["calibrate", "--sampling-rate", "0.01", "--steps", "100", "--epsilon", "5",
                                    "--delta", "1e-100"])
     assert code == 0 and "RDP accountant" in err
-    assert accountants.epsilon(out["noise_multiplier"], 0.01, 100, 1e-100, accountant="rdp") <= 5.0
+    assert accountants.epsilon(Mechanism("gaussian", out["noise_multiplier"], 0.01, 100), 1e-100, accountant="rdp") <= 5.0
 
 
 def test_a_target_met_by_sampling_alone_is_noise_0_with_a_warning(capsys):
@@ -464,7 +464,7 @@ def test_a_curve_that_is_0_is_answered_by_the_full_batch_bound(capsys):
     (1.17, 0.93, 3170) case, 48.1, was refused the same way)."""
     code, out, err = _run(capsys, ["report", "--noise-multiplier", "2", "--sampling-rate", "0.5", "--steps", "30000"])
     assert code == 0 and "pass tail" not in err and "full batch's sqrt(steps)/sigma" in err
-    assert out["gdp"]["mu"] == gdp.mu_full_batch(2.0, 30000)
+    assert out["gdp"]["mu"] == gdp.mu_full_batch(Mechanism("gaussian", 2.0, 1.0, 30000))
     assert out["mia"]["tpr_upper"] == list(mia.gaussian_membership_bounds(out["gdp"]["mu"], out["mia"]["fpr"],
                                                                           out["mia"]["prior"])[0])
 
@@ -480,8 +480,7 @@ def test_laplace_too_far_from_private_is_answered_by_the_composed_one_step_bound
 @given(sigma=st.floats(0.3, 20.0), q=st.floats(1e-4, 0.99), fpr=st.floats(1e-300, 0.5))
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_one_step_tpr_bound_is_above_the_exact_add_tpr(sigma, q, fpr):
-    curve = pld.certified_lower_curve("gaussian", sigma, q, 1, discretization=1e-3, direction="symmetrised",
-                                      level_min=max(fpr, 1e-300))
+    curve = pld.certified_lower_curve(Mechanism("gaussian", sigma, q, 1), discretization=1e-3, direction="symmetrised", level_min=max(fpr, 1e-300))
     tpr = mia.membership_bounds(curve, [fpr], [0.5])[0][0]
     assert tpr >= _one_step_add_tpr(fpr, q, sigma) * (1 - 1e-12)
 
@@ -554,14 +553,14 @@ def test_default_spacing_brings_epsilon_within_half_a_percent_of_converged():
     reaches at 3e-5) and mu 0.551 (converged 0.417); the chosen spacing meets 0.5 %."""
     g = risk.gdp(dpsgd(1.0, 1e-4, 10_000_000))
     # the pessimistic PLD at 3e-5 (1.6274) is the value the issue calls converged: an upper bound, like ours
-    converged = pld.mechanism_pld("gaussian", 1.0, 1e-4, 10_000_000, discretization=3e-5).get_epsilon_for_delta(1e-5)
+    converged = pld.mechanism_pld(Mechanism("gaussian", 1.0, 1e-4, 10_000_000), discretization=3e-5).get_epsilon_for_delta(1e-5)
     assert converged * 0.99 <= g.epsilon <= converged * 1.005
     # mu* is read at the spacing where it is within MU_RTOL of the optimistic curve's mu* (0.4161 with the lower end
     # 0.4152 here; at the epsilon's spacing 1.9e-5 the ends were 1.0 % apart)
     assert g.mu_lower <= g.mu <= 0.42 and g.mu - g.mu_lower <= risk.MU_RTOL * g.mu and not g.warnings
     # a workload already converged at the default keeps it (the book's numbers do not move)
-    assert pld.converged_discretization(9.4, 2**14 / 50_000, 2000).discretization == pld.default_discretization(
-        9.4, 2**14 / 50_000, 2000)
+    de = Mechanism("gaussian", 9.4, 2**14 / 50_000, 2000)
+    assert pld.converged_discretization(de).discretization == pld.default_discretization(de)
 
 
 def test_default_gdp_spacing_refines_mu_at_tiny_sampling_rates_and_states_the_interval():
@@ -605,7 +604,7 @@ def test_dense_and_sparse_one_step_pmfs_compose_to_the_same_epsilon():
     same epsilon."""
     from dp_accounting.pld import privacy_loss_distribution as dpl
 
-    ours = pld.mechanism_pld("gaussian", 2.0, 1e-4, 1000, discretization=3e-4).get_epsilon_for_delta(1e-5)
+    ours = pld.mechanism_pld(Mechanism("gaussian", 2.0, 1e-4, 1000), discretization=3e-4).get_epsilon_for_delta(1e-5)
     theirs = dpl.from_gaussian_mechanism(2.0, sensitivity=1.0, pessimistic_estimate=True, sampling_prob=1e-4,
                                          value_discretization_interval=3e-4, use_connect_dots=True)
     assert ours == pytest.approx(theirs.self_compose(1000).get_epsilon_for_delta(1e-5), rel=1e-9)

@@ -19,10 +19,10 @@ from scipy import integrate
 from scipy.special import eval_hermitenorm, ndtr
 from scipy.stats import norm
 
+from fdp import Mechanism, privacy_loss, rero, tradeoff
 from fdp import edgeworth as ew
-from fdp import privacy_loss, rero, tradeoff
 
-IMAGENET = dict(mechanism="gaussian", noise_multiplier=2.5, sampling_rate=16384 / 1281167, steps=71_589)
+IMAGENET = Mechanism("gaussian", 2.5, 16384 / 1281167, 71_589)
 ALPHAS = np.array([1e-5, 1e-4, 1e-3, 1e-2, 0.1, 0.3, 0.5, 0.9])
 PROPS = settings(max_examples=40, deadline=None)
 
@@ -104,7 +104,7 @@ def _exact(mechanism, scale, p, steps, alphas=tuple(ALPHAS), bins_per_sd=2000):
 
 def _errors(mechanism, scale, p, steps):
     exact = _exact(mechanism, scale, p, steps)
-    return [float(np.max(np.abs(ew.edgeworth_curve(mechanism, scale, p, steps, order=o)(ALPHAS) - exact))) for o in range(5)]
+    return [float(np.max(np.abs(ew.edgeworth_curve(Mechanism(mechanism, scale, p, steps), order=o)(ALPHAS) - exact))) for o in range(5)]
 
 
 def test_fft_ground_truth_matches_closed_forms():
@@ -223,7 +223,7 @@ def test_chi2_divergence(b):
 @pytest.mark.parametrize("order", range(5))
 @pytest.mark.parametrize("sigma,steps", [(0.5, 1), (2.0, 10), (8.0, 1000)])
 def test_gaussian_p1_is_exact_for_every_order(order, sigma, steps):
-    curve = ew.edgeworth_curve("gaussian", sigma, 1.0, steps, order=order)
+    curve = ew.edgeworth_curve(Mechanism("gaussian", sigma, 1.0, steps), order=order)
     exact = tradeoff.gaussian(math.sqrt(steps) / sigma)
     a = np.concatenate([[0.0, 1e-12, 1e-7], ALPHAS, [1.0]])
     np.testing.assert_allclose(curve(a), exact(a), rtol=1e-10, atol=1e-14)
@@ -269,27 +269,27 @@ def test_slm_error_shrinks_with_order_and_n():
 def test_single_step_is_not_asymptotic():
     # N = 1 (exact: Lemma 9): the series is only a rough approximation, far worse than at N = 100
     exact = tradeoff.subsample(tradeoff.gaussian(0.5), 0.5)(ALPHAS)
-    err_n1 = np.max(np.abs(ew.edgeworth_curve("gaussian", 2.0, 0.5, 1, order=0)(ALPHAS) - exact))
+    err_n1 = np.max(np.abs(ew.edgeworth_curve(Mechanism("gaussian", 2.0, 0.5, 1), order=0)(ALPHAS) - exact))
     assert err_n1 > 1e-2
     assert err_n1 > 100 * _errors("gaussian", 2.0, 0.5, 100)[4]
 
 
 def test_imagenet_workload_kappa_down_to_1e7():
     kappas = np.array([1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 0.1])
-    truth = 1 - _exact(*IMAGENET.values(), alphas=tuple(kappas), bins_per_sd=4000)
-    gammas = {o: ew.gamma_edgeworth(**IMAGENET, kappa=kappas, order=o) for o in range(5)}
+    truth = 1 - _exact(*IMAGENET.args, alphas=tuple(kappas), bins_per_sd=4000)
+    gammas = {o: ew.gamma_edgeworth(IMAGENET, kappa=kappas, order=o) for o in range(5)}
     for o, g in gammas.items():
         assert np.all(np.isfinite(g)) and np.all(g >= kappas) and np.all(np.diff(g) > 0), o
     np.testing.assert_allclose(gammas[4], truth, rtol=1e-4)  # measured: 2.1e-5 at kappa = 1e-7
     np.testing.assert_allclose(gammas[3], gammas[4], rtol=1e-5)  # the paper's two readings agree
     assert abs(gammas[0][0] / truth[0] - 1) > 10 * abs(gammas[4][0] / truth[0] - 1)
-    assert ew.edgeworth_curve(**IMAGENET).alpha_range == (0.0, 1.0)
+    assert ew.edgeworth_curve(IMAGENET).alpha_range == (0.0, 1.0)
     # the library's generic path gives the same numbers
-    np.testing.assert_allclose(rero.gamma(ew.edgeworth_curve(**IMAGENET), kappas), gammas[4], rtol=1e-14)
+    np.testing.assert_allclose(rero.gamma(ew.edgeworth_curve(IMAGENET), kappas), gammas[4], rtol=1e-14)
 
 
 def test_inverse_is_the_other_direction():
-    curve = ew.edgeworth_curve("gaussian", 2.0, 0.3, 100)
+    curve = ew.edgeworth_curve(Mechanism("gaussian", 2.0, 0.3, 100))
     beta = curve(ALPHAS)
     np.testing.assert_allclose(curve.inverse(beta), ALPHAS, rtol=1e-8)
     swapped = curve.swapped()
@@ -297,12 +297,12 @@ def test_inverse_is_the_other_direction():
 
 
 def test_vectorised_shapes():
-    curve = ew.edgeworth_curve("laplace", 1.0, 0.2, 500)
+    curve = ew.edgeworth_curve(Mechanism("laplace", 1.0, 0.2, 500))
     k = np.array([[1e-6, 1e-3], [0.1, 0.5]])
-    g = ew.gamma_edgeworth("laplace", 1.0, 0.2, 500, k)
+    g = ew.gamma_edgeworth(Mechanism("laplace", 1.0, 0.2, 500), k)
     assert g.shape == (2, 2)
     np.testing.assert_allclose(g.ravel(), [float(curve.power(v)) for v in k.ravel()], rtol=1e-14)
-    assert np.ndim(ew.gamma_edgeworth("laplace", 1.0, 0.2, 500, 0.1)) == 0
+    assert np.ndim(ew.gamma_edgeworth(Mechanism("laplace", 1.0, 0.2, 500), 0.1)) == 0
     assert curve(0.0) == 1.0 and curve(1.0) == 0.0
 
 
@@ -333,13 +333,13 @@ def test_invalid_series_is_detected():
     # order 4: the density of the truncated series is negative at the mean itself
     assert _independent_density(k0, 1, 4, np.array([0.0]))[0] < 0
     with pytest.raises(ValueError, match="negative density at its own mean"):
-        ew.edgeworth_curve(*args, order=4)
+        ew.edgeworth_curve(Mechanism(*args), order=4)
     with pytest.raises(ValueError, match="Edgeworth"):
-        ew.gamma_edgeworth(*args, kappa=0.01)
+        ew.gamma_edgeworth(Mechanism(*args), kappa=0.01)
     # order 2: a distribution only on a small interval around the mean; levels needing more raise
     z = np.linspace(-3, 3, 601)
     assert np.min(_independent_density(k0, 1, 2, z)) < 0
-    curve = ew.edgeworth_curve(*args, order=2)
+    curve = ew.edgeworth_curve(Mechanism(*args), order=2)
     lo, hi = curve.h0.z_range
     assert -3 < lo < 0 < hi < 3
     assert np.all(_independent_density(k0, 1, 2, np.linspace(lo, hi, 200)[1:-1]) > 0)
@@ -352,10 +352,10 @@ def test_invalid_series_is_detected():
     assert curve.alpha_range[0] < 0.1 < curve.alpha_range[1]
 
 
-@pytest.mark.parametrize("args", [tuple(IMAGENET.values()), ("gaussian", 2.0, 0.1, 100), ("laplace", 1.0, 0.1, 1000)])
+@pytest.mark.parametrize("args", [IMAGENET.args, ("gaussian", 2.0, 0.1, 100), ("laplace", 1.0, 0.1, 1000)])
 @pytest.mark.parametrize("order", range(5))
 def test_benign_series_are_not_flagged(args, order):
-    curve = ew.edgeworth_curve(*args, order=order)
+    curve = ew.edgeworth_curve(Mechanism(*args), order=order)
     kappas = np.array([1e-7, 1e-4, 0.1, 0.5])
     assert np.all(np.isfinite(curve.power(kappas)))
     assert curve.alpha_range[0] <= 1e-7 and curve.alpha_range[1] >= 0.5
@@ -391,7 +391,7 @@ def test_gamma_is_a_valid_bound_or_an_error(mechanism, scale, log_steps, p_sqrt_
     steps = int(10**log_steps)
     p = min(1.0, p_sqrt_n / math.sqrt(steps))
     try:
-        curve = ew.edgeworth_curve(mechanism, scale, p, steps, order=order)
+        curve = ew.edgeworth_curve(Mechanism(mechanism, scale, p, steps), order=order)
     except ValueError as exc:
         assert "Edgeworth" in str(exc)
         return
@@ -419,8 +419,8 @@ def test_gamma_is_a_valid_bound_or_an_error(mechanism, scale, log_steps, p_sqrt_
 @pytest.mark.parametrize("sigma,p,steps", [(2.5, 16384 / 1281167, 71_589), (1.0, 0.01, 10_000), (0.8, 0.5, 3)])
 def test_clt_mu_formula(sigma, p, steps):
     expected = p * math.sqrt(steps * (math.exp(1 / sigma**2) - 1))  # Bu et al. 2020; ReRo footnote 3
-    assert ew.clt_mu("gaussian", sigma, p, steps) == pytest.approx(expected, rel=1e-14)
-    curve = ew.clt_curve("gaussian", sigma, p, steps)
+    assert ew.clt_mu(Mechanism("gaussian", sigma, p, steps)) == pytest.approx(expected, rel=1e-14)
+    curve = ew.clt_curve(Mechanism("gaussian", sigma, p, steps))
     np.testing.assert_allclose(curve(ALPHAS), tradeoff.gaussian(expected)(ALPHAS), rtol=1e-14)
 
 
@@ -433,10 +433,10 @@ def test_clt_is_the_limit_of_order_zero(mech, scale):
         k0 = privacy_loss.loss_cumulants(mech, scale, p, "H0", steps)
         k1 = privacy_loss.loss_cumulants(mech, scale, p, "H1", steps)
         mu_eff = (k1[0] - k0[0]) / math.sqrt(k0[1])
-        mu_tilde = ew.clt_mu(mech, scale, p, steps)
+        mu_tilde = ew.clt_mu(Mechanism(mech, scale, p, steps))
         gaps.append(abs(mu_eff / mu_tilde - 1))
-        order0 = ew.edgeworth_curve(mech, scale, p, steps, order=0)
-        curve_gaps.append(np.max(np.abs(order0(ALPHAS) - ew.clt_curve(mech, scale, p, steps)(ALPHAS))))
+        order0 = ew.edgeworth_curve(Mechanism(mech, scale, p, steps), order=0)
+        curve_gaps.append(np.max(np.abs(order0(ALPHAS) - ew.clt_curve(Mechanism(mech, scale, p, steps))(ALPHAS))))
     assert all(b < a / 5 for a, b in zip(gaps, gaps[1:])), gaps  # O(p^2) = O(1/N) once p is small
     assert gaps[-1] < 1e-4
     assert all(b < a / 3 for a, b in zip(curve_gaps, curve_gaps[1:])), curve_gaps  # O(p) = O(N^-1/2) once p is small
@@ -445,9 +445,9 @@ def test_clt_is_the_limit_of_order_zero(mech, scale):
 
 def test_clt_uses_e_mu_squared_not_e_mu():
     # ReRo main text prints e^{mu_2}, its footnote e^{1/sigma^2}: large N, small p decides it
-    sigma, p, steps = IMAGENET["noise_multiplier"], IMAGENET["sampling_rate"], IMAGENET["steps"]
+    _, sigma, p, steps = IMAGENET.args
     kappa = np.array([1e-7, 1e-4, 0.1])
-    edgeworth = ew.gamma_edgeworth(**IMAGENET, kappa=kappa)
+    edgeworth = ew.gamma_edgeworth(IMAGENET, kappa=kappa)
     with_mu2 = rero.gamma(tradeoff.gaussian(p * math.sqrt(steps * math.expm1(1 / sigma**2))), kappa)
     with_mu = rero.gamma(tradeoff.gaussian(p * math.sqrt(steps * math.expm1(1 / sigma))), kappa)
     np.testing.assert_allclose(with_mu2, edgeworth, rtol=0.02)  # measured 1.1 % at 1e-7
@@ -492,8 +492,9 @@ GOOD = dict(mechanism="gaussian", noise_multiplier=1.0, sampling_rate=0.1, steps
 )
 def test_bad_input_names_the_argument(name, value):
     args = dict(GOOD, **{name: value})
-    with pytest.raises(ValueError, match=name):
-        ew.gamma_edgeworth(**args)
+    with pytest.raises(ValueError, match="noise" if name == "mechanism" else name):  # the Mechanism's field
+        ew.gamma_edgeworth(Mechanism(*(args[k] for k in ("mechanism", "noise_multiplier", "sampling_rate", "steps"))),
+                           args["kappa"], args["order"])
 
 
 def test_bad_input_other_functions():
@@ -502,9 +503,11 @@ def test_bad_input_other_functions():
     with pytest.raises(ValueError, match="method"):
         privacy_loss.loss_cumulants("gaussian", 1.0, 0.1, "H0", method="mc")
     with pytest.raises(ValueError, match="steps"):
-        ew.clt_mu("gaussian", 1.0, 0.1, 0)
-    with pytest.raises(ValueError, match="mechanism"):
-        ew.clt_curve("gauss", 1.0, 0.1, 10)
+        ew.clt_mu(Mechanism("gaussian", 1.0, 0.1, 0))
+    with pytest.raises(ValueError, match="noise"):
+        ew.clt_curve(Mechanism("gauss", 1.0, 0.1, 10))
+    with pytest.raises(ValueError, match=r"mechanism must be a fdp.Mechanism, got 'gaussian': pass Mechanism\('gaussian'"):
+        ew.clt_curve("gaussian")
     with pytest.raises(ValueError, match="seed"):
         privacy_loss.sample_privacy_loss("gaussian", 1.0, 0.1, "H0", 10, seed=None)
     with pytest.raises(ValueError, match="size"):
@@ -514,4 +517,4 @@ def test_bad_input_other_functions():
     with pytest.raises(ValueError, match="cumulants"):
         ew.EdgeworthSeries([0.0, 1.0, 0.1], 10, order=4)
     with pytest.raises(ValueError, match="alpha"):
-        ew.edgeworth_curve("gaussian", 1.0, 0.1, 10)(1.5)
+        ew.edgeworth_curve(Mechanism("gaussian", 1.0, 0.1, 10))(1.5)

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from scipy.stats import norm
 
 from fdp import (
+    Mechanism,
     conversions,
     edgeworth,
     gdp,
@@ -94,7 +95,7 @@ def test_laplace_mu_is_exact_and_above_the_fixed_point_bound(capsys, eps):
 
 def test_laplace_closed_form_matches_the_pld_curve():
     for eps in (0.5, 2.0):
-        curve = pld.tradeoff_curve(pld.mechanism_pld("laplace", 1 / eps), "symmetrised", normalise=True)
+        curve = pld.tradeoff_curve(pld.mechanism_pld(Mechanism("laplace", 1 / eps), discretization=1e-4), "symmetrised", normalise=True)
         # the pessimistic PLD curve lies below the exact one: its mu* is a little larger
         assert gdp.mu_laplace(eps) <= gdp.mu_star(curve, tail=1e-10) <= gdp.mu_laplace(eps) + 1e-6
 
@@ -130,7 +131,7 @@ def test_subsampled_mu_states_its_floor_and_never_falls_below_it(capsys):
 
 
 def test_mu_floor_convention_is_monotone_and_keeps_end_points():
-    curve = pld.dpsgd_tradeoff(1.5, 0.05, 400)
+    curve = pld.mechanism_tradeoff(Mechanism("gaussian", 1.5, 0.05, 400))
     mus = [gdp.mu_star(curve, tail=t) for t in (1e-4, 1e-6, 1e-8, 1e-10)]
     assert all(a <= b + 1e-12 for a, b in zip(mus, mus[1:]))
     # certified on the kept range: f_mu <= f at every level in it
@@ -165,7 +166,7 @@ def test_mc_needs_ten_kept_samples(capsys, samples):
 
 
 def test_mc_interval_in_kappa_one_for_a_healthy_run():
-    res = montecarlo.gamma_mc(1.0, 0.05, 20, [1e-3, 0.1, 0.9], samples=50_000, seed=3)
+    res = montecarlo.gamma_mc(Mechanism("gaussian", 1.0, 0.05, 20), [1e-3, 0.1, 0.9], samples=50_000, seed=3)
     assert res.warning is None and abs(res.mass - 1) < 0.1
     assert np.all(res.kappa <= res.lower) and np.all(res.lower <= res.estimate)
     assert np.all(res.estimate <= res.upper) and np.all(res.upper <= 1.0)
@@ -174,12 +175,12 @@ def test_mc_interval_in_kappa_one_for_a_healthy_run():
 @pytest.mark.parametrize("seed", [-1, 1.5, "a", None, True])
 def test_mc_bad_seed_is_a_value_error(seed):
     with pytest.raises(ValueError, match="seed"):
-        montecarlo.sgm_log_likelihood_ratios(1.0, 0.1, 2, 100, seed=seed)
+        montecarlo.log_likelihood_ratios(Mechanism("gaussian", 1.0, 0.1, 2), 100, seed=seed)
 
 
 def test_mc_work_guard():
     with pytest.raises(ResourceLimitError, match="samples"):
-        montecarlo.gamma_mc(1.0, 0.1, 10**7, [0.1], samples=10**6)
+        montecarlo.gamma_mc(Mechanism("gaussian", 1.0, 0.1, 10**7), [0.1], samples=10**6)
 
 
 # --- gamma >= kappa, no cancellation ----------------------------------------------------------------
@@ -188,7 +189,7 @@ def test_mc_work_guard():
 @pytest.mark.slow
 def test_bracket_keeps_gamma_above_kappa_at_tiny_kappa():
     kappa = np.array([1e-300, 1e-17, 1e-16, 1e-12])
-    bracket = pld.tradeoff_bracket("gaussian", 1.0, 0.01, 20, discretization=1e-3, level_min=1e-17)
+    bracket = pld.tradeoff_bracket(Mechanism("gaussian", 1.0, 0.01, 20), discretization=1e-3, level_min=1e-17)
     low, up = bracket.gamma(kappa)
     assert np.all(kappa <= low) and np.all(low <= up) and np.all(up <= 1)
     # the powers are cumulative masses (no 1 - f cancellation): small, ordered values, not multiples of 2^-52
@@ -236,8 +237,8 @@ def test_edgeworth_warns_deep_in_the_tail(capsys):
 
 @pytest.mark.slow
 def test_edgeworth_error_estimate_tracks_the_true_error():
-    curve = edgeworth.edgeworth_curve("gaussian", 1.0, 0.01, 1000)
-    low, up = pld.tradeoff_bracket("gaussian", 1.0, 0.01, 1000, discretization=1e-4).gamma([1e-3])
+    curve = edgeworth.edgeworth_curve(Mechanism("gaussian", 1.0, 0.01, 1000))
+    low, up = pld.tradeoff_bracket(Mechanism("gaussian", 1.0, 0.01, 1000), discretization=1e-4).gamma([1e-3])
     true_err = abs(curve.power(1e-3) - up[0])
     assert true_err <= 3 * curve.error_estimate(1e-3) and curve.error_estimate(1e-3) <= 10 * true_err
 
@@ -271,11 +272,11 @@ def test_resource_guards_exit_2_at_once(capsys, no_computation, argv, flag):
 
 def test_library_guards():
     with pytest.raises(ResourceLimitError):
-        pld.mechanism_pld("laplace", 1.0, 1.0, 10**6)
+        pld.mechanism_pld(Mechanism("laplace", 1.0, 1.0, 10**6), discretization=1e-4)
     with pytest.raises(ResourceLimitError):
-        pld.mechanism_pld("gaussian", 1e-6, 1.0, 1, discretization=1e-5)
+        pld.mechanism_pld(Mechanism("gaussian", 1e-6, 1.0, 1), discretization=1e-5)
     with pytest.raises(ResourceLimitError):
-        pld.tradeoff_bracket("gaussian", 1.0, 0.01, 10**9)
+        pld.tradeoff_bracket(Mechanism("gaussian", 1.0, 0.01, 10**9))
 
 
 @settings(max_examples=60, deadline=None)
@@ -287,7 +288,7 @@ def test_library_guards():
 )
 def test_lattice_guard_answers_for_every_setting(sigma, q, steps, h):
     """The guard's estimate is finite and positive, so every call is either accepted or refused."""
-    n = lattice.lattice_points("gaussian", sigma, q, steps, h)
+    n = lattice.lattice_points(Mechanism("gaussian", sigma, q, steps), h)
     assert 1 <= n < float("inf")
     try:
         lattice.check_lattice_points(n, "test", "hint")
@@ -348,7 +349,7 @@ def test_array_arguments_are_finite_reals(value):
         lambda: rtm.composition_noncentrality([], []),
         lambda: conversions.profile_to_tradeoff([], []),
         lambda: pld.discrete_gaussian_pld([]),
-        lambda: pld.default_discretization(0, 1, 1),
+        lambda: pld.default_discretization(Mechanism("gaussian", 0, 1, 1)),
         lambda: gdp.mu_from_eps_delta("1", 1e-5),
         lambda: check_array_in("x", None, 0, 1),
     ],

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from scipy import optimize
 from scipy.stats import norm
 
-from fdp import conversions, gdp, pld, tradeoff
+from fdp import Mechanism, conversions, gdp, pld, tradeoff
 from fdp.tradeoff import PiecewiseLinear
 
 PROPS = settings(max_examples=60, deadline=None)
@@ -658,7 +658,7 @@ def test_tradeoff_profile_is_the_hockey_stick_divergence():
     ref = np.clip((math.e - np.exp(e)) / (1 + math.e), 0, None)
     np.testing.assert_allclose(conversions.tradeoff_profile(rr, e), ref, atol=1e-15)
     # against dp_accounting's profile of a DP-SGD PLD
-    dist = pld.mechanism_pld("gaussian", 2.0, 0.05, 50, discretization=1e-3)
+    dist = pld.mechanism_pld(Mechanism("gaussian", 2.0, 0.05, 50), discretization=1e-3)
     c = pld.tradeoff_curve(dist, "symmetrised", normalise=True)
     for x in (0.0, 0.2, 1.0, 2.0):
         assert conversions.tradeoff_profile(c, x) == pytest.approx(dist.get_delta_for_epsilon(x), rel=1e-5, abs=1e-12)
@@ -695,21 +695,21 @@ def test_zcdp_delta_large_rho_is_finite():
 
 def test_mu_and_regret_dpsgd_sec5_and_grid():
     # GDP paper Sec. 5 / Fig. 1c: noise 9.4, 2000 steps, rate 2^14/50000 is 1.57-GDP with regret 0.10 %
-    mu, reg = gdp.mu_and_regret_dpsgd(9.4, 2**14 / 50000, 2000, discretization=1e-3)
+    mu, reg = gdp.mu_and_regret_dpsgd(Mechanism("gaussian", 9.4, 2**14 / 50000, 2000), discretization=1e-3)
     assert round(mu, 2) == 1.57
     assert round(100 * reg, 2) == 0.10
-    mu, reg = gdp.mu_and_regret_dpsgd(9.4, 2**14 / 50000, 2000, discretization=1e-3, method="dp_accounting")
+    mu, reg = gdp.mu_and_regret_dpsgd(Mechanism("gaussian", 9.4, 2**14 / 50000, 2000), discretization=1e-3, method="dp_accounting")
     assert round(mu, 2) == 1.57
-    curve = pld.dpsgd_tradeoff(9.4, 2**14 / 50000, 2000, discretization=1e-3)
+    curve = pld.mechanism_tradeoff(Mechanism("gaussian", 9.4, 2**14 / 50000, 2000), discretization=1e-3)
     assert gdp.mu_and_regret(curve, tail=1e-10) == pytest.approx((mu, reg), rel=1e-9)
     mus, regs = gdp.mu_and_regret_dpsgd_grid([2.0, 4.0], [0.01, 0.1], [100, 400])
     assert mus.shape == regs.shape == (2, 2, 2)
-    assert regs[1, 0, 1] == gdp.mu_and_regret_dpsgd(4.0, 0.1, 100)[1]
+    assert regs[1, 0, 1] == gdp.mu_and_regret_dpsgd(Mechanism("gaussian", 4.0, 0.1, 100))[1]
     assert np.all(mus[0] > mus[1])  # more noise, smaller mu
     with pytest.raises(ValueError, match="noise_multiplier"):
-        gdp.mu_and_regret_dpsgd(-1.0, 0.1, 10)
+        gdp.mu_and_regret_dpsgd(Mechanism("gaussian", -1.0, 0.1, 10))
     with pytest.raises(ValueError, match="sampling_rate"):
-        pld.dpsgd_tradeoff(1.0, 1.5, 10)
+        pld.mechanism_tradeoff(Mechanism("gaussian", 1.0, 1.5, 10))
 
 
 def test_discrete_gaussian_pld_topdown():
@@ -733,16 +733,16 @@ def test_mu_and_regret_dpsgd_certified(sigma, rate, steps):
     dp_accounting route to 1e-4; at (1.5, 0.05, 400) gdpnum's mu* lies below that interval (optimistic)."""
     from gdpnum.dpsgd import get_mu_and_regret_for_dpsgd
 
-    mu, reg = gdp.mu_and_regret_dpsgd(sigma, rate, steps, discretization=1e-4)
-    sym = pld.certified_lower_curve("gaussian", sigma, rate, steps, discretization=1e-4, direction="symmetrised")
+    mu, reg = gdp.mu_and_regret_dpsgd(Mechanism("gaussian", sigma, rate, steps), discretization=1e-4)
+    sym = pld.certified_lower_curve(Mechanism("gaussian", sigma, rate, steps), discretization=1e-4, direction="symmetrised")
     kept = (sym.alphas >= 1e-10) & (sym.betas >= 1e-10)
     assert np.all(tradeoff.gaussian(mu)(sym.alphas[kept]) <= sym.betas[kept])
     assert gdp.mu_and_regret(sym, symmetrise=False, tail=1e-10) == (mu, reg)
-    bracket = pld.tradeoff_bracket("gaussian", sigma, rate, steps, discretization=1e-4, level_min=1e-10)
+    bracket = pld.tradeoff_bracket(Mechanism("gaussian", sigma, rate, steps), discretization=1e-4, level_min=1e-10)
     assert gdp.mu_star(bracket.upper, tail=1e-10) <= mu
-    mu_d, reg_d = gdp.mu_and_regret_dpsgd(sigma, rate, steps, discretization=1e-4, method="dp_accounting")
+    mu_d, reg_d = gdp.mu_and_regret_dpsgd(Mechanism("gaussian", sigma, rate, steps), discretization=1e-4, method="dp_accounting")
     assert mu == pytest.approx(mu_d, rel=1e-4) and reg == pytest.approx(reg_d, rel=1e-2)
     if sigma == 1.5:
         assert get_mu_and_regret_for_dpsgd(sigma, rate, steps)[0] < 0.99 * gdp.mu_star(bracket.upper, tail=1e-10)
     with pytest.raises(ValueError, match="method"):
-        gdp.mu_and_regret_dpsgd(sigma, rate, steps, method="exact")
+        gdp.mu_and_regret_dpsgd(Mechanism("gaussian", sigma, rate, steps), method="exact")

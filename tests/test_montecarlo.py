@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
+from fdp import Mechanism, rero, tradeoff
 from fdp import montecarlo as mc
-from fdp import rero, tradeoff
 
 
 def _truth(sigma, q, steps, kappa):
@@ -38,7 +38,7 @@ def _truth(sigma, q, steps, kappa):
     ],
 )
 def test_gamma_mc_matches_closed_form(sigma, q, steps, kappa):
-    res = mc.gamma_mc(sigma, q, steps, kappa, samples=200_000, seed=2024, confidence=0.999)
+    res = mc.gamma_mc(Mechanism("gaussian", sigma, q, steps), kappa, samples=200_000, seed=2024, confidence=0.999)
     truth = float(_truth(sigma, q, steps, kappa))
     assert res.lower[0] <= truth <= res.upper[0], (res.lower[0], res.estimate[0], res.upper[0], truth)
     # the interval is informative, not trivially [0, 1]
@@ -48,7 +48,7 @@ def test_gamma_mc_matches_closed_form(sigma, q, steps, kappa):
 
 def test_gamma_mc_several_kappas():
     kappas = np.array([0.01, 0.1, 0.5])
-    res = mc.gamma_mc(1.5, 1.0, 2, kappas, samples=100_000, seed=1, confidence=0.999)
+    res = mc.gamma_mc(Mechanism("gaussian", 1.5, 1.0, 2), kappas, samples=100_000, seed=1, confidence=0.999)
     truth = _truth(1.5, 1.0, 2, kappas)
     assert res.estimate.shape == (3,)
     np.testing.assert_array_equal(res.kappa, kappas)
@@ -63,15 +63,15 @@ def test_confidence_interval_coverage():
     truth = float(_truth(sigma, 1.0, 1, kappa))
     covered = 0
     for seed in range(20):
-        res = mc.gamma_mc(sigma, 1.0, 1, kappa, samples=20_000, seed=100 + seed, confidence=0.95)
+        res = mc.gamma_mc(Mechanism("gaussian", sigma, 1.0, 1), kappa, samples=20_000, seed=100 + seed, confidence=0.95)
         covered += bool(res.lower[0] <= truth <= res.upper[0])
     assert covered >= 16
 
 
 def test_estimates_vary_with_seed_and_repeat_with_same_seed():
-    a = mc.gamma_mc(1.0, 0.5, 3, 0.1, samples=10_000, seed=3)
-    b = mc.gamma_mc(1.0, 0.5, 3, 0.1, samples=10_000, seed=3)
-    c = mc.gamma_mc(1.0, 0.5, 3, 0.1, samples=10_000, seed=4)
+    a = mc.gamma_mc(Mechanism("gaussian", 1.0, 0.5, 3), 0.1, samples=10_000, seed=3)
+    b = mc.gamma_mc(Mechanism("gaussian", 1.0, 0.5, 3), 0.1, samples=10_000, seed=3)
+    c = mc.gamma_mc(Mechanism("gaussian", 1.0, 0.5, 3), 0.1, samples=10_000, seed=4)
     np.testing.assert_array_equal(a.estimate, b.estimate)
     assert a.estimate[0] != c.estimate[0]
 
@@ -84,43 +84,43 @@ def test_estimates_vary_with_seed_and_repeat_with_same_seed():
 def test_log_ratios_distribution_single_step():
     # q = 1, T = 1: log ratio = (w - 1/2) / sigma^2 with w ~ N(0, sigma^2), i.e. N(-1/(2 sigma^2), 1/sigma^2)
     sigma = 1.7
-    lr = mc.sgm_log_likelihood_ratios(sigma, 1.0, 1, 100_000, seed=9)
+    lr = mc.log_likelihood_ratios(Mechanism("gaussian", sigma, 1.0, 1), 100_000, seed=9)
     assert lr.shape == (100_000,)
     assert lr.mean() == pytest.approx(-1 / (2 * sigma**2), abs=4 / sigma / math.sqrt(1e5))
     assert lr.std() == pytest.approx(1 / sigma, rel=0.01)
     # E_nu[mu/nu] = 1 for any q, T
-    lr2 = mc.sgm_log_likelihood_ratios(3.0, 0.3, 5, 100_000, seed=9)
+    lr2 = mc.log_likelihood_ratios(Mechanism("gaussian", 3.0, 0.3, 5), 100_000, seed=9)
     assert np.exp(lr2).mean() == pytest.approx(1.0, abs=0.01)
 
 
 def test_log_ratios_subsampled_formula():
     # log((1 - q) + q exp((w - 1/2) / sigma^2)) for one step, with the same noise as the q = 1 run
     sigma, q = 1.3, 0.25
-    full = mc.sgm_log_likelihood_ratios(sigma, 1.0, 1, 50_000, seed=5)
-    sub = mc.sgm_log_likelihood_ratios(sigma, q, 1, 50_000, seed=5)
+    full = mc.log_likelihood_ratios(Mechanism("gaussian", sigma, 1.0, 1), 50_000, seed=5)
+    sub = mc.log_likelihood_ratios(Mechanism("gaussian", sigma, q, 1), 50_000, seed=5)
     np.testing.assert_allclose(sub, np.log((1 - q) + q * np.exp(full)), rtol=1e-10, atol=1e-12)
 
 
 @pytest.mark.parametrize("sigma,q,steps", [(1.0, 0.5, 7), (2.0, 1.0, 10)])
 def test_log_ratios_do_not_depend_on_block_size(sigma, q, steps):
     # `block` only bounds memory while streaming over steps: the numbers must not change with it
-    ref = mc.sgm_log_likelihood_ratios(sigma, q, steps, 2_000, seed=11, block=steps)
+    ref = mc.log_likelihood_ratios(Mechanism("gaussian", sigma, q, steps), 2_000, seed=11, block=steps)
     for block in (1, 3, 256):
-        got = mc.sgm_log_likelihood_ratios(sigma, q, steps, 2_000, seed=11, block=block)
+        got = mc.log_likelihood_ratios(Mechanism("gaussian", sigma, q, steps), 2_000, seed=11, block=block)
         np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-12, err_msg=f"block={block}")
 
 
 def test_log_ratios_do_not_depend_on_n_jobs():
-    a = mc.sgm_log_likelihood_ratios(1.0, 0.5, 4, 5_000, seed=2, chunk=1_200, n_jobs=1)
-    b = mc.sgm_log_likelihood_ratios(1.0, 0.5, 4, 5_000, seed=2, chunk=1_200, n_jobs=2)
+    a = mc.log_likelihood_ratios(Mechanism("gaussian", 1.0, 0.5, 4), 5_000, seed=2, chunk=1_200, n_jobs=1)
+    b = mc.log_likelihood_ratios(Mechanism("gaussian", 1.0, 0.5, 4), 5_000, seed=2, chunk=1_200, n_jobs=2)
     np.testing.assert_array_equal(a, b)
     assert a.shape == (5_000,)
 
 
 def test_gamma_mc_does_not_depend_on_n_jobs():
     # more samples than one chunk (100,000), so several chunks run in parallel
-    a = mc.gamma_mc(1.0, 0.5, 1, [0.01, 0.1], samples=210_000, seed=8, n_jobs=1)
-    b = mc.gamma_mc(1.0, 0.5, 1, [0.01, 0.1], samples=210_000, seed=8, n_jobs=2)
+    a = mc.gamma_mc(Mechanism("gaussian", 1.0, 0.5, 1), [0.01, 0.1], samples=210_000, seed=8, n_jobs=1)
+    b = mc.gamma_mc(Mechanism("gaussian", 1.0, 0.5, 1), [0.01, 0.1], samples=210_000, seed=8, n_jobs=2)
     np.testing.assert_array_equal(a.estimate, b.estimate)
     np.testing.assert_array_equal(a.lower, b.lower)
 
@@ -136,7 +136,7 @@ def test_too_few_kept_samples_is_an_error(n, kappa):
     with pytest.raises(ValueError, match="too few"):
         mc.gamma_from_log_ratios(np.zeros(n), kappa)
     with pytest.raises(ValueError, match="samples"):
-        mc.gamma_mc(1.0, 0.1, 2, kappa, samples=n)
+        mc.gamma_mc(Mechanism("gaussian", 1.0, 0.1, 2), kappa, samples=n)
 
 
 @pytest.mark.parametrize("n,kappa", [(100, 0.1), (100, 0.15), (10_000, 0.001), (100_000, 1e-4), (70, 0.999)])
@@ -166,7 +166,7 @@ def test_hand_made_ratios():
 
 @pytest.mark.parametrize("seed", [0, 1])
 def test_dkw_interval_contains_asymptotic(seed):
-    lr = mc.sgm_log_likelihood_ratios(1.0, 0.3, 2, 20_000, seed=seed)
+    lr = mc.log_likelihood_ratios(Mechanism("gaussian", 1.0, 0.3, 2), 20_000, seed=seed)
     kappas = [0.001, 0.01, 0.1, 0.5, 0.9]
     asym = mc.gamma_from_log_ratios(lr, kappas)
     dkw = mc.gamma_from_log_ratios(lr, kappas, interval="dkw")
@@ -179,7 +179,7 @@ def test_dkw_interval_contains_asymptotic(seed):
 
 
 def test_higher_confidence_is_wider():
-    lr = mc.sgm_log_likelihood_ratios(1.0, 1.0, 1, 10_000, seed=0)
+    lr = mc.log_likelihood_ratios(Mechanism("gaussian", 1.0, 1.0, 1), 10_000, seed=0)
     a = mc.gamma_from_log_ratios(lr, 0.1, confidence=0.9)
     b = mc.gamma_from_log_ratios(lr, 0.1, confidence=0.99)
     assert b.lower[0] < a.lower[0] < a.upper[0] < b.upper[0]
@@ -218,13 +218,13 @@ def test_gamma_mc_bad_arguments(kwargs, name):
     args = dict(noise_multiplier=1.0, sampling_rate=0.5, steps=2, kappa=0.1, samples=100, seed=0)
     args.update(kwargs)
     with pytest.raises(ValueError, match=rf"\b{name}\b"):
-        mc.gamma_mc(**args)
+        mc.gamma_mc(Mechanism("gaussian", *(args.pop(k) for k in ("noise_multiplier", "sampling_rate", "steps"))), **args)
 
 
 @pytest.mark.parametrize("kwargs,name", [(dict(chunk=0), "chunk"), (dict(block=0), "block"), (dict(block=1.5), "block")])
 def test_log_ratio_bad_arguments(kwargs, name):
     with pytest.raises(ValueError, match=name):
-        mc.sgm_log_likelihood_ratios(1.0, 0.5, 2, 100, **kwargs)
+        mc.log_likelihood_ratios(Mechanism("gaussian", 1.0, 0.5, 2), 100, **kwargs)
 
 
 @pytest.mark.parametrize("lr", [[], [0.0, np.nan], [0.0, np.inf], [-np.inf, 0.0], np.zeros((3, 3))])
@@ -238,12 +238,14 @@ def test_laplace_mc_within_ci_of_bracket():
     from fdp import pld
 
     kappa = np.array([0.01, 0.1])
-    res = mc.gamma_mc(1.0, 0.5, 5, kappa, samples=200_000, seed=3, mechanism="laplace")
-    low, up = pld.tradeoff_bracket("laplace", 1.0, 0.5, 5, discretization=1e-3).gamma(kappa)
+    res = mc.gamma_mc(Mechanism("laplace", 1.0, 0.5, 5), kappa, samples=200_000, seed=3)
+    low, up = pld.tradeoff_bracket(Mechanism("laplace", 1.0, 0.5, 5), discretization=1e-3).gamma(kappa)
     assert np.all(res.lower <= up) and np.all(low <= res.upper)
     assert np.all(res.upper - res.lower < 0.05 * res.estimate)
 
 
 def test_mc_bad_mechanism():
-    with pytest.raises(ValueError, match="mechanism"):
-        mc.gamma_mc(1.0, 0.5, 5, [0.1], samples=100, mechanism="cauchy")
+    with pytest.raises(ValueError, match="noise"):
+        mc.gamma_mc(Mechanism("cauchy", 1.0, 0.5, 5), [0.1], samples=100)
+    with pytest.raises(ValueError, match="mechanism must be a fdp.Mechanism"):
+        mc.gamma_mc("laplace", [0.1], samples=100)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from joblib import delayed
 
-from fdp import audit, datasets, gdp, montecarlo, parallel, reconstruction
+from fdp import Mechanism, audit, datasets, gdp, montecarlo, parallel, reconstruction
 
 
 def test_run_keeps_task_order_and_checks_n_jobs():
@@ -36,7 +36,7 @@ def test_a_dask_cluster_gives_the_bits_of_the_local_run(monkeypatch):
     known, pool = perm[:64], perm[999:1199]
 
     def work():
-        lr = montecarlo.sgm_log_likelihood_ratios(1.0, 0.5, 4, 4_000, seed=2, chunk=1_000, n_jobs=2)
+        lr = montecarlo.log_likelihood_ratios(Mechanism("gaussian", 1.0, 0.5, 4), 4_000, seed=2, chunk=1_000, n_jobs=2)
         game = reconstruction.prior_game(data.x[known], data.y[known], data.x[pool], data.y[pool], prior_sizes=[2, 8],
                                          trials=40, noise_multiplier=1.0, clip_norm=0.1, steps=5, learning_rate=3.0, seed=3,
                                          chunk=10, n_jobs=2)

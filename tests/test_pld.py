@@ -6,7 +6,7 @@ from dp_accounting.pld import privacy_loss_distribution as dpl
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fdp import gdp, lattice, pld, rero, tradeoff
+from fdp import Mechanism, gdp, lattice, pld, rero, tradeoff
 
 ALPHAS = np.linspace(0.0, 1.0, 201)
 KAPPAS = np.array([1e-7, 1e-5, 1e-3, 0.1, 0.5])
@@ -17,7 +17,7 @@ KAPPAS = np.array([1e-7, 1e-5, 1e-3, 0.1, 0.5])
 def test_directions_match_lemma9(mechanism, closed, p):
     """One step: "add" is T(P, Q) = p f + (1 - p)(1 - alpha) (RTM Lemma 9), "remove" its inverse."""
     scale = 1.0
-    one = pld.mechanism_pld(mechanism, scale, p, discretization=1e-5)
+    one = pld.mechanism_pld(Mechanism(mechanism, scale, p), discretization=1e-5)
     ref = tradeoff.subsample(closed(1.0 / scale), p)
     add = pld.tradeoff_curve(one, "add")
     remove = pld.tradeoff_curve(one, "remove")
@@ -28,7 +28,7 @@ def test_directions_match_lemma9(mechanism, closed, p):
 
 
 def test_pessimistic_curve_lies_below_closed_form():
-    one = pld.mechanism_pld("gaussian", 0.8, 1.0, 5, discretization=1e-3)
+    one = pld.mechanism_pld(Mechanism("gaussian", 0.8, 1.0, 5), discretization=1e-3)
     exact = tradeoff.gaussian(np.sqrt(5) / 0.8)
     assert np.all(pld.tradeoff_curve(one)(ALPHAS) <= exact(ALPHAS) + 1e-12)
 
@@ -41,13 +41,13 @@ def _dense(pmf):
 def test_composition_equals_exact_convolution():
     """dp_accounting's FFT self-composition against our own exact (direct) convolution, N = 4."""
     h, n = 1e-3, 4
-    one = pld.mechanism_pld("gaussian", 1.5, 0.4, 1, discretization=h)
+    one = pld.mechanism_pld(Mechanism("gaussian", 1.5, 0.4, 1), discretization=h)
     lo, probs, inf, _ = _dense(one._pmf_remove)
     conv = probs
     for _ in range(n - 1):
         conv = np.convolve(conv, probs)
     mine = tradeoff.piecewise_linear(*lattice.breakpoints(n * lo * h, h, conv, 1 - (1 - inf) ** n))
-    theirs = pld.tradeoff_curve(pld.mechanism_pld("gaussian", 1.5, 0.4, n, discretization=h))
+    theirs = pld.tradeoff_curve(pld.mechanism_pld(Mechanism("gaussian", 1.5, 0.4, n), discretization=h))
     assert np.max(np.abs(mine(ALPHAS) - theirs(ALPHAS))) < 1e-9
     assert np.max(np.abs(mine.power(KAPPAS) - theirs.power(KAPPAS)) / mine.power(KAPPAS)) < 1e-6
 
@@ -64,7 +64,7 @@ def test_randomized_response_curve_starts_at_one():
 
 
 def test_symmetrised_curve():
-    one = pld.mechanism_pld("gaussian", 1.0, 0.3, 3, discretization=1e-4)
+    one = pld.mechanism_pld(Mechanism("gaussian", 1.0, 0.3, 3), discretization=1e-4)
     sym = pld.tradeoff_curve(one, "symmetrised")
     add, remove = pld.tradeoff_curve(one, "add"), pld.tradeoff_curve(one, "remove")
     tradeoff.check_valid(sym, ALPHAS)
@@ -76,7 +76,7 @@ def test_symmetrised_curve():
 @pytest.mark.slow
 @pytest.mark.parametrize("sigma, steps", [(2.0, 10), (0.7, 3), (5.0, 200)])
 def test_lattice_bracket_contains_gaussian_closed_form(sigma, steps):
-    bracket = pld.tradeoff_bracket("gaussian", sigma, 1.0, steps, discretization=1e-3)
+    bracket = pld.tradeoff_bracket(Mechanism("gaussian", sigma, 1.0, steps), discretization=1e-3)
     exact = rero.gamma(tradeoff.gaussian(np.sqrt(steps) / sigma), KAPPAS)
     low, up = bracket.gamma(KAPPAS)
     assert np.all(low <= exact) and np.all(exact <= up)
@@ -87,8 +87,8 @@ def test_lattice_bracket_contains_gaussian_closed_form(sigma, steps):
 def test_lattice_bracket_brackets_dp_accounting():
     """Pessimistic dp_accounting lies above our lower end, optimistic below our upper end; ours is narrower."""
     args = ("gaussian", 1.0, 0.2, 50)
-    ours = pld.tradeoff_bracket(*args, discretization=1e-3)
-    theirs = pld.tradeoff_bracket(*args, discretization=1e-3, method="dp_accounting")
+    ours = pld.tradeoff_bracket(Mechanism(*args), discretization=1e-3)
+    theirs = pld.tradeoff_bracket(Mechanism(*args), discretization=1e-3, method="dp_accounting")
     low, up = ours.gamma(KAPPAS)
     t_low, t_up = theirs.gamma(KAPPAS)
     assert np.all(low <= t_up) and np.all(t_low <= up)
@@ -96,7 +96,7 @@ def test_lattice_bracket_brackets_dp_accounting():
 
 
 def test_lattice_bracket_laplace_single_step_closed_form():
-    bracket = pld.tradeoff_bracket("laplace", 0.5, 1.0, 1, discretization=1e-3)
+    bracket = pld.tradeoff_bracket(Mechanism("laplace", 0.5, 1.0, 1), discretization=1e-3)
     exact = rero.gamma(tradeoff.laplace(2.0), KAPPAS)
     low, up = bracket.gamma(KAPPAS)
     assert np.all(low <= exact + 1e-15) and np.all(exact <= up + 1e-15)
@@ -110,7 +110,7 @@ def test_lattice_bracket_laplace_single_step_closed_form():
     steps=st.integers(1, 30),
 )
 def test_bracket_ordered_and_valid(sigma, p, steps):
-    bracket = pld.tradeoff_bracket("gaussian", sigma, p, steps, discretization=2e-3)
+    bracket = pld.tradeoff_bracket(Mechanism("gaussian", sigma, p, steps), discretization=2e-3)
     low, up = bracket.gamma(KAPPAS)
     assert np.all(low <= up)
     assert np.all(low >= KAPPAS * (1 - 1e-12)) and np.all(up <= 1.0)
@@ -122,7 +122,7 @@ def test_bracket_ordered_and_valid(sigma, p, steps):
 @pytest.mark.parametrize(
     "kwargs, name",
     [
-        (dict(mechanism="cauchy"), "mechanism"),
+        (dict(mechanism="cauchy"), "noise"),
         (dict(noise_multiplier=0.0), "noise_multiplier"),
         (dict(sampling_rate=1.5), "sampling_rate"),
         (dict(steps=2.5), "steps"),
@@ -136,12 +136,13 @@ def test_bad_input(kwargs, name):
     args = dict(mechanism="gaussian", noise_multiplier=1.0, sampling_rate=0.5, steps=2)
     args.update(kwargs)
     with pytest.raises(ValueError, match=name):
-        pld.tradeoff_bracket(**args)
+        pld.tradeoff_bracket(Mechanism(*(args.pop(k) for k in ("mechanism", "noise_multiplier", "sampling_rate", "steps"))),
+                             **args)
 
 
 def test_long_composition_curve_reaches_zero_only_at_one():
     """Truncated lower tails must not leave a spurious A-atom at loss -inf (f = 0 before alpha = 1)."""
-    dist = pld.mechanism_pld("gaussian", 9.4, 0.32768, 2000)
+    dist = pld.mechanism_pld(Mechanism("gaussian", 9.4, 0.32768, 2000), discretization=1e-4)
     for direction in ("add", "remove"):
         alphas, betas = pld.breakpoints(dist, direction, normalise=True)
         assert np.all(betas[alphas < 1 - 1e-9] > 0)
@@ -155,7 +156,7 @@ def test_long_composition_curve_reaches_zero_only_at_one():
 
 def test_optimistic_curve_valid_when_tails_drop_mass():
     """Found by hypothesis: sigma 5, p 0.01, N 4 (the optimistic measure drops A-mass in its tails)."""
-    bracket = pld.tradeoff_bracket("gaussian", 5.0, 0.01, 4, discretization=2e-3)
+    bracket = pld.tradeoff_bracket(Mechanism("gaussian", 5.0, 0.01, 4), discretization=2e-3)
     tradeoff.check_valid(bracket.upper, ALPHAS, atol=1e-9)
     low, up = bracket.gamma(KAPPAS)
     assert np.all(low <= up)
@@ -192,7 +193,7 @@ def test_lower_tail_repair_stays_a_probability_pair():
 def test_more_steps_never_more_private_far_from_privacy():
     """The fixed point f(alpha) = alpha of DP-SGD can only fall with the steps (noise 1, rate 0.56)."""
     fixed = [tradeoff.fixed_point(c)
-             for c in (pld.dpsgd_tradeoff(1.0, 0.5623, t, discretization=1e-3) for t in (400, 1000))]
+             for c in (pld.mechanism_tradeoff(Mechanism("gaussian", 1.0, 0.5623, t), discretization=1e-3) for t in (400, 1000))]
     assert fixed[1] <= fixed[0]
 
 
@@ -208,13 +209,13 @@ def test_certified_lower_curve_gaussian_composition_tight_at_both_ends():
     """Full batches: 100 steps of noise 2 are exactly 5-GDP; the certified curve lies below f_5 and within
     1e-5 of it (relative, in 1 - beta and 1 - alpha) near both ends; its mu* is 5 from above."""
     exact = tradeoff.gaussian(5.0)
-    curve = pld.certified_lower_curve("gaussian", 2.0, 1.0, 100, discretization=1e-3)
+    curve = pld.certified_lower_curve(Mechanism("gaussian", 2.0, 1.0, 100), discretization=1e-3)
     a = np.concatenate([np.logspace(-12, -1, 40), 1 - np.logspace(-12, -1, 40)])
     assert np.all(curve(a) <= exact(a))
     for level in (1e-10, 1e-6):
         assert 1.0 <= (1 - curve(level)) / (1 - exact(level)) <= 1 + 1e-5
         assert 1.0 <= (1 - curve.inverse(level)) / (1 - exact.inverse(level)) <= 1 + 1e-5
-    sym = pld.certified_lower_curve("gaussian", 2.0, 1.0, 100, discretization=1e-3, direction="symmetrised")
+    sym = pld.certified_lower_curve(Mechanism("gaussian", 2.0, 1.0, 100), discretization=1e-3, direction="symmetrised")
     assert 5.0 <= gdp.mu_star(sym, tail=1e-10) <= 5.0 + 1e-5
 
 
@@ -223,14 +224,14 @@ def test_certified_lower_curve_subsampled_both_ends():
     bracket everywhere, and near (1, 0), where the add measure alone is loose (its excess mass lowers beta
     absolutely), the inverted remove curve takes over: 1 - f^{-1}(1e-10) falls from 5.6e-10 to 4.6e-10,
     within the bracket.  The symmetrised curve lies below C of the upper curve."""
-    bracket = pld.tradeoff_bracket("gaussian", 3.0, 0.01, 5000, discretization=1e-4, level_min=1e-10)
-    curve = pld.certified_lower_curve("gaussian", 3.0, 0.01, 5000, discretization=1e-4)
+    bracket = pld.tradeoff_bracket(Mechanism("gaussian", 3.0, 0.01, 5000), discretization=1e-4, level_min=1e-10)
+    curve = pld.certified_lower_curve(Mechanism("gaussian", 3.0, 0.01, 5000), discretization=1e-4)
     a = np.concatenate([np.logspace(-12, -1, 60), 1 - np.logspace(-12, -1, 60), np.linspace(0, 1, 101)])
     assert np.all(curve(a) <= bracket.upper(a) + bracket.slack)
     assert np.allclose(curve(a), bracket.lower(a), rtol=0, atol=1e-8)  # the same measure on its own frame
     ours, alone, upper = (1 - c.inverse(1e-10) for c in (curve, bracket.lower, bracket.upper))
     assert upper <= ours <= 0.85 * alone
-    sym = pld.certified_lower_curve("gaussian", 3.0, 0.01, 5000, discretization=1e-4, direction="symmetrised")
+    sym = pld.certified_lower_curve(Mechanism("gaussian", 3.0, 0.01, 5000), discretization=1e-4, direction="symmetrised")
     assert np.all(sym(a) <= tradeoff.symmetrise(bracket.upper)(a) + bracket.slack)
     tradeoff.check_valid(sym, sym.alphas)
     assert np.allclose(sym(a), sym.inverse(a), atol=1e-12)  # symmetric
@@ -238,11 +239,11 @@ def test_certified_lower_curve_subsampled_both_ends():
 
 def test_certified_lower_curve_rejects_bad_input():
     with pytest.raises(ValueError, match="direction"):
-        pld.certified_lower_curve("gaussian", 1.0, 0.5, 10, direction="remove")
+        pld.certified_lower_curve(Mechanism("gaussian", 1.0, 0.5, 10), direction="remove")
     with pytest.raises(ValueError, match="level_min"):
-        pld.certified_lower_curve("gaussian", 1.0, 0.5, 10, level_min=0.0)
+        pld.certified_lower_curve(Mechanism("gaussian", 1.0, 0.5, 10), level_min=0.0)
     with pytest.raises(ValueError, match="sampling_rate must be 1"):
-        pld.certified_lower_curve("laplace", 1.0, 0.5, 10)
+        pld.certified_lower_curve(Mechanism("laplace", 1.0, 0.5, 10))
 
 
 @settings(max_examples=12, deadline=None)
@@ -252,11 +253,11 @@ def test_certified_lower_curve_one_step_property(sigma, p):
     p f_{1/sigma} + (1 - p)(1 - alpha)) and its symmetrisation, and within 1e-4 of them."""
     exact = tradeoff.subsample(tradeoff.gaussian(1.0 / sigma), p)
     a = np.concatenate([np.geomspace(1e-10, 0.5, 200), 1.0 - np.geomspace(1e-10, 0.5, 200)])
-    curve = pld.certified_lower_curve("gaussian", sigma, p, 1, discretization=1e-3)
+    curve = pld.certified_lower_curve(Mechanism("gaussian", sigma, p, 1), discretization=1e-3)
     tradeoff.check_valid(curve, curve.alphas)
     gap = exact(a) - curve(a)
     assert np.all(gap >= -1e-15) and np.max(gap) <= 1e-4
-    sym = pld.certified_lower_curve("gaussian", sigma, p, 1, discretization=1e-3, direction="symmetrised")
+    sym = pld.certified_lower_curve(Mechanism("gaussian", sigma, p, 1), discretization=1e-3, direction="symmetrised")
     above = tradeoff.symmetrise(exact, grid=np.sort(a))  # on or above the exact C
     assert np.all(sym(a) <= above(a) + 1e-15)
 
@@ -285,8 +286,8 @@ def test_bracket_gamma_subtracts_the_slack_from_the_optimistic_side():
 def test_the_optimistic_side_alone_is_the_brackets_upper_bit_for_bit(mechanism, noise, rate, steps):
     """risk.gdp's mu* lower end and the calibrations' lower ends read only the bracket's upper side: computing
     that side alone (half the work) must give the same curve and slack exactly."""
-    side = pld.optimistic_curve(mechanism, noise, rate, steps, discretization=1e-3, level_min=1e-10)
-    full = pld.tradeoff_bracket(mechanism, noise, rate, steps, discretization=1e-3, level_min=1e-10)
+    side = pld.optimistic_curve(Mechanism(mechanism, noise, rate, steps), discretization=1e-3, level_min=1e-10)
+    full = pld.tradeoff_bracket(Mechanism(mechanism, noise, rate, steps), discretization=1e-3, level_min=1e-10)
     assert np.array_equal(side.upper.alphas, full.upper.alphas) and np.array_equal(side.upper.betas, full.upper.betas)
     assert np.array_equal(side.upper.powers, full.upper.powers)
     assert side.slack == full.slack and side.discretization == full.discretization

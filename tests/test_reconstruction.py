@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fdp import attacks, datasets, dpsgd, gdp, pld, reconstruction, rero, tradeoff
+from fdp import Mechanism, attacks, datasets, dpsgd, gdp, pld, reconstruction, rero, tradeoff
 
 
 @pytest.fixture(scope="module")
@@ -107,7 +107,7 @@ def test_prior_game_is_sound_against_the_tight_bound(digits_split):
     q, sigma = 0.2, 0.8
     sub = reconstruction.prior_game(data.x[known], data.y[known], data.x[pool], data.y[pool], prior_sizes=10,
                                     trials=300, noise_multiplier=sigma, clip_norm=0.1, steps=steps, learning_rate=3.0, sampling_rate=q, seed=5)
-    _, up = pld.tradeoff_bracket("gaussian", sigma, q, steps, discretization=1e-3).gamma([0.1])
+    _, up = pld.tradeoff_bracket(Mechanism("gaussian", sigma, q, steps), discretization=1e-3).gamma([0.1])
     for attack in ("prior-aware", "improved", "likelihood"):
         assert sub.rate(attack)[1] <= up[0], attack
 

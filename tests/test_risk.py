@@ -16,7 +16,7 @@ SGM = dpsgd(noise_multiplier=1.2, sampling_rate=0.2, steps=20)
 
 def test_bracket_is_the_certified_upper_end_of_the_pld_bracket():
     est = risk.rero(SGM, KAPPA, discretization=1e-2)
-    low, up = pld.tradeoff_bracket(*SGM.args, discretization=1e-2, level_min=1e-3).gamma(KAPPA)
+    low, up = pld.tradeoff_bracket(SGM, discretization=1e-2, level_min=1e-3).gamma(KAPPA)
     assert est.method == "bracket" and est.certified
     np.testing.assert_array_equal(est.value, up)
     np.testing.assert_array_equal(est.upper, up)
@@ -28,7 +28,7 @@ def test_approximations_carry_an_error_estimate_and_agree_with_the_bracket():
     truth = risk.rero(SGM, KAPPA, discretization=1e-3)
     ew = risk.rero(SGM, KAPPA, "edgeworth")
     clt = risk.rero(SGM, KAPPA, "clt")
-    np.testing.assert_array_equal(ew.value, edgeworth.gamma_edgeworth(*SGM.args, KAPPA))
+    np.testing.assert_array_equal(ew.value, edgeworth.gamma_edgeworth(SGM, KAPPA))
     assert not ew.certified and not clt.certified
     assert ew.error_estimate is not None and clt.error_estimate is not None
     # the CLT's error estimate includes its distance to the series
@@ -45,7 +45,7 @@ def test_monte_carlo_interval_covers_the_certified_value():
     truth = risk.rero(SGM, 0.05, discretization=1e-3)
     assert est.method == "mc" and not est.certified
     assert est.lower[0] <= truth.upper[0] and truth.lower[0] <= est.upper[0]
-    ref = montecarlo.gamma_mc(1.2, 0.2, 20, 0.05, samples=200_000, seed=3)
+    ref = montecarlo.gamma_mc(Mechanism("gaussian", 1.2, 0.2, 20), 0.05, samples=200_000, seed=3)
     np.testing.assert_array_equal(est.value, ref.estimate)
 
 
@@ -91,10 +91,10 @@ def test_gdp_report_is_alg1_on_the_dpsgd_curve():
     report = risk.gdp(run, delta=1e-5)
     from fdp import gdp
 
-    assert (report.mu, report.regret) == gdp.mu_and_regret_dpsgd(2.0, 0.05, 200)
+    assert (report.mu, report.regret) == gdp.mu_and_regret_dpsgd(Mechanism("gaussian", 2.0, 0.05, 200))
     assert report.method == "lattice" and report.alpha_floor == 1e-10
-    assert report.discretization == pld.default_discretization(2.0, 0.05, 200)
-    dist = pld.mechanism_pld("gaussian", 2.0, 0.05, 200, discretization=report.discretization)
+    assert report.discretization == pld.default_discretization(Mechanism("gaussian", 2.0, 0.05, 200))
+    dist = pld.mechanism_pld(Mechanism("gaussian", 2.0, 0.05, 200), discretization=report.discretization)
     assert report.epsilon == float(dist.get_epsilon_for_delta(1e-5))
 
 
@@ -140,11 +140,11 @@ def test_report_readings_agree_with_their_parts():
     r = risk.report(run, discretization=1e-3, rero_discretization=1e-3, fpr=[1e-3, 0.1], prior=[0.1, 0.5])
     g = risk.gdp(run, discretization=1e-3)
     assert (r.gdp.mu, r.gdp.regret, r.epsilon_pld) == (g.mu, g.regret, g.epsilon)
-    assert r.epsilon_rdp == accountants.epsilon(2.0, 0.05, 200, 1e-5, accountant="rdp") > r.epsilon_pld
+    assert r.epsilon_rdp == accountants.epsilon(Mechanism("gaussian", 2.0, 0.05, 200), 1e-5, accountant="rdp") > r.epsilon_pld
     assert r.gdp.mu >= r.mu_at_floor[1e-6] >= r.mu_at_floor[1e-4]
     est = risk.rero(run, r.kappa, discretization=1e-3)
     np.testing.assert_array_equal(r.rero.upper, est.upper)
-    bracket = pld.tradeoff_bracket("gaussian", 2.0, 0.05, 200, discretization=1e-3, level_min=1e-3)
+    bracket = pld.tradeoff_bracket(Mechanism("gaussian", 2.0, 0.05, 200), discretization=1e-3, level_min=1e-3)
     above = tradeoff.symmetrise(bracket.upper)  # on or above the exact symmetrised curve
     tpr_low, adv_low, bayes_low = mia.membership_bounds(above, r.fpr, r.prior)
     assert np.all(tpr_low - bracket.slack <= r.tpr) and np.all(r.tpr <= tpr_low + 1e-4)

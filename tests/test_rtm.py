@@ -16,7 +16,7 @@ from scipy import integrate, optimize, special
 from scipy.stats import chi2, expon, ncx2, norm
 from scipy.stats import laplace as lap
 
-from fdp import rtm, tradeoff
+from fdp import Mechanism, rtm, tradeoff
 
 PROPS = settings(max_examples=40, deadline=None)
 GRID = tradeoff.default_grid(801)
@@ -584,7 +584,7 @@ def test_composed_readings_are_valid_and_above_the_dp_curve(mu, p, steps):
     # Lemma 6 for the composed SGM: both RTM readings lie on or above the tight DP curve
     from fdp import pld
 
-    dp = pld.tradeoff_curve(pld.mechanism_pld("gaussian", 1 / mu, p, steps, discretization=1e-3), "symmetrised")
+    dp = pld.tradeoff_curve(pld.mechanism_pld(Mechanism("gaussian", 1 / mu, p, steps), discretization=1e-3), "symmetrised")
     for reading in rtm.READINGS:
         J = rtm.composed_subsampled_gaussian(mu, p, steps, reading=reading)
         tradeoff.check_valid(J, INNER)
@@ -602,7 +602,7 @@ def test_readings_differ_with_a_common_direction():
     # ... and at Fig. 1e's parameters both are much closer to 1 - alpha than the DP curve
     from fdp import pld
 
-    dp = pld.tradeoff_curve(pld.mechanism_pld("gaussian", 5.0, 0.4, 30, discretization=1e-3), "symmetrised")
+    dp = pld.tradeoff_curve(pld.mechanism_pld(Mechanism("gaussian", 5.0, 0.4, 30), discretization=1e-3), "symmetrised")
     gaps = [np.max(1 - GRID - c(GRID)) for c in (rtm.tensor_composition("gaussian", 0.2, 0.4, 30),
                                                   rtm.sum_composition(0.2, 0.4, 30), dp)]
     assert gaps[0] < gaps[1] < gaps[2]
@@ -677,6 +677,6 @@ def test_tensor_bracket_holds_in_high_dimension(d, sigma):
     underflows (large d, moderate radius: there 0F1 is evaluated directly)."""
     kappa = np.array([1e-3, 0.1, 0.5])
     exact = ncx2.sf(chi2.isf(kappa, d), d, 1.0 / sigma**2)
-    low, up = rtm.tensor_bracket("gaussian", sigma, 1.0, 1, d).gamma(kappa)
+    low, up = rtm.tensor_bracket(Mechanism("gaussian", sigma, 1.0, 1), d).gamma(kappa)
     assert np.all(low <= exact + 1e-12) and np.all(exact <= up + 1e-12)
     assert np.all(up - low <= 1e-4 * exact)

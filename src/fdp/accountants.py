@@ -1,7 +1,7 @@
 """The (eps, delta) accountants of Poisson-subsampled Gaussian (or Laplace) noise: the tight PLD and the RDP one.
 
-:func:`epsilon` is the (eps, delta) guarantee of ``steps``-fold Poisson-subsampled noise (sensitivity 1,
-``noise_multiplier``, ``sampling_rate``) under add/remove adjacency, from either the tight PLD accountant
+:func:`epsilon` is the (eps, delta) guarantee of ``steps``-fold Poisson-subsampled noise (sensitivity 1, a
+:class:`fdp.privacy_loss.Mechanism`) under add/remove adjacency, from either the tight PLD accountant
 (``dp_accounting``'s pessimistic connect-the-dots PLD, the maximum over both directions: an upper bound on the
 true eps, tight up to the discretisation) or the RDP accountant (Mironov et al.; looser).  An accountant, not a
 calibration: :mod:`fdp.risk` reads it, :mod:`fdp.calibrate` inverts it.
@@ -15,8 +15,8 @@ import dp_accounting
 from dp_accounting.rdp import rdp_privacy_accountant
 
 from . import pld
-from .privacy_loss import check_mechanism
-from .validation import check_open_unit, check_positive, check_positive_int, check_sampling_rate
+from .privacy_loss import Mechanism, check_mechanism
+from .validation import check_discretization, check_open_unit
 
 __all__ = ["ACCOUNTANTS", "RDP_CONVERSION", "check_accountant", "epsilon"]
 
@@ -47,18 +47,13 @@ def check_accountant(accountant) -> str:
     return accountant
 
 
-def epsilon(noise_multiplier: float, sampling_rate: float, steps: int, delta: float, accountant: str = "pld",
-            discretization: float = 1e-4, noise: str = "gaussian") -> float:
+def epsilon(mechanism: Mechanism, delta: float, accountant: str = "pld", discretization: float = 1e-4) -> float:
     """eps at ``delta`` of ``steps``-fold subsampled Gaussian (or Laplace) noise (add/remove adjacency, sensitivity 1).
 
     Parameters
     ----------
-    noise_multiplier : float
-        > 0.
-    sampling_rate : float
-        Poisson rate in (0, 1].
-    steps : int
-        >= 1.
+    mechanism : Mechanism
+        The noise (``noise_multiplier`` is sigma or b over the sensitivity), its sampling rate and steps.
     delta : float
         In (0, 1).
     accountant : {"pld", "rdp"}, default "pld"
@@ -66,8 +61,6 @@ def epsilon(noise_multiplier: float, sampling_rate: float, steps: int, delta: fl
         standard order grid (:data:`RDP_CONVERSION`: the epsilon a dp_accounting or TF Privacy log prints).
     discretization : float, default 1e-4
         PLD lattice spacing.
-    noise : {"gaussian", "laplace"}, default "gaussian"
-        The noise distribution (``noise_multiplier`` is sigma or b over the sensitivity).
 
     Returns
     -------
@@ -79,21 +72,15 @@ def epsilon(noise_multiplier: float, sampling_rate: float, steps: int, delta: fl
 
     Examples
     --------
-    >>> round(epsilon(1.0, 1.0, 1, 1e-5), 3)  # one Gaussian step with sigma = 1
+    >>> round(epsilon(Mechanism("gaussian", 1.0), 1e-5), 3)  # one Gaussian step with sigma = 1
     4.377
     """
-    noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
-    sampling_rate = check_sampling_rate("sampling_rate", sampling_rate)
-    steps = check_positive_int("steps", steps)
+    mechanism = check_mechanism(mechanism)
     delta = check_open_unit("delta", delta)
-    return _epsilon(noise_multiplier, sampling_rate, steps, delta, check_accountant(accountant), discretization,
-                    check_mechanism(noise, "noise"))
-
-
-def _epsilon(noise_multiplier, sampling_rate, steps, delta, accountant, discretization, noise="gaussian") -> float:
-    if accountant == "pld":
-        dist = pld.mechanism_pld(noise, noise_multiplier, sampling_rate, steps, discretization=discretization)
+    if check_accountant(accountant) == "pld":
+        dist = pld.mechanism_pld(mechanism, discretization=check_discretization("discretization", discretization))
         return pld.epsilon_for_delta(dist, delta)
+    noise, noise_multiplier, sampling_rate, steps = mechanism.args
     event = (dp_accounting.GaussianDpEvent(noise_multiplier) if noise == "gaussian"
              else dp_accounting.LaplaceDpEvent(noise_multiplier))
     if sampling_rate < 1.0:

@@ -356,7 +356,7 @@ def _rtm(args) -> int:
     if args.mechanism != "gaussian" and steps > 1 and not full_batch_gaussian:  # f_dp from a composed PLD: size first
         base = "laplace" if args.mechanism == "laplace" else "gaussian"
         with _flags("--mu, --sampling-rate, --steps"):
-            lattice.check_lattice_points(lattice.lattice_points(base, 1.0 / mu, p, steps, 1e-4), "the DP curve f_dp",
+            lattice.check_lattice_points(lattice.lattice_points(Mechanism(base, 1.0 / mu, p, steps), 1e-4), "the DP curve f_dp",
                                      "use fewer --steps or a smaller --mu")
     grid = np.union1d(tradeoff.default_grid(), alpha)  # sample the envelope at the asked levels too
     if args.mechanism == "laplace":
@@ -365,7 +365,7 @@ def _rtm(args) -> int:
         else:
             j = rtm.tensor_composition("laplace", mu, 1.0, steps)
             with _flags("--mu, --steps"):
-                f_dp = pld.tradeoff_curve(pld.mechanism_pld("laplace", 1.0 / mu, 1.0, steps), "symmetrised")
+                f_dp = pld.tradeoff_curve(pld.mechanism_pld(Mechanism("laplace", 1.0 / mu, 1.0, steps), discretization=1e-4), "symmetrised")
         big_j = tradeoff.symmetrise(j, grid)
     elif args.mechanism == "gaussian":
         j, f_dp = rtm.gaussian(mu, d, steps), tradeoff.gaussian_composition(mu, steps=steps)
@@ -380,7 +380,7 @@ def _rtm(args) -> int:
             f_dp = tradeoff.gaussian_composition(mu, steps=steps)
         else:
             with _flags("--mu, --sampling-rate, --steps"):
-                f_dp = pld.tradeoff_curve(pld.mechanism_pld("gaussian", 1.0 / mu, p, steps), "symmetrised")
+                f_dp = pld.tradeoff_curve(pld.mechanism_pld(Mechanism("gaussian", 1.0 / mu, p, steps), discretization=1e-4), "symmetrised")
     out = {"mechanism": args.mechanism, "mu": mu, "dimension": d, "steps": steps, "sampling_rate": p,
            "release": _release_model(args.mechanism, steps), "alpha": alpha.tolist()}
     for key, curve in (("j", j), ("j_inv", j.inverse), ("J", big_j), ("f_dp", f_dp)):

@@ -106,7 +106,7 @@ from scipy.special import ndtr
 from scipy.stats import norm
 
 from . import tradeoff
-from .privacy_loss import check_parameters, chi2_divergence, loss_cumulants
+from .privacy_loss import Mechanism, check_mechanism, chi2_divergence, loss_cumulants
 from .tradeoff import TradeOffCurve
 from .validation import (
     check_array_in,
@@ -521,13 +521,11 @@ def _series_pair(mechanism, scale, p, steps, order):
     return EdgeworthSeries(k0, steps, order), EdgeworthSeries(k1, steps, order)
 
 
-def edgeworth_curve(
-    mechanism: str, noise_multiplier: float, sampling_rate: float, steps: int, order: int = DEFAULT_ORDER
-) -> EdgeworthCurve:
+def edgeworth_curve(mechanism: Mechanism, order: int = DEFAULT_ORDER) -> EdgeworthCurve:
     """Edgeworth approximation of the composed, subsampled trade-off curve ``T(P^N, Q^N)`` (add direction).
 
-    ``mechanism`` "gaussian" (SGM, ``noise_multiplier`` = noise multiplier sigma) or "laplace" (SLM,
-    ``noise_multiplier`` = b), sensitivity 1; ``sampling_rate`` p in (0, 1]; ``steps`` N >= 1; ``order``
+    ``mechanism``: Gaussian (SGM, ``noise_multiplier`` = noise multiplier sigma) or Laplace (SLM,
+    ``noise_multiplier`` = b) noise, sensitivity 1; ``sampling_rate`` p in (0, 1]; ``steps`` N >= 1; ``order``
     0..4 (module docstring: order k keeps the terms up to N^{-k/2}; 4 is the default).  ReRo paper
     Sec. 2 option (2), Remark 2, Cor. 3.  Raises ValueError for levels where the truncated series
     is not a valid CDF (see :class:`EdgeworthCurve`).
@@ -539,13 +537,7 @@ def edgeworth_curve(
 
     Parameters
     ----------
-    mechanism : {"gaussian", "laplace"}
-    noise_multiplier : float
-        sigma (Gaussian) or b (Laplace), > 0.
-    sampling_rate : float
-        p in (0, 1].
-    steps : int
-        N >= 1.
+    mechanism : Mechanism
     order : int, default 4
         0..4.
 
@@ -555,21 +547,18 @@ def edgeworth_curve(
 
     Examples
     --------
-    >>> curve = edgeworth_curve("gaussian", 1.0, 0.1, 100)
+    >>> curve = edgeworth_curve(Mechanism("gaussian", 1.0, 0.1, 100))
     >>> round(float(curve.power(0.01)), 6)  # gamma at kappa = 0.01
     0.146121
     """
-    mechanism, noise_multiplier, p = check_parameters(mechanism, noise_multiplier, sampling_rate)
-    steps = check_positive_int("steps", steps)
+    mechanism, noise_multiplier, p, steps = check_mechanism(mechanism).args
     order = _check_order(order)
     h0, h1 = _series_pair(mechanism, noise_multiplier, p, steps, order)
     name = f"Edgeworth order {order}, {mechanism} scale={noise_multiplier:g}, p={p:g}, N={steps}, add"
     return EdgeworthCurve(h0, h1, name=name)
 
 
-def gamma_edgeworth(
-    mechanism: str, noise_multiplier: float, sampling_rate: float, steps: int, kappa, order: int = DEFAULT_ORDER
-):
+def gamma_edgeworth(mechanism: Mechanism, kappa, order: int = DEFAULT_ORDER):
     """ReRo bound ``gamma = 1 - f(kappa)`` from the Edgeworth curve (ReRo paper Thm. 1, Cor. 3).
 
     Vectorised over ``kappa`` in (0, 1); see :func:`edgeworth_curve` for the other arguments.
@@ -577,13 +566,7 @@ def gamma_edgeworth(
 
     Parameters
     ----------
-    mechanism : {"gaussian", "laplace"}
-    noise_multiplier : float
-        > 0.
-    sampling_rate : float
-        In (0, 1].
-    steps : int
-        >= 1.
+    mechanism : Mechanism
     kappa : float or array_like
         In (0, 1).
     order : int, default 4
@@ -599,14 +582,13 @@ def gamma_edgeworth(
 
     Examples
     --------
-    >>> round(float(gamma_edgeworth("gaussian", 1.0, 0.1, 100, 0.01)), 6)  # = edgeworth_curve(...).power(0.01)
+    >>> round(float(gamma_edgeworth(Mechanism("gaussian", 1.0, 0.1, 100), 0.01)), 6)  # = edgeworth_curve(...).power(0.01)
     0.146121
     """
-    mechanism, noise_multiplier, p = check_parameters(mechanism, noise_multiplier, sampling_rate)
-    steps = check_positive_int("steps", steps)
+    mechanism = check_mechanism(mechanism)
     order = _check_order(order)
     k = check_array_in("kappa", kappa, 0.0, 1.0, open_low=True, open_high=True)
-    return edgeworth_curve(mechanism, noise_multiplier, p, steps, order).power(k)
+    return edgeworth_curve(mechanism, order).power(k)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -614,7 +596,7 @@ def gamma_edgeworth(
 # ---------------------------------------------------------------------------------------------
 
 
-def clt_mu(mechanism: str, noise_multiplier: float, sampling_rate: float, steps: int) -> float:
+def clt_mu(mechanism: Mechanism) -> float:
     """``mu_tilde = p sqrt(N chi^2)`` of the CLT approximation (ReRo paper Sec. 2 option (3)).
 
     For the SGM ``chi^2 = e^{mu^2} - 1`` with ``mu = 1/sigma``, i.e.
@@ -625,13 +607,7 @@ def clt_mu(mechanism: str, noise_multiplier: float, sampling_rate: float, steps:
 
     Parameters
     ----------
-    mechanism : {"gaussian", "laplace"}
-    noise_multiplier : float
-        > 0.
-    sampling_rate : float
-        In (0, 1].
-    steps : int
-        >= 1.
+    mechanism : Mechanism
 
     Returns
     -------
@@ -643,11 +619,10 @@ def clt_mu(mechanism: str, noise_multiplier: float, sampling_rate: float, steps:
 
     Examples
     --------
-    >>> round(clt_mu("gaussian", 2.0, 0.01, 10_000), 6)  # p sqrt(N (e^{1/sigma^2} - 1))
+    >>> round(clt_mu(Mechanism("gaussian", 2.0, 0.01, 10_000)), 6)  # p sqrt(N (e^{1/sigma^2} - 1))
     0.53294
     """
-    mechanism, noise_multiplier, p = check_parameters(mechanism, noise_multiplier, sampling_rate)
-    steps = check_positive_int("steps", steps)
+    mechanism, noise_multiplier, p, steps = check_mechanism(mechanism).args
     chi2 = chi2_divergence(mechanism, noise_multiplier)
     value = p * math.sqrt(steps * chi2) if math.isfinite(chi2) else math.inf
     if not math.isfinite(value):
@@ -655,20 +630,14 @@ def clt_mu(mechanism: str, noise_multiplier: float, sampling_rate: float, steps:
     return value
 
 
-def clt_curve(mechanism: str, noise_multiplier: float, sampling_rate: float, steps: int) -> TradeOffCurve:
+def clt_curve(mechanism: Mechanism) -> TradeOffCurve:
     """The CLT approximation ``f_Gauss(alpha, mu_tilde)`` = ``tradeoff.gaussian(clt_mu(...))``.
 
     Asymptotic (error O(N^{-1/2})), symmetric, and an approximation, not a bound.
 
     Parameters
     ----------
-    mechanism : {"gaussian", "laplace"}
-    noise_multiplier : float
-        > 0.
-    sampling_rate : float
-        In (0, 1].
-    steps : int
-        >= 1.
+    mechanism : Mechanism
 
     Returns
     -------
@@ -680,7 +649,8 @@ def clt_curve(mechanism: str, noise_multiplier: float, sampling_rate: float, ste
 
     Examples
     --------
-    >>> clt_curve("gaussian", 2.0, 0.01, 10_000).name == f"Gaussian mu={clt_mu('gaussian', 2.0, 0.01, 10_000):g}"
+    >>> sgm = Mechanism("gaussian", 2.0, 0.01, 10_000)
+    >>> clt_curve(sgm).name == f"Gaussian mu={clt_mu(sgm):g}"
     True
     """
-    return tradeoff.gaussian(clt_mu(mechanism, noise_multiplier, sampling_rate, steps))
+    return tradeoff.gaussian(clt_mu(mechanism))

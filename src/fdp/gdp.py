@@ -16,7 +16,7 @@ What is here
   the certified lower curve of :func:`fdp.pld.certified_lower_curve` (:func:`mu_and_regret_lattice`:
   ``f_mu* <= f`` holds for the exact curve on ``alpha, beta >= 1e-10``, up to the FFT's rounding,
   estimated and carried in the curve; faster than gdpnum at equal spacing), or
-  on the PLD of :func:`fdp.pld.dpsgd_pld` (:func:`mu_and_regret_pld`); :func:`mu_and_regret` also takes
+  on the PLD of :func:`fdp.pld.mechanism_pld` (:func:`mu_and_regret_pld`); :func:`mu_and_regret` also takes
   a :class:`fdp.privacy_loss.Mechanism`.
 
 Conventions (:mod:`fdp.tradeoff`)
@@ -72,8 +72,8 @@ from joblib import delayed
 from scipy.special import erfinv, log_ndtr, ndtr, ndtri, ndtri_exp
 
 from .parallel import check_n_jobs, run
-from .pld import certified_lower_curve, default_discretization, dpsgd_pld, tradeoff_curve
-from .privacy_loss import Mechanism
+from .pld import certified_lower_curve, default_discretization, mechanism_pld, tradeoff_curve
+from .privacy_loss import Mechanism, check_mechanism
 from .roots import bisect_increasing
 from .tradeoff import PiecewiseLinear, check_piecewise, fixed_point
 from .tradeoff import symmetrise as _symmetrise
@@ -644,7 +644,7 @@ def mu_and_regret(subject, *, symmetrise: bool = True, tail: float | None = None
     tail : float, optional
         The alpha floor of :func:`mu_star`: 0 for a curve and 1e-10 for a mechanism by default.
     discretization : float, optional
-        For a mechanism only: the PLD lattice spacing (see :func:`fdp.pld.dpsgd_pld`).
+        For a mechanism only: the lattice spacing (see :func:`mu_and_regret_dpsgd`).
 
     Returns
     -------
@@ -666,13 +666,11 @@ def mu_and_regret(subject, *, symmetrise: bool = True, tail: float | None = None
     (2.0, 0.0)
     """
     if isinstance(subject, Mechanism):
-        noise, sigma, rate, steps = subject.args
-        if noise != "gaussian":
+        if subject.noise != "gaussian":
             raise ValueError(f"subject must be a Gaussian mechanism or a curve, got {subject!r}")
         if not symmetrise:
             raise ValueError("symmetrise=False applies to a curve: a mechanism's curve is always symmetrised")
-        return mu_and_regret_dpsgd(sigma, rate, steps, discretization=discretization,
-                                   tail=DPSGD_TAIL if tail is None else tail)
+        return mu_and_regret_dpsgd(subject, discretization=discretization, tail=DPSGD_TAIL if tail is None else tail)
     if discretization is not None:
         raise ValueError("discretization applies to a mechanism, not to a curve")
     curve = check_piecewise("curve", subject)
@@ -734,32 +732,33 @@ def delta_divergence(f: PiecewiseLinear, g: PiecewiseLinear, *, metric: bool = F
 # ---------------------------------------------------------------------------------------------
 
 
-def mu_full_batch(noise_multiplier: float, steps: int) -> float:
-    """mu of ``steps`` full-batch Gaussian steps, ``sqrt(steps) / noise_multiplier``, as an upper bound.
+def mu_full_batch(mechanism: Mechanism) -> float:
+    """mu-GDP of the mechanism's steps without subsampling, as an upper bound: the bound that caps its ``mu*``.
 
-    The steps-fold Gaussian mechanism is exactly this mu-GDP (Dong, Roth, Su 2022 Cor. 3.3).  The float
-    quotient is raised one ulp at a time until ``(mu sigma)^2 >= steps`` holds in exact rational arithmetic
-    (the float ``sqrt(3)`` is 1e-16 below the real one, so noise ``sqrt(3)`` would miss mu = 1 by that much).
+    Subsampling never lowers the curve below the full batch's (Dong, Roth, Su 2022 Thm. 4.2), so the
+    mechanism's sampling rate does not enter.  Gaussian noise: ``sqrt(steps) / noise_multiplier``, exactly
+    (Cor. 3.3); the float quotient is raised one ulp at a time until ``(mu sigma)^2 >= steps`` holds in exact
+    rational arithmetic (the float ``sqrt(3)`` is 1e-16 below the real one, so noise ``sqrt(3)`` would miss
+    mu = 1 by that much).  Laplace noise: ``sqrt(steps) mu_L``, ``mu_L`` the tight GDP of one step
+    (:func:`mu_laplace`; composition, Cor. 3.3), inf where no bound is computed (one step beyond eps 700).
 
     Parameters
     ----------
-    noise_multiplier : float
-        > 0.
-    steps : int
-        >= 1.
+    mechanism : Mechanism
 
     Returns
     -------
     float
-        The smallest float found at or above ``sqrt(steps) / noise_multiplier`` (inf if it overflows).
+        Gaussian: the smallest float found at or above ``sqrt(steps) / noise_multiplier`` (inf if it overflows).
 
     Examples
     --------
-    >>> mu_full_batch(2.0, 4), mu_full_batch(1.0, 3) > 3 ** 0.5
+    >>> mu_full_batch(Mechanism("gaussian", 2.0, 1.0, 4)), mu_full_batch(Mechanism("gaussian", 1.0, 1.0, 3)) > 3 ** 0.5
     (1.0, True)
     """
-    sigma = check_positive("noise_multiplier", noise_multiplier)
-    steps = check_positive_int("steps", steps)
+    noise, sigma, _, steps = check_mechanism(mechanism).args
+    if noise == "laplace":
+        return math.inf if 1.0 / sigma > 700.0 else float(np.sqrt(steps) * mu_laplace(1.0 / sigma) * _ROUND_UP)
     mu = math.sqrt(steps) / sigma
     while math.isfinite(mu) and (Fraction(mu) * Fraction(sigma)) ** 2 < steps:
         mu = math.nextafter(mu, math.inf)
@@ -902,7 +901,7 @@ def mu_and_regret_pld(dist, *, tail: float = DPSGD_TAIL) -> tuple[float, float, 
     Parameters
     ----------
     dist : dp_accounting.pld.privacy_loss_distribution.PrivacyLossDistribution
-        A pessimistic PLD, e.g. from :func:`fdp.pld.dpsgd_pld`.
+        A pessimistic PLD, e.g. from :func:`fdp.pld.mechanism_pld`.
     tail : float, default 1e-10
         The alpha floor (see above).
 
@@ -917,7 +916,7 @@ def mu_and_regret_pld(dist, *, tail: float = DPSGD_TAIL) -> tuple[float, float, 
     Examples
     --------
     >>> from fdp import pld
-    >>> mu, regret, floor = mu_and_regret_pld(pld.dpsgd_pld(2.0, 0.05, 200, discretization=1e-3))
+    >>> mu, regret, floor = mu_and_regret_pld(pld.mechanism_pld(Mechanism("gaussian", 2.0, 0.05, 200), discretization=1e-3))
     >>> round(mu, 4), floor
     (0.4196, 1e-10)
     """
@@ -927,8 +926,7 @@ def mu_and_regret_pld(dist, *, tail: float = DPSGD_TAIL) -> tuple[float, float, 
 
 
 def mu_and_regret_dpsgd(
-    noise_multiplier: float, sampling_rate: float, steps: int, *, discretization: float | None = None,
-    tail: float = DPSGD_TAIL, method: str = "lattice",
+    mechanism: Mechanism, *, discretization: float | None = None, tail: float = DPSGD_TAIL, method: str = "lattice",
 ) -> tuple[float, float]:
     """GDP paper Alg. 1 for DP-SGD (the paper's Fig. 3 interface): ``(mu*, Delta(f, f_mu*))``.
 
@@ -936,19 +934,15 @@ def mu_and_regret_dpsgd(
     (both directions, tight at both ends), symmetrised, so that ``f_mu* <= f`` is certified for the
     exact curve of the mechanism on the range ``alpha, beta >= tail`` (up to the rounding of the FFT
     composition, estimated and carried in the curve).  ``method="dp_accounting"``:
-    :func:`mu_and_regret_pld` on :func:`fdp.pld.dpsgd_pld` (connect-the-dots, normalised; not
+    :func:`mu_and_regret_pld` on :func:`fdp.pld.mechanism_pld` (connect-the-dots, normalised; not
     certified near ``(1, 0)``).  Both lower the floor for mechanisms far from private (described
     there).  With ``sampling_rate = 1`` the exact ``(sqrt(steps) / noise_multiplier, 0)`` of the
     Gaussian mechanism.
 
     Parameters
     ----------
-    noise_multiplier : float
-        > 0.
-    sampling_rate : float
-        Poisson rate in (0, 1].
-    steps : int
-        >= 1.
+    mechanism : Mechanism
+        Gaussian noise (DP-SGD).
     discretization : float, optional
         Loss lattice spacing (default: :func:`fdp.pld.default_discretization`).
     tail : float, default 1e-10
@@ -965,33 +959,37 @@ def mu_and_regret_dpsgd(
 
     Examples
     --------
-    >>> mu, regret = mu_and_regret_dpsgd(2.0, 0.05, 200, discretization=1e-3)
+    >>> mu, regret = mu_and_regret_dpsgd(Mechanism("gaussian", 2.0, 0.05, 200), discretization=1e-3)
     >>> round(mu, 4), round(regret, 4)
     (0.4196, 0.0092)
     """
     tail = check_tail(tail)  # before the lattice is built
     if method not in ("lattice", "dp_accounting"):
         raise ValueError(f"method must be 'lattice' or 'dp_accounting', got {method!r}")
-    noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
-    steps = check_positive_int("steps", steps)
+    mechanism = _check_gaussian(mechanism)
     if discretization is not None:
         check_discretization("discretization", discretization)
-    if check_sampling_rate("sampling_rate", sampling_rate) == 1.0:
+    if mechanism.sampling_rate == 1.0:
         # full batches: the steps-fold Gaussian mechanism, exactly sqrt(steps)/noise_multiplier-GDP (regret 0)
-        return mu_full_batch(noise_multiplier, steps), 0.0
+        return mu_full_batch(mechanism), 0.0
     if method == "lattice":
         check_lattice_tail(tail)
     if method == "dp_accounting":
-        dist = dpsgd_pld(noise_multiplier, sampling_rate, steps, discretization=discretization)
-        mu, regret, _ = mu_and_regret_pld(dist, tail=tail)
+        mu, regret, _ = mu_and_regret_pld(mechanism_pld(mechanism, discretization=discretization), tail=tail)
     else:
-        mu, regret, _ = mu_and_regret_lattice(noise_multiplier, sampling_rate, steps, discretization=discretization,
-                                              tail=tail)
+        mu, regret, _ = mu_and_regret_lattice(mechanism, discretization=discretization, tail=tail)
     return mu, regret
 
 
-def mu_and_regret_lattice(noise_multiplier: float, sampling_rate: float, steps: int, *,
-                          discretization: float | None = None, tail: float = DPSGD_TAIL) -> tuple[float, float, float]:
+def _check_gaussian(mechanism) -> Mechanism:
+    mechanism = check_mechanism(mechanism)
+    if mechanism.noise != "gaussian":
+        raise ValueError(f"mechanism must have Gaussian noise (DP-SGD), got {mechanism.noise!r} noise")
+    return mechanism
+
+
+def mu_and_regret_lattice(mechanism: Mechanism, *, discretization: float | None = None,
+                          tail: float = DPSGD_TAIL) -> tuple[float, float, float]:
     """GDP paper Alg. 1 on the certified symmetrised curve of DP-SGD: ``(mu*, Delta(f, f_mu*), floor)``.
 
     The curve is :func:`fdp.pld.certified_lower_curve` (``"symmetrised"``: the pessimistic lattice measures
@@ -1003,12 +1001,8 @@ def mu_and_regret_lattice(noise_multiplier: float, sampling_rate: float, steps: 
 
     Parameters
     ----------
-    noise_multiplier : float
-        > 0.
-    sampling_rate : float
-        Poisson rate in (0, 1].
-    steps : int
-        >= 1.
+    mechanism : Mechanism
+        Gaussian noise (DP-SGD).
     discretization : float, optional
         Loss lattice spacing (default: :func:`fdp.pld.default_discretization`).
     tail : float, default 1e-10
@@ -1024,15 +1018,15 @@ def mu_and_regret_lattice(noise_multiplier: float, sampling_rate: float, steps: 
 
     Examples
     --------
-    >>> mu, regret, floor = mu_and_regret_lattice(2.0, 0.05, 200, discretization=1e-3)
+    >>> mu, regret, floor = mu_and_regret_lattice(Mechanism("gaussian", 2.0, 0.05, 200), discretization=1e-3)
     >>> round(mu, 4), floor
     (0.4196, 1e-10)
     """
+    mechanism = _check_gaussian(mechanism)
     tail = check_lattice_tail(tail)
     if discretization is None:
-        discretization = default_discretization(noise_multiplier, sampling_rate, steps)
-    curve = certified_lower_curve("gaussian", noise_multiplier, sampling_rate, steps, discretization=discretization,
-                                  direction="symmetrised", level_min=tail)
+        discretization = default_discretization(mechanism)
+    curve = certified_lower_curve(mechanism, discretization=discretization, direction="symmetrised", level_min=tail)
     return alg1(curve, tail)
 
 
@@ -1080,7 +1074,7 @@ def mu_and_regret_dpsgd_grid(
         # loky replaces a worker whose memory grew by 300 MB (freed lattices stay with the process) and
         # resubmits its queued tasks: nothing is lost, so its UserWarning would only alarm the reader.
         warnings.filterwarnings("ignore", message="A worker stopped while some jobs", category=UserWarning)
-        res = run((delayed(mu_and_regret_dpsgd)(a, c, b, discretization=discretization, tail=tail)
+        res = run((delayed(mu_and_regret_dpsgd)(Mechanism("gaussian", a, c, b), discretization=discretization, tail=tail)
                    for a, c, b in points), n_jobs)
     arr = np.array(res, dtype=float).reshape(len(s), len(t), len(q), 2)
     return arr[..., 0], arr[..., 1]

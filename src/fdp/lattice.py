@@ -106,15 +106,12 @@ from scipy.optimize import brentq
 from scipy.special import logsumexp
 
 from .onestep import OneStep, U, tail_x
-from .privacy_loss import check_mechanism, log_ratio, subsampled
+from .privacy_loss import Mechanism, check_mechanism, log_ratio, subsampled
 from .tradeoff import lower_convex_envelope
 from .validation import (
     ResourceLimitError,
     check_array_in,
     check_discretization,
-    check_positive,
-    check_positive_int,
-    check_sampling_rate,
     check_subsampled_range,
 )
 
@@ -708,18 +705,15 @@ def _check_int(name, value, low, high):
     return int(value)
 
 
-def gamma_ground_truth(mechanism: str, noise_multiplier: float, sampling_rate: float, steps: int, kappa, grid: int = 1000, dps: int = 25) -> GroundTruth:
+def gamma_ground_truth(mechanism: Mechanism, kappa, grid: int = 1000, dps: int = 25) -> GroundTruth:
     """Certified ``[lower, upper]`` for ``gamma = 1 - T(P, Q)(kappa)`` of the N-fold SGM / SLM (add direction).
 
     Parameters
     ----------
-    mechanism : {"gaussian", "laplace"}
-        Poisson-subsampled Gaussian (``noise_multiplier`` = sigma) or Laplace (``noise_multiplier`` = b) mechanism,
-        sensitivity 1; ``sampling_rate = 1`` is the plain Gaussian / Laplace mechanism.
-    noise_multiplier : float > 0
-    sampling_rate : float in (0, 1]
-    steps : int >= 1
-        Number N of composed (homogeneous) steps.
+    mechanism : Mechanism
+        Poisson-subsampled Gaussian (``noise_multiplier`` = sigma) or Laplace (``noise_multiplier`` = b) noise,
+        sensitivity 1, composed over N = ``steps`` (homogeneous) steps; ``sampling_rate = 1`` is the plain
+        Gaussian / Laplace mechanism.
     kappa : float or array in (0, 1)
         Prior success probabilities; one composition serves all of them.
     grid : int
@@ -750,15 +744,12 @@ def gamma_ground_truth(mechanism: str, noise_multiplier: float, sampling_rate: f
 
     Examples
     --------
-    >>> gt = gamma_ground_truth("gaussian", 1.0, 0.5, 4, [0.01], grid=200, dps=20)
+    >>> gt = gamma_ground_truth(Mechanism("gaussian", 1.0, 0.5, 4), [0.01], grid=200, dps=20)
     >>> bool(gt.lower[0] <= gt.upper[0] < gt.lower[0] + 1e-3)
     True
     """
     t0 = time.perf_counter()
-    check_mechanism(mechanism)
-    noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
-    p = check_sampling_rate("sampling_rate", sampling_rate)
-    steps = check_positive_int("steps", steps)
+    mechanism, noise_multiplier, p, steps = check_mechanism(mechanism).args
     kap = check_array_in("kappa", kappa, 0.0, 1.0, open_low=True, open_high=True)
     if kap.size == 0:
         raise ValueError("kappa must not be empty")
@@ -835,8 +826,7 @@ def _one_step_loss(mechanism: str, scale: float, p: float) -> tuple[np.ndarray, 
     return loss, log_q - logsumexp(log_q)
 
 
-def lattice_points(mechanism: str, noise_multiplier: float, sampling_rate: float = 1.0, steps: int = 1,
-                   discretization: float = 1e-4, tail: float = 1e-15) -> int:
+def lattice_points(mechanism: Mechanism, discretization: float = 1e-4, truncated_mass: float = 1e-15) -> int:
     """Estimated length of the (composed) privacy-loss lattice of ``steps`` subsampled steps.
 
     One step spans the loss range of the noise cut at about 10 standard deviations (Laplace:
@@ -847,15 +837,10 @@ def lattice_points(mechanism: str, noise_multiplier: float, sampling_rate: float
 
     Parameters
     ----------
-    mechanism : {"gaussian", "laplace"}
-    noise_multiplier : float
-        > 0.
-    sampling_rate : float, default 1.0
-        In (0, 1].
-    steps : int, default 1
+    mechanism : Mechanism
     discretization : float, default 1e-4
         Loss lattice spacing.
-    tail : float, default 1e-15
+    truncated_mass : float, default 1e-15
         Mass cut off by the composition's window.
 
     Returns
@@ -864,13 +849,10 @@ def lattice_points(mechanism: str, noise_multiplier: float, sampling_rate: float
 
     Examples
     --------
-    >>> lattice_points("gaussian", 1.0, 1.0, 1, discretization=1e-2) < lattice_points("gaussian", 1.0, 1.0, 100, discretization=1e-2)
+    >>> lattice_points(Mechanism("gaussian", 1.0), 1e-2) < lattice_points(Mechanism("gaussian", 1.0, 1.0, 100), 1e-2)
     True
     """
-    mechanism = check_mechanism(mechanism)
-    noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
-    p = check_sampling_rate("sampling_rate", sampling_rate)
-    steps = check_positive_int("steps", steps)
+    mechanism, noise_multiplier, p, steps = check_mechanism(mechanism).args
     h = check_discretization("discretization", discretization)
     check_subsampled_range(noise_multiplier, p)
     loss, log_w = _one_step_loss(mechanism, noise_multiplier, p)
@@ -879,7 +861,7 @@ def lattice_points(mechanism: str, noise_multiplier: float, sampling_rate: float
     if steps == 1 or width == 0.0:
         return int(min(one, 1e300))
     shifted = loss - loss.min()
-    low, high, log_tail = 0.0, steps * width, np.log(2.0 / tail)
+    low, high, log_tail = 0.0, steps * width, np.log(2.0 / truncated_mass)
     for k in range(1, 21):
         t = k / width
         high = min(high, (steps * logsumexp(t * shifted + log_w) + log_tail) / t)

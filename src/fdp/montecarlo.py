@@ -26,14 +26,12 @@ from scipy.stats import norm
 
 from .diagnostics import warns
 from .parallel import check_n_jobs, chunks, run
-from .privacy_loss import check_mechanism, log_ratio, subsampled
+from .privacy_loss import Mechanism, check_mechanism, log_ratio, subsampled
 from .validation import (
     ResourceLimitError,
     check_array_in,
     check_open_unit,
-    check_positive,
     check_positive_int,
-    check_sampling_rate,
     check_seed,
 )
 
@@ -42,7 +40,7 @@ __all__ = [
     "MIN_KEPT",
     "MAX_DRAWS",
     "check_samples_for_kappa",
-    "sgm_log_likelihood_ratios",
+    "log_likelihood_ratios",
     "gamma_from_log_ratios",
     "gamma_mc",
 ]
@@ -108,18 +106,16 @@ def _log_ratio_chunk(sigma, q, steps, samples, block, seed_seq, mechanism="gauss
 MAX_DRAWS = 2 * 10**9  # samples x steps: about 50 s of draws on one core
 
 
-def _check_setup(noise_multiplier, sampling_rate, steps, samples, mechanism):
-    noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
-    sampling_rate = check_sampling_rate("sampling_rate", sampling_rate)
-    steps = check_positive_int("steps", steps)
+def _check_setup(mechanism, samples):
+    mechanism = check_mechanism(mechanism)
+    steps = mechanism.steps
     samples = check_positive_int("samples", samples)
-    check_mechanism(mechanism)
     if samples * steps > MAX_DRAWS:
         raise ResourceLimitError(
             f"samples * steps = {samples * steps:.3g} noise draws exceed the limit of {MAX_DRAWS:.3g} "
             "(about a minute a core): use fewer samples or an accountant (fdp.pld)"
         )
-    return noise_multiplier, sampling_rate, steps, samples
+    return mechanism, samples
 
 
 def check_samples_for_kappa(samples: int, kappa, name: str = "samples") -> None:
@@ -151,33 +147,25 @@ def check_samples_for_kappa(samples: int, kappa, name: str = "samples") -> None:
         )
 
 
-def sgm_log_likelihood_ratios(
-    noise_multiplier: float,
-    sampling_rate: float,
-    steps: int,
+def log_likelihood_ratios(
+    mechanism: Mechanism,
     samples: int,
     seed: int = 0,
     chunk: int = 20_000,
     block: int = 128,
     n_jobs: int = 1,
-    mechanism: str = "gaussian",
 ) -> np.ndarray:
     """Log likelihood ratios ``log mu(W) / nu(W)`` for ``W ~ nu = N(0, sigma^2 I_steps)`` (sensitivity 1).
 
-    ``mechanism="laplace"`` replaces the noise by Laplace noise of scale ``noise_multiplier`` (the SLM; the
-    same change of measure, Hayes et al. Alg. 1 applied to another noise distribution).
+    Laplace noise replaces ``nu`` by Laplace noise of scale ``noise_multiplier`` (the SLM; the same change of
+    measure, Hayes et al. Alg. 1 applied to another noise distribution).
 
     Samples are produced in chunks of ``chunk`` (each with its own spawned seed) and steps in
     blocks of ``block``, so peak memory is about ``samples + chunk * block`` floats.
 
     Parameters
     ----------
-    noise_multiplier : float
-        > 0.
-    sampling_rate : float
-        In (0, 1].
-    steps : int
-        >= 1.
+    mechanism : Mechanism
     samples : int
         N >= 1.
     seed : int, default 0
@@ -186,7 +174,6 @@ def sgm_log_likelihood_ratios(
     block : int, default 128
         Steps summed at once.
     n_jobs : int, default 1
-    mechanism : {"gaussian", "laplace"}, default "gaussian"
 
     Returns
     -------
@@ -199,16 +186,17 @@ def sgm_log_likelihood_ratios(
 
     Examples
     --------
-    >>> r = sgm_log_likelihood_ratios(1.0, 1.0, 1, 200_000, seed=3)
+    >>> r = log_likelihood_ratios(Mechanism("gaussian", 1.0), 200_000, seed=3)
     >>> bool(abs(r.mean() + 0.5) < 0.01)  # E_nu[log mu/nu] = -KL = -1/(2 sigma^2)
     True
     """
-    noise_multiplier, sampling_rate, steps, samples = _check_setup(noise_multiplier, sampling_rate, steps, samples, mechanism)
+    mechanism, samples = _check_setup(mechanism, samples)
+    noise, noise_multiplier, sampling_rate, steps = mechanism.args
     seed = check_seed("seed", seed)
     chunk = check_positive_int("chunk", chunk)
     block = check_positive_int("block", block)
     n_jobs = check_n_jobs(n_jobs)
-    parts = run((delayed(_log_ratio_chunk)(noise_multiplier, sampling_rate, steps, s, block, ss, mechanism)
+    parts = run((delayed(_log_ratio_chunk)(noise_multiplier, sampling_rate, steps, s, block, ss, noise)
                  for s, ss in chunks(samples, chunk, seed)), n_jobs)
     return np.concatenate(parts)
 
@@ -243,7 +231,7 @@ def gamma_from_log_ratios(log_ratios, kappa, confidence: float = 0.95, interval:
 
     Examples
     --------
-    >>> res = gamma_from_log_ratios(sgm_log_likelihood_ratios(1.0, 1.0, 1, 100_000, seed=1), 0.01)
+    >>> res = gamma_from_log_ratios(log_likelihood_ratios(Mechanism("gaussian", 1.0), 100_000, seed=1), 0.01)
     >>> from fdp import rero, tradeoff
     >>> bool(res.lower[0] <= rero.gamma(tradeoff.gaussian(1.0), 0.01) <= res.upper[0])
     True
@@ -301,29 +289,21 @@ def gamma_from_log_ratios(log_ratios, kappa, confidence: float = 0.95, interval:
 
 @warns
 def gamma_mc(
-    noise_multiplier: float,
-    sampling_rate: float,
-    steps: int,
+    mechanism: Mechanism,
     kappa,
     samples: int = 1_000_000,
     seed: int = 0,
     confidence: float = 0.95,
     interval: str = "asymptotic",
     n_jobs: int = 1,
-    mechanism: str = "gaussian",
 ) -> MonteCarloGamma:
-    """ReRo bound of DP-SGD (sensitivity 1, noise multiplier ``noise_multiplier``, rate ``sampling_rate``, ``steps``) by Algorithm 1.
+    """ReRo bound of a mechanism (DP-SGD: the subsampled Gaussian, sensitivity 1) by Algorithm 1.
 
     Returns a :class:`MonteCarloGamma` with the estimate and a confidence interval for each kappa.
 
     Parameters
     ----------
-    noise_multiplier : float
-        > 0.
-    sampling_rate : float
-        In (0, 1].
-    steps : int
-        >= 1.
+    mechanism : Mechanism
     kappa : float or array_like
         In (0, 1).
     samples : int, default 1,000,000
@@ -331,7 +311,6 @@ def gamma_mc(
     confidence : float, default 0.95
     interval : {"asymptotic", "dkw"}, default "asymptotic"
     n_jobs : int, default 1
-    mechanism : {"gaussian", "laplace"}, default "gaussian"
 
     Returns
     -------
@@ -343,12 +322,12 @@ def gamma_mc(
 
     Examples
     --------
-    >>> res = gamma_mc(1.0, 0.1, 100, 0.01, samples=100_000, seed=0)
+    >>> res = gamma_mc(Mechanism("gaussian", 1.0, 0.1, 100), 0.01, samples=100_000, seed=0)
     >>> bool(res.lower[0] <= 0.146 <= res.upper[0])  # covers the Edgeworth value 0.1461
     True
     """
-    _check_setup(noise_multiplier, sampling_rate, steps, samples, mechanism)
+    _check_setup(mechanism, samples)
     check_samples_for_kappa(samples, check_array_in("kappa", np.atleast_1d(kappa), 0.0, 1.0, open_low=True, open_high=True))
-    lr = sgm_log_likelihood_ratios(noise_multiplier, sampling_rate, steps, samples, seed=seed, n_jobs=n_jobs, mechanism=mechanism)
+    lr = log_likelihood_ratios(mechanism, samples, seed=seed, n_jobs=n_jobs)
     res = gamma_from_log_ratios(lr, kappa, confidence=confidence, interval=interval)
     return MonteCarloGamma(**{**res.__dict__, "seed": seed})

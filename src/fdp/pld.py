@@ -46,7 +46,7 @@ import numpy as np
 from dp_accounting.pld import privacy_loss_distribution as _pld
 
 from . import lattice, onestep
-from .privacy_loss import check_mechanism
+from .privacy_loss import Mechanism, check_mechanism
 from .rero import gamma
 from .tradeoff import PiecewiseLinear, fixed_point, lower_convex_envelope, symmetrise
 from .validation import (
@@ -55,7 +55,6 @@ from .validation import (
     check_open_unit,
     check_positive,
     check_positive_int,
-    check_sampling_rate,
 )
 
 __all__ = [
@@ -65,8 +64,7 @@ __all__ = [
     "affordable",
     "Spacing",
     "EPSILON_RTOL",
-    "dpsgd_pld",
-    "dpsgd_tradeoff",
+    "mechanism_tradeoff",
     "discrete_gaussian_pld",
     "DIRECTIONS",
     "mechanism_pld",
@@ -89,23 +87,13 @@ def _check_direction(direction) -> str:
     return direction
 
 
-def _mechanism_args(mechanism, noise_multiplier, sampling_rate, steps, discretization):
-    """The validated ``(mechanism, noise_multiplier, sampling_rate, steps, discretization)``."""
-    return (check_mechanism(mechanism), check_positive("noise_multiplier", noise_multiplier),
-            check_sampling_rate("sampling_rate", sampling_rate), check_positive_int("steps", steps),
-            check_discretization("discretization", discretization))
+def _mechanism_args(mechanism, discretization):
+    """The checked ``(noise, noise_multiplier, sampling_rate, steps, discretization)`` of a mechanism and a spacing."""
+    return (*check_mechanism(mechanism).args, check_discretization("discretization", discretization))
 
 
-def mechanism_pld(
-    mechanism: str,
-    noise_multiplier: float,
-    sampling_rate: float = 1.0,
-    steps: int = 1,
-    *,
-    discretization: float = 1e-4,
-    pessimistic: bool = True,
-):
-    """The ``dp_accounting`` PLD of ``steps``-fold Poisson-subsampled Gaussian or Laplace noise.
+def mechanism_pld(mechanism: Mechanism, *, discretization: float | None = None, pessimistic: bool = True):
+    """The ``dp_accounting`` PLD of a mechanism: ``steps``-fold Poisson-subsampled Gaussian or Laplace noise.
 
     Sensitivity 1, noise standard deviation (``"gaussian"``) or Laplace scale b (``"laplace"``)
     ``noise_multiplier``, sampling rate ``sampling_rate`` (1 = no subsampling).  ``pessimistic=True`` uses
@@ -115,14 +103,9 @@ def mechanism_pld(
 
     Parameters
     ----------
-    mechanism : {"gaussian", "laplace"}
-    noise_multiplier : float
-        > 0.
-    sampling_rate : float, default 1.0
-        In (0, 1].
-    steps : int, default 1
-    discretization : float, default 1e-4
-        Lattice spacing.
+    mechanism : Mechanism
+    discretization : float, optional
+        Lattice spacing (default :func:`default_discretization`, tuned for DP-SGD; dp_accounting's own is 1e-4).
     pessimistic : bool, default True
 
     Returns
@@ -135,14 +118,16 @@ def mechanism_pld(
 
     Examples
     --------
-    >>> up = mechanism_pld("gaussian", 1.0, discretization=1e-3).get_epsilon_for_delta(1e-5)
-    >>> low = mechanism_pld("gaussian", 1.0, discretization=1e-3, pessimistic=False).get_epsilon_for_delta(1e-5)
+    >>> up = mechanism_pld(Mechanism("gaussian", 1.0), discretization=1e-3).get_epsilon_for_delta(1e-5)
+    >>> low = mechanism_pld(Mechanism("gaussian", 1.0), discretization=1e-3, pessimistic=False).get_epsilon_for_delta(1e-5)
     >>> bool(low <= 4.377178 <= up)  # the exact epsilon of one Gaussian step lies between them
     True
     """
-    mechanism, noise_multiplier, p, steps, h = _mechanism_args(mechanism, noise_multiplier, sampling_rate, steps,
-                                                               discretization)
-    return _mechanism_pld(mechanism, noise_multiplier, p, steps, h, bool(pessimistic))
+    mechanism = check_mechanism(mechanism)
+    if discretization is None:
+        discretization = default_discretization(mechanism)
+    noise, noise_multiplier, p, steps, h = _mechanism_args(mechanism, discretization)
+    return _mechanism_pld(noise, noise_multiplier, p, steps, h, bool(pessimistic))
 
 
 @functools.lru_cache(maxsize=2)  # the report asks for the same PLD twice (spacing check, then epsilon); PLDs are immutable
@@ -150,8 +135,9 @@ def _mechanism_pld(mechanism: str, noise_multiplier: float, p: float, steps: int
     """:func:`mechanism_pld` on checked arguments."""
     what = f"{mechanism} noise {noise_multiplier:g} with sampling rate {p:g}, {steps} steps, discretization {h:g}"
     hint = "use a larger discretization, fewer steps or more noise"
-    lattice.check_lattice_points(lattice.lattice_points(mechanism, noise_multiplier, p, 1, h), what + " (one step)", hint, lattice.MAX_ONE_STEP_POINTS)
-    lattice.check_lattice_points(lattice.lattice_points(mechanism, noise_multiplier, p, steps, h), what, hint)
+    lattice.check_lattice_points(lattice.lattice_points(Mechanism(mechanism, noise_multiplier, p), h), what + " (one step)",
+                                 hint, lattice.MAX_ONE_STEP_POINTS)
+    lattice.check_lattice_points(lattice.lattice_points(Mechanism(mechanism, noise_multiplier, p, steps), h), what, hint)
     kwargs = dict(
         sensitivity=1.0,
         pessimistic_estimate=bool(pessimistic),
@@ -208,7 +194,7 @@ def compose(plds):
 
     Examples
     --------
-    >>> one = mechanism_pld("gaussian", 1.0, discretization=1e-3)
+    >>> one = mechanism_pld(Mechanism("gaussian", 1.0), discretization=1e-3)
     >>> two = compose([one, one])
     >>> bool(two.get_epsilon_for_delta(1e-5) > one.get_epsilon_for_delta(1e-5))
     True
@@ -290,7 +276,7 @@ def tradeoff_curve(pld, direction: str = "add", name: str | None = None, normali
 
     Examples
     --------
-    >>> curve = tradeoff_curve(mechanism_pld("gaussian", 1.0, discretization=1e-3))
+    >>> curve = tradeoff_curve(mechanism_pld(Mechanism("gaussian", 1.0), discretization=1e-3))
     >>> from fdp import tradeoff
     >>> bool(curve(0.1) <= tradeoff.gaussian(1.0)(0.1))  # pessimistic: below the exact curve
     True
@@ -355,10 +341,7 @@ class Bracket:
 
 
 def tradeoff_bracket(
-    mechanism: str,
-    noise_multiplier: float,
-    sampling_rate: float = 1.0,
-    steps: int = 1,
+    mechanism: Mechanism,
     *,
     discretization: float = 1e-4,
     method: str = "lattice",
@@ -385,13 +368,8 @@ def tradeoff_bracket(
 
     Parameters
     ----------
-    mechanism : {"gaussian", "laplace"}
-    noise_multiplier : float
-        sigma or b (for DP-SGD the noise multiplier), > 0.
-    sampling_rate : float
-        Poisson rate in (0, 1].
-    steps : int
-        Compositions, >= 1.
+    mechanism : Mechanism
+        The noise, its multiplier (sigma or b), sampling rate and steps.
     discretization : float
         Loss lattice spacing.
     method : {"lattice", "dp_accounting"}
@@ -413,27 +391,27 @@ def tradeoff_bracket(
 
     Examples
     --------
-    >>> bracket = tradeoff_bracket("gaussian", 1.0, sampling_rate=0.5, steps=10, discretization=1e-2)
+    >>> bracket = tradeoff_bracket(Mechanism("gaussian", 1.0, 0.5, 10), discretization=1e-2)
     >>> low, high = bracket.gamma(0.01)
     >>> round(float(low), 5), round(float(high), 5)  # at 1e-3: [0.2744940, 0.2744942]
     (0.27449, 0.27451)
     """
+    mechanism = check_mechanism(mechanism)
     direction = _check_direction(direction)
     if method not in ("lattice", "dp_accounting"):
         raise ValueError(f"method must be 'lattice' or 'dp_accounting', got {method!r}")
     if method == "dp_accounting":
         curves = []
         for pessimistic in (True, False):
-            pld = mechanism_pld(
-                mechanism, noise_multiplier, sampling_rate, steps, discretization=discretization, pessimistic=pessimistic
-            )
+            pld = mechanism_pld(mechanism, discretization=check_discretization("discretization", discretization),
+                                pessimistic=pessimistic)
             kind = "pessimistic" if pessimistic else "optimistic"
-            curves.append(tradeoff_curve(pld, direction, name=f"{mechanism} PLD {kind} ({direction})"))
+            curves.append(tradeoff_curve(pld, direction, name=f"{mechanism.noise} PLD {kind} ({direction})"))
         return Bracket(lower=curves[0], upper=curves[1], discretization=float(discretization))
 
     if direction != "add":
         raise ValueError(f"method 'lattice' computes the add direction only, got direction={direction!r}")
-    frame = _lattice_frame(mechanism, noise_multiplier, sampling_rate, steps, discretization, level_min, max_grid)
+    frame = _lattice_frame(mechanism, discretization, level_min, max_grid)
     masses, infinite = onestep.pessimistic(frame.step, frame.l_pess, frame.h, frame.grid)
     lower, _ = _composed_curve(frame.l_pess, frame.h, masses, infinite, frame.steps, True, frame.tail,
                                f"{frame.mechanism} lattice pessimistic (add)")
@@ -455,16 +433,15 @@ class _Frame(NamedTuple):
     level_min: float
 
 
-def _lattice_frame(mechanism, noise_multiplier, sampling_rate, steps, discretization, level_min, max_grid) -> _Frame:
-    mechanism, noise_multiplier, p, steps, h = _mechanism_args(mechanism, noise_multiplier, sampling_rate, steps,
-                                                               discretization)
+def _lattice_frame(mechanism, discretization, level_min, max_grid) -> _Frame:
+    mechanism, noise_multiplier, p, steps, h = _mechanism_args(mechanism, discretization)
     level_min = check_open_unit("level_min", level_min)
     max_grid = check_positive_int("max_grid", max_grid)
     tail = 1e-12 * level_min / steps
     step = onestep.OneStep(mechanism, noise_multiplier, p)
     l_pess, l_opt, step_h, grid = onestep.frames(step, h, np.log(tail), max_grid)
     lattice.check_lattice_points(
-        lattice.lattice_points(mechanism, noise_multiplier, p, steps, step_h, tail),
+        lattice.lattice_points(Mechanism(mechanism, noise_multiplier, p, steps), step_h, tail),
         f"the certified bracket of {steps} steps ({mechanism} noise {noise_multiplier:g}, sampling rate {p:g})",
         "use fewer steps or a larger discretization" if steps > 1 else "use a larger discretization",
     )
@@ -502,16 +479,13 @@ class OptimisticCurve:
     discretization: float
 
 
-def optimistic_curve(mechanism: str, noise_multiplier: float, sampling_rate: float = 1.0, steps: int = 1, *,
-                     discretization: float = 1e-4, level_min: float = 1e-7, max_grid: int = 50_000) -> OptimisticCurve:
+def optimistic_curve(mechanism: Mechanism, *, discretization: float = 1e-4, level_min: float = 1e-7,
+                     max_grid: int = 50_000) -> OptimisticCurve:
     """The optimistic (upper) curve of the lattice :func:`tradeoff_bracket` without its pessimistic side.
 
     Parameters
     ----------
-    mechanism : {"gaussian", "laplace"}
-    noise_multiplier : float
-    sampling_rate : float
-    steps : int
+    mechanism : Mechanism
     discretization : float
     level_min : float
         The smallest level the curve is read at (sets the tail cut).
@@ -524,13 +498,12 @@ def optimistic_curve(mechanism: str, noise_multiplier: float, sampling_rate: flo
 
     Examples
     --------
-    >>> side = optimistic_curve("gaussian", 1.0, sampling_rate=0.5, steps=10, discretization=1e-2)
-    >>> full = tradeoff_bracket("gaussian", 1.0, sampling_rate=0.5, steps=10, discretization=1e-2)
+    >>> side = optimistic_curve(Mechanism("gaussian", 1.0, 0.5, 10), discretization=1e-2)
+    >>> full = tradeoff_bracket(Mechanism("gaussian", 1.0, 0.5, 10), discretization=1e-2)
     >>> bool(np.array_equal(side.upper.betas, full.upper.betas)) and side.slack == full.slack
     True
     """
-    return _optimistic_side(_lattice_frame(mechanism, noise_multiplier, sampling_rate, steps, discretization, level_min,
-                                           max_grid))
+    return _optimistic_side(_lattice_frame(mechanism, discretization, level_min, max_grid))
 
 
 def _composed_curve(l_0, h, masses, infinite, steps, pessimistic, tail, name) -> tuple[PiecewiseLinear, float]:
@@ -541,10 +514,7 @@ def _composed_curve(l_0, h, masses, infinite, steps, pessimistic, tail, name) ->
 
 
 def certified_lower_curve(
-    mechanism: str,
-    noise_multiplier: float,
-    sampling_rate: float = 1.0,
-    steps: int = 1,
+    mechanism: Mechanism,
     *,
     discretization: float = 1e-4,
     direction: str = "add",
@@ -570,13 +540,8 @@ def certified_lower_curve(
 
     Parameters
     ----------
-    mechanism : {"gaussian", "laplace"}
-    noise_multiplier : float
-        sigma or b, > 0.
-    sampling_rate : float
-        Poisson rate in (0, 1] (the remove direction of the subsampled Laplace is not built: rate 1 only).
-    steps : int
-        Compositions, >= 1.
+    mechanism : Mechanism
+        Laplace noise at sampling rate 1 only (the remove direction of the subsampled Laplace is not built).
     discretization : float
         Loss lattice spacing.
     direction : {"add", "symmetrised"}, default "add"
@@ -597,13 +562,12 @@ def certified_lower_curve(
 
     Examples
     --------
-    >>> lower = certified_lower_curve("gaussian", 1.0, sampling_rate=0.5, steps=10, discretization=1e-2)
-    >>> above = tradeoff_bracket("gaussian", 1.0, sampling_rate=0.5, steps=10, discretization=1e-2).upper
+    >>> lower = certified_lower_curve(Mechanism("gaussian", 1.0, 0.5, 10), discretization=1e-2)
+    >>> above = tradeoff_bracket(Mechanism("gaussian", 1.0, 0.5, 10), discretization=1e-2).upper
     >>> bool(np.all(lower(above.alphas) <= above.betas + 1e-12))  # below the certified upper curve
     True
     """
-    mechanism, noise_multiplier, p, steps, h = _mechanism_args(mechanism, noise_multiplier, sampling_rate, steps,
-                                                               discretization)
+    mechanism, noise_multiplier, p, steps, h = _mechanism_args(mechanism, discretization)
     if direction not in ("add", "symmetrised"):
         raise ValueError(f"direction must be 'add' or 'symmetrised', got {direction!r}")
     level_min = check_open_unit("level_min", level_min)
@@ -659,8 +623,8 @@ def _join(f: PiecewiseLinear, g: PiecewiseLinear, name: str) -> PiecewiseLinear:
     return PiecewiseLinear(alphas, betas, name=name, powers=powers)
 
 
-def default_discretization(noise_multiplier: float, sampling_rate: float, steps: int) -> float:
-    """A PLD lattice spacing for DP-SGD: 1/200 of the CLT mu (Bu et al. 2020), clipped to [1e-5, 3e-4].
+def default_discretization(mechanism: Mechanism) -> float:
+    """A PLD lattice spacing for DP-SGD: 1/200 of the Gaussian CLT mu (Bu et al. 2020), clipped to [1e-5, 3e-4].
 
     For the eps = 8 run of the GDP paper (9.4, 2000, 2^14/50,000) this is 3e-4, and mu* lies 1e-5
     above the certified interval [1.566947, 1.566949] of :func:`fdp.pld.tradeoff_bracket` (at 1e-3 it
@@ -668,12 +632,8 @@ def default_discretization(noise_multiplier: float, sampling_rate: float, steps:
 
     Parameters
     ----------
-    noise_multiplier : float
-        > 0.
-    sampling_rate : float
-        In (0, 1].
-    steps : int
-        >= 1.
+    mechanism : Mechanism
+        Its noise multiplier, sampling rate and steps (the rule is the Gaussian one for either noise).
 
     Returns
     -------
@@ -685,12 +645,10 @@ def default_discretization(noise_multiplier: float, sampling_rate: float, steps:
 
     Examples
     --------
-    >>> default_discretization(9.4, 2**14 / 50_000, 2000)  # the eps = 8 De et al. run: the cap
+    >>> default_discretization(Mechanism("gaussian", 9.4, 2**14 / 50_000, 2000))  # the eps = 8 De et al. run: the cap
     0.0003
     """
-    noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
-    sampling_rate = check_sampling_rate("sampling_rate", sampling_rate)
-    steps = check_positive_int("steps", steps)
+    _, noise_multiplier, sampling_rate, steps = check_mechanism(mechanism).args
     with np.errstate(over="ignore", under="ignore", divide="ignore"):  # noise 1e-300 or 1e300: the clip decides
         mu_clt = sampling_rate * np.sqrt(steps * np.expm1(1.0 / np.float64(noise_multiplier) ** 2))
     return float(np.clip(mu_clt / 200.0, 1e-5, 3e-4))
@@ -721,17 +679,12 @@ class Spacing:
     converged: bool
 
 
-def affordable(noise_multiplier: float, sampling_rate: float, steps: int, discretization: float) -> bool:
-    """Whether DP-SGD's lattices at this spacing stay within :mod:`fdp.lattice`'s limits (one step and composed).
+def affordable(mechanism: Mechanism, discretization: float) -> bool:
+    """Whether the mechanism's lattices at this spacing stay within :mod:`fdp.lattice`'s limits (one step and composed).
 
     Parameters
     ----------
-    noise_multiplier : float
-        > 0.
-    sampling_rate : float
-        In (0, 1].
-    steps : int
-        >= 1.
+    mechanism : Mechanism
     discretization : float
         The loss lattice spacing.
 
@@ -741,14 +694,13 @@ def affordable(noise_multiplier: float, sampling_rate: float, steps: int, discre
         True when neither the one-step lattice (:data:`fdp.lattice.MAX_ONE_STEP_POINTS`) nor the composed one
         (:data:`fdp.lattice.MAX_LATTICE_POINTS`) exceeds its limit.
     """
-    one = lattice.lattice_points("gaussian", noise_multiplier, sampling_rate, 1, discretization)
+    noise, noise_multiplier, sampling_rate, _ = check_mechanism(mechanism).args
+    one = lattice.lattice_points(Mechanism(noise, noise_multiplier, sampling_rate, 1), discretization)
     return (one <= lattice.MAX_ONE_STEP_POINTS
-            and lattice.lattice_points("gaussian", noise_multiplier, sampling_rate, steps, discretization)
-            <= lattice.MAX_LATTICE_POINTS)
+            and lattice.lattice_points(mechanism, discretization) <= lattice.MAX_LATTICE_POINTS)
 
 
-def converged_discretization(noise_multiplier: float, sampling_rate: float, steps: int, *, delta: float = 1e-5,
-                             rtol: float = EPSILON_RTOL) -> Spacing:
+def converged_discretization(mechanism: Mechanism, *, delta: float = 1e-5, rtol: float = EPSILON_RTOL) -> Spacing:
     """The coarsest spacing, from :func:`default_discretization` down by halves, whose PLD epsilon is within ``rtol``.
 
     The pessimistic (connect-the-dots) PLD overstates epsilon by an error that falls at least like the spacing
@@ -759,12 +711,7 @@ def converged_discretization(noise_multiplier: float, sampling_rate: float, step
 
     Parameters
     ----------
-    noise_multiplier : float
-        > 0.
-    sampling_rate : float
-        In (0, 1].
-    steps : int
-        >= 1.
+    mechanism : Mechanism
     delta : float, default 1e-5
         The delta of the epsilon compared.
     rtol : float, default :data:`EPSILON_RTOL`
@@ -776,22 +723,20 @@ def converged_discretization(noise_multiplier: float, sampling_rate: float, step
 
     Examples
     --------
-    >>> converged_discretization(2.0, 0.05, 200).discretization  # already converged at the default
+    >>> converged_discretization(Mechanism("gaussian", 2.0, 0.05, 200)).discretization  # converged at the default
     0.0003
-    >>> s = converged_discretization(1.0, 1e-4, 10_000_000)  # the default 3e-4 is 36 % pessimistic here
+    >>> s = converged_discretization(Mechanism("gaussian", 1.0, 1e-4, 10_000_000))  # the default is 36 % pessimistic
     >>> s.discretization, s.converged
     (1.875e-05, True)
     """
-    noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
-    sampling_rate = check_sampling_rate("sampling_rate", sampling_rate)
-    steps = check_positive_int("steps", steps)
+    mechanism = check_mechanism(mechanism)
+    steps = mechanism.steps
     delta = check_open_unit("delta", delta)
     rtol = check_positive("rtol", rtol)
-    h = default_discretization(noise_multiplier, sampling_rate, steps)
+    h = default_discretization(mechanism)
 
     def eps(spacing):
-        return epsilon_for_delta(mechanism_pld("gaussian", noise_multiplier, sampling_rate, steps,
-                                   discretization=spacing), delta)
+        return epsilon_for_delta(mechanism_pld(mechanism, discretization=spacing), delta)
 
     coarse = eps(h)
     # rounding every loss up by at most h moves the composed losses up by at most steps * h, so epsilon's excess
@@ -799,7 +744,7 @@ def converged_discretization(noise_multiplier: float, sampling_rate: float, step
     if np.isfinite(coarse) and coarse > 0.0 and steps * h <= rtol * coarse:
         return Spacing(h, steps * h / coarse, True)
     while True:
-        if not affordable(noise_multiplier, sampling_rate, steps, h / 2) or not np.isfinite(coarse):
+        if not affordable(mechanism, h / 2) or not np.isfinite(coarse):
             return Spacing(h, float("inf"), False)
         fine = eps(h / 2)
         excess = 2.0 * (coarse - fine) / fine if fine > 0.0 else 0.0
@@ -808,60 +753,17 @@ def converged_discretization(noise_multiplier: float, sampling_rate: float, step
         h, coarse = h / 2, fine
 
 
-def dpsgd_pld(noise_multiplier: float, sampling_rate: float, steps: int, *, discretization: float | None = None):
-    """The pessimistic (connect-the-dots) PLD of DP-SGD (``steps``-fold Poisson-subsampled Gaussian).
+def mechanism_tradeoff(mechanism: Mechanism, *, discretization: float | None = None) -> PiecewiseLinear:
+    """Symmetrised trade-off curve of a mechanism's pessimistic PLD (for DP-SGD: GDP paper Alg. 1 step 1).
 
-    :func:`mechanism_pld` with ``discretization`` defaulting to :func:`default_discretization`: 1/200 of
-    the CLT parameter ``q sqrt(T (e^{1/sigma^2} - 1))``, clipped to [1e-5, 3e-4].
-
-    Parameters
-    ----------
-    noise_multiplier : float
-        > 0.
-    sampling_rate : float
-        In (0, 1].
-    steps : int
-        >= 1.
-    discretization : float, optional
-        Lattice spacing (default :func:`default_discretization`).
-
-    Returns
-    -------
-    dp_accounting.pld.privacy_loss_distribution.PrivacyLossDistribution
-
-    References
-    ----------
-    Doroshenko et al. (2022); GDP paper (Gomez et al. 2025) Alg. 1 step 1.
-
-    Examples
-    --------
-    >>> dist = dpsgd_pld(2.0, 0.05, 200, discretization=1e-3)
-    >>> round(float(dist.get_epsilon_for_delta(1e-5)), 3)
-    1.561
-    """
-    s = check_positive("noise_multiplier", noise_multiplier)
-    q = check_sampling_rate("sampling_rate", sampling_rate)
-    steps = check_positive_int("steps", steps)
-    h = default_discretization(s, q, steps) if discretization is None else check_discretization("discretization", discretization)
-    return mechanism_pld("gaussian", s, q, steps, discretization=h)
-
-
-def dpsgd_tradeoff(noise_multiplier: float, sampling_rate: float, steps: int, *, discretization: float | None = None) -> PiecewiseLinear:
-    """Symmetrised trade-off curve of DP-SGD (``steps``-fold Poisson-subsampled Gaussian), GDP paper Alg. 1 step 1.
-
-    The PLD of :func:`dpsgd_pld`, its add and remove curves symmetrised (:func:`tradeoff_curve`,
+    The PLD of :func:`mechanism_pld`, its add and remove curves symmetrised (:func:`tradeoff_curve`,
     ``"symmetrised"``, with the round-off surplus of the PMF normalised away so that the curve ends at
-    (1, 0)).  ``discretization``: see :func:`dpsgd_pld` (and ``default_discretization`` for the error
+    (1, 0)).  ``discretization``: see :func:`mechanism_pld` (and :func:`default_discretization` for the error
     this leaves).
 
     Parameters
     ----------
-    noise_multiplier : float
-        > 0.
-    sampling_rate : float
-        In (0, 1].
-    steps : int
-        >= 1.
+    mechanism : Mechanism
     discretization : float, optional
         Lattice spacing (default :func:`default_discretization`).
 
@@ -876,12 +778,14 @@ def dpsgd_tradeoff(noise_multiplier: float, sampling_rate: float, steps: int, *,
 
     Examples
     --------
-    >>> curve = dpsgd_tradeoff(2.0, 0.05, 200, discretization=1e-3)
+    >>> curve = mechanism_tradeoff(Mechanism("gaussian", 2.0, 0.05, 200), discretization=1e-3)
     >>> bool(abs(curve(0.1) - curve.inverse(0.1)) < 1e-9)  # symmetric
     True
     """
-    dist = dpsgd_pld(noise_multiplier, sampling_rate, steps, discretization=discretization)
-    name = f"DP-SGD sigma={noise_multiplier:g} q={sampling_rate:.4g} T={steps}"
+    dist = mechanism_pld(mechanism, discretization=discretization)
+    noise, noise_multiplier, sampling_rate, steps = mechanism.args
+    kind = "DP-SGD sigma" if noise == "gaussian" else "Laplace b"
+    name = f"{kind}={noise_multiplier:g} q={sampling_rate:.4g} T={steps}"
     return tradeoff_curve(dist, "symmetrised", name=name, normalise=True)
 
 

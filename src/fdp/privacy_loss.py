@@ -55,6 +55,7 @@ __all__ = [
     "RandomizedResponse",
     "MECHANISMS",
     "HYPOTHESES",
+    "check_noise",
     "check_mechanism",
     "check_parameters",
     "log_ratio",
@@ -70,12 +71,12 @@ HYPOTHESES = ("H0", "H1")
 _ZMAX = 40.0  # the quadrature of the Gaussian cumulants covers |z| <= 40 standard deviations
 
 
-def check_mechanism(mechanism, name: str = "mechanism") -> str:
-    """Check a mechanism's name.
+def check_noise(noise, name: str = "noise") -> str:
+    """Check the name of a noise distribution.
 
     Parameters
     ----------
-    mechanism : str
+    noise : str
         One of :data:`MECHANISMS`.
     name : str
         The parameter's name in the error.
@@ -83,7 +84,7 @@ def check_mechanism(mechanism, name: str = "mechanism") -> str:
     Returns
     -------
     str
-        ``mechanism``.
+        ``noise``.
 
     Raises
     ------
@@ -92,12 +93,12 @@ def check_mechanism(mechanism, name: str = "mechanism") -> str:
 
     Examples
     --------
-    >>> check_mechanism("laplace")
+    >>> check_noise("laplace")
     'laplace'
     """
-    if not isinstance(mechanism, str) or mechanism not in MECHANISMS:
-        raise ValueError(f"{name} must be one of {MECHANISMS}, got {mechanism!r}")
-    return mechanism
+    if not isinstance(noise, str) or noise not in MECHANISMS:
+        raise ValueError(f"{name} must be one of {MECHANISMS}, got {noise!r}")
+    return noise
 
 
 @dataclass(frozen=True)
@@ -132,7 +133,7 @@ class Mechanism:
     steps: int = 1
 
     def __post_init__(self):
-        check_mechanism(self.noise, "noise")
+        check_noise(self.noise, "noise")
         object.__setattr__(self, "noise_multiplier", check_positive("noise_multiplier", self.noise_multiplier))
         object.__setattr__(self, "sampling_rate", check_sampling_rate("sampling_rate", self.sampling_rate))
         object.__setattr__(self, "steps", check_positive_int("steps", self.steps))
@@ -169,6 +170,42 @@ def dpsgd(noise_multiplier: float, sampling_rate: float, steps: int) -> Mechanis
     ('gaussian', 1.1, 0.01, 1000)
     """
     return Mechanism("gaussian", noise_multiplier, sampling_rate, steps)
+
+
+def check_mechanism(mechanism, name: str = "mechanism") -> Mechanism:
+    """Check that an accountant's first argument is a :class:`Mechanism`.
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+        The mechanism.
+    name : str
+        The parameter's name in the error.
+
+    Returns
+    -------
+    Mechanism
+        ``mechanism``.
+
+    Raises
+    ------
+    ValueError
+        Naming the argument; a noise name in its place (the form of version 0.1, with the numbers apart) is told
+        how to build the mechanism.
+
+    Examples
+    --------
+    >>> check_mechanism("gaussian")
+    Traceback (most recent call last):
+    ...
+    ValueError: mechanism must be a fdp.Mechanism, got 'gaussian': pass Mechanism('gaussian', noise_multiplier, sampling_rate, steps)
+    """
+    if isinstance(mechanism, Mechanism):
+        return mechanism
+    if isinstance(mechanism, str):
+        raise ValueError(f"{name} must be a fdp.Mechanism, got {mechanism!r}: pass "
+                         f"Mechanism({mechanism!r}, noise_multiplier, sampling_rate, steps)")
+    raise ValueError(f"{name} must be a fdp.Mechanism, e.g. Mechanism('gaussian', 1.0, 0.01, 1000), got {mechanism!r}")
 
 
 @dataclass(frozen=True)
@@ -231,7 +268,7 @@ def check_parameters(mechanism, noise_multiplier, sampling_rate) -> tuple[str, f
     ValueError: noise_multiplier must be > 0, got 0.0
     """
     return (
-        check_mechanism(mechanism),
+        check_noise(mechanism, "mechanism"),
         check_positive("noise_multiplier", noise_multiplier),
         check_sampling_rate("sampling_rate", sampling_rate),
     )
@@ -432,7 +469,7 @@ def chi2_divergence(mechanism: str, noise_multiplier: float) -> float:
     >>> round(chi2_divergence("gaussian", 1.0), 14)  # e - 1 (the last digit depends on the CPU's expm1)
     1.71828182845905
     """
-    mechanism = check_mechanism(mechanism)
+    mechanism = check_noise(mechanism, "mechanism")
     mu = 1.0 / check_positive("noise_multiplier", noise_multiplier)
     with np.errstate(over="ignore"):
         if mechanism == "gaussian":

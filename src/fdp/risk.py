@@ -30,7 +30,7 @@ from . import gdp as _gdp
 from . import rero as _rero
 from .diagnostics import warns
 from .formatting import lower, upper
-from .privacy_loss import Mechanism, RandomizedResponse
+from .privacy_loss import Mechanism, RandomizedResponse, check_mechanism
 from .validation import (
     ResourceLimitError,
     check_array_in,
@@ -133,21 +133,18 @@ def rero(mechanism: Mechanism, kappa, method: str = "bracket", *, discretization
     ----------
     ReRo paper (Kaissis et al. 2023a) Thm. 1 and Sec. 2 (options 1-3); Hayes et al. (2023) Alg. 1.
     """
-    if not isinstance(mechanism, Mechanism):
-        raise ValueError(f"mechanism must be a fdp.privacy_loss.Mechanism, got {type(mechanism).__name__}")
+    mechanism = check_mechanism(mechanism)
     method = _check_method(method)
     kappa = check_array_in("kappa", np.atleast_1d(np.asarray(kappa, dtype=float)), 0.0, 1.0, open_low=True, open_high=True)
-    noise, sigma, rate, steps = mechanism.args
-    if noise == "gaussian" and rate == 1.0 and method == "bracket":  # the steps-fold Gaussian: sqrt(steps)/sigma-GDP
-        return _gaussian_rero(_gdp.mu_full_batch(sigma, steps), kappa)
+    if mechanism.noise == "gaussian" and mechanism.sampling_rate == 1.0 and method == "bracket":
+        return _gaussian_rero(_gdp.mu_full_batch(mechanism), kappa)  # the steps-fold Gaussian: sqrt(steps)/sigma-GDP
     if method in ("bracket", "mpmath"):
         if discretization is not None:
             discretization = check_discretization("discretization", discretization)
         return _certified(mechanism, kappa, method, discretization)
     if method in ("edgeworth", "clt"):
         return _approximation(mechanism, kappa, method, order)
-    res = montecarlo.gamma_mc(sigma, rate, steps, kappa, samples=check_positive_int("samples", samples), seed=seed,
-                              n_jobs=n_jobs, mechanism=noise)
+    res = montecarlo.gamma_mc(mechanism, kappa, samples=check_positive_int("samples", samples), seed=seed, n_jobs=n_jobs)
     return Estimate(res.estimate, "mc", False, lower=res.lower, upper=res.upper,
                     warnings=(res.warning,) if res.warning else ())
 
@@ -155,12 +152,10 @@ def rero(mechanism: Mechanism, kappa, method: str = "bracket", *, discretization
 def _auto_bracket(mechanism: Mechanism, kappa: np.ndarray, kappa_min: float):
     """The bracket at the coarsest spacing whose relative width meets :data:`RERO_RTOL` (see :func:`rero`), and a
     warning if the lattice limits stopped the refinement first."""
-    noise, sigma, rate, steps = mechanism.args
     h, grid, best = _PROBE_SPACING, _DEFAULT_GRID, None
     for _ in range(8):
         try:
-            bracket = pld.tradeoff_bracket(noise, sigma, rate, steps, discretization=h, level_min=kappa_min,
-                                           max_grid=grid)
+            bracket = pld.tradeoff_bracket(mechanism, discretization=h, level_min=kappa_min, max_grid=grid)
         except ResourceLimitError:
             if best is None:
                 raise
@@ -184,19 +179,17 @@ def _auto_bracket(mechanism: Mechanism, kappa: np.ndarray, kappa_min: float):
 
 
 def _certified(mechanism: Mechanism, kappa: np.ndarray, method: str, discretization: float | None) -> Estimate:
-    noise, sigma, rate, steps = mechanism.args
     spacing_warning = ()
     if method == "bracket":
         kappa_min = max(float(kappa.min()), KAPPA_FLOOR)
         if discretization is None:
             (lower, upper, _), spacing_warning = _auto_bracket(mechanism, kappa, kappa_min)
         else:
-            lower, upper = pld.tradeoff_bracket(noise, sigma, rate, steps, discretization=discretization,
-                                                level_min=kappa_min).gamma(kappa)
+            lower, upper = pld.tradeoff_bracket(mechanism, discretization=discretization, level_min=kappa_min).gamma(kappa)
     else:
-        if steps > 10**7:
-            raise ResourceLimitError(f"steps must be <= 1e7 for method 'mpmath', got {steps}")
-        truth = lattice.gamma_ground_truth(noise, sigma, rate, steps, kappa)
+        if mechanism.steps > 10**7:
+            raise ResourceLimitError(f"steps must be <= 1e7 for method 'mpmath', got {mechanism.steps}")
+        truth = lattice.gamma_ground_truth(mechanism, kappa)
         lower, upper = truth.lower, truth.upper
     lower = np.maximum(lower, kappa)
     warnings = spacing_warning + tuple(
@@ -212,7 +205,7 @@ def _certified(mechanism: Mechanism, kappa: np.ndarray, method: str, discretizat
 def _approximation(mechanism: Mechanism, kappa: np.ndarray, method: str, order: int) -> Estimate:
     warnings = []
     try:
-        series = edgeworth.edgeworth_curve(*mechanism.args, order=edgeworth.DEFAULT_ORDER if method == "clt" else order)
+        series = edgeworth.edgeworth_curve(mechanism, order=edgeworth.DEFAULT_ORDER if method == "clt" else order)
         reference, err = series.power(kappa), series.error_estimate(kappa)
     except ValueError as exc:
         if method == "edgeworth":
@@ -222,7 +215,7 @@ def _approximation(mechanism: Mechanism, kappa: np.ndarray, method: str, order: 
     if method == "edgeworth":
         gamma, label = _rero.gamma(series, kappa), f"the order-{order} Edgeworth approximation"
     else:
-        gamma, label = _rero.gamma(edgeworth.clt_curve(*mechanism.args), kappa), "the CLT approximation"
+        gamma, label = _rero.gamma(edgeworth.clt_curve(mechanism), kappa), "the CLT approximation"
         if series is not None:  # the CLT's error: its distance to the Edgeworth series, plus the series' own
             err = np.abs(gamma - reference) + err
     if err is not None:
@@ -300,26 +293,26 @@ def gdp(mechanism: Mechanism, *, delta: float = 1e-5, discretization: float | No
     ----------
     GDP paper (Gomez et al. 2025) Alg. 1, eq. 21, Def. 2.6.
     """
-    if not isinstance(mechanism, Mechanism) or mechanism.noise != "gaussian":
-        raise ValueError(f"mechanism must be a Gaussian fdp.privacy_loss.Mechanism, got {mechanism!r}")
+    if check_mechanism(mechanism).noise != "gaussian":
+        raise ValueError(f"mechanism must have Gaussian noise (DP-SGD), got {mechanism!r}")
     delta = check_open_unit("delta", delta)
     tail = _gdp.check_tail(tail)
-    _, sigma, rate, steps = mechanism.args
-    if rate == 1.0:  # the steps-fold Gaussian mechanism: exactly sqrt(steps)/sigma-GDP
-        mu = _gdp.mu_full_batch(sigma, steps)
+    mu_cap = _gdp.mu_full_batch(mechanism)
+    if mechanism.sampling_rate == 1.0:  # the steps-fold Gaussian mechanism: exactly sqrt(steps)/sigma-GDP
+        mu = mu_cap
         try:
             eps, warnings = float(_gdp.eps_from_mu_delta(mu, delta)), ()
         except ValueError as exc:
             eps, warnings = None, (f"no epsilon at delta {delta:g}: {exc}",)
         return GDPReport(mu, 0.0, 0.0, eps, delta, None, "closed form", warnings, mu)
     if tail >= _gdp.LATTICE_TAIL_MIN:
-        report, _ = _gdp_and_curve(sigma, rate, steps, delta, discretization, tail)
+        report, _ = _gdp_and_curve(mechanism, delta, discretization, tail)
         return report
     # below the lattice's smallest floor only the full-batch bound is known: subsampling never lowers the curve
     # below G_{sqrt(T)/sigma} (Dong, Roth, Su 2022 Thm. 4.2 with Cor. 3.3), and as alpha -> 0 the subsampled curve's
     # mu(alpha) tends to that value, so it is the answer at floor 0; the lower end is read at the lattice's floor
-    report, curve = _gdp_and_curve(sigma, rate, steps, delta, discretization, _gdp.LATTICE_TAIL_MIN)
-    mu = _gdp.mu_full_batch(sigma, steps)
+    report, curve = _gdp_and_curve(mechanism, delta, discretization, _gdp.LATTICE_TAIL_MIN)
+    mu = mu_cap
     mu_lower = min(report.mu_lower, mu)
     note = (f"below alpha = {_gdp.LATTICE_TAIL_MIN:g} the certified curve is not resolved: mu* at the floor {tail:g} is "
             f"bounded by the full-batch sqrt(steps)/sigma = {upper(mu)} and lies in [{lower(mu_lower)}, {upper(mu)}] "
@@ -366,19 +359,7 @@ def _capped_alg1(curve: tradeoff.PiecewiseLinear, tail: float, cap: float) -> tu
     return mu, regret, floor
 
 
-def _full_batch_mu(noise: str, scale: float, steps: int) -> float:
-    """The GDP bound that caps ``mu*`` of ``steps`` (subsampled) steps: subsampling never lowers the curve below the
-    full batch's (Dong, Roth, Su 2022 Thm. 4.2), which is ``sqrt(steps)/sigma``-GDP for Gaussian noise (Cor. 3.3) and
-    ``sqrt(steps) mu_L``-GDP for Laplace noise, ``mu_L`` the tight GDP of one Laplace step (composition, Cor. 3.3);
-    inf where no bound is computed (one Laplace step beyond eps 700)."""
-    if noise == "gaussian":
-        return _gdp.mu_full_batch(scale, steps)
-    if 1.0 / scale > 700.0:
-        return np.inf
-    return float(np.sqrt(steps) * _gdp.mu_laplace(1.0 / scale) * ULPS_UP)
-
-
-def _gdp_and_curve(sigma, rate, steps, delta, discretization, tail,
+def _gdp_and_curve(mechanism: Mechanism, delta, discretization, tail,
                    level: float = 1.0) -> tuple[GDPReport, tradeoff.PiecewiseLinear]:
     """The GDP report of subsampled DP-SGD and the certified symmetrised curve it was read from (built down
     to the smaller of ``tail`` and ``level``, the smallest level the caller reads it at).
@@ -389,14 +370,14 @@ def _gdp_and_curve(sigma, rate, steps, delta, discretization, tail,
     warnings = []
     auto = discretization is None
     if auto:  # the coarsest spacing whose epsilon has converged, or one that one step affords
-        h = pld.default_discretization(sigma, rate, steps)
-        one = lattice.lattice_points("gaussian", sigma, rate, 1, h)
+        h = pld.default_discretization(mechanism)
+        one = lattice.lattice_points(Mechanism("gaussian", mechanism.noise_multiplier, mechanism.sampling_rate), h)
         if one > lattice.MAX_ONE_STEP_POINTS:
             h *= one / lattice.MAX_ONE_STEP_POINTS
             warnings.append(f"the lattice spacing was coarsened to {h:.3g} to keep one step below "
                             f"{lattice.MAX_ONE_STEP_POINTS:.3g} points (the curve stays pessimistic)")
         else:
-            spacing = pld.converged_discretization(sigma, rate, steps, delta=delta)
+            spacing = pld.converged_discretization(mechanism, delta=delta)
             h = spacing.discretization
             if not spacing.converged:
                 warnings.append(f"the lattice spacing {h:.3g} is the finest within the limits, and the PLD epsilon "
@@ -406,15 +387,15 @@ def _gdp_and_curve(sigma, rate, steps, delta, discretization, tail,
         h = check_discretization("discretization", discretization)
     h_eps = h  # epsilon keeps the spacing chosen for it (dp_accounting's PLD fails at spacings far below it)
     # a certified cap on mu* at every floor, reached as alpha -> 0 (where only the all-sampled branch counts)
-    full_batch = _full_batch_mu("gaussian", sigma, steps)
+    full_batch = _gdp.mu_full_batch(mechanism)
 
     def read(spacing, grid):  # the certified curve, its (mu*, regret, floor), mu* of the optimistic curve below the
         # truth, and the one-step spacing of the optimistic lattice (above ``spacing`` when its grid was full)
-        curve = pld.certified_lower_curve("gaussian", sigma, rate, steps, discretization=spacing,
-                                          direction="symmetrised", level_min=min(tail, level))
+        curve = pld.certified_lower_curve(mechanism, discretization=spacing, direction="symmetrised",
+                                          level_min=min(tail, level))
         mu, regret, floor = _capped_alg1(curve, tail, full_batch)
-        above = pld.optimistic_curve("gaussian", sigma, rate, steps, discretization=spacing,
-                                     level_min=min(tail, level), max_grid=grid)  # the bracket's upper side only
+        above = pld.optimistic_curve(mechanism, discretization=spacing, level_min=min(tail, level),
+                                     max_grid=grid)  # the bracket's upper side only
         return curve, mu, regret, floor, min(_mu_below(above, curve, floor), mu), above.discretization
 
     grid = _DEFAULT_GRID
@@ -424,7 +405,7 @@ def _gdp_and_curve(sigma, rate, steps, delta, discretization, tail,
         gap = (mu - mu_lower) / mu
         # the gap falls at least like the spacing: aim at half the tolerance, by at most a factor 64 at a time
         finer = h * float(np.clip(0.5 * MU_RTOL / gap, 1.0 / 64.0, 0.5))
-        if not pld.affordable(sigma, rate, steps, finer):
+        if not pld.affordable(mechanism, finer):
             break
         if step > 1.01 * h:  # the optimistic one-step grid was full: the same loss range needs more points
             grid = int(min(_AUTO_MAX_GRID, np.ceil(grid * step / finer)))
@@ -451,7 +432,7 @@ def _gdp_and_curve(sigma, rate, steps, delta, discretization, tail,
         warnings.append(f"mu* lies in [{lower(mu_lower)}, {upper(mu)}] ({100 * gap:.3g} % apart) at lattice spacing "
                         f"{h:.3g}; the reported mu* is the upper end"
                         + ("" if auto else ", and a smaller discretization tightens it"))
-    dist = pld.dpsgd_pld(sigma, rate, steps, discretization=h_eps)  # for epsilon at delta (its size is checked first)
+    dist = pld.mechanism_pld(mechanism, discretization=h_eps)  # for epsilon at delta (its size is checked first)
     if floor < tail:
         warnings.append(f"the curve passes below ({tail:g}, {tail:g}): the alpha floor was lowered to its fixed "
                         f"point {floor:.3g}, and mu* = {upper(mu, 3)} reads as 'beyond {lower(2 * norm.isf(tail), 3)}'")
@@ -507,14 +488,14 @@ class RTMReading:
     curve: tradeoff.PiecewiseLinear = field(repr=False, compare=False)
 
 
-def _rtm_reading(noise, sigma, rate, steps, d, h, fpr, kappa) -> RTMReading:
+def _rtm_reading(mechanism: Mechanism, d, h, fpr, kappa) -> RTMReading:
     # One step is read off without an FFT, so its curve keeps its digits at any level if the tail it cuts lies
     # below the smallest level asked for; composed curves cannot resolve powers below the FFT's rounding
     # (~1e-16 per coefficient), so their tail stays at the default.
     tail = rtm.DEFAULT_TAIL
-    if steps == 1:
+    if mechanism.steps == 1:
         tail = max(min(tail, 1e-3 * float(np.min(np.concatenate([fpr, kappa])))), 1e-300)
-    bracket = rtm.tensor_bracket(noise, sigma, rate, steps, d, discretization=h, tail=tail)
+    bracket = rtm.tensor_bracket(mechanism, d, discretization=h, tail=tail)
     curve = tradeoff.symmetrise(bracket.lower)  # symmetrising keeps the side (it is monotone in the curve)
     tpr_up, adv_up, _ = mia.membership_bounds(curve, fpr, [0.5])
     tpr_low, _, _ = mia.membership_bounds(tradeoff.symmetrise(bracket.upper), fpr, [0.5])
@@ -692,23 +673,22 @@ def report(mechanism: Mechanism | RandomizedResponse, *, delta: float = 1e-5, ka
         gdp_report, curve, mu_at_floor, gamma = _randomized_response(mechanism.epsilon, delta, kappa)
         h = None
     else:
-        noise, sigma, rate, steps = mechanism.args
-        cap = _full_batch_mu(noise, sigma, steps)  # the GDP bound that caps mu* at every floor and the MIA readings
-        if rate == 1.0 and noise == "gaussian":  # exactly sqrt(steps)/sigma-GDP: every reading but the RTM's is closed
+        cap = _gdp.mu_full_batch(mechanism)  # the GDP bound that caps mu* at every floor and the MIA readings
+        if mechanism.sampling_rate == 1.0 and mechanism.noise == "gaussian":  # exactly sqrt(steps)/sigma-GDP: every reading but the RTM's is closed
             gdp_report = gdp(mechanism, delta=delta)
             curve = tradeoff.gaussian(gdp_report.mu)
             mu_at_floor = {floor: gdp_report.mu for floor in REPORT_FLOORS}  # one mu at every floor
         else:
-            gdp_report, curve = (_laplace_gdp_and_curve(sigma, steps, delta, discretization, tail, level)
-                                 if noise == "laplace" else
-                                 _gdp_and_curve(sigma, rate, steps, delta, discretization, tail, level))
+            gdp_report, curve = (_laplace_gdp_and_curve(mechanism, delta, discretization, tail, level)
+                                 if mechanism.noise == "laplace" else
+                                 _gdp_and_curve(mechanism, delta, discretization, tail, level))
             mu_at_floor = {floor: _capped_alg1(curve, floor, cap)[0] for floor in REPORT_FLOORS}
         h = gdp_report.discretization or discretization
-        eps_rdp = accountants.epsilon(sigma, rate, steps, delta, accountant="rdp", noise=noise)
+        eps_rdp = accountants.epsilon(mechanism, delta, accountant="rdp")
         gamma = rero(mechanism, kappa, discretization=rero_discretization)
         try:
             with np.errstate(over="ignore", invalid="ignore", divide="ignore"):  # a failure is raised, not returned
-                rtm_reading = _rtm_reading(noise, sigma, rate, steps, rtm_dimension, rtm_discretization, fpr, kappa)
+                rtm_reading = _rtm_reading(mechanism, rtm_dimension, rtm_discretization, fpr, kappa)
         except ValueError as exc:  # e.g. far from private: the RTM lattice leaves the float range
             rtm_failure = (f"no relaxed-threat-model reading: {exc}",)
     if isinstance(curve, tradeoff.PiecewiseLinear):
@@ -738,21 +718,20 @@ def _levels(name: str, values: np.ndarray) -> np.ndarray:
     return np.atleast_1d(values) + 0.0  # -0.0 is 0
 
 
-def _laplace_gdp_and_curve(b, steps, delta, discretization, tail, level):
+def _laplace_gdp_and_curve(mechanism: Mechanism, delta, discretization, tail, level):
     """The GDP report of ``steps``-fold Laplace noise (no subsampling) and its certified symmetrised curve."""
     h, warnings = (1e-4, ()) if discretization is None else (discretization, ())
-    one = lattice.lattice_points("laplace", b, 1.0, 1, h)
+    one = lattice.lattice_points(Mechanism("laplace", mechanism.noise_multiplier), h)
     if discretization is None and one > lattice.MAX_ONE_STEP_POINTS:  # eps = 1/b in the hundreds: as for DP-SGD
         h *= one / lattice.MAX_ONE_STEP_POINTS
         warnings = (f"the lattice spacing was coarsened to {h:.3g} to keep one step below "
                     f"{lattice.MAX_ONE_STEP_POINTS:.3g} points (the curve stays pessimistic)",)
-    curve = pld.certified_lower_curve("laplace", b, 1.0, steps, discretization=h, direction="symmetrised",
-                                      level_min=min(tail, level))
-    mu, regret, floor = _capped_alg1(curve, tail, _full_batch_mu("laplace", b, steps))
+    curve = pld.certified_lower_curve(mechanism, discretization=h, direction="symmetrised", level_min=min(tail, level))
+    mu, regret, floor = _capped_alg1(curve, tail, _gdp.mu_full_batch(mechanism))
     if tradeoff.fixed_point(curve) == 0.0:
         warnings += (f"the certified curve is 0 at every level above alpha = 0 in double precision (too far from "
                      f"private for the lattice): mu* is sqrt(steps) times one Laplace step's mu, {upper(mu)}",)
-    eps = accountants.epsilon(b, 1.0, steps, delta, discretization=h, noise="laplace")
+    eps = accountants.epsilon(mechanism, delta, discretization=h)
     if not np.isfinite(eps):
         warnings += (f"epsilon at delta {delta:g} is infinite for this lattice",)
     return GDPReport(mu, regret, floor, eps if np.isfinite(eps) else None, delta, h, "lattice", warnings), curve

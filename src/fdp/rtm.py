@@ -39,7 +39,7 @@ from scipy.stats import binom, chi2, ncx2, norm
 
 from . import lattice, tradeoff
 from .pld import Bracket
-from .privacy_loss import subsampled
+from .privacy_loss import Mechanism, check_mechanism, subsampled
 from .tradeoff import TradeOffCurve
 from .validation import (
     check_array_in,
@@ -972,10 +972,7 @@ def tensor_composition(
 
 
 def tensor_bracket(
-    mechanism: str,
-    noise_multiplier: float,
-    sampling_rate: float = 1.0,
-    steps: int = 1,
+    mechanism: Mechanism,
     dimension: int = 1,
     *,
     discretization: float = 1e-4,
@@ -993,11 +990,7 @@ def tensor_bracket(
 
     Parameters
     ----------
-    mechanism : {"gaussian", "laplace"}
-    noise_multiplier : float
-        > 0.
-    sampling_rate : float, default 1.0
-    steps : int, default 1
+    mechanism : Mechanism
     dimension : int, default 1
         Dimension of the release (Gaussian only); 1 is the RTM paper's worst case.
     discretization : float, default 1e-4
@@ -1013,14 +1006,15 @@ def tensor_bracket(
 
     Examples
     --------
-    >>> b = tensor_bracket("gaussian", 2.0, 0.1, 100, discretization=1e-3)
+    >>> b = tensor_bracket(Mechanism("gaussian", 2.0, 0.1, 100), discretization=1e-3)
     >>> bool(b.lower(0.01) <= b.upper(0.01) < b.lower(0.01) + 1e-3)
     True
     """
     d = dimension  # d in the RTM paper
-    mu = 1.0 / check_positive("noise_multiplier", noise_multiplier)
+    noise, noise_multiplier, sampling_rate, steps = check_mechanism(mechanism).args
+    mu = 1.0 / noise_multiplier
     h = check_discretization("discretization", discretization)
-    lower, upper = (tensor_composition(mechanism, mu, sampling_rate, steps, d, discretization=spacing,
+    lower, upper = (tensor_composition(noise, mu, sampling_rate, steps, d, discretization=spacing,
                                        pessimistic=side, tail=tail)
                     for side, spacing in ((True, h), (False, h / OPTIMISTIC_REFINEMENT)))
     return Bracket(lower, upper, h)
