@@ -1,7 +1,7 @@
 """Certified ReRo brackets against the uncertified route, and where the bracket's time goes (issue: certified speed).
 
 For each workload (the ImageNet ReRo workload of De et al. and four DP-SGD settings of the hidden-size family
-used across the book) this prints, in one process: the time of our certified bracket (``fdp.pld.tradeoff_bracket``
+used across the book) this prints, in one process: the time of our certified bracket (``fdp.accounting.pld.tradeoff_bracket``
 at discretization 1e-4, and for the ImageNet workload also at 6e-5, the spacing at which its width meets the goal),
 the time of the uncertified route (dp_accounting's PLD at 1e-4 read by riskcal's ``get_beta_from_pld``), their
 ratio (goal: at most 3), the bracket's largest relative width over kappa in [1e-7, 0.1] (goal: at most 1e-4), and
@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from fdp import Mechanism, pld, risk
-from fdp.privacy_loss import dpsgd
+from fdp import Mechanism, risk
+from fdp.accounting import pld
+from fdp.accounting.privacy_loss import dpsgd
 from timing import best_of, profile_phases, uncertified_gamma
 
 KAPPAS = np.array([1e-7, 1e-5, 1e-3, 1e-1])

@@ -15,7 +15,7 @@ import time
 import warnings
 
 from fdp import calibrate, risk
-from fdp.privacy_loss import dpsgd
+from fdp.accounting.privacy_loss import dpsgd
 from timing import best_of
 
 # (target, value, fpr, sampling rate, steps): the two measured cases first

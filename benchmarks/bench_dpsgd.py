@@ -7,7 +7,7 @@ second) of one DP-SGD step for
 
 * the naive baseline: one forward and backward pass per example, the gradient materialised,
   clipped and added, in a Python loop (what a direct transcription of DP-SGD does);
-* ours: :func:`fdp.dpsgd.clipped_sum`, which never forms per-example gradients, for one run and for
+* ours: :func:`fdp.experiments.dpsgd.clipped_sum`, which never forms per-example gradients, for one run and for
   a batch of runs trained at once;
 
 check that both give the same sum, and time one whole training run (T = 100) and one prior-aware
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from fdp import attacks, datasets, dpsgd
+from fdp.experiments import attacks, datasets, dpsgd
 from timing import best_of
 
 

@@ -3,8 +3,8 @@
 Workloads: the eps = 8 CIFAR-10 run of De et al. used in the GDP paper's Sec. 5 (noise 9.4, 2,000 steps,
 q = 2^14 / 50,000) and three more settings (issue: certified speed).  gdpnum builds dp_accounting's
 connect-the-dots PLD at 1e-4 and reads mu* and the regret (a 10,000-level grid) from it, uncertified.  Ours
-(``fdp.gdp.mu_and_regret_dpsgd``, default ``method="lattice"``): the certified lower curve of both
-directions (``fdp.pld.certified_lower_curve``, symmetrised), eq. 21 and the exact regret on its
+(``fdp.accounting.gdp.mu_and_regret_dpsgd``, default ``method="lattice"``): the certified lower curve of both
+directions (``fdp.accounting.pld.certified_lower_curve``, symmetrised), eq. 21 and the exact regret on its
 breakpoints, at the same spacing 1e-4 (goal: at least as fast as gdpnum) and at our default spacing.
 Accuracy: the certified interval for mu* is [mu* of the bracket's upper curve, our certified mu*]; gdpnum's
 value below the interval is optimistic.  The route before (dp_accounting's PLD read by our exact
@@ -18,7 +18,8 @@ from __future__ import annotations
 
 from gdpnum.dpsgd import get_mu_and_regret_for_dpsgd
 
-from fdp import Mechanism, gdp, pld
+from fdp import Mechanism
+from fdp.accounting import gdp, pld
 from timing import best_of, profile_phases
 
 WORKLOADS = {

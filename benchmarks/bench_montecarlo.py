@@ -13,7 +13,8 @@ import tracemalloc
 
 import numpy as np
 
-from fdp import Mechanism, montecarlo
+from fdp import Mechanism
+from fdp.accounting import montecarlo
 
 
 def naive_gamma(sigma, q, steps, kappa, samples, seed):

@@ -15,7 +15,8 @@ import time
 import numpy as np
 from distributed import LocalCluster
 
-from fdp import datasets, parallel, reconstruction
+from fdp import parallel
+from fdp.experiments import datasets, reconstruction
 
 GAME = dict(prior_sizes=10, noise_multiplier=1.0, clip_norm=0.1, steps=100, learning_rate=3.0, seed=0)
 

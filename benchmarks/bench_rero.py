@@ -16,7 +16,8 @@ import tracemalloc
 
 import numpy as np
 
-from fdp import Mechanism, edgeworth, montecarlo, pld
+from fdp import Mechanism
+from fdp.accounting import edgeworth, montecarlo, pld
 from timing import uncertified_gamma
 
 SIGMA, Q, STEPS = 2.5, 16384 / 1281167, 71589

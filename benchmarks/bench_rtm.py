@@ -6,7 +6,7 @@ this process; the ratio is what to watch.  Run with ``make bench``.
 
 from __future__ import annotations
 
-from fdp import rtm
+from fdp.accounting import rtm
 from timing import best_of
 
 MU, RATE, STEPS = 1.0, 0.3, 30

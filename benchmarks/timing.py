@@ -13,7 +13,7 @@ import numpy as np
 def best_of(fn, repeats: int = 5):
     """The smallest wall time of ``repeats`` calls of ``fn`` and the value of the last call, each computed from
     scratch (the report's cache of its last PLDs is cleared first: a repeat would time a dictionary lookup)."""
-    from fdp import pld
+    from fdp.accounting import pld
 
     times = []
     for _ in range(repeats):
@@ -29,7 +29,8 @@ def uncertified_gamma(noise_multiplier, sampling_rate, steps, kappas, discretiza
     ``get_beta_from_pld`` (as riskcal and gdpnum do; it reads the symmetrised curve)."""
     from riskcal.analysis import get_beta_from_pld
 
-    from fdp import Mechanism, pld
+    from fdp import Mechanism
+    from fdp.accounting import pld
 
     dist = pld.mechanism_pld(Mechanism("gaussian", noise_multiplier, sampling_rate, steps), discretization=discretization)
     return 1.0 - np.asarray(get_beta_from_pld(dist, alpha=np.asarray(kappas)))

@@ -50,13 +50,13 @@ def test_the_subsampled_privacy_loss_is_written_only_in_privacy_loss(path):
         assert any(p.search(_source(path)) for p in SUBSAMPLED_LOSS)  # the patterns do find it
         return
     hits = [p.pattern for p in SUBSAMPLED_LOSS if p.search(_source(path))]
-    assert not hits, f"{_name(path)} writes log(1 - p + p e^t) itself: use fdp.privacy_loss.subsampled"
+    assert not hits, f"{_name(path)} writes log(1 - p + p e^t) itself: use fdp.accounting.privacy_loss.subsampled"
 
 
 def test_the_mechanisms_are_listed_once():
     defining = [_name(p) for p in MODULES if re.search(r"^MECHANISMS\s*=", _source(p), flags=re.M)]
-    assert defining == ["fdp.privacy_loss"]
-    from fdp import conversions, edgeworth, gdp, lattice, montecarlo, pld, privacy_loss, rtm
+    assert defining == ["fdp.accounting.privacy_loss"]
+    from fdp.accounting import conversions, edgeworth, gdp, lattice, montecarlo, pld, privacy_loss, rtm
 
     # a module may import the loss's functions, never define its own of the same name
     for module in (conversions, edgeworth, gdp, lattice, montecarlo, pld, rtm):
@@ -113,9 +113,11 @@ def test_the_library_never_imports_the_books_machinery(path):
 
 
 #: The library's layers, lowest first: a module imports fdp modules of its own layer or below only, and no
-#: numerics module imports an experiment.  gdp, rtm and conversions sit with the accountants because they also
-#: hold accountant routes (mu* of DP-SGD through the PLD, the RTM tensor composition on the lattice, RDP of the
-#: subsampled Gaussian); splitting their curve readings into "curves" is the next step of the layering.
+#: numerics module imports an experiment.  The layers curves and accounting, and the experiments, are the
+#: subpackages fdp.curves, fdp.accounting and fdp.experiments; the others are modules at the top.  gdp, rtm and
+#: conversions sit with the accountants because they also hold accountant routes (mu* of DP-SGD through the PLD,
+#: the RTM tensor composition on the lattice, RDP of the subsampled Gaussian); splitting their curve readings into
+#: "curves" is the next step of the layering.
 LAYERS = (
     ("base", {"validation", "formatting", "roots", "diagnostics", "parallel"}),
     ("curves", {"tradeoff", "mia", "rero"}),
@@ -128,19 +130,44 @@ LAYERS = (
 EXPERIMENTS = {"dpsgd", "attacks", "audit", "reconstruction", "datasets"}  # above accounting, beside the readings
 
 
+SUBPACKAGES = {"curves", "accounting", "experiments"}
+
+
 def _fdp_imports(path: Path) -> set[str]:
+    """The fdp modules (by name) that ``path`` imports, through relative or absolute imports."""
     names = set()
     for node in ast.walk(ast.parse(_source(path))):
-        if isinstance(node, ast.ImportFrom) and node.level == 1:
-            names |= {node.module.split(".")[0]} if node.module else {a.name for a in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").startswith("fdp."):
-            names.add(node.module.split(".")[1])
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        if node.level >= 1:
+            parts = node.module.split(".") if node.module else []
+        elif (node.module or "").startswith("fdp."):
+            parts = node.module.split(".")[1:]
+        else:
+            continue
+        if not parts or parts[-1] in SUBPACKAGES:  # from . import x / from ..curves import x: x is a module
+            names |= {a.name for a in node.names}
+        else:
+            names.add(parts[-1])
     return names
 
 
 def test_every_module_has_a_layer():
     placed = set().union(*(mods for _, mods in LAYERS)) | EXPERIMENTS
     assert {p.stem for p in MODULES} == placed
+
+
+def test_the_subpackages_are_the_layers():
+    """A reader sees the layers in the package's shape: fdp.curves holds the curves layer, fdp.accounting the
+    accounting layer, fdp.experiments the experiments; the base, readings, calibration and interface modules sit at
+    the top."""
+    layers = dict(LAYERS)
+    packages = {"curves": layers["curves"], "accounting": layers["accounting"], "experiments": EXPERIMENTS}
+    for path in MODULES:
+        home = path.parent.name if path.parent != PACKAGE else None
+        expected = next((pkg for pkg, mods in packages.items() if path.stem in mods), None)
+        assert home == expected, f"{_name(path)} belongs in {'fdp.' + expected if expected else 'the top of fdp'}"
+    assert {p.name for p in PACKAGES} == set(packages)
 
 
 @pytest.mark.parametrize("path", MODULES, ids=_name)
@@ -185,7 +212,7 @@ def test_readme_lists_every_module():
 # --- docstrings ----------------------------------------------------------------------------------
 # The library's public API (numerics and experiments; not the CLI nor the book's machinery) documents
 # every public function and class in numpydoc form.
-LIBRARY = [p for p in MODULES if p.parent == PACKAGE and p.stem != "cli"]
+LIBRARY = [p for p in MODULES if p.stem != "cli"]
 
 
 def _public_objects():

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
-from fdp.attacks import empirical_tradeoff
+from fdp.experiments.attacks import empirical_tradeoff
 
 
 def test_gaussian_scores_approach_the_gaussian_tradeoff_curve():
@@ -44,8 +44,8 @@ def test_bad_input_names_the_parameter(kwargs, match):
 
 
 def test_compare_to_curve_finds_no_violation_for_the_true_curve_and_one_for_a_stronger_test():
-    from fdp import tradeoff
-    from fdp.attacks import compare_to_curve
+    from fdp.curves import tradeoff
+    from fdp.experiments.attacks import compare_to_curve
 
     rng = np.random.default_rng(11)
     s0 = rng.standard_normal((400, 300))

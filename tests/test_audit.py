@@ -1,11 +1,13 @@
-"""Gradient-space RTM audits (fdp.audit): training, clipping, and the canary statistic's laws."""
+"""Gradient-space RTM audits (fdp.experiments.audit): training, clipping, and the canary statistic's laws."""
 
 import numpy as np
 import pytest
 from scipy.stats import chi, kstest, ncx2
 
-from fdp import audit, datasets, rtm, tradeoff
-from fdp.attacks import empirical_tradeoff
+from fdp.accounting import rtm
+from fdp.curves import tradeoff
+from fdp.experiments import audit, datasets
+from fdp.experiments.attacks import empirical_tradeoff
 
 
 def test_clip_rows_bounds_norms_and_keeps_small_vectors():

@@ -8,7 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import norm
 
-from fdp import Mechanism, accountants, calibrate, gdp, tradeoff
+from fdp import Mechanism, calibrate
+from fdp.accounting import accountants, gdp
+from fdp.curves import tradeoff
 
 
 def gaussian_delta(eps, mu):
@@ -103,7 +105,7 @@ def test_noise_for_advantage_and_tpr_against_riskcal():
 
 def test_noise_for_mu_and_rero_round_trip():
     """Calibrate, then report: the certified mu* and ReRo bound at the noise found meet their targets, tightly."""
-    from fdp import gdp, pld
+    from fdp.accounting import gdp, pld
 
     c = calibrate.noise_for_risk("mu", 1.0, 0.01, 1000, discretization=1e-3, rtol=1e-3)
     mu = gdp.mu_and_regret_dpsgd(Mechanism("gaussian", c.noise_multiplier, 0.01, 1000), discretization=1e-3)[0]
@@ -121,7 +123,7 @@ def test_noise_for_rtm_tpr_round_trip():
     lattice and the noise 1 / (1 + rtol) smaller misses it; the optimistic lattice gives a lower bound.  The RTM
     adversary is a membership test, so it needs less noise than the DP bound for the same target, and a release of
     larger dimension needs less still."""
-    from fdp import rtm
+    from fdp.accounting import rtm
 
     c = calibrate.noise_for_risk("rtm_tpr", 0.05, 0.05, 100, fpr=0.01, discretization=1e-3)
     assert c.achieved_lower <= c.achieved <= 0.05 and c.achieved >= 0.05 * (1 - 1e-2)

@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
-from fdp import calibrate, rero, tradeoff
+from fdp import calibrate
 from fdp.cli import main
+from fdp.curves import rero, tradeoff
 
 # Every subprocess of this module, started together (each one pays the interpreter and SciPy import).
 CASES = {

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from fdp import datasets
+from fdp.experiments import datasets
 
 
 def test_digits_unit_scale_and_seeded_subset():

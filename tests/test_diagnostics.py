@@ -9,7 +9,8 @@ import warnings
 import pytest
 
 import fdp
-from fdp import Mechanism, calibrate, montecarlo, risk
+from fdp import Mechanism, calibrate, risk
+from fdp.accounting import montecarlo
 from fdp.diagnostics import warns
 
 EDGE = fdp.Mechanism("gaussian", 1.0, 3e-7, 1)  # mu* about 2e-5: its certified interval is several % wide

@@ -1,9 +1,9 @@
-"""The NumPy DP-SGD (fdp.dpsgd): per-example gradients, clipping, noise, sampling and the recorded view."""
+"""The NumPy DP-SGD (fdp.experiments.dpsgd): per-example gradients, clipping, noise, sampling and the recorded view."""
 
 import numpy as np
 import pytest
 
-from fdp import dpsgd
+from fdp.experiments import dpsgd
 
 
 def _loss(model, theta, x, y):

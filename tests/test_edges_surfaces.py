@@ -21,9 +21,11 @@ from hypothesis import strategies as st
 from mpmath import erf, erfinv, exp, expm1, mp, mpf, ncdf, sqrt, tanh
 from scipy.stats import norm
 
-from fdp import accountants, calibrate, formatting, gdp, mia, pld, presentation, risk, tradeoff
+from fdp import calibrate, formatting, presentation, risk
+from fdp.accounting import accountants, gdp, pld
+from fdp.accounting.privacy_loss import Mechanism, RandomizedResponse, dpsgd
 from fdp.cli import main
-from fdp.privacy_loss import Mechanism, RandomizedResponse, dpsgd
+from fdp.curves import mia, tradeoff
 
 
 @pytest.fixture(autouse=True)
@@ -218,7 +220,7 @@ def test_rtm_gamma_at_a_tiny_prior_is_at_least_the_exact_one_step_value():
 def test_rtm_one_step_bracket_with_a_small_tail_holds_the_exact_power(kappa):
     """Tight down to 1e-100; at 1e-300 still above the truth, but loose: masses below 1e-250 and breakpoints below
     alpha 1e-280 go to infinite loss (their slopes pass the float range)."""
-    from fdp import rtm
+    from fdp.accounting import rtm
 
     bracket = rtm.tensor_bracket(Mechanism("gaussian", 0.47, 0.0021, 1), discretization=1e-3, tail=max(1e-3 * kappa, 1e-300))
     low, up = bracket.gamma([kappa])

@@ -1,4 +1,4 @@
-"""Edgeworth and CLT approximations (fdp.edgeworth) against closed forms, Monte Carlo and an FFT ground truth.
+"""Edgeworth and CLT approximations (fdp.accounting.edgeworth) against closed forms, Monte Carlo and an FFT ground truth.
 
 ReRo paper Sec. 2 options (2) and (3), Remark 2, App. 4.3 and footnote 3; Bu et al. (2020) for the
 CLT.  The ground truth for composed curves is our own direct numerical convolution of the one-step
@@ -19,8 +19,10 @@ from scipy import integrate
 from scipy.special import eval_hermitenorm, ndtr
 from scipy.stats import norm
 
-from fdp import Mechanism, privacy_loss, rero, tradeoff
-from fdp import edgeworth as ew
+from fdp import Mechanism
+from fdp.accounting import edgeworth as ew
+from fdp.accounting import privacy_loss
+from fdp.curves import rero, tradeoff
 
 IMAGENET = Mechanism("gaussian", 2.5, 16384 / 1281167, 71_589)
 ALPHAS = np.array([1e-5, 1e-4, 1e-3, 1e-2, 0.1, 0.3, 0.5, 0.9])

@@ -16,20 +16,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy.stats import norm
 
-from fdp import (
-    Mechanism,
-    conversions,
-    edgeworth,
-    gdp,
-    lattice,
-    montecarlo,
-    onestep,
-    pld,
-    rero,
-    rtm,
-    tradeoff,
-)
+from fdp import Mechanism
+from fdp.accounting import conversions, edgeworth, gdp, lattice, montecarlo, onestep, pld, rtm
 from fdp.cli import main
+from fdp.curves import rero, tradeoff
 from fdp.validation import ResourceLimitError, check_array_in
 
 

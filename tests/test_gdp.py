@@ -1,4 +1,4 @@
-"""mu-GDP reporting (fdp.gdp) against the GDP paper (Gomez et al. 2025), closed forms and gdpnum.
+"""mu-GDP reporting (fdp.accounting.gdp) against the GDP paper (Gomez et al. 2025), closed forms and gdpnum.
 
 Independent checks used here: the paper's Table 3 and Sec. 6 numbers, 60-digit mpmath for the
 Gaussian privacy profile, closed-form Delta-divergences (Lemma D.1; two Gaussian curves), the
@@ -18,8 +18,10 @@ from hypothesis import strategies as st
 from scipy import optimize
 from scipy.stats import norm
 
-from fdp import Mechanism, conversions, gdp, pld, tradeoff
-from fdp.tradeoff import PiecewiseLinear
+from fdp import Mechanism
+from fdp.accounting import conversions, gdp, pld
+from fdp.curves import tradeoff
+from fdp.curves.tradeoff import PiecewiseLinear
 
 PROPS = settings(max_examples=60, deadline=None)
 
@@ -73,7 +75,7 @@ def bayes_risk_regret(curve: PiecewiseLinear, mu: float) -> float:
 
     R_f is the minimum over breakpoints (concave, piecewise linear, kinks at pi_j = -k_j / (1 - k_j)).
     Between kinks R_f - R_mu is convex, so the maximum is at a kink.  R_mu is minimised numerically
-    over the Neyman-Pearson threshold z (level Phi(-z)), not through the tangent formula of fdp.gdp.
+    over the Neyman-Pearson threshold z (level Phi(-z)), not through the tangent formula of fdp.accounting.gdp.
     """
     a, b = curve.alphas, curve.betas
     k = np.diff(b) / np.diff(a)

@@ -1,9 +1,11 @@
-"""fdp.lattice: the certified mpmath bracket against closed forms and the PLD bracket."""
+"""fdp.accounting.lattice: the certified mpmath bracket against closed forms and the PLD bracket."""
 
 import numpy as np
 import pytest
 
-from fdp import Mechanism, lattice, pld, rero, tradeoff
+from fdp import Mechanism
+from fdp.accounting import lattice, pld
+from fdp.curves import rero, tradeoff
 
 KAPPAS = np.array([1e-7, 1e-4, 0.01, 0.3])
 
@@ -94,7 +96,7 @@ def test_self_convolve_rounding_estimate_covers_the_error(sigma, rate, steps, h)
     accurately, the spectrum's relative error u grew to N u and shifted every coefficient alike (3.1e-16 at
     (3.0, 0.01, 1000)), which the old estimate from negative coefficients missed.  The shift is nearly uniform, so
     the tail coefficients (where the curves' ends are read) carry about the same absolute error as the bulk."""
-    from fdp import onestep
+    from fdp.accounting import onestep
 
     if np.finfo(np.longdouble).eps > 1e-18:
         pytest.skip("long double is not an extended type on this platform: no accurate reference")
@@ -121,7 +123,7 @@ def test_low_frequencies_against_mpmath(sigma, rate, h, direction, steps, size):
     import mpmath
     import scipy.fft
 
-    from fdp import onestep
+    from fdp.accounting import onestep
 
     step = onestep.OneStep("gaussian", sigma, rate, direction)
     l_0, _, step_h, grid = onestep.frames(step, h, np.log(1e-30), 50_000)

@@ -1,4 +1,4 @@
-"""Hayes et al. Algorithm 1 (fdp.montecarlo) against closed forms, and its bookkeeping.
+"""Hayes et al. Algorithm 1 (fdp.accounting.montecarlo) against closed forms, and its bookkeeping.
 
 For q = 1 the DP-SGD pair is N(0, sigma^2 I_T) vs N(1, sigma^2 I_T), whose trade-off curve is
 gaussian(sqrt(T) / sigma); for T = 1 and q < 1 it is the subsampled Gaussian of RTM Lemma 9.
@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
-from fdp import Mechanism, rero, tradeoff
-from fdp import montecarlo as mc
+from fdp import Mechanism
+from fdp.accounting import montecarlo as mc
+from fdp.curves import rero, tradeoff
 
 
 def _truth(sigma, q, steps, kappa):
@@ -235,7 +236,7 @@ def test_gamma_from_log_ratios_refuses_bad_ratios(lr):
 
 def test_laplace_mc_within_ci_of_bracket():
     """Algorithm 1 with Laplace noise (the SLM) covers the certified PLD bracket."""
-    from fdp import pld
+    from fdp.accounting import pld
 
     kappa = np.array([0.01, 0.1])
     res = mc.gamma_mc(Mechanism("laplace", 1.0, 0.5, 5), kappa, samples=200_000, seed=3)

@@ -1,4 +1,4 @@
-"""fdp.onestep: the float64 one-step measures, their error model against mpmath, and the certified orders."""
+"""fdp.accounting.onestep: the float64 one-step measures, their error model against mpmath, and the certified orders."""
 
 import math
 
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fdp import lattice, onestep
+from fdp.accounting import lattice, onestep
 
 U = 2.0**-53
 SETTINGS = [("gaussian", 2.5, 16384 / 1281167), ("gaussian", 1.1, 0.07), ("gaussian", 1.0, 1.0),
@@ -170,7 +170,7 @@ def test_optimistic_is_add_only():
 
 @pytest.mark.parametrize("mechanism, scale, p", SETTINGS)
 def test_agrees_with_the_mpmath_measures(mechanism, scale, p):
-    """The float measures agree with fdp.lattice's mpmath ones where the mass is not negligible."""
+    """The float measures agree with fdp.accounting.lattice's mpmath ones where the mass is not negligible."""
     grid = 400
     ctx = mpmath.MPContext()
     ctx.dps = 30

@@ -6,7 +6,9 @@ import numpy as np
 import pytest
 from joblib import delayed
 
-from fdp import Mechanism, audit, datasets, gdp, montecarlo, parallel, reconstruction
+from fdp import Mechanism, parallel
+from fdp.accounting import gdp, montecarlo
+from fdp.experiments import audit, datasets, reconstruction
 
 
 def test_run_keeps_task_order_and_checks_n_jobs():

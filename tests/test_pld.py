@@ -1,4 +1,4 @@
-"""fdp.pld: directions of dp_accounting's PMFs, breakpoints, composition and the certified bracket."""
+"""fdp.accounting.pld: directions of dp_accounting's PMFs, breakpoints, composition and the certified bracket."""
 
 import numpy as np
 import pytest
@@ -6,7 +6,9 @@ from dp_accounting.pld import privacy_loss_distribution as dpl
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fdp import Mechanism, gdp, lattice, pld, rero, tradeoff
+from fdp import Mechanism
+from fdp.accounting import gdp, lattice, pld
+from fdp.curves import rero, tradeoff
 
 ALPHAS = np.linspace(0.0, 1.0, 201)
 KAPPAS = np.array([1e-7, 1e-5, 1e-3, 0.1, 0.5])
@@ -266,7 +268,7 @@ def test_bracket_gamma_subtracts_the_slack_from_the_optimistic_side():
     """The upper curve holds up to ``slack`` (the FFT's rounding): its gamma is lowered by the slack, never raised,
     so the lower end stays certified; the upper end is the pessimistic curve's, raised by a bound on the running
     sums' rounding ((2 n + 8) u relative for n breakpoints) and one ulp (the read-off's rounding)."""
-    from fdp import rero, tradeoff
+    from fdp.curves import rero, tradeoff
 
     lower = tradeoff.piecewise_linear([0.0, 0.1, 1.0], [1.0, 0.5, 0.0])
     upper = tradeoff.piecewise_linear([0.0, 0.2, 1.0], [1.0, 0.6, 0.0])

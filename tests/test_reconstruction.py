@@ -1,11 +1,14 @@
-"""Reconstruction attacks on real DP-SGD runs (fdp.attacks, fdp.reconstruction) against the ReRo bounds."""
+"""Reconstruction attacks on real DP-SGD runs (fdp.experiments.attacks, fdp.experiments.reconstruction) against the ReRo bounds."""
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fdp import Mechanism, attacks, datasets, dpsgd, gdp, pld, reconstruction, rero, tradeoff
+from fdp import Mechanism
+from fdp.accounting import gdp, pld
+from fdp.curves import rero, tradeoff
+from fdp.experiments import attacks, datasets, dpsgd, reconstruction
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""ReRo bounds (fdp.rero) against the papers' formulas and independent computations.
+"""ReRo bounds (fdp.curves.rero) against the papers' formulas and independent computations.
 
 ReRo paper Thm. 1 / Cor. 2 (gamma = 1 - f(kappa)), Hayes et al. eq. 2 (RDP bound), eq. 4 (advantage),
 eq. 5 and App. H (Fano bound of Guo et al.), Dong et al. Cor. 2.13 (mu-GDP -> (eps, delta)).
@@ -13,7 +13,7 @@ import pytest
 from scipy import integrate
 from scipy.stats import norm
 
-from fdp import rero, tradeoff
+from fdp.curves import rero, tradeoff
 
 KAPPAS = np.array([1e-6, 1e-3, 0.01, 0.1, 0.3, 0.5, 0.9])
 

@@ -7,8 +7,10 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
-from fdp import accountants, conversions, edgeworth, formatting, gdp, mia, montecarlo, pld, presentation, rero, risk, rtm, tradeoff
-from fdp.privacy_loss import Mechanism, RandomizedResponse, dpsgd
+from fdp import formatting, presentation, risk
+from fdp.accounting import accountants, conversions, edgeworth, gdp, montecarlo, pld, rtm
+from fdp.accounting.privacy_loss import Mechanism, RandomizedResponse, dpsgd
+from fdp.curves import mia, rero, tradeoff
 
 KAPPA = np.array([1e-3, 0.05])
 SGM = dpsgd(noise_multiplier=1.2, sampling_rate=0.2, steps=20)
@@ -89,7 +91,7 @@ def test_bad_arguments_name_themselves():
 def test_gdp_report_is_alg1_on_the_dpsgd_curve():
     run = dpsgd(2.0, 0.05, 200)
     report = risk.gdp(run, delta=1e-5)
-    from fdp import gdp
+    from fdp.accounting import gdp
 
     assert (report.mu, report.regret) == gdp.mu_and_regret_dpsgd(Mechanism("gaussian", 2.0, 0.05, 200))
     assert report.method == "lattice" and report.alpha_floor == 1e-10
@@ -100,7 +102,7 @@ def test_gdp_report_is_alg1_on_the_dpsgd_curve():
 
 def test_gdp_report_and_mu_and_regret_agree_far_from_privacy():
     # the curve passes below (tail, tail): both lower the floor to its fixed point, and the report says so
-    from fdp import gdp
+    from fdp.accounting import gdp
 
     run = dpsgd(1.0, 0.5623, 1000)
     report = risk.gdp(run, discretization=1e-3)

@@ -1,4 +1,4 @@
-"""Relaxed-threat-model curves (fdp.rtm) checked against independent constructions.
+"""Relaxed-threat-model curves (fdp.accounting.rtm) checked against independent constructions.
 
 Closed forms (Thm. 1 eqs. 2-3, Cor. 1 eq. 5, Thm. 3 eq. 7) are compared with the generic
 test-statistic route of Def. 2 (eq. 30), with scipy's Laplace / Rice distributions and
@@ -16,7 +16,9 @@ from scipy import integrate, optimize, special
 from scipy.stats import chi2, expon, ncx2, norm
 from scipy.stats import laplace as lap
 
-from fdp import Mechanism, rtm, tradeoff
+from fdp import Mechanism
+from fdp.accounting import rtm
+from fdp.curves import tradeoff
 
 PROPS = settings(max_examples=40, deadline=None)
 GRID = tradeoff.default_grid(801)
@@ -472,7 +474,7 @@ INNER = GRID[(GRID > 1e-9) & (GRID < 1 - 1e-9)]
 
 
 def _step_loss(mech, mu, p, r):
-    """Per-step privacy loss of the magnitude statistic, written out independently of fdp.rtm."""
+    """Per-step privacy loss of the magnitude statistic, written out independently of fdp.accounting.rtm."""
     if mech == "gaussian":  # d = 1: chi2_1(mu^2) / chi2_1 density ratio at r^2 is exp(-mu^2/2) cosh(mu r)
         g = np.exp(-0.5 * mu**2) * np.cosh(mu * r)
     else:  # folded Laplace / exponential densities
@@ -582,7 +584,7 @@ def test_energy_statistic_is_weaker_than_the_tensor_product(mu, p, steps):
 @given(mu=st.floats(0.1, 2.5), p=st.floats(0.05, 1.0), steps=st.integers(1, 40))
 def test_composed_readings_are_valid_and_above_the_dp_curve(mu, p, steps):
     # Lemma 6 for the composed SGM: both RTM readings lie on or above the tight DP curve
-    from fdp import pld
+    from fdp.accounting import pld
 
     dp = pld.tradeoff_curve(pld.mechanism_pld(Mechanism("gaussian", 1 / mu, p, steps), discretization=1e-3), "symmetrised")
     for reading in rtm.READINGS:
@@ -600,7 +602,7 @@ def test_readings_differ_with_a_common_direction():
     total = rtm.sum_composition(mu, 1.0, steps)
     assert np.max(tensor(GRID) - total(GRID)) > 0.2
     # ... and at Fig. 1e's parameters both are much closer to 1 - alpha than the DP curve
-    from fdp import pld
+    from fdp.accounting import pld
 
     dp = pld.tradeoff_curve(pld.mechanism_pld(Mechanism("gaussian", 5.0, 0.4, 30), discretization=1e-3), "symmetrised")
     gaps = [np.max(1 - GRID - c(GRID)) for c in (rtm.tensor_composition("gaussian", 0.2, 0.4, 30),

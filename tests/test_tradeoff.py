@@ -1,4 +1,4 @@
-"""Trade-off curves (fdp.tradeoff) checked against independent constructions.
+"""Trade-off curves (fdp.curves.tradeoff) checked against independent constructions.
 
 Each closed form is compared with the Neyman-Pearson test built directly from the two densities
 (thresholding the observation, whose likelihood ratio is monotone), with scipy quadrature of the
@@ -18,8 +18,8 @@ from scipy import integrate, optimize
 from scipy.stats import laplace as lap
 from scipy.stats import norm
 
-from fdp import rero, tradeoff
-from fdp.tradeoff import PiecewiseLinear, TradeOffCurve
+from fdp.curves import rero, tradeoff
+from fdp.curves.tradeoff import PiecewiseLinear, TradeOffCurve
 
 PROPS = settings(max_examples=60, deadline=None)
 

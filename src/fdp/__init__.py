@@ -10,8 +10,8 @@ Start from a mechanism and ask it a question::
 Results that carry caveats also issue them as :class:`FDPWarning`.
 """
 
+from .accounting.privacy_loss import Mechanism, RandomizedResponse
 from .diagnostics import FDPWarning
-from .privacy_loss import Mechanism, RandomizedResponse
 
 __version__ = "0.1.0"
 __all__ = ["Mechanism", "RandomizedResponse", "risk", "calibrate", "FDPWarning", "__version__"]

@@ -1,6 +1,6 @@
 """Noise calibration: the noise multiplier (or the number of steps) that meets a target risk.
 
-:func:`noise_multiplier_for` inverts :func:`fdp.accountants.epsilon` by bisection on ``log(noise)``: the
+:func:`noise_multiplier_for` inverts :func:`fdp.accounting.accountants.epsilon` by bisection on ``log(noise)``: the
 returned noise satisfies ``epsilon(noise) <= eps``, and ``noise / (1 + rtol)`` does not.
 :func:`noise_for_risk` and :func:`steps_for_risk` do the same for (eps, delta), mu*, a membership or a ReRo
 target, certified.
@@ -16,9 +16,10 @@ from dataclasses import dataclass, replace
 
 from tqdm import tqdm
 
-from . import accountants, gdp, mia, pld, rtm, tradeoff
+from .accounting import accountants, gdp, pld, rtm
+from .accounting.privacy_loss import Mechanism
+from .curves import mia, tradeoff
 from .diagnostics import warns
-from .privacy_loss import Mechanism
 from .validation import (
     SUBSAMPLED_NOISE_RANGE,
     ResourceLimitError,
@@ -40,7 +41,7 @@ def noise_multiplier_for(
     discretization: float = 1e-4,
     rtol: float = 1e-4,
 ) -> float:
-    """The smallest noise multiplier (to relative accuracy ``rtol``) whose :func:`fdp.accountants.epsilon` at ``delta``
+    """The smallest noise multiplier (to relative accuracy ``rtol``) whose :func:`fdp.accounting.accountants.epsilon` at ``delta``
     is at most ``epsilon``.
 
     Parameters
@@ -159,7 +160,7 @@ def _largest_noise(rate: float) -> float:
 TARGETS = ("epsilon", "mu", "advantage", "tpr", "rero", "rtm_tpr")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Calibration:
     """A noise multiplier (or a number of steps) calibrated to a risk target, and what the target reads there.
 
@@ -339,7 +340,7 @@ def noise_for_risk(target: str, value: float, sampling_rate: float, steps: int, 
     membership-inference advantage and on the TPR at ``fpr`` from the certified symmetrised curve
     (``"advantage"``, ``"tpr"``), the upper end of the certified ReRo bracket at ``kappa`` (``"rero"``), the
     TPR at ``fpr`` of the relaxed-threat-model adversary from the pessimistic RTM lattice
-    (``"rtm_tpr"``, :func:`fdp.rtm.tensor_composition` in dimension ``dimension``, symmetrised); each
+    (``"rtm_tpr"``, :func:`fdp.accounting.rtm.tensor_composition` in dimension ``dimension``, symmetrised); each
     falls as the noise grows, and the search (false position in log noise) keeps a noise that meets the target
     and one that does not.  The answer also carries a lower bound on the risk it reaches (from the optimistic
     curve) and ``noise_lower``; where the optimistic side cannot be built (it is ten times finer for epsilon and
@@ -361,9 +362,9 @@ def noise_for_risk(target: str, value: float, sampling_rate: float, steps: int, 
     kappa : float, optional
         For ``"rero"``, in (0, 1).
     discretization : float, optional
-        Loss lattice spacing (default :func:`fdp.pld.default_discretization` at each noise tried, then, if the
+        Loss lattice spacing (default :func:`fdp.accounting.pld.default_discretization` at each noise tried, then, if the
         PLD epsilon has not converged there at the noise found, the search again on the spacing of
-        :func:`fdp.pld.converged_discretization`; 1e-4 for ``"rtm_tpr"``).
+        :func:`fdp.accounting.pld.converged_discretization`; 1e-4 for ``"rtm_tpr"``).
     rtol : float, default 1e-3
         Relative accuracy of the noise, at least :data:`MIN_RTOL`.
     dimension : int, default 1
@@ -400,8 +401,10 @@ def noise_for_risk(target: str, value: float, sampling_rate: float, steps: int, 
         check_discretization("discretization", discretization)
     trivial = _sampling_bound(target, sampling_rate, steps, level, delta)
     if trivial is not None and value >= trivial:
-        return Calibration(0.0, target, value, trivial, None, sampling_rate, steps, discretization or 0.0, rtol, 0,
-                           time.perf_counter() - start, 0.0, (_met_by_sampling(target, trivial, sampling_rate, steps),))
+        return Calibration(noise_multiplier=0.0, target=target, value=value, achieved=trivial, achieved_lower=None,
+                           sampling_rate=sampling_rate, steps=steps, discretization=discretization or 0.0, rtol=rtol,
+                           evaluations=0, seconds=time.perf_counter() - start, noise_lower=0.0,
+                           warnings=(_met_by_sampling(target, trivial, sampling_rate, steps),))
     evaluations = 0
     bar = tqdm(desc=f"calibrate {target}", unit=" evaluations", disable=not progress, file=sys.stderr, delay=2.0)
 
@@ -502,9 +505,11 @@ def noise_for_risk(target: str, value: float, sampling_rate: float, steps: int, 
             reached, reached_lower = again.achieved, again.achieved_lower
         if best is not None:
             return replace(best, evaluations=evaluations, seconds=time.perf_counter() - start)
-    return Calibration(noise, target, value, achieved, achieved_lower, sampling_rate, steps, h, rtol,
-                       evaluations, time.perf_counter() - start, noise_lower,
-                       met_everywhere + _warnings(target, sampling_rate, steps, noise, delta, h, achieved, achieved_lower))
+    return Calibration(noise_multiplier=noise, target=target, value=value, achieved=achieved,
+                       achieved_lower=achieved_lower, sampling_rate=sampling_rate, steps=steps, discretization=h, rtol=rtol,
+                       evaluations=evaluations, seconds=time.perf_counter() - start, noise_lower=noise_lower,
+                       warnings=met_everywhere + _warnings(target, sampling_rate, steps, noise, delta, h, achieved,
+                                                           achieved_lower))
 
 
 @warns
@@ -576,9 +581,10 @@ def steps_for_risk(target: str, value: float, noise_multiplier: float, sampling_
         lower = _risk_lower(target, noise, sampling_rate, good, h, level, dimension, delta)
     except ResourceLimitError:  # the finer optimistic lattice does not fit
         lower = None
-    return Calibration(noise, target, value, risk_at(good), lower, sampling_rate, good, h, 0.0,
-                       risk_at.cache_info().misses + 1, time.perf_counter() - start, None,
-                       _warnings(target, sampling_rate, good, noise, delta, h, risk_at(good), lower))
+    return Calibration(noise_multiplier=noise, target=target, value=value, achieved=risk_at(good), achieved_lower=lower,
+                       sampling_rate=sampling_rate, steps=good, discretization=h, rtol=0.0,
+                       evaluations=risk_at.cache_info().misses + 1, seconds=time.perf_counter() - start, noise_lower=None,
+                       warnings=_warnings(target, sampling_rate, good, noise, delta, h, risk_at(good), lower))
 
 
 def _sampling_bound(target, rate, steps, level, delta) -> float | None:

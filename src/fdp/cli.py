@@ -19,9 +19,11 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from . import formatting, lattice, presentation, rero, risk, tradeoff
+from . import formatting, presentation, risk
+from .accounting import lattice
+from .accounting.privacy_loss import Mechanism, RandomizedResponse
+from .curves import rero, tradeoff
 from .diagnostics import FDPWarning
-from .privacy_loss import Mechanism, RandomizedResponse
 from .validation import (
     MAX_INT,
     ResourceLimitError,
@@ -42,17 +44,15 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
-def _build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="python -m fdp", description="Trade-off functions and reconstruction robustness.")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-
+def _rero_flags(sub) -> None:
+    """The ``rero`` subcommand's flags."""
     p = sub.add_parser(
         "rero",
         help="ReRo bound gamma = 1 - f(kappa) for a mechanism (add direction)",
         description="gaussian/laplace: one mechanism with effect size --mu, closed form. "
         "subsampled-gaussian/subsampled-laplace: --steps-fold composition of the Poisson-subsampled "
         "mechanism with sensitivity 1 and noise scale --noise-multiplier, computed by --method "
-        "(bracket: certified bracket of the PLD lattice, also called pld; edgeworth, clt: approximations with an error estimate; mc: Monte Carlo "
+        "(bracket: certified bracket of the PLD lattice; edgeworth, clt: approximations with an error estimate; mc: Monte Carlo "
         "with a confidence interval; mpmath: certified ground truth). Warnings go to stderr and to the "
         "JSON field 'warnings'.",
     )
@@ -70,6 +70,9 @@ def _build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, help="Monte-Carlo seed >= 0 (default 0; --method mc)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
+
+def _rtm_flags(sub) -> None:
+    """The ``rtm`` subcommand's flags."""
     r = sub.add_parser(
         "rtm",
         help="relaxed-threat-model trade-off curves (RTM paper)",
@@ -89,6 +92,9 @@ def _build_parser() -> argparse.ArgumentParser:
     r.add_argument("--alpha", required=True, type=float, nargs="+", help="levels in [0, 1]")
     r.add_argument("--json", action="store_true", help="print one JSON object")
 
+
+def _gdp_flags(sub) -> None:
+    """The ``gdp`` subcommand's flags."""
     g = sub.add_parser(
         "gdp",
         help="tight mu-GDP and regret (GDP reporting paper)",
@@ -113,6 +119,9 @@ def _build_parser() -> argparse.ArgumentParser:
                    "1e-300 it is the full batch's sqrt(steps)/sigma, which caps mu* at every floor")
     g.add_argument("--json", action="store_true", help="print one JSON object")
 
+
+def _report_flags(sub) -> None:
+    """The ``report`` subcommand's flags."""
     rp = sub.add_parser(
         "report",
         help="privacy risk report of a DP-SGD run: (eps, delta), mu-GDP, membership inference, ReRo",
@@ -144,6 +153,9 @@ def _build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--figure", help="also write the report's figure to this file (.png or .svg)")
     rp.add_argument("--json", action="store_true", help="print one JSON object")
 
+
+def _calibrate_flags(sub) -> None:
+    """The ``calibrate`` subcommand's flags."""
     c = sub.add_parser(
         "calibrate",
         help="the DP-SGD noise multiplier (or number of steps) that meets a risk target",
@@ -172,6 +184,13 @@ def _build_parser() -> argparse.ArgumentParser:
     c.add_argument("--discretization", type=float, help="loss lattice spacing (default 1e-4)")
     c.add_argument("--rtol", type=float, help="relative accuracy of the noise, >= 1e-12 (default 1e-3)")
     c.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="python -m fdp", description="Trade-off functions and reconstruction robustness.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    for add_flags in (_rero_flags, _rtm_flags, _gdp_flags, _report_flags, _calibrate_flags):
+        add_flags(sub)
     return parser
 
 
@@ -206,13 +225,20 @@ def _int_at_least(flag: str, value, low: int) -> int:
 
 @contextmanager
 def _flags(names: str):
-    """Name the CLI flags in an error raised by the library (a guard or a refused computation)."""
+    """Name the CLI flags in an error raised by the library (a guard or a refused computation): a message that
+    starts with a parameter's name (the library's convention, e.g. ``noise_multiplier must be > 0``) gets its flag in
+    its place; any other is followed by the flags that set the computation."""
     try:
         yield
     except ValueError as exc:
-        if "--" in str(exc):  # already phrased in flags
+        message = str(exc)
+        if "--" in message:  # already phrased in flags
             raise
-        raise type(exc)(f"{exc} (flags: {names})") from None
+        for flag in names.split(", "):
+            parameter = flag.removeprefix("--").replace("-", "_")
+            if message.startswith(parameter + " "):
+                raise type(exc)(flag + message[len(parameter):]) from None
+        raise type(exc)(f"{message} (flags: {names})") from None
 
 
 def _emit(out: dict, args, columns=None) -> int:
@@ -280,7 +306,7 @@ def _validate_rero(args) -> np.ndarray:
     elif args.method == "bracket" and args.discretization is not None:  # the lattice's size: checked by the library
         args.discretization = check_discretization("--discretization", args.discretization)
     elif args.method == "mc":
-        from . import montecarlo
+        from .accounting import montecarlo
 
         args.samples = _int_at_least("--samples", 1_000_000 if args.samples is None else args.samples, 1)
         args.seed = _int_at_least("--seed", 0 if args.seed is None else args.seed, 0)
@@ -341,7 +367,7 @@ def _rero(args) -> int:
 
 
 def _rtm(args) -> int:
-    from . import pld, rtm
+    from .accounting import pld, rtm
 
     alpha = check_array_in("--alpha", args.alpha, 0.0, 1.0)
     mu = check_positive("--mu", args.mu)
@@ -415,7 +441,7 @@ def _release_model(mechanism: str, steps: int) -> str:
 def _gdp(args) -> int:
     import time
 
-    from . import conversions, gdp
+    from .accounting import conversions, gdp
 
     t0 = time.perf_counter()
     warnings: list[str] = []

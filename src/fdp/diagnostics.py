@@ -1,6 +1,6 @@
 """The library's warning: a result that is less accurate or less certain than a reader would assume.
 
-Results of :mod:`fdp.risk`, :mod:`fdp.calibrate` and :mod:`fdp.montecarlo` carry their caveats in a field
+Results of :mod:`fdp.risk`, :mod:`fdp.calibrate` and :mod:`fdp.accounting.montecarlo` carry their caveats in a field
 (``warnings``, or ``warning`` for a Monte-Carlo estimate: a wide certified bracket, an unreliable estimate, a
 lattice at the end of its resolution).  A caller who does not read the field would miss them, so the public
 functions that return such a result also issue each caveat as an :class:`FDPWarning`, once: from the outermost

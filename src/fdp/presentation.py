@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import conversions, gdp, tradeoff
+from .accounting import conversions, gdp
+from .accounting.privacy_loss import RandomizedResponse
+from .curves import tradeoff
 from .formatting import lower, upper
-from .privacy_loss import RandomizedResponse
 from .risk import Report
 from .validation import EPS_MAX
 

@@ -3,14 +3,14 @@
 The accountants below this module each answer in their own terms (a certified bracket of curves,
 an Edgeworth series with an error estimate, a Monte-Carlo estimate with a confidence interval, an
 exact big-integer composition).  :func:`rero` asks all of them the same question -- the ReRo bound
-``gamma(kappa)`` of a :class:`~fdp.privacy_loss.Mechanism` -- and returns one :class:`Estimate`
+``gamma(kappa)`` of a :class:`~fdp.accounting.privacy_loss.Mechanism` -- and returns one :class:`Estimate`
 that says what the number is: certified bounds, or an estimate with its error, and the warnings a
 reader must see (a wide bracket, an approximation outside its range, a collapsed Monte Carlo).
 The command line (:mod:`fdp.cli`) is a thin layer over it.
 
 Examples
 --------
->>> from fdp.privacy_loss import dpsgd
+>>> from fdp.accounting.privacy_loss import dpsgd
 >>> est = rero(dpsgd(noise_multiplier=1.0, sampling_rate=0.5, steps=10), [0.01], discretization=1e-2)
 >>> est.method, est.certified, round(float(est.value[0]), 4)
 ('bracket', True, 0.2745)
@@ -25,12 +25,13 @@ from importlib import metadata
 import numpy as np
 from scipy.stats import norm
 
-from . import accountants, conversions, edgeworth, lattice, mia, montecarlo, pld, rtm, tradeoff
-from . import gdp as _gdp
-from . import rero as _rero
+from .accounting import accountants, conversions, edgeworth, lattice, montecarlo, pld, rtm
+from .accounting import gdp as _gdp
+from .accounting.privacy_loss import Mechanism, RandomizedResponse, check_mechanism
+from .curves import mia, tradeoff
+from .curves import rero as _rero
 from .diagnostics import warns
 from .formatting import lower, upper
-from .privacy_loss import Mechanism, RandomizedResponse, check_mechanism
 from .validation import (
     ResourceLimitError,
     check_array_in,
@@ -59,12 +60,12 @@ RERO_RTOL = 1e-4
 MU_RTOL = 5e-3
 #: The spacing of the first, coarse bracket that measures how the width scales (about ``c N h^2``).
 _PROBE_SPACING = 8e-4
-#: One-step grid of the bracket (:func:`fdp.pld.tradeoff_bracket`'s default) and the most the automatic spacing
+#: One-step grid of the bracket (:func:`fdp.accounting.pld.tradeoff_bracket`'s default) and the most the automatic spacing
 #: widens it to (about 10 us a point: 10 s) when the spacing it aims at does not fit.
 _DEFAULT_GRID, _AUTO_MAX_GRID = 50_000, 1_000_000
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Estimate:
     """An answer with what it is worth.
 
@@ -106,14 +107,14 @@ def rero(mechanism: Mechanism, kappa, method: str = "bracket", *, discretization
 
     Parameters
     ----------
-    mechanism : fdp.privacy_loss.Mechanism
+    mechanism : fdp.accounting.privacy_loss.Mechanism
     kappa : float or array_like
         Priors in (0, 1).
     method : {"bracket", "edgeworth", "clt", "mc", "mpmath"}
-        ``"bracket"``: :func:`fdp.pld.tradeoff_bracket` (certified; the value is its upper end);
-        ``"edgeworth"`` / ``"clt"``: :mod:`fdp.edgeworth` with an error estimate (the CLT's is its
-        distance to the Edgeworth series plus the series' own); ``"mc"``: :func:`fdp.montecarlo.gamma_mc`
-        with a 95 % confidence interval; ``"mpmath"``: :func:`fdp.lattice.gamma_ground_truth`.
+        ``"bracket"``: :func:`fdp.accounting.pld.tradeoff_bracket` (certified; the value is its upper end);
+        ``"edgeworth"`` / ``"clt"``: :mod:`fdp.accounting.edgeworth` with an error estimate (the CLT's is its
+        distance to the Edgeworth series plus the series' own); ``"mc"``: :func:`fdp.accounting.montecarlo.gamma_mc`
+        with a 95 % confidence interval; ``"mpmath"``: :func:`fdp.accounting.lattice.gamma_ground_truth`.
         ``"bracket"`` answers Gaussian noise without subsampling by the exact closed form.
     discretization : float, optional
         Loss lattice spacing of the bracket.  By default its spacing
@@ -145,7 +146,7 @@ def rero(mechanism: Mechanism, kappa, method: str = "bracket", *, discretization
     if method in ("edgeworth", "clt"):
         return _approximation(mechanism, kappa, method, order)
     res = montecarlo.gamma_mc(mechanism, kappa, samples=check_positive_int("samples", samples), seed=seed, n_jobs=n_jobs)
-    return Estimate(res.estimate, "mc", False, lower=res.lower, upper=res.upper,
+    return Estimate(value=res.estimate, method="mc", certified=False, lower=res.lower, upper=res.upper,
                     warnings=(res.warning,) if res.warning else ())
 
 
@@ -199,7 +200,7 @@ def _certified(mechanism: Mechanism, kappa: np.ndarray, method: str, discretizat
         + ("; use a smaller discretization" if method == "bracket" and not spacing_warning else "")
         for k, lo, up in zip(kappa, lower, upper) if (up - lo) / up > WARN_RELATIVE
     )
-    return Estimate(upper, method, True, lower=lower, upper=upper, warnings=warnings)
+    return Estimate(value=upper, method=method, certified=True, lower=lower, upper=upper, warnings=warnings)
 
 
 def _approximation(mechanism: Mechanism, kappa: np.ndarray, method: str, order: int) -> Estimate:
@@ -222,10 +223,10 @@ def _approximation(mechanism: Mechanism, kappa: np.ndarray, method: str, order: 
         warnings += [f"{label} at kappa={k:g} is unreliable: estimated error {e:.3g} on gamma {g:.6g} "
                      f"({100 * e / g:.3g} %); use method 'bracket' for a certified bound"
                      for k, g, e in zip(kappa, gamma, err) if e > WARN_RELATIVE * g]
-    return Estimate(gamma, method, False, error_estimate=err, warnings=tuple(warnings))
+    return Estimate(value=gamma, method=method, certified=False, error_estimate=err, warnings=tuple(warnings))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class GDPReport:
     """mu-GDP of a mechanism: the tight ``mu*`` above an alpha floor, its exact regret, and (eps, delta).
 
@@ -243,7 +244,7 @@ class GDPReport:
         The loss lattice spacing (None for a closed form).
     method : str
         ``"closed form"`` or ``"lattice"`` (mu* and the regret on the certified lattice curve,
-        :func:`fdp.gdp.mu_and_regret_lattice`; epsilon from ``dp_accounting``'s PLD).
+        :func:`fdp.accounting.gdp.mu_and_regret_lattice`; epsilon from ``dp_accounting``'s PLD).
     warnings : tuple of str
     mu_lower : float or None
         A lower bound on the exact ``mu*`` above the same floor (``mu`` for a closed form; for the lattice, read
@@ -267,22 +268,22 @@ def gdp(mechanism: Mechanism, *, delta: float = 1e-5, discretization: float | No
 
     Parameters
     ----------
-    mechanism : fdp.privacy_loss.Mechanism
+    mechanism : fdp.accounting.privacy_loss.Mechanism
         Gaussian noise (DP-SGD).  Without subsampling the answer is the closed form ``sqrt(steps) /
         noise_multiplier`` (regret 0).
     delta : float
         For the reported epsilon.
     discretization : float, optional
-        PLD lattice spacing; by default :func:`fdp.pld.converged_discretization` (the coarsest spacing from
-        :func:`fdp.pld.default_discretization` down whose epsilon lies within 0.5 % of the converged value),
-        coarsened (with a warning) so that one step stays below :data:`fdp.lattice.MAX_ONE_STEP_POINTS` points.
+        PLD lattice spacing; by default :func:`fdp.accounting.pld.converged_discretization` (the coarsest spacing from
+        :func:`fdp.accounting.pld.default_discretization` down whose epsilon lies within 0.5 % of the converged value),
+        coarsened (with a warning) so that one step stays below :data:`fdp.accounting.lattice.MAX_ONE_STEP_POINTS` points.
     tail : float
         The alpha floor (1e-10, gdpnum's ``err``, by default), in [0, 0.5): an accountant curve's truncated tails
         must be ignored by eq. 21.  A subsampled mechanism's lattice curve reaches alpha = 1e-300 at the least
-        (:data:`fdp.gdp.LATTICE_TAIL_MIN`); below it, ``mu*`` is the full batch's ``sqrt(steps) / noise_multiplier``
+        (:data:`fdp.accounting.gdp.LATTICE_TAIL_MIN`); below it, ``mu*`` is the full batch's ``sqrt(steps) / noise_multiplier``
         (an upper bound at every floor, and the limit of the subsampled curve's ``mu(alpha)`` as alpha -> 0), with a
         warning.  Every ``mu*`` is capped by that value.  A curve that passes below ``(tail, tail)`` (far from
-        private) gets its floor lowered to its fixed point (:func:`fdp.gdp.mu_and_regret_lattice`, with a
+        private) gets its floor lowered to its fixed point (:func:`fdp.accounting.gdp.mu_and_regret_lattice`, with a
         warning); ``GDPReport.alpha_floor`` is the floor used.
 
     Returns
@@ -304,7 +305,8 @@ def gdp(mechanism: Mechanism, *, delta: float = 1e-5, discretization: float | No
             eps, warnings = float(_gdp.eps_from_mu_delta(mu, delta)), ()
         except ValueError as exc:
             eps, warnings = None, (f"no epsilon at delta {delta:g}: {exc}",)
-        return GDPReport(mu, 0.0, 0.0, eps, delta, None, "closed form", warnings, mu)
+        return GDPReport(mu=mu, regret=0.0, alpha_floor=0.0, epsilon=eps, delta=delta, discretization=None,
+                         method="closed form", warnings=warnings, mu_lower=mu)
     if tail >= _gdp.LATTICE_TAIL_MIN:
         report, _ = _gdp_and_curve(mechanism, delta, discretization, tail)
         return report
@@ -318,8 +320,8 @@ def gdp(mechanism: Mechanism, *, delta: float = 1e-5, discretization: float | No
             f"bounded by the full-batch sqrt(steps)/sigma = {upper(mu)} and lies in [{lower(mu_lower)}, {upper(mu)}] "
             f"(the lower end read at alpha >= {_gdp.LATTICE_TAIL_MIN:g})")
     kept = tuple(w for w in report.warnings if not w.startswith("mu* lies in"))  # the floor-1e-300 interval: replaced
-    return GDPReport(mu, _gdp.gdp_regret(curve, mu), tail, report.epsilon, delta, report.discretization, "lattice",
-                     kept + (note,), mu_lower)
+    return GDPReport(mu=mu, regret=_gdp.gdp_regret(curve, mu), alpha_floor=tail, epsilon=report.epsilon, delta=delta,
+                     discretization=report.discretization, method="lattice", warnings=kept + (note,), mu_lower=mu_lower)
 
 
 def _mu_below(bracket: pld.OptimisticCurve, certified: tradeoff.PiecewiseLinear, floor: float) -> float:
@@ -364,8 +366,9 @@ def _gdp_and_curve(mechanism: Mechanism, delta, discretization, tail,
     """The GDP report of subsampled DP-SGD and the certified symmetrised curve it was read from (built down
     to the smaller of ``tail`` and ``level``, the smallest level the caller reads it at).
 
-    ``mu*`` is read from the certified lower curve; the optimistic curve of :func:`fdp.pld.tradeoff_bracket` at the
-    same spacing (:func:`fdp.pld.optimistic_curve`, without the bracket's pessimistic side) gives ``mu_lower`` below the exact mu* (:func:`_mu_below`).
+    ``mu*`` is read from the certified lower curve; the optimistic curve of :func:`fdp.accounting.pld.tradeoff_bracket` at the
+    same spacing (:func:`fdp.accounting.pld.optimistic_curve`, without the bracket's pessimistic side) gives ``mu_lower``
+    below the exact mu* (:func:`_mu_below`).
     With the automatic spacing, a gap above :data:`MU_RTOL` refines the spacing while the lattices fit."""
     warnings = []
     auto = discretization is None
@@ -439,8 +442,8 @@ def _gdp_and_curve(mechanism: Mechanism, delta, discretization, tail,
     eps = pld.epsilon_for_delta(dist, delta)
     if not np.isfinite(eps):
         warnings.append(f"epsilon at delta {delta:g} is infinite for this lattice")
-    return GDPReport(mu, regret, floor, eps if np.isfinite(eps) else None, delta, h, "lattice", tuple(warnings),
-                     mu_lower), curve
+    return GDPReport(mu=mu, regret=regret, alpha_floor=floor, epsilon=eps if np.isfinite(eps) else None, delta=delta,
+                     discretization=h, method="lattice", warnings=tuple(warnings), mu_lower=mu_lower), curve
 
 
 #: Default readings of :func:`report`: false-positive rates of the MIA reading, priors of the membership
@@ -451,10 +454,10 @@ REPORT_KAPPA = (1e-3, 1e-2, 1e-1)
 REPORT_FLOORS = (1e-6, 1e-4)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RTMReading:
     """The relaxed-threat-model reading of a run: an adversary who knows the data set but not the target record
-    and tests the magnitude of each release (RTM paper, reading (a): :func:`fdp.rtm.tensor_bracket`).
+    and tests the magnitude of each release (RTM paper, reading (a): :func:`fdp.accounting.rtm.tensor_bracket`).
 
     Attributes
     ----------
@@ -471,9 +474,9 @@ class RTMReading:
         Upper bound on the RTM membership advantage.
     gamma_lower, gamma_upper : numpy.ndarray
         Bracket of the ReRo bound under the RTM at each of the report's priors.
-    bracket : fdp.pld.Bracket
+    bracket : fdp.accounting.pld.Bracket
         The add-direction RTM curves the readings come from.
-    curve : fdp.tradeoff.PiecewiseLinear
+    curve : fdp.curves.tradeoff.PiecewiseLinear
         The symmetrised pessimistic RTM curve (``1 - curve`` bounds the membership ROC).
     """
 
@@ -500,10 +503,11 @@ def _rtm_reading(mechanism: Mechanism, d, h, fpr, kappa) -> RTMReading:
     tpr_up, adv_up, _ = mia.membership_bounds(curve, fpr, [0.5])
     tpr_low, _, _ = mia.membership_bounds(tradeoff.symmetrise(bracket.upper), fpr, [0.5])
     gamma_low, gamma_up = bracket.gamma(kappa)
-    return RTMReading(d, h, np.minimum(tpr_low, tpr_up), tpr_up, adv_up, gamma_low, gamma_up, bracket, curve)
+    return RTMReading(dimension=d, discretization=h, tpr_lower=np.minimum(tpr_low, tpr_up), tpr_upper=tpr_up,
+                      advantage_upper=adv_up, gamma_lower=gamma_low, gamma_upper=gamma_up, bracket=bracket, curve=curve)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Report:
     """One mechanism read four ways: (eps, delta), mu-GDP, membership inference and reconstruction.
 
@@ -513,7 +517,7 @@ class Report:
 
     Attributes
     ----------
-    mechanism : fdp.privacy_loss.Mechanism or fdp.privacy_loss.RandomizedResponse
+    mechanism : fdp.accounting.privacy_loss.Mechanism or fdp.accounting.privacy_loss.RandomizedResponse
     delta : float
     epsilon_pld, epsilon_rdp : float or None
         eps at ``delta`` from the tight PLD accountant (the exact value for randomized response) and from the
@@ -541,7 +545,7 @@ class Report:
     version : str
         Version of this package.
     warnings : tuple of str
-    curve : fdp.tradeoff.TradeOffCurve or None
+    curve : fdp.curves.tradeoff.TradeOffCurve or None
         The curve the MIA readings come from: the certified symmetrised lattice curve, the exact curve of
         randomized response, or the exact mu-GDP curve of full-batch Gaussian noise.
     """
@@ -605,12 +609,12 @@ def report(mechanism: Mechanism | RandomizedResponse, *, delta: float = 1e-5, ka
     The four readings of the GDP, Hayes et al., ReRo and RTM papers' shared object, the trade-off curve:
     eps at ``delta`` from the tight PLD and the RDP accountant; mu* with its regret and alpha floor
     (:func:`gdp`) and at the floors of :data:`REPORT_FLOORS`; membership-inference bounds from the same
-    certified symmetrised curve (:func:`fdp.mia.membership_bounds`); the ReRo bound as a certified bracket
+    certified symmetrised curve (:func:`fdp.curves.mia.membership_bounds`); the ReRo bound as a certified bracket
     (:func:`rero`); the membership TPR and the ReRo bound under the relaxed threat model (:class:`RTMReading`).
 
     Parameters
     ----------
-    mechanism : fdp.privacy_loss.Mechanism or fdp.privacy_loss.RandomizedResponse
+    mechanism : fdp.accounting.privacy_loss.Mechanism or fdp.accounting.privacy_loss.RandomizedResponse
         Gaussian noise (DP-SGD, or the plain Gaussian mechanism with sampling rate 1), Laplace noise
         without subsampling (its subsampled remove direction is not built), or randomized response (an
         exact curve: every reading is a closed form, and there is no RDP or RTM reading).
@@ -622,7 +626,7 @@ def report(mechanism: Mechanism | RandomizedResponse, *, delta: float = 1e-5, ka
     prior : array_like
         Membership priors of the Bayes success, in (0, 1).
     discretization : float, optional
-        Loss lattice spacing of the curve (default :func:`fdp.pld.converged_discretization`; 1e-4 for Laplace).
+        Loss lattice spacing of the curve (default :func:`fdp.accounting.pld.converged_discretization`; 1e-4 for Laplace).
     rero_discretization : float, optional
         Spacing of the ReRo bracket (default: chosen for a relative width of :data:`RERO_RTOL`, see :func:`rero`).
     rtm_dimension : int, default 1
@@ -640,7 +644,7 @@ def report(mechanism: Mechanism | RandomizedResponse, *, delta: float = 1e-5, ka
 
     Examples
     --------
-    >>> from fdp.privacy_loss import dpsgd
+    >>> from fdp.accounting.privacy_loss import dpsgd
     >>> r = report(dpsgd(noise_multiplier=2.0, sampling_rate=0.05, steps=200), discretization=1e-3,
     ...            rero_discretization=1e-3)
     >>> round(r.gdp.mu, 3), round(float(r.tpr[1]), 3), bool(r.rero.lower[0] <= r.rero.upper[0])
@@ -651,7 +655,7 @@ def report(mechanism: Mechanism | RandomizedResponse, *, delta: float = 1e-5, ka
         raise ValueError("mechanism: the report of subsampled Laplace noise needs its remove direction, which is not "
                          f"built (sampling rate 1 only), got {mechanism!r}")
     if not isinstance(mechanism, (Mechanism, RandomizedResponse)):
-        raise ValueError(f"mechanism must be a fdp.privacy_loss.Mechanism or RandomizedResponse, got {mechanism!r}")
+        raise ValueError(f"mechanism must be a fdp.accounting.privacy_loss.Mechanism or RandomizedResponse, got {mechanism!r}")
     delta = check_open_unit("delta", delta)
     kappa = _levels("kappa", check_array_in("kappa", kappa, 0.0, 1.0, open_low=True, open_high=True))
     fpr = _levels("fpr", check_array_in("fpr", fpr, 0.0, 1.0))
@@ -706,9 +710,11 @@ def report(mechanism: Mechanism | RandomizedResponse, *, delta: float = 1e-5, ka
         if width > WARN_RELATIVE:
             warnings += (f"the RTM bracket is up to {100 * width:.3g} % wide (its optimistic lattice's error is "
                          "first order in the number of steps times the lattice spacing); the RTM numbers reported are its upper ends",)
-    return Report(mechanism, delta, gdp_report.epsilon, eps_rdp if eps_rdp is not None and np.isfinite(eps_rdp)
-                  else None, gdp_report, mu_at_floor, fpr, tpr, advantage, prior, bayes, kappa, gamma, rtm_reading, h,
-                  time.perf_counter() - start, metadata.version("fdp"), warnings, curve)
+    return Report(mechanism=mechanism, delta=delta, epsilon_pld=gdp_report.epsilon,
+                  epsilon_rdp=eps_rdp if eps_rdp is not None and np.isfinite(eps_rdp) else None, gdp=gdp_report,
+                  mu_at_floor=mu_at_floor, fpr=fpr, tpr=tpr, advantage=advantage, prior=prior, bayes_success=bayes,
+                  kappa=kappa, rero=gamma, rtm=rtm_reading, discretization=h, seconds=time.perf_counter() - start,
+                  version=metadata.version("fdp"), warnings=warnings, curve=curve)
 
 
 def _levels(name: str, values: np.ndarray) -> np.ndarray:
@@ -734,7 +740,8 @@ def _laplace_gdp_and_curve(mechanism: Mechanism, delta, discretization, tail, le
     eps = accountants.epsilon(mechanism, delta, discretization=h)
     if not np.isfinite(eps):
         warnings += (f"epsilon at delta {delta:g} is infinite for this lattice",)
-    return GDPReport(mu, regret, floor, eps if np.isfinite(eps) else None, delta, h, "lattice", warnings), curve
+    return GDPReport(mu=mu, regret=regret, alpha_floor=floor, epsilon=eps if np.isfinite(eps) else None, delta=delta,
+                     discretization=h, method="lattice", warnings=warnings), curve
 
 
 
@@ -747,7 +754,7 @@ def _gaussian_rero(mu, kappa) -> Estimate:
     (``mu`` an upper bound on the mechanism's mu, within a few ulps of it)."""
     _, upper = tradeoff.gaussian_power_bounds(mu, kappa)
     lower = np.maximum(tradeoff.gaussian_power_bounds(mu * ULPS_DOWN, kappa)[0], kappa)
-    return Estimate(upper, "closed form", True, lower=lower, upper=upper)
+    return Estimate(value=upper, method="closed form", certified=True, lower=lower, upper=upper)
 
 
 def _randomized_response(epsilon, delta, kappa):
@@ -759,13 +766,13 @@ def _randomized_response(epsilon, delta, kappa):
     # (moved up past its few roundings: an upper bound, as every epsilon the report gives)
     eps_at_delta = 0.0 if delta >= np.tanh(0.5 * epsilon) else max(0.0, float(epsilon + np.log1p(-shrink)) * ULPS_UP)
     mu = float(_gdp.mu_pure_dp(epsilon))
-    gdp_report = GDPReport(mu, _gdp.gdp_regret(curve, mu), 0.0, eps_at_delta, delta, None, "closed form",
-                           mu_lower=mu)
+    gdp_report = GDPReport(mu=mu, regret=_gdp.gdp_regret(curve, mu), alpha_floor=0.0, epsilon=eps_at_delta, delta=delta,
+                           discretization=None, method="closed form", mu_lower=mu)
     gamma = _rero.gamma(curve, kappa)  # e^eps kappa (or 1 - e^-eps (1 - kappa)): a few roundings, moved outward
     # mu at a floor: the closed form wherever the curve's corner alpha = 1 / (1 + e^eps) lies above the floor (the
     # maximum of eq. 21 is there); Alg. 1 on the curve above the floor otherwise, moved up past its rounding
     corner = float(np.exp(-np.logaddexp(0.0, epsilon)))
     mu_at_floor = {floor: mu if corner >= floor else _gdp.alg1(curve, floor)[0] * ULPS_UP for floor in REPORT_FLOORS}
     return gdp_report, curve, mu_at_floor, \
-        Estimate(gamma, "closed form", True, lower=np.maximum(gamma * ULPS_DOWN, kappa),
+        Estimate(value=gamma, method="closed form", certified=True, lower=np.maximum(gamma * ULPS_DOWN, kappa),
                  upper=np.minimum(gamma * ULPS_UP, 1.0))

@@ -24,16 +24,16 @@ import numpy as np
 from joblib import delayed
 from scipy.stats import norm
 
-from .diagnostics import warns
-from .parallel import check_n_jobs, chunks, run
-from .privacy_loss import Mechanism, check_mechanism, log_ratio, subsampled
-from .validation import (
+from ..diagnostics import warns
+from ..parallel import check_n_jobs, chunks, run
+from ..validation import (
     ResourceLimitError,
     check_array_in,
     check_open_unit,
     check_positive_int,
     check_seed,
 )
+from .privacy_loss import Mechanism, check_mechanism, log_ratio, subsampled
 
 __all__ = [
     "MonteCarloGamma",
@@ -46,7 +46,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class MonteCarloGamma:
     """Result of :func:`gamma_mc`; arrays have one entry per kappa.
 
@@ -113,7 +113,7 @@ def _check_setup(mechanism, samples):
     if samples * steps > MAX_DRAWS:
         raise ResourceLimitError(
             f"samples * steps = {samples * steps:.3g} noise draws exceed the limit of {MAX_DRAWS:.3g} "
-            "(about a minute a core): use fewer samples or an accountant (fdp.pld)"
+            "(about a minute a core): use fewer samples or an accountant (fdp.accounting.pld)"
         )
     return mechanism, samples
 
@@ -232,7 +232,7 @@ def gamma_from_log_ratios(log_ratios, kappa, confidence: float = 0.95, interval:
     Examples
     --------
     >>> res = gamma_from_log_ratios(log_likelihood_ratios(Mechanism("gaussian", 1.0), 100_000, seed=1), 0.01)
-    >>> from fdp import rero, tradeoff
+    >>> from fdp.curves import rero, tradeoff
     >>> bool(res.lower[0] <= rero.gamma(tradeoff.gaussian(1.0), 0.01) <= res.upper[0])
     True
     """
@@ -283,8 +283,9 @@ def gamma_from_log_ratios(log_ratios, kappa, confidence: float = 0.95, interval:
             "the estimate is unreliable and only the trivial interval [kappa, 1] is reported (use an accountant)"
         )
     clip = lambda v: np.clip(v, k, 1.0)  # noqa: E731  (gamma >= kappa for every trade-off curve)
-    return MonteCarloGamma(k, clip(est), se, clip(lower), clip(upper), n, -1, confidence, interval,
-                           mass, collapsed, warning)
+    return MonteCarloGamma(kappa=k, estimate=clip(est), std_error=se, lower=clip(lower), upper=clip(upper), samples=n,
+                           seed=-1, confidence=confidence, interval=interval, mass=mass, collapsed=collapsed,
+                           warning=warning)
 
 
 @warns

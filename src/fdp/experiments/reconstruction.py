@@ -3,10 +3,10 @@
 An informed adversary knows D_- and a discrete prior of n candidates; the target z* is drawn
 uniformly from the prior, DP-SGD trains on ``D_- + {z*}`` and the adversary sees every
 intermediate model and privatised gradient.  Reconstruction succeeds when its guess is z*.  The
-ReRo bound (``fdp.rero``) says no adversary succeeds with probability above ``gamma(1/n)``.
+ReRo bound (``fdp.curves.rero``) says no adversary succeeds with probability above ``gamma(1/n)``.
 
 * :func:`prior_game` -- many games at once (vectorised DP-SGD runs, chunks in parallel with
-  joblib), scored by the prior-aware attacks of :mod:`fdp.attacks`: Alg. 2, Alg. 3, the
+  joblib), scored by the prior-aware attacks of :mod:`fdp.experiments.attacks`: Alg. 2, Alg. 3, the
   likelihood attack of App. G, and Alg. 2 without subtracting the known gradients (App. E).
 * :func:`gradient_reconstructions` -- the prior-oblivious gradient-based attack (eq. 1) on
   full-batch runs, one run per joblib task.
@@ -23,9 +23,9 @@ from dataclasses import dataclass, field
 import numpy as np
 from joblib import delayed
 
+from ..parallel import check_n_jobs, children, chunks, run
+from ..validation import check_positive, check_positive_int, check_sampling_rate
 from . import attacks, dpsgd
-from .parallel import check_n_jobs, children, chunks, run
-from .validation import check_positive, check_positive_int, check_sampling_rate
 
 __all__ = ["ATTACKS", "GameResult", "prior_game", "gradient_reconstructions", "nearest_prior_success", "fraction_within"]
 
@@ -234,7 +234,7 @@ def gradient_reconstructions(
     learning_rate : float
     hidden : int, default 10
     restarts, iterations : int
-        Of :func:`fdp.attacks.gradient_attack`.
+        Of :func:`fdp.experiments.attacks.gradient_attack`.
     attack_learning_rate : float, default 0.01
     seed : int or numpy.random.SeedSequence
     n_jobs : int, default 1
@@ -327,7 +327,7 @@ def fraction_within(reconstructions, targets, radius: float) -> np.ndarray:
     """App. I: the fraction of each reconstruction's coordinates that lie strictly within ``radius`` of its target's.
 
     Hayes et al. count a reconstruction as a success when this fraction is at least ``rho`` (radius 32/255);
-    :func:`fdp.rero.log_kappa_box` gives the prior probability of that event.
+    :func:`fdp.curves.rero.log_kappa_box` gives the prior probability of that event.
 
     Parameters
     ----------

@@ -1,7 +1,7 @@
 """The (eps, delta) accountants of Poisson-subsampled Gaussian (or Laplace) noise: the tight PLD and the RDP one.
 
 :func:`epsilon` is the (eps, delta) guarantee of ``steps``-fold Poisson-subsampled noise (sensitivity 1, a
-:class:`fdp.privacy_loss.Mechanism`) under add/remove adjacency, from either the tight PLD accountant
+:class:`fdp.accounting.privacy_loss.Mechanism`) under add/remove adjacency, from either the tight PLD accountant
 (``dp_accounting``'s pessimistic connect-the-dots PLD, the maximum over both directions: an upper bound on the
 true eps, tight up to the discretisation) or the RDP accountant (Mironov et al.; looser).  An accountant, not a
 calibration: :mod:`fdp.risk` reads it, :mod:`fdp.calibrate` inverts it.
@@ -14,9 +14,9 @@ import logging
 import dp_accounting
 from dp_accounting.rdp import rdp_privacy_accountant
 
+from ..validation import check_discretization, check_open_unit
 from . import pld
 from .privacy_loss import Mechanism, check_mechanism
-from .validation import check_discretization, check_open_unit
 
 __all__ = ["ACCOUNTANTS", "RDP_CONVERSION", "check_accountant", "epsilon"]
 

@@ -4,7 +4,7 @@ The ReRo paper approximates the trade-off curve of the N-fold composed, Poisson-
 Gaussian (SGM) and Laplace (SLM) mechanisms in two ways: option (2), an Edgeworth series of the
 privacy-loss distribution ("fourth order, error O(N^-2)", App. 4.3, after Zheng et al. 2020,
 Sec. 3.1), and option (3), the CLT approximation ``f_Gauss(alpha, mu_tilde)`` of Bu et al. (2020).
-This module implements both in the **add** direction that ReRo uses (:mod:`fdp.privacy_loss`):
+This module implements both in the **add** direction that ReRo uses (:mod:`fdp.accounting.privacy_loss`):
 
 * H0 = P = M(D) = ``N(0, sigma^2)`` (or ``Lap(0, b)``) per step,
 * H1 = Q = M(D with the target) = ``(1 - p) N(0, sigma^2) + p N(1, sigma^2)`` (or the Laplace
@@ -13,10 +13,10 @@ This module implements both in the **add** direction that ReRo uses (:mod:`fdp.p
 with sensitivity 1, so the effect size is ``mu = 1 / scale`` (``mu_2 = Delta_2 / sigma`` or
 ``mu_1 = Delta_1 / b`` in the paper).  The curve is ``f = T(P^N, Q^N)`` and the ReRo bound is
 ``gamma = 1 - f(kappa)`` (Theorem 1).  The other direction, T(Q^N, P^N), is ``curve.inverse``;
-:func:`fdp.tradeoff.symmetrise` gives the DP curve.
+:func:`fdp.curves.tradeoff.symmetrise` gives the DP curve.
 
 The privacy loss ``L = log(q(X) / p(X))`` of one step and its cumulants ``kappa_1 .. kappa_6``
-under either hypothesis come from :mod:`fdp.privacy_loss`; under N-fold composition cumulants
+under either hypothesis come from :mod:`fdp.accounting.privacy_loss`; under N-fold composition cumulants
 add, and the Neyman-Pearson test rejects H0 for large values of ``S = L_1 + ... + L_N``.
 
 Edgeworth series (:class:`EdgeworthSeries`)
@@ -69,7 +69,7 @@ Trade-off curve (:func:`edgeworth_curve`)
     the projection can only reduce the error; it keeps ``gamma >= kappa`` when the effect is
     tiny.  The approximate curve is convex only up to ~1e-9 near ``alpha = 1`` (order 0 with
     unequal variances under H0 and H1 is the "binormal" ROC, which has a hook there); use
-    :func:`fdp.tradeoff.symmetrise` or the lower convex envelope where an exact trade-off
+    :func:`fdp.curves.tradeoff.symmetrise` or the lower convex envelope where an exact trade-off
     function is required.  The series is an *approximation*, not a bound (ReRo paper, after Cor. 3): for the SLM
     the loss has atoms and the composed CDF has jumps that no smooth series reproduces (the
     expansion is still asymptotically valid because the loss also has an absolutely continuous
@@ -105,13 +105,13 @@ from scipy.optimize import brentq
 from scipy.special import ndtr
 from scipy.stats import norm
 
-from . import tradeoff
-from .privacy_loss import Mechanism, check_mechanism, chi2_divergence, loss_cumulants
-from .tradeoff import TradeOffCurve
-from .validation import (
+from ..curves import tradeoff
+from ..curves.tradeoff import TradeOffCurve
+from ..validation import (
     check_array_in,
     check_positive_int,
 )
+from .privacy_loss import Mechanism, check_mechanism, chi2_divergence, loss_cumulants
 
 __all__ = [
     "MAX_ORDER",
@@ -250,7 +250,7 @@ class EdgeworthSeries:
             raise ValueError(
                 f"the order-{self.order} Edgeworth series (N={self.steps}, standardised cumulants "
                 f"{np.round(self.standardised, 4).tolist()}) has a negative density at its own mean: it is "
-                "not a distribution; use a lower order or an exact accountant (fdp.pld)"
+                "not a distribution; use a lower order or an exact accountant (fdp.accounting.pld)"
             )
         neg = d <= 0
         below = np.flatnonzero(neg[:mid])
@@ -288,7 +288,7 @@ class EdgeworthSeries:
             raise ValueError(
                 f"the order-{self.order} Edgeworth series of the {what} is not a valid CDF at s={v:.6g} "
                 f"(it is monotone with values in [0, 1] only for s in [{lo:.6g}, {hi:.6g}]); use a lower "
-                "order, more steps or an exact accountant (fdp.pld)"
+                "order, more steps or an exact accountant (fdp.accounting.pld)"
             )
 
     def cdf(self, s):
@@ -419,7 +419,7 @@ class EdgeworthCurve(TradeOffCurve):
             raise ValueError(
                 f"{self.name}: {what}={v:.6g} needs the Edgeworth series outside the range of the loss where both "
                 f"truncated series are valid CDFs (s in [{lo:.6g}, {hi:.6g}], i.e. {what} in "
-                f"[{rng[0]:.6g}, {rng[1]:.6g}]); use a lower order, more steps or an exact accountant (fdp.pld)"
+                f"[{rng[0]:.6g}, {rng[1]:.6g}]); use a lower order, more steps or an exact accountant (fdp.accounting.pld)"
             )
 
     def _critical_h0(self, alpha: float) -> float:

@@ -30,15 +30,15 @@ from joblib import delayed
 from scipy.optimize import brentq
 from scipy.special import logsumexp, ndtr, ndtri_exp, xlogy
 
-from .parallel import chunks, run
-from .tradeoff import TradeOffCurve
-from .validation import (
+from ..parallel import chunks, run
+from ..validation import (
     check_array_in,
     check_nonnegative,
     check_positive,
     check_positive_int,
     check_probability,
 )
+from .tradeoff import TradeOffCurve
 
 __all__ = [
     "gamma",
@@ -69,7 +69,7 @@ def gamma(curve: TradeOffCurve, kappa):
 
     Parameters
     ----------
-    curve : fdp.tradeoff.TradeOffCurve
+    curve : fdp.curves.tradeoff.TradeOffCurve
         ``f = T(P, Q)`` in the add direction.
     kappa : float or array_like
         Prior success probabilities of the adversary, in (0, 1).
@@ -85,7 +85,7 @@ def gamma(curve: TradeOffCurve, kappa):
 
     Examples
     --------
-    >>> from fdp import tradeoff
+    >>> from fdp.curves import tradeoff
     >>> [round(g, 6) for g in gamma(tradeoff.gaussian(mu=2.0), [0.1, 0.01]).tolist()]
     [0.76376, 0.372081]
     """

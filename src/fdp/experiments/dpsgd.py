@@ -33,7 +33,7 @@ from typing import Callable
 
 import numpy as np
 
-from .validation import (
+from ..validation import (
     check_nonnegative,
     check_positive,
     check_positive_int,

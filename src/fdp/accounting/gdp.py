@@ -10,19 +10,19 @@ What is here
   *exactly* from the breakpoints: :func:`gdp_regret`, and both together: :func:`mu_and_regret`.
 * The same Delta-divergence between two piecewise-linear curves, exactly:
   :func:`delta_divergence` (used for the ADP, zCDP and RDP representations of Fig. 1c, whose
-  curves come from :mod:`fdp.conversions`).
+  curves come from :mod:`fdp.accounting.conversions`).
 * Pure DP: :func:`mu_pure_dp` (Prop. 6.1); the Laplace mechanism: :func:`mu_laplace`.
 * DP-SGD (Alg. 1, Figs. 3 and 4): :func:`mu_and_regret_dpsgd` and :func:`mu_and_regret_dpsgd_grid` on
-  the certified lower curve of :func:`fdp.pld.certified_lower_curve` (:func:`mu_and_regret_lattice`:
+  the certified lower curve of :func:`fdp.accounting.pld.certified_lower_curve` (:func:`mu_and_regret_lattice`:
   ``f_mu* <= f`` holds for the exact curve on ``alpha, beta >= 1e-10``, up to the FFT's rounding,
   estimated and carried in the curve; faster than gdpnum at equal spacing), or
-  on the PLD of :func:`fdp.pld.mechanism_pld` (:func:`mu_and_regret_pld`); :func:`mu_and_regret` also takes
-  a :class:`fdp.privacy_loss.Mechanism`.
+  on the PLD of :func:`fdp.accounting.pld.mechanism_pld` (:func:`mu_and_regret_pld`); :func:`mu_and_regret` also takes
+  a :class:`fdp.accounting.privacy_loss.Mechanism`.
 
-Conventions (:mod:`fdp.tradeoff`)
+Conventions (:mod:`fdp.curves.tradeoff`)
 -----------------------
 A curve ``f = T(P, Q)`` maps the type-I error ``alpha`` to the smallest type-II error.  The
-Gaussian curve ``f_mu(alpha) = Phi(Phi^{-1}(1 - alpha) - mu)`` (eq. 4) is :func:`fdp.tradeoff.gaussian`.
+Gaussian curve ``f_mu(alpha) = Phi(Phi^{-1}(1 - alpha) - mu)`` (eq. 4) is :func:`fdp.curves.tradeoff.gaussian`.
 Larger ``mu`` means a *lower* curve, i.e. less privacy; a guarantee ``f_mu`` is *pessimistic* (valid)
 for a mechanism with curve ``f`` when ``f_mu <= f`` everywhere.
 
@@ -65,19 +65,18 @@ from __future__ import annotations
 import math
 import warnings
 from fractions import Fraction
+from typing import NamedTuple
 
 import mpmath
 import numpy as np
 from joblib import delayed
 from scipy.special import erfinv, log_ndtr, ndtr, ndtri, ndtri_exp
 
-from .parallel import check_n_jobs, run
-from .pld import certified_lower_curve, default_discretization, mechanism_pld, tradeoff_curve
-from .privacy_loss import Mechanism, check_mechanism
-from .roots import bisect_increasing
-from .tradeoff import PiecewiseLinear, check_piecewise, fixed_point
-from .tradeoff import symmetrise as _symmetrise
-from .validation import (
+from ..curves.tradeoff import PiecewiseLinear, check_piecewise, fixed_point
+from ..curves.tradeoff import symmetrise as _symmetrise
+from ..parallel import check_n_jobs, run
+from ..roots import bisect_increasing
+from ..validation import (
     check_array_in,
     check_discretization,
     check_eps,
@@ -86,6 +85,8 @@ from .validation import (
     check_positive_int,
     check_sampling_rate,
 )
+from .pld import certified_lower_curve, default_discretization, mechanism_pld, tradeoff_curve
+from .privacy_loss import Mechanism, check_mechanism
 
 __all__ = [
     "gaussian_delta",
@@ -104,6 +105,8 @@ __all__ = [
     "mu_and_regret_lattice",
     "mu_and_regret_dpsgd",
     "mu_and_regret_dpsgd_grid",
+    "MuRegret",
+    "Alg1",
 ]
 
 #: The largest eps :func:`eps_from_mu_delta` looks for.
@@ -113,6 +116,37 @@ _ROUND_UP = 1.0 + 2.0**-50
 #: alpha floor of an accountant's curve (gdpnum's ``err``): its truncated tails are ignored by eq. 21
 DPSGD_TAIL = 1e-10
 _GL_NODES, _GL_WEIGHTS = np.polynomial.legendre.leggauss(20)
+
+
+
+
+class MuRegret(NamedTuple):
+    """GDP paper Alg. 1's answer: the tight pessimistic ``mu*`` (eq. 21) and its exact regret ``Delta(f, f_mu*)``.
+
+    Attributes
+    ----------
+    mu : float
+    regret : float
+    """
+
+    mu: float
+    regret: float
+
+
+class Alg1(NamedTuple):
+    """GDP paper Alg. 1's answer on an accountant's curve, with the alpha floor ``mu*`` holds above (the floor asked
+    for, or the curve's fixed point where the curve passes below it).
+
+    Attributes
+    ----------
+    mu : float
+    regret : float
+    alpha_floor : float
+    """
+
+    mu: float
+    regret: float
+    alpha_floor: float
 
 
 # ---------------------------------------------------------------------------------------------
@@ -398,7 +432,7 @@ def check_tail(tail, name: str = "tail") -> float:
 
 
 #: The smallest alpha floor of a lattice curve: below 1e-280 its breakpoints' slopes leave the float range
-#: (their mass goes to infinite loss, :func:`fdp.lattice.breakpoints`), and a floor of 0 has no finite mu*
+#: (their mass goes to infinite loss, :func:`fdp.accounting.lattice.breakpoints`), and a floor of 0 has no finite mu*
 #: (the tails cut from the composition carry infinite loss).
 LATTICE_TAIL_MIN = 1e-300
 
@@ -453,7 +487,7 @@ def _mu_star(curve: PiecewiseLinear, tail: float, name: str) -> float:
     zb = np.where(small, -ndtri(np.where(small, p, 0.5)), ndtri(b))  # Phi^{-1}(beta)
     mu = float(max(0.0, np.max(za - zb, initial=0.0))) + 0.0  # + 0.0: never -0.0
     # Eq. 21 holds exactly; make it hold in floating point too, with the same evaluation of f_mu
-    # as fdp.tradeoff.gaussian (its power where beta is near 1), by raising mu in doubling steps if
+    # as fdp.curves.tradeoff.gaussian (its power where beta is near 1), by raising mu in doubling steps if
     # rounding put f_mu above a counted point (the increase is at most twice the rounding error it
     # compensates).
     step = max(float(np.spacing(mu)), 2.0**-60)
@@ -482,9 +516,9 @@ def mu_star(curve: PiecewiseLinear, *, tail: float = 0.0) -> float:
     ``f`` there.  The formula is symmetric in ``(alpha_i, beta_i)``: ``f`` and its inverse (the other
     direction, add vs remove) and the symmetrisation C(f, f^{-1}) have the same ``mu*``.  If rounding
     puts ``f_mu*`` above a breakpoint, the returned value is raised by at most twice that rounding
-    error, so that ``fdp.tradeoff.gaussian(mu)(alphas) <= betas`` holds exactly in floating point.
+    error, so that ``fdp.curves.tradeoff.gaussian(mu)(alphas) <= betas`` holds exactly in floating point.
     Near (0, 1), where ``beta`` rounds to 1, eq. 21 reads ``Phi^{-1}(beta) = -Phi^{-1}(1 - beta)`` from the
-    curve's powers (:attr:`fdp.tradeoff.PiecewiseLinear.powers`, exact cumulative masses for the
+    curve's powers (:attr:`fdp.curves.tradeoff.PiecewiseLinear.powers`, exact cumulative masses for the
     lattice curves), so a breakpoint at ``alpha = 1e-300`` counts with all its digits.
 
     Parameters
@@ -514,7 +548,7 @@ def mu_star(curve: PiecewiseLinear, *, tail: float = 0.0) -> float:
     Randomized response with eps = 1 is exactly as private as Prop. 6.1 says every 1-DP mechanism is (the closed
     form is rounded up by a few ulps):
 
-    >>> from fdp import conversions
+    >>> from fdp.accounting import conversions
     >>> abs(mu_star(conversions.randomized_response(1.0)) / mu_pure_dp(1.0) - 1) < 1e-14
     True
     """
@@ -609,7 +643,7 @@ def gdp_regret(curve: PiecewiseLinear, mu: float, *, metric: bool = False) -> fl
 
     Examples
     --------
-    >>> from fdp import conversions
+    >>> from fdp.accounting import conversions
     >>> rr = conversions.randomized_response(1.0)
     >>> round(gdp_regret(rr, mu_star(rr)), 6)
     0.057546
@@ -626,17 +660,17 @@ def gdp_regret(curve: PiecewiseLinear, mu: float, *, metric: bool = False) -> fl
 
 
 def mu_and_regret(subject, *, symmetrise: bool = True, tail: float | None = None,
-                  discretization: float | None = None) -> tuple[float, float]:
+                  discretization: float | None = None) -> MuRegret:
     """GDP paper Alg. 1: the tight pessimistic ``mu*`` (eq. 21) and its exact regret ``Delta(f, f_mu*)``.
 
     Parameters
     ----------
-    subject : PiecewiseLinear or fdp.privacy_loss.Mechanism
+    subject : PiecewiseLinear or fdp.accounting.privacy_loss.Mechanism
         Breakpoints of a trade-off curve, e.g. ``T(P, Q)`` in the "add" direction from a PLD; or a
         Gaussian mechanism (DP-SGD), answered by :func:`mu_and_regret_dpsgd`.
     symmetrise : bool, default True
         For a curve: use the symmetrised curve C(f, f^{-1}) of both directions (add and remove;
-        :func:`fdp.tradeoff.symmetrise`, exact for piecewise-linear curves), as a DP guarantee for
+        :func:`fdp.curves.tradeoff.symmetrise`, exact for piecewise-linear curves), as a DP guarantee for
         the add/remove relation requires.  ``mu*`` does not depend on this choice (eq. 21 is
         symmetric in alpha and beta); the regret of C(f, f^{-1}) is at most that of ``f`` (a lower
         curve needs a smaller shift).  Pass False if ``curve`` is already symmetric or a single
@@ -648,7 +682,7 @@ def mu_and_regret(subject, *, symmetrise: bool = True, tail: float | None = None
 
     Returns
     -------
-    (mu, regret) : tuple of float
+    MuRegret
         ``regret`` is ``Delta(f, f_mu) = Delta<->(f, f_mu)`` (Prop. C.2) on the (symmetrised) curve.
 
     References
@@ -657,11 +691,11 @@ def mu_and_regret(subject, *, symmetrise: bool = True, tail: float | None = None
 
     Examples
     --------
-    >>> from fdp import tradeoff
+    >>> from fdp.curves import tradeoff
     >>> mu, regret = mu_and_regret(tradeoff.piecewise_linear([0.0, 0.2, 1.0], [1.0, 0.2, 0.0]))
     >>> round(mu, 6), round(regret, 6)
     (1.683242, 0.06309)
-    >>> from fdp.privacy_loss import dpsgd
+    >>> from fdp.accounting.privacy_loss import dpsgd
     >>> mu_and_regret(dpsgd(noise_multiplier=2.0, sampling_rate=1.0, steps=16))  # exactly sqrt(16) / 2
     (2.0, 0.0)
     """
@@ -677,7 +711,7 @@ def mu_and_regret(subject, *, symmetrise: bool = True, tail: float | None = None
     if symmetrise:
         curve = check_piecewise("curve (symmetrised)", _symmetrise(curve))
     mu = mu_star(curve, tail=0.0 if tail is None else tail)
-    return mu, _gdp_divergence(curve.alphas, curve.betas, mu)
+    return MuRegret(mu, _gdp_divergence(curve.alphas, curve.betas, mu))
 
 
 def delta_divergence(f: PiecewiseLinear, g: PiecewiseLinear, *, metric: bool = False) -> float:
@@ -710,7 +744,8 @@ def delta_divergence(f: PiecewiseLinear, g: PiecewiseLinear, *, metric: bool = F
 
     Examples
     --------
-    >>> from fdp import conversions, tradeoff
+    >>> from fdp.accounting import conversions
+    >>> from fdp.curves import tradeoff
     >>> rr = conversions.randomized_response(1.0)
     >>> delta_divergence(rr, tradeoff.eps_delta(1.0, 0.0))  # the same curve
     0.0
@@ -769,7 +804,7 @@ def mu_pure_dp(epsilon) -> float | np.ndarray:
     """GDP paper Prop. 6.1: every eps-DP mechanism is mu-GDP with ``mu = -2 Phi^{-1}(1 / (e^eps + 1))``.
 
     The value is tight: it is :func:`mu_star` of the randomized-response curve
-    (:func:`fdp.conversions.randomized_response`), which dominates every eps-DP mechanism.  Computed as
+    (:func:`fdp.accounting.conversions.randomized_response`), which dominates every eps-DP mechanism.  Computed as
     ``-2 Phi^{-1}(exp(-log(1 + e^eps)))`` through ``ndtri_exp`` (the inverse of ``log Phi``), so
     it keeps its digits where ``1 / (e^eps + 1)`` is far below 1e-10.  Vectorised over
     ``epsilon`` in [0, 700].
@@ -839,7 +874,7 @@ def mu_laplace(epsilon) -> float | np.ndarray:
     return out if out.ndim else float(out)
 
 
-def alg1(curve: PiecewiseLinear, tail: float = DPSGD_TAIL) -> tuple[float, float, float]:
+def alg1(curve: PiecewiseLinear, tail: float = DPSGD_TAIL) -> Alg1:
     """GDP paper Alg. 1 on a symmetric curve built by this package: ``(mu*, Delta(f, f_mu*), floor)``.
 
     ``mu*`` is eq. 21 over ``alpha, beta >= floor`` (:func:`mu_star`), the regret exact
@@ -850,13 +885,13 @@ def alg1(curve: PiecewiseLinear, tail: float = DPSGD_TAIL) -> tuple[float, float
     Parameters
     ----------
     curve : PiecewiseLinear
-        A symmetric trade-off curve, e.g. ``fdp.pld.certified_lower_curve(..., direction="symmetrised")``.
+        A symmetric trade-off curve, e.g. ``fdp.accounting.pld.certified_lower_curve(..., direction="symmetrised")``.
     tail : float, default 1e-10
         The alpha floor.
 
     Returns
     -------
-    (mu, regret, floor) : tuple of float
+    Alg1
 
     References
     ----------
@@ -864,7 +899,7 @@ def alg1(curve: PiecewiseLinear, tail: float = DPSGD_TAIL) -> tuple[float, float
 
     Examples
     --------
-    >>> from fdp import tradeoff
+    >>> from fdp.curves import tradeoff
     >>> mu, regret, floor = alg1(tradeoff.symmetrise(tradeoff.piecewise_linear([0.0, 0.2, 1.0], [1.0, 0.2, 0.0])))
     >>> round(mu, 6), floor
     (1.683242, 1e-10)
@@ -876,13 +911,13 @@ def alg1(curve: PiecewiseLinear, tail: float = DPSGD_TAIL) -> tuple[float, float
                          "is too far from private for double precision, and no finite mu* holds")
     floor = min(check_tail(tail), star * (1.0 - 1e-9))
     mu = _mu_star(curve, floor, "curve")
-    return mu, _gdp_divergence(a, b, mu), floor
+    return Alg1(mu, _gdp_divergence(a, b, mu), floor)
 
 
-def mu_and_regret_pld(dist, *, tail: float = DPSGD_TAIL) -> tuple[float, float, float]:
+def mu_and_regret_pld(dist, *, tail: float = DPSGD_TAIL) -> Alg1:
     """GDP paper Alg. 1 on a ``dp_accounting`` PLD: ``(mu*, Delta(f, f_mu*), floor)``.
 
-    The PLD's add and remove curves symmetrised (:func:`fdp.pld.tradeoff_curve`, ``"symmetrised"``,
+    The PLD's add and remove curves symmetrised (:func:`fdp.accounting.pld.tradeoff_curve`, ``"symmetrised"``,
     normalised), then :func:`mu_and_regret` with the alpha floor ``tail`` (1e-10 by default, the
     ``err`` of gdpnum, the paper's code: an accountant curve carries truncated tails, beta reaching 0 a
     hair before alpha = 1, which eq. 21 must ignore; see :func:`mu_star`).  A mechanism so far from
@@ -901,13 +936,13 @@ def mu_and_regret_pld(dist, *, tail: float = DPSGD_TAIL) -> tuple[float, float, 
     Parameters
     ----------
     dist : dp_accounting.pld.privacy_loss_distribution.PrivacyLossDistribution
-        A pessimistic PLD, e.g. from :func:`fdp.pld.mechanism_pld`.
+        A pessimistic PLD, e.g. from :func:`fdp.accounting.pld.mechanism_pld`.
     tail : float, default 1e-10
         The alpha floor (see above).
 
     Returns
     -------
-    (mu, regret, floor) : tuple of float
+    Alg1
 
     References
     ----------
@@ -915,7 +950,7 @@ def mu_and_regret_pld(dist, *, tail: float = DPSGD_TAIL) -> tuple[float, float, 
 
     Examples
     --------
-    >>> from fdp import pld
+    >>> from fdp.accounting import pld
     >>> mu, regret, floor = mu_and_regret_pld(pld.mechanism_pld(Mechanism("gaussian", 2.0, 0.05, 200), discretization=1e-3))
     >>> round(mu, 4), floor
     (0.4196, 1e-10)
@@ -927,14 +962,14 @@ def mu_and_regret_pld(dist, *, tail: float = DPSGD_TAIL) -> tuple[float, float, 
 
 def mu_and_regret_dpsgd(
     mechanism: Mechanism, *, discretization: float | None = None, tail: float = DPSGD_TAIL, method: str = "lattice",
-) -> tuple[float, float]:
+) -> MuRegret:
     """GDP paper Alg. 1 for DP-SGD (the paper's Fig. 3 interface): ``(mu*, Delta(f, f_mu*))``.
 
-    ``method="lattice"`` (default): the certified lower curve of :func:`fdp.pld.certified_lower_curve`
+    ``method="lattice"`` (default): the certified lower curve of :func:`fdp.accounting.pld.certified_lower_curve`
     (both directions, tight at both ends), symmetrised, so that ``f_mu* <= f`` is certified for the
     exact curve of the mechanism on the range ``alpha, beta >= tail`` (up to the rounding of the FFT
     composition, estimated and carried in the curve).  ``method="dp_accounting"``:
-    :func:`mu_and_regret_pld` on :func:`fdp.pld.mechanism_pld` (connect-the-dots, normalised; not
+    :func:`mu_and_regret_pld` on :func:`fdp.accounting.pld.mechanism_pld` (connect-the-dots, normalised; not
     certified near ``(1, 0)``).  Both lower the floor for mechanisms far from private (described
     there).  With ``sampling_rate = 1`` the exact ``(sqrt(steps) / noise_multiplier, 0)`` of the
     Gaussian mechanism.
@@ -944,14 +979,14 @@ def mu_and_regret_dpsgd(
     mechanism : Mechanism
         Gaussian noise (DP-SGD).
     discretization : float, optional
-        Loss lattice spacing (default: :func:`fdp.pld.default_discretization`).
+        Loss lattice spacing (default: :func:`fdp.accounting.pld.default_discretization`).
     tail : float, default 1e-10
         The alpha floor (lowered far from privacy, see :func:`mu_and_regret_pld`).
     method : {"lattice", "dp_accounting"}, default "lattice"
 
     Returns
     -------
-    (mu, regret) : tuple of float
+    MuRegret
 
     References
     ----------
@@ -971,14 +1006,14 @@ def mu_and_regret_dpsgd(
         check_discretization("discretization", discretization)
     if mechanism.sampling_rate == 1.0:
         # full batches: the steps-fold Gaussian mechanism, exactly sqrt(steps)/noise_multiplier-GDP (regret 0)
-        return mu_full_batch(mechanism), 0.0
+        return MuRegret(mu_full_batch(mechanism), 0.0)
     if method == "lattice":
         check_lattice_tail(tail)
     if method == "dp_accounting":
         mu, regret, _ = mu_and_regret_pld(mechanism_pld(mechanism, discretization=discretization), tail=tail)
     else:
         mu, regret, _ = mu_and_regret_lattice(mechanism, discretization=discretization, tail=tail)
-    return mu, regret
+    return MuRegret(mu, regret)
 
 
 def _check_gaussian(mechanism) -> Mechanism:
@@ -989,10 +1024,10 @@ def _check_gaussian(mechanism) -> Mechanism:
 
 
 def mu_and_regret_lattice(mechanism: Mechanism, *, discretization: float | None = None,
-                          tail: float = DPSGD_TAIL) -> tuple[float, float, float]:
+                          tail: float = DPSGD_TAIL) -> Alg1:
     """GDP paper Alg. 1 on the certified symmetrised curve of DP-SGD: ``(mu*, Delta(f, f_mu*), floor)``.
 
-    The curve is :func:`fdp.pld.certified_lower_curve` (``"symmetrised"``: the pessimistic lattice measures
+    The curve is :func:`fdp.accounting.pld.certified_lower_curve` (``"symmetrised"``: the pessimistic lattice measures
     of both directions, each read where it is tight), so ``f_mu* <= C(f, f^{-1})`` holds for the exact
     curve of the mechanism on ``alpha, beta >= floor``.  The floor is ``tail``, lowered to the curve's
     fixed point far from privacy as in :func:`mu_and_regret_pld`.  Unlike :func:`mu_and_regret_dpsgd`
@@ -1004,13 +1039,13 @@ def mu_and_regret_lattice(mechanism: Mechanism, *, discretization: float | None 
     mechanism : Mechanism
         Gaussian noise (DP-SGD).
     discretization : float, optional
-        Loss lattice spacing (default: :func:`fdp.pld.default_discretization`).
+        Loss lattice spacing (default: :func:`fdp.accounting.pld.default_discretization`).
     tail : float, default 1e-10
         The alpha floor, in [1e-300, 0.5) (:func:`check_lattice_tail`); the curve is built down to it.
 
     Returns
     -------
-    (mu, regret, floor) : tuple of float
+    Alg1
 
     References
     ----------
@@ -1045,7 +1080,7 @@ def mu_and_regret_dpsgd_grid(
     n_jobs : int, default 1
         joblib workers.
     discretization : float, optional
-        PLD lattice spacing of every point (default: each point's :func:`fdp.pld.default_discretization`).
+        PLD lattice spacing of every point (default: each point's :func:`fdp.accounting.pld.default_discretization`).
     tail : float, default 1e-10
         The alpha floor of :func:`mu_and_regret_pld`.
 

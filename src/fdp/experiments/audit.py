@@ -27,9 +27,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
+from ..parallel import map_runs  # n_jobs and chunk are checked there, before any task runs
+from ..validation import check_positive, check_positive_int, check_sampling_rate
 from .dpsgd import clip as clip_rows  # DP-SGD's per-sample clipping, one implementation
-from .parallel import map_runs  # n_jobs and chunk are checked there, before any task runs
-from .validation import check_positive, check_positive_int, check_sampling_rate
 
 __all__ = [
     "RUNS_PER_TASK",

@@ -7,7 +7,7 @@ breakpoints are the cumulative masses ``(A(L >= l), 1 - B(L >= l))``; between th
 linear (randomisation at the threshold atom).  For a discrete pair this is exact, including
 ``f(0) = 1 - B(L = +inf)``: a pair without an infinite-loss atom has ``f(0) = 1``.
 
-Directions (:mod:`fdp.privacy_loss`).  ``"add"`` is ``T(P, Q)`` with ``P = M(D)`` and ``Q = M(D with the
+Directions (:mod:`fdp.accounting.privacy_loss`).  ``"add"`` is ``T(P, Q)`` with ``P = M(D)`` and ``Q = M(D with the
 target)``; for the Poisson-subsampled mechanism with sampling rate p and noise ``nu``,
 ``P = nu`` and ``Q = (1 - p) nu + p nu(. - 1)``.  ``"remove"`` is the swapped pair ``T(Q, P)``,
 the inverse curve.  ``dp_accounting`` names its two PMFs after the neighbouring relation of its
@@ -27,10 +27,10 @@ piecewise linear in alpha exactly as that infimum is, so ``gamma_lower <= gamma 
 gamma_upper`` holds up to floating-point rounding in the FFT convolutions (about 1e-15 per
 lattice point, far below any width we report).  Rounding down shifts every step's loss by up to
 one lattice spacing h, so the optimistic side is first order in N h: pick ``discretization``
-well below ``1 / N`` times the width you need, or use :mod:`fdp.lattice` for a tight bracket.
+well below ``1 / N`` times the width you need, or use :mod:`fdp.accounting.lattice` for a tight bracket.
 
 Our own certified curves.  :func:`tradeoff_bracket` (default ``method="lattice"``) composes the
-float64 one-step measures of :mod:`fdp.onestep`, second order in the spacing, every rounding of one
+float64 one-step measures of :mod:`fdp.accounting.onestep`, second order in the spacing, every rounding of one
 step bounded and the FFT's estimated from its spectrum;
 :func:`certified_lower_curve` adds the remove direction's pessimistic measure, so that the lower curve
 is tight at both ends (and symmetrised, the curve of GDP reporting).
@@ -45,17 +45,17 @@ from typing import NamedTuple
 import numpy as np
 from dp_accounting.pld import privacy_loss_distribution as _pld
 
-from . import lattice, onestep
-from .privacy_loss import Mechanism, check_mechanism
-from .rero import gamma
-from .tradeoff import PiecewiseLinear, fixed_point, lower_convex_envelope, symmetrise
-from .validation import (
+from ..curves.rero import gamma
+from ..curves.tradeoff import PiecewiseLinear, fixed_point, lower_convex_envelope, symmetrise
+from ..validation import (
     check_array_in,
     check_discretization,
     check_open_unit,
     check_positive,
     check_positive_int,
 )
+from . import lattice, onestep
+from .privacy_loss import Mechanism, check_mechanism
 
 __all__ = [
     "epsilon_for_delta",
@@ -277,7 +277,7 @@ def tradeoff_curve(pld, direction: str = "add", name: str | None = None, normali
     Examples
     --------
     >>> curve = tradeoff_curve(mechanism_pld(Mechanism("gaussian", 1.0), discretization=1e-3))
-    >>> from fdp import tradeoff
+    >>> from fdp.curves import tradeoff
     >>> bool(curve(0.1) <= tradeoff.gaussian(1.0)(0.1))  # pessimistic: below the exact curve
     True
     """
@@ -352,13 +352,13 @@ def tradeoff_bracket(
     """Certified bracket of the curve of ``steps``-fold subsampled Gaussian/Laplace noise.
 
     ``method="lattice"`` (default, add direction only): the certified one-step measures of
-    :mod:`fdp.onestep` (a refinement and a garbling of the true pair on a loss lattice of spacing
+    :mod:`fdp.accounting.onestep` (a refinement and a garbling of the true pair on a loss lattice of spacing
     about ``discretization``, both with error second order in the spacing, built in float64 with
     every rounding bounded), composed by FFT.  Tails below ``1e-12 level_min / steps`` are cut.
     The width is about ``c N h^2`` relative (ImageNet ReRo workload: 2.5e-4 at h = 1e-4, 9e-5 at
     6e-5).  The one-step lattice has at most ``max_grid`` points (about 10 us a point): for very
     large effect sizes the spacing grows beyond ``discretization`` and the bracket widens.  The
-    FFT's rounding is estimated from its spectrum (:func:`fdp.lattice.self_convolve`) and carried in
+    FFT's rounding is estimated from its spectrum (:func:`fdp.accounting.lattice.self_convolve`) and carried in
     ``Bracket.slack`` (upper curve) and in the lower curve's masses.
 
     ``method="dp_accounting"``: ``dp_accounting``'s pessimistic (connect-the-dots) and optimistic
@@ -387,7 +387,7 @@ def tradeoff_bracket(
 
     References
     ----------
-    Doroshenko et al. (2022) (connect-the-dots); ReRo paper Thm. 1; :mod:`fdp.lattice`.
+    Doroshenko et al. (2022) (connect-the-dots); ReRo paper Thm. 1; :mod:`fdp.accounting.lattice`.
 
     Examples
     --------
@@ -528,14 +528,14 @@ def certified_lower_curve(
     ``(1, 0)`` ``beta = 1 - (mass above)`` inherits every rounding allowance the measure carries (about
     1e-15 per step; at (noise 3, rate 0.01, 5,000 steps, h = 1e-4) the point where ``beta = 1e-10``
     lies at ``1 - alpha = 5.6e-10`` instead of 4.6e-10).  The remove direction ``T(Q, P) = f^{-1}``
-    (:class:`fdp.onestep.OneStep` with ``direction="remove"``) has those roles exchanged, so its
+    (:class:`fdp.accounting.onestep.OneStep` with ``direction="remove"``) has those roles exchanged, so its
     certified lower curve ``g``, inverted, is a lower bound on ``f`` tight near ``(1, 0)``.
 
     ``"add"``: ``f`` up to a crossing with ``g^{-1}`` (:func:`_join`), then ``g^{-1}`` (at most
     ``max(f, g^{-1})``, convex).  ``"symmetrised"``: the symmetric envelope of ``min(f, g)`` on the half
-    up to its fixed point (:func:`fdp.tradeoff.symmetrise` with ``other=g``), which uses both curves
+    up to its fixed point (:func:`fdp.curves.tradeoff.symmetrise` with ``other=g``), which uses both curves
     only near ``(0, 1)``, where each is tight; a lower bound on the exact ``C(f, f^{-1})``, the curve
-    of GDP reporting (:func:`fdp.gdp.mu_and_regret_dpsgd`).  For a symmetric pair (sampling rate 1)
+    of GDP reporting (:func:`fdp.accounting.gdp.mu_and_regret_dpsgd`).  For a symmetric pair (sampling rate 1)
     one measure serves both ends.
 
     Parameters
@@ -627,7 +627,7 @@ def default_discretization(mechanism: Mechanism) -> float:
     """A PLD lattice spacing for DP-SGD: 1/200 of the Gaussian CLT mu (Bu et al. 2020), clipped to [1e-5, 3e-4].
 
     For the eps = 8 run of the GDP paper (9.4, 2000, 2^14/50,000) this is 3e-4, and mu* lies 1e-5
-    above the certified interval [1.566947, 1.566949] of :func:`fdp.pld.tradeoff_bracket` (at 1e-3 it
+    above the certified interval [1.566947, 1.566949] of :func:`fdp.accounting.pld.tradeoff_bracket` (at 1e-3 it
     lies 1.1e-4 above; across the Fig. 4 grid the 1e-3 cap moved mu* by up to 0.36 %).
 
     Parameters
@@ -680,7 +680,7 @@ class Spacing:
 
 
 def affordable(mechanism: Mechanism, discretization: float) -> bool:
-    """Whether the mechanism's lattices at this spacing stay within :mod:`fdp.lattice`'s limits (one step and composed).
+    """Whether the mechanism's lattices at this spacing stay within :mod:`fdp.accounting.lattice`'s limits (one step and composed).
 
     Parameters
     ----------
@@ -691,8 +691,8 @@ def affordable(mechanism: Mechanism, discretization: float) -> bool:
     Returns
     -------
     bool
-        True when neither the one-step lattice (:data:`fdp.lattice.MAX_ONE_STEP_POINTS`) nor the composed one
-        (:data:`fdp.lattice.MAX_LATTICE_POINTS`) exceeds its limit.
+        True when neither the one-step lattice (:data:`fdp.accounting.lattice.MAX_ONE_STEP_POINTS`) nor the composed one
+        (:data:`fdp.accounting.lattice.MAX_LATTICE_POINTS`) exceeds its limit.
     """
     noise, noise_multiplier, sampling_rate, _ = check_mechanism(mechanism).args
     one = lattice.lattice_points(Mechanism(noise, noise_multiplier, sampling_rate, 1), discretization)
@@ -707,7 +707,7 @@ def converged_discretization(mechanism: Mechanism, *, delta: float = 1e-5, rtol:
     (like its square at DP-SGD workloads: at (1, 1e-4, 10^7 steps) eps 2.209, 1.710, 1.642, 1.627 at 3e-4, 1e-4,
     5e-5, 3e-5).  With ``e(h)`` falling to the converged ``e*``, ``e(h) - e* <= 2 (e(h) - e(h/2))`` when the error at
     least halves, so ``h`` is kept once ``2 (e(h) - e(h/2)) <= rtol e(h/2)``; otherwise the spacing is halved, until
-    a lattice (one step or composed) would exceed the limits of :mod:`fdp.lattice`.
+    a lattice (one step or composed) would exceed the limits of :mod:`fdp.accounting.lattice`.
 
     Parameters
     ----------

@@ -1,7 +1,7 @@
 """Certified one-step privacy-loss measures on a lattice, in double precision.
 
-The certified bracket of :func:`fdp.pld.tradeoff_bracket` composes two measures of one step's
-privacy loss ``L = log(q(X) / p(X))`` (add direction, :mod:`fdp.privacy_loss`; Q-view: ``nu`` is
+The certified bracket of :func:`fdp.accounting.pld.tradeoff_bracket` composes two measures of one step's
+privacy loss ``L = log(q(X) / p(X))`` (add direction, :mod:`fdp.accounting.privacy_loss`; Q-view: ``nu`` is
 the law of L under Q) on a lattice ``l_j = l_0 + j h``:
 
 * the **pessimistic** measure is a Blackwell refinement of the true pair plus mass moved to larger
@@ -11,10 +11,10 @@ the law of L under Q) on a lattice ``l_j = l_0 + j h``:
   (``H`` below the true one).
 
 The pessimistic measure is also built for the remove direction ``T(Q, P)`` (:class:`OneStep` with
-``direction="remove"``, through the reflection of the output line): :func:`fdp.pld.certified_lower_curve`
+``direction="remove"``, through the reflection of the output line): :func:`fdp.accounting.pld.certified_lower_curve`
 reads each direction's curve near its own ``(0, 1)`` corner, where its digits are.
 
-:mod:`fdp.lattice` explains why these orders give ``gamma_lower <= gamma <= gamma_upper``
+:mod:`fdp.accounting.lattice` explains why these orders give ``gamma_lower <= gamma <= gamma_upper``
 after composition (ReRo paper Thm. 1 with the NP lemma) and builds the same two measures in
 mpmath for its exact ground truth.  Here they are built in float64, vectorised, in milliseconds
 instead of seconds; the certificate survives rounding because every float error is bounded and
@@ -38,7 +38,7 @@ them goes, with its mass bound, to the next lattice point up.
 
 Optimistic (bins of exact lattice ratio).  The output line is cut into consecutive bins whose
 likelihood ratio ``Q(bin) / P(bin)`` is ``e^{l_k} (1 + m_k)`` for a lattice point ``l_k`` (a
-scalar root finder, one bin after another, as in :mod:`fdp.lattice`); merging a bin is a garbling,
+scalar root finder, one bin after another, as in :mod:`fdp.accounting.lattice`); merging a bin is a garbling,
 and its mass is placed at ``l_k`` (moving Q-mass down).  The margin ``m_k`` (about 1e-12) is larger
 than the bound on the float error of the bin's ratio, so that ``Q(bin) / P(bin) >= e^{l_k}`` is
 certified afterwards from the masses and their error bounds; a bin that fails (none in the tests)
@@ -53,7 +53,7 @@ mpmath: at most ``4 + 2 z^2`` ulps including the rounding of ``z``, see the test
 first-order error analysis of ``log1p(p expm1(z))`` with a factor two of slack.  Lattice points
 ``l_0 + j h`` are treated as the real numbers they denote; their float values carry an interval of
 ``2 u (|l_0| + 2 j h)``.  The rounding of the FFT composition is estimated from a model of its
-spectral errors, not bounded (:func:`fdp.lattice.self_convolve`).
+spectral errors, not bounded (:func:`fdp.accounting.lattice.self_convolve`).
 """
 
 from __future__ import annotations
@@ -66,8 +66,8 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import log_ndtr, ndtr
 
+from ..validation import check_subsampled_range
 from .privacy_loss import log_ratio, subsampled
-from .validation import check_subsampled_range
 
 __all__ = ["OneStep", "pessimistic", "optimistic", "tail_x", "frames", "measures"]
 
@@ -85,7 +85,7 @@ class OneStep:
 
     The noise components are ``N_0`` (centred at 0) and ``N_1`` (centred at 1) on the output line.
     Add direction: ``P = N_0``, ``Q = (1 - p) N_0 + p N_1``, loss ``l(x) = log(1 - p + p e^{z(x)})``
-    with ``z = log r(x)`` (:func:`fdp.privacy_loss.log_ratio`).  Remove direction: the pair
+    with ``z = log r(x)`` (:func:`fdp.accounting.privacy_loss.log_ratio`).  Remove direction: the pair
     ``T(Q, P)`` seen through the reflection ``y = 1 - x``, which keeps the two components and swaps
     their roles: ``P = p N_0 + (1 - p) N_1``, ``Q = N_1``, loss ``l(y) = -log(1 - p + p e^{-z(y)})``
     (for the Gaussian: at most ``-log(1 - p)``, unbounded below).  In both the loss is

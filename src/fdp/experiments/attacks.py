@@ -8,13 +8,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from scipy.stats import beta as beta_dist
 
+from ..accounting.privacy_loss import subsampled
+from ..validation import check_positive, check_positive_int, check_sampling_rate
 from . import dpsgd
-from .privacy_loss import subsampled
-from .validation import check_positive, check_positive_int, check_sampling_rate
 
 __all__ = [
     "empirical_tradeoff",
@@ -24,6 +25,7 @@ __all__ = [
     "prior_aware_guess",
     "top_steps_guess",
     "log_likelihood_guess",
+    "Proportion",
     "success_rate",
     "gradient_attack_loss",
     "gradient_attack",
@@ -175,7 +177,7 @@ def compare_to_curve(alpha, beta, curve, z: float = 3.0) -> CurveComparison:
 
 
 class PriorObserver:
-    """Observer for :func:`fdp.dpsgd.train` that scores every candidate of a discrete prior.
+    """Observer for :func:`fdp.experiments.dpsgd.train` that scores every candidate of a discrete prior.
 
     ``x_prior`` (R, n, d), ``y_prior`` (R, n): the n candidates of each run's prior (the target is
     one of them).  At every step t it stores, for each run and candidate z_i,
@@ -188,7 +190,7 @@ class PriorObserver:
 
     Parameters
     ----------
-    model : fdp.dpsgd.MLP
+    model : fdp.experiments.dpsgd.MLP
     x_prior : array_like
         (R, n, d).
     y_prior : array_like
@@ -203,7 +205,7 @@ class PriorObserver:
 
     def __init__(self, model, x_prior, y_prior, clip_norm: float, steps: int):
         if not isinstance(model, dpsgd.MLP):
-            raise ValueError("model must be an fdp.dpsgd.MLP")
+            raise ValueError("model must be an fdp.experiments.dpsgd.MLP")
         self.model = model
         self.x = np.asarray(x_prior, dtype=np.float64)
         self.y = np.asarray(y_prior)
@@ -341,7 +343,23 @@ def log_likelihood_guess(inner, sq, sampling_rate: float, noise_multiplier: floa
     return _pick(subsampled(x, q).sum(axis=-1), rng)
 
 
-def success_rate(successes, confidence: float = 0.95) -> tuple[float, float, float]:
+class Proportion(NamedTuple):
+    """An observed success rate with its Clopper-Pearson interval.
+
+    Attributes
+    ----------
+    estimate : float
+        Successes over trials.
+    lower, upper : float
+        The exact two-sided confidence interval.
+    """
+
+    estimate: float
+    lower: float
+    upper: float
+
+
+def success_rate(successes, confidence: float = 0.95) -> Proportion:
     """Fraction of successful trials with its Clopper-Pearson interval: ``(rate, low, high)``.
 
     Parameters
@@ -352,7 +370,8 @@ def success_rate(successes, confidence: float = 0.95) -> tuple[float, float, flo
 
     Returns
     -------
-    (rate, low, high) : tuple of float
+    Proportion
+        ``(estimate, lower, upper)``.
 
     References
     ----------
@@ -373,7 +392,7 @@ def success_rate(successes, confidence: float = 0.95) -> tuple[float, float, flo
     a = 1.0 - confidence
     low = 0.0 if k == 0 else float(beta_dist.ppf(a / 2, k, n - k + 1))
     high = 1.0 if k == n else float(beta_dist.ppf(1 - a / 2, k + 1, n - k))
-    return k / n, low, high
+    return Proportion(k / n, low, high)
 
 
 def gradient_attack_loss(model, params, residual, z, label: int, clip_norm: float):
@@ -387,7 +406,7 @@ def gradient_attack_loss(model, params, residual, z, label: int, clip_norm: floa
 
     Parameters
     ----------
-    model : fdp.dpsgd.MLP
+    model : fdp.experiments.dpsgd.MLP
     params : array_like
         (T, P).
     residual : array_like
@@ -459,7 +478,7 @@ def gradient_attack(model, params, residual, label: int, clip_norm: float, *, re
 
     Parameters
     ----------
-    model : fdp.dpsgd.MLP
+    model : fdp.experiments.dpsgd.MLP
     params : array_like
         (T, P).
     residual : array_like

@@ -5,11 +5,11 @@ tests the magnitude of the (centred) release instead of the likelihood ratio (Le
 For each mechanism this module returns
 
 * ``j = T(H0, H1)``: H0 = the magnitude statistic under M(D) (target absent), H1 = under
-  M(D u {x*}) at the dominating shift ||q(D') - q(D)|| = Delta ("add" direction, :mod:`fdp.privacy_loss`);
+  M(D u {x*}) at the dominating shift ||q(D') - q(D)|| = Delta ("add" direction, :mod:`fdp.accounting.privacy_loss`);
 * ``j.inverse`` = ``j^{-1}`` = T(H1, H0), the swapped test;
-* ``J = C(j, j^{-1})`` = :func:`fdp.tradeoff.symmetrise` (j), the curve used for lambda-DR (Def. 3).
+* ``J = C(j, j^{-1})`` = :func:`fdp.curves.tradeoff.symmetrise` (j), the curve used for lambda-DR (Def. 3).
 
-Every curve is a :class:`fdp.tradeoff.TradeOffCurve`, vectorised over the level alpha.
+Every curve is a :class:`fdp.curves.tradeoff.TradeOffCurve`, vectorised over the level alpha.
 Effect sizes: ``mu = Delta_1 / b`` (Laplace), ``mu = Delta_2 / sigma`` (Gaussian).
 
 Composition of subsampled mechanisms (Sec. 4: "direct composition of the test statistics as
@@ -37,11 +37,9 @@ import numpy as np
 from scipy import special
 from scipy.stats import binom, chi2, ncx2, norm
 
-from . import lattice, tradeoff
-from .pld import Bracket
-from .privacy_loss import Mechanism, check_mechanism, subsampled
-from .tradeoff import TradeOffCurve
-from .validation import (
+from ..curves import tradeoff
+from ..curves.tradeoff import TradeOffCurve
+from ..validation import (
     check_array_in,
     check_discretization,
     check_nonnegative,
@@ -49,6 +47,9 @@ from .validation import (
     check_positive_int,
     check_sampling_rate,
 )
+from . import lattice
+from .pld import Bracket
+from .privacy_loss import Mechanism, check_mechanism, subsampled
 
 __all__ = [
     "Exponential",
@@ -117,7 +118,7 @@ def from_test_statistic(null, alternative, name: str = "RTM curve") -> TradeOffC
     --------
     >>> from scipy import stats
     >>> curve = from_test_statistic(stats.norm(0, 1), stats.norm(1, 1))  # a one-sided Gaussian test: f_1
-    >>> from fdp import tradeoff
+    >>> from fdp.curves import tradeoff
     >>> bool(abs(curve(0.05) - tradeoff.gaussian(1.0)(0.05)) < 1e-12)
     True
     """
@@ -361,7 +362,7 @@ def gaussian(mu: float, dimension: int = 1, steps: int = 1) -> TradeOffCurve:
 
     Examples
     --------
-    >>> from fdp import tradeoff
+    >>> from fdp.curves import tradeoff
     >>> bool(gaussian(1.0)(0.05) > tradeoff.gaussian(1.0)(0.05))  # the RTM adversary is weaker (Lemma 6)
     True
     """
@@ -604,7 +605,7 @@ def asymptotic_gap(mu: float, dimension: int = 1, steps: int = 1, form: str = "c
 
     ``max over alpha in grid of max(|j - a|, |j^{-1} - a^{-1}|)`` with ``j = gaussian(mu, d,
     steps)`` and ``a = asymptotic(mu, d, steps, form)``; grid defaults to
-    :func:`fdp.tradeoff.default_grid` (401 points).
+    :func:`fdp.curves.tradeoff.default_grid` (401 points).
 
     Parameters
     ----------
@@ -657,8 +658,8 @@ def subsampled_gaussian(mu: float, sampling_rate: float, dimension: int = 1, gri
 
     ``j_p = T(chi2_d(0), (1-p) chi2_d(0) + p chi2_d(mu^2))`` = ``p j_GM + (1-p)(1-alpha)``
     (H0: M(D), H1: subsampled M(D u {x*}); the statistic is ||theta||^2), ``j_p^{-1}`` its
-    inverse (bisection).  Symmetrised with :func:`fdp.tradeoff.symmetrise` on ``grid`` (default
-    :func:`fdp.tradeoff.default_grid`) and mirrored so that it is exactly symmetric; the result
+    inverse (bisection).  Symmetrised with :func:`fdp.curves.tradeoff.symmetrise` on ``grid`` (default
+    :func:`fdp.curves.tradeoff.default_grid`) and mirrored so that it is exactly symmetric; the result
     is piecewise linear with vertices on the exact J, so it lies on or above it.  The asymmetric
     j_p is ``tradeoff.subsample(gaussian(mu, d), p)``.
 
@@ -901,7 +902,7 @@ def tensor_composition(
 
     Method: the per-step loss law under H1 on a lattice of spacing ``discretization`` (widened
     so that the one-step and the composed lattices have at most ``max_points`` points), composed by FFT (``dp_accounting``), read off with
-    the Neyman-Pearson breakpoints of :mod:`fdp.pld`.  ``pessimistic=True`` gives a curve on or
+    the Neyman-Pearson breakpoints of :mod:`fdp.accounting.pld`.  ``pessimistic=True`` gives a curve on or
     below the exact one (connect-the-dots, error of order h^1.3 to h^2 in the spacing), ``False``
     one on or above it (first order); together they bracket the exact curve.  Tails of mass below
     ``tail`` are cut (pessimistically: sent to infinite loss).
@@ -986,7 +987,7 @@ def tensor_bracket(
     from above), ``upper`` the optimistic one, built ten times finer because its error is first order
     in ``steps * discretization`` (the pessimistic one's is second order); both lattices are widened
     to at most 300,000 points, so for very long runs the optimistic side stays loose.  Add direction;
-    :func:`fdp.tradeoff.symmetrise` of either keeps its side.
+    :func:`fdp.curves.tradeoff.symmetrise` of either keeps its side.
 
     Parameters
     ----------
@@ -998,7 +999,7 @@ def tensor_bracket(
 
     Returns
     -------
-    fdp.pld.Bracket
+    fdp.accounting.pld.Bracket
 
     References
     ----------
@@ -1135,7 +1136,7 @@ def composed_subsampled_gaussian(
     product of the one-step curves, Dong et al. Def. 3.1); ``reading="sum"``: from
     :func:`sum_composition` with the norm of the sum of all releases (reading (b), Lemma 8).
     ``options`` go to the underlying function.  J is the exact symmetrisation of the
-    piecewise-linear j_N (:func:`fdp.tradeoff.symmetrise` on the union of its coordinates).
+    piecewise-linear j_N (:func:`fdp.curves.tradeoff.symmetrise` on the union of its coordinates).
 
     Parameters
     ----------
@@ -1187,7 +1188,7 @@ def sandwich_noise(
     ``J(sigma) >= target`` on ``grid`` (lambda-DR with lambda = target, Def. 3; the "more
     pessimistic" choice of the paper) and the largest sigma with ``J(sigma) <= target``, each by
     bisection on log sigma in ``bounds`` to relative accuracy ``rtol`` (the returned values satisfy
-    their condition; the second one is checked for alpha > 0).  ``grid`` defaults to :func:`fdp.tradeoff.default_grid` (401 points).
+    their condition; the second one is checked for alpha > 0).  ``grid`` defaults to :func:`fdp.curves.tradeoff.default_grid` (401 points).
 
     Parameters
     ----------
@@ -1282,7 +1283,7 @@ def detection_resilience(curve: TradeOffCurve, reference: TradeOffCurve, grid=No
     ``curve`` is a mechanism's RTM curve (j or the symmetrised J), ``reference`` is lambda.
     Since lambda is convex, ``C(f, f^{-1}) >= lambda`` iff ``min(f, f^{-1}) >= lambda``, so the
     margin ``min(f(alpha), f^{-1}(alpha)) - lambda(alpha)`` is checked; both j and J give the
-    same answer.  ``grid`` defaults to :func:`fdp.tradeoff.default_grid`.
+    same answer.  ``grid`` defaults to :func:`fdp.curves.tradeoff.default_grid`.
 
     Parameters
     ----------
@@ -1303,7 +1304,7 @@ def detection_resilience(curve: TradeOffCurve, reference: TradeOffCurve, grid=No
 
     Examples
     --------
-    >>> from fdp import tradeoff
+    >>> from fdp.curves import tradeoff
     >>> detection_resilience(gaussian(1.0), tradeoff.gaussian(1.0)).holds  # j_GM lies above the DP curve (Lemma 6)
     True
     """

@@ -4,7 +4,7 @@ advantage and the Bayes success of guessing membership.
 A membership-inference attack on one record is a test between the mechanism's output distributions with and
 without the record, so every attack's (FPR, 1 - TPR) lies on or above the trade-off curve ``f`` of that pair
 (Dong, Roth, Su 2022, Sec. 2): ``TPR <= 1 - f(FPR)``.  Read from a certified lower bound on ``f`` (as
-:func:`fdp.pld.certified_lower_curve` gives), every number here is a certified upper bound on the attack's
+:func:`fdp.accounting.pld.certified_lower_curve` gives), every number here is a certified upper bound on the attack's
 success; :func:`fdp.risk.report` and :func:`fdp.calibrate.noise_for_risk` use them.
 """
 
@@ -15,8 +15,8 @@ import math
 import numpy as np
 from scipy.special import ndtr
 
+from ..validation import check_array_in, check_nonnegative
 from . import tradeoff
-from .validation import check_array_in, check_nonnegative
 
 __all__ = ["membership_bounds", "gaussian_membership_bounds"]
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .validation import check_positive_int
+from ..validation import check_positive_int
 
 __all__ = ["Dataset", "mnist", "digits", "uniform_noise_like", "diabetes", "one_feature_classification"]
 

@@ -9,10 +9,10 @@ subsampled Gaussian (:func:`dpsgd`).  In the **add** direction
 * H1 = Q = ``(1 - p) N(0, sigma^2) + p N(1, sigma^2)`` (or ``(1 - p) Lap(0, b) + p Lap(1, b)``),
 
 the effect size is ``mu = 1 / noise_multiplier``; the remove direction is the inverse pair (Q, P).  The
-PLD accountant (:mod:`fdp.pld`), the certified lattice bracket (:mod:`fdp.lattice`), the
-Edgeworth and CLT approximations (:mod:`fdp.edgeworth`), the Monte-Carlo estimator
-(:mod:`fdp.montecarlo`), the exact Renyi divergences (:mod:`fdp.conversions`), the relaxed threat
-model (:mod:`fdp.rtm`) and the likelihood attack (:mod:`fdp.attacks`) all take the loss from here.
+PLD accountant (:mod:`fdp.accounting.pld`), the certified lattice bracket (:mod:`fdp.accounting.lattice`), the
+Edgeworth and CLT approximations (:mod:`fdp.accounting.edgeworth`), the Monte-Carlo estimator
+(:mod:`fdp.accounting.montecarlo`), the exact Renyi divergences (:mod:`fdp.accounting.conversions`), the relaxed threat
+model (:mod:`fdp.accounting.rtm`) and the likelihood attack (:mod:`fdp.experiments.attacks`) all take the loss from here.
 
 Privacy-loss random variable
     ``L = log(q(X) / p(X))`` for one output ``X`` (one step), so that the Neyman-Pearson test of
@@ -47,7 +47,7 @@ from functools import lru_cache
 import numpy as np
 from scipy import integrate
 
-from .validation import check_positive, check_positive_int, check_sampling_rate
+from ..validation import check_positive, check_positive_int, check_sampling_rate
 
 __all__ = [
     "Mechanism",
@@ -213,7 +213,7 @@ class RandomizedResponse:
     """Binary randomized response with parameter eps: the true bit with probability ``e^eps / (1 + e^eps)``.
 
     Not additive noise, so not a :class:`Mechanism`; its trade-off curve is exactly the (eps, 0)-DP curve
-    (:func:`fdp.conversions.randomized_response`, Kairouz et al. 2015), which :func:`fdp.risk.report` reads.
+    (:func:`fdp.accounting.conversions.randomized_response`, Kairouz et al. 2015), which :func:`fdp.risk.report` reads.
 
     Parameters
     ----------

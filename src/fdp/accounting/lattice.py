@@ -2,7 +2,7 @@
 
 :func:`gamma_ground_truth` returns, for every prior success probability ``kappa``, an interval
 ``[lower, upper]`` that provably contains ``gamma = 1 - T(P, Q)(kappa)`` (ReRo paper Thm. 1) for
-the N-fold composition in the add direction (:mod:`fdp.privacy_loss`),
+the N-fold composition in the add direction (:mod:`fdp.accounting.privacy_loss`),
 
 * SGM: ``P = N(0, sigma^2)^N``, ``Q = ((1 - p) N(0, sigma^2) + p N(1, sigma^2))^N``;
 * SLM: ``P = Lap(0, b)^N``,      ``Q = ((1 - p) Lap(0, b) + p Lap(1, b))^N``
@@ -105,15 +105,15 @@ import scipy.fft
 from scipy.optimize import brentq
 from scipy.special import logsumexp
 
-from .onestep import OneStep, U, tail_x
-from .privacy_loss import Mechanism, check_mechanism, log_ratio, subsampled
-from .tradeoff import lower_convex_envelope
-from .validation import (
+from ..curves.tradeoff import lower_convex_envelope
+from ..validation import (
     ResourceLimitError,
     check_array_in,
     check_discretization,
     check_subsampled_range,
 )
+from .onestep import OneStep, U, tail_x
+from .privacy_loss import Mechanism, check_mechanism, log_ratio, subsampled
 
 __all__ = [
     "GroundTruth",
@@ -805,7 +805,7 @@ def gamma_ground_truth(mechanism: Mechanism, kappa, grid: int = 1000, dps: int =
 
 # ---------------------------------------------------------------------------------------------
 # float64 lattices: size checks, FFT composition and trade-off breakpoints
-# (used by fdp.pld for the certified bracket and dp_accounting's PMFs, and by fdp.rtm)
+# (used by fdp.accounting.pld for the certified bracket and dp_accounting's PMFs, and by fdp.accounting.rtm)
 # ---------------------------------------------------------------------------------------------
 
 # The largest loss lattice we allocate: its FFT composition holds a few complex arrays of this
@@ -997,7 +997,7 @@ def breakpoints(
     """Breakpoints of T(A, B) for Q-view ``masses`` of B at losses ``l_0 + k h`` and ``infinite`` at +inf.
 
     ``pessimistic`` says which side the measure bounds; it decides how a truncated lower tail is repaired.
-    ``normalise`` rescales a total B-mass above 1 (round-off) to 1; see :func:`fdp.pld.breakpoints`.
+    ``normalise`` rescales a total B-mass above 1 (round-off) to 1; see :func:`fdp.accounting.pld.breakpoints`.
     ``with_powers`` also returns the breakpoints' powers ``B(L >= l) = 1 - beta`` as cumulative
     masses, without the cancellation of ``1 - beta`` near alpha = 0 (for gamma at tiny kappa).
 

@@ -5,17 +5,16 @@ mechanism: the (eps, delta)-DP curve (eq. 2) and randomized response, the curve 
 and its inverse, the profile of a curve, the (eps, delta) profiles implied by Renyi DP and zCDP and their
 curves, the tight zCDP parameter of an RDP curve (eq. 25), the exact Renyi divergences of the Laplace and
 of the subsampled Gaussian mechanisms, and the Delta-divergence between two profiles (eq. 24).  The
-curves are :class:`fdp.tradeoff.PiecewiseLinear`, so that :func:`fdp.gdp.delta_divergence` is exact on them.
+curves are :class:`fdp.curves.tradeoff.PiecewiseLinear`, so that :func:`fdp.accounting.gdp.delta_divergence` is exact on them.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .privacy_loss import log_ratio, subsampled
-from .roots import bisect_increasing
-from .tradeoff import PiecewiseLinear, check_piecewise, eps_delta
-from .validation import (
+from ..curves.tradeoff import PiecewiseLinear, check_piecewise, eps_delta
+from ..roots import bisect_increasing
+from ..validation import (
     EPS_MAX,
     check_array_in,
     check_eps,
@@ -24,6 +23,7 @@ from .validation import (
     check_positive_int,
     check_sampling_rate,
 )
+from .privacy_loss import log_ratio, subsampled
 
 __all__ = [
     "laplace_tradeoff",
@@ -66,7 +66,7 @@ def laplace_tradeoff(epsilon: float, points: int = 2000) -> PiecewiseLinear:
     Examples
     --------
     >>> curve = laplace_tradeoff(1.0, points=50)
-    >>> from fdp import tradeoff
+    >>> from fdp.curves import tradeoff
     >>> bool(abs(curve(0.3) - tradeoff.laplace(1.0)(0.3)) < 1e-3)  # chords of the hyperbola, just above it
     True
     """
@@ -87,7 +87,7 @@ def randomized_response(epsilon: float) -> PiecewiseLinear:
 
     Breakpoints (0, 1), (p, p), (1, 0) with ``p = 1 / (1 + e^eps)`` (GDP paper App. E, proof of
     Prop. 6.1, where the first point is misprinted as (1, 0)).  It is the eps-DP curve
-    :func:`fdp.tradeoff.eps_delta` with ``delta = 0``; its tight GDP parameter is :func:`fdp.gdp.mu_pure_dp`.
+    :func:`fdp.curves.tradeoff.eps_delta` with ``delta = 0``; its tight GDP parameter is :func:`fdp.accounting.gdp.mu_pure_dp`.
 
     Parameters
     ----------
@@ -167,7 +167,7 @@ def profile_to_tradeoff(epsilon, deltas, name: str = "privacy profile") -> Piece
 
     Examples
     --------
-    >>> from fdp import tradeoff
+    >>> from fdp.curves import tradeoff
     >>> one = profile_to_tradeoff([1.0], [0.01])  # a single (eps, delta): the (eps, delta)-DP curve
     >>> bool(abs(one(0.2) - tradeoff.eps_delta(1.0, 0.01)(0.2)) < 1e-15)
     True
@@ -347,7 +347,7 @@ def zcdp_tradeoff(rho: float, eps_grid=None) -> PiecewiseLinear:
 
     Examples
     --------
-    >>> from fdp import tradeoff
+    >>> from fdp.curves import tradeoff
     >>> bool(zcdp_tradeoff(0.5)(0.1) <= tradeoff.gaussian(1.0)(0.1))  # below f_mu for rho = mu^2 / 2
     True
     """
@@ -549,7 +549,7 @@ def tradeoff_profile(curve: PiecewiseLinear, epsilon) -> np.ndarray | float:
 
     Examples
     --------
-    >>> from fdp import tradeoff
+    >>> from fdp.curves import tradeoff
     >>> round(float(tradeoff_profile(tradeoff.eps_delta(1.0, 0.01), 1.0)), 12)  # the curve's own delta
     0.01
     """
@@ -575,7 +575,7 @@ def profile_divergence(epsilon, delta, delta_rep) -> float:
     ``Delta(delta, delta_rep) = inf{kappa >= 0 : delta(eps) + kappa (1 + e^eps) >= delta_rep(eps) for all eps}``
     ``= max(0, max_eps (delta_rep(eps) - delta(eps)) / (1 + e^eps))``: the regret of reporting the
     representation with profile ``delta_rep`` for a mechanism with profile ``delta``.  This is how the
-    paper evaluates the regrets of Fig. 1c (App. C.2).  It equals :func:`fdp.gdp.delta_divergence` of the
+    paper evaluates the regrets of Fig. 1c (App. C.2).  It equals :func:`fdp.accounting.gdp.delta_divergence` of the
     curves (eq. 3) when both arguments are the profiles of those curves, and on a grid it can only be
     lower.  A profile obtained by a lossy conversion (RDP or zCDP to (eps, delta), :func:`rdp_delta`)
     is in general *larger* than the profile of the curve it defines (the curve of eq. 3 is the tightest

@@ -18,7 +18,7 @@ import numpy as np
 from scipy.optimize import isotonic_regression
 from scipy.stats import norm
 
-from .validation import (
+from ..validation import (
     check_array_in,
     check_nonnegative,
     check_positive_int,
@@ -356,10 +356,10 @@ def eps_delta(epsilon: float, delta: float, name: str | None = None) -> Piecewis
 
     The curve is piecewise linear: a :class:`PiecewiseLinear` with the breakpoints ``(0, 1 - delta)``,
     ``(c, c)`` with ``c = (1 - delta) / (1 + e^eps)``, ``(1 - delta, 0)`` and ``(1, 0)``, so that the exact
-    breakpoint algorithms (:func:`fdp.gdp.delta_divergence`, :func:`fdp.gdp.mu_star`) apply, and with the
+    breakpoint algorithms (:func:`fdp.accounting.gdp.delta_divergence`, :func:`fdp.accounting.gdp.mu_star`) apply, and with the
     breakpoints' powers ``1 - beta`` computed without cancellation (``.power(alpha) = delta + e^eps alpha``
     below the corner keeps its digits at tiny alpha).  ``delta = 0`` gives the eps-DP curve, which is also
-    the curve of randomized response (:func:`fdp.conversions.randomized_response`).  Where ``c`` is below
+    the curve of randomized response (:func:`fdp.accounting.conversions.randomized_response`).  Where ``c`` is below
     the smallest normal double (eps above about 708) the corner is moved up to it and its beta is the
     curve's value there, so every breakpoint stays on the curve.
 
@@ -539,7 +539,7 @@ def symmetrise(curve: TradeOffCurve, grid=None, other: PiecewiseLinear | None = 
     ``other`` replaces ``f^{-1}`` by a separately computed curve of the other direction ``T(Q, P)``:
     the result is then the envelope of ``min(f, other)`` on the half up to its fixed point and of its
     mirror image, a lower bound on the exact ``C`` when ``f`` and ``other`` are lower bounds of the
-    two directions (:func:`fdp.pld.certified_lower_curve`).
+    two directions (:func:`fdp.accounting.pld.certified_lower_curve`).
 
     Parameters
     ----------
@@ -756,7 +756,7 @@ def check_piecewise(name: str, curve, atol: float = 1e-9) -> PiecewiseLinear:
     """
     if not isinstance(curve, PiecewiseLinear):
         raise ValueError(
-            f"{name} must be a fdp.tradeoff.PiecewiseLinear curve (breakpoints), got {type(curve).__name__}"
+            f"{name} must be a fdp.curves.tradeoff.PiecewiseLinear curve (breakpoints), got {type(curve).__name__}"
         )
     try:
         check_valid(curve, curve.alphas, atol=atol)
