@@ -71,11 +71,11 @@ def main():
     model = dpsgd.MLP(64)
 
     # one training run (T = 100, full batch) and one attack on it
-    kw = dict(noise_multiplier=5.0, clip_norm=0.1, steps=100, learning_rate=10.0, seed=2)
+    run = dpsgd.Training(noise_multiplier=5.0, clip_norm=0.1, steps=100, learning_rate=10.0)
     tgt = pool[:1]
-    _, t_train = best_of(lambda: dpsgd.train(xk, yk, data.x[tgt], data.y[tgt], record=True, **kw), 3)
+    _, t_train = best_of(lambda: dpsgd.train(xk, yk, data.x[tgt], data.y[tgt], run, record=True, seed=2), 3)
     prior = pool[:10]
-    trace = dpsgd.train(xk, yk, data.x[tgt], data.y[tgt], record=True, **kw)
+    trace = dpsgd.train(xk, yk, data.x[tgt], data.y[tgt], run, record=True, seed=2)
 
     def ours_attack():
         obs = attacks.PriorObserver(model, data.x[prior][None], data.y[prior][None], 0.1, 100)

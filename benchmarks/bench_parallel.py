@@ -17,14 +17,16 @@ from distributed import LocalCluster
 
 from fdp import parallel
 from fdp.experiments import datasets, reconstruction
+from fdp.experiments.dpsgd import Training
+from fdp.parallel import Execution
 
-GAME = dict(prior_sizes=10, noise_multiplier=1.0, clip_norm=0.1, steps=100, learning_rate=3.0, seed=0)
+GAME = Training(noise_multiplier=1.0, clip_norm=0.1, steps=100, learning_rate=3.0)
 
 
 def play(data, known, pool, trials, chunk):
     t0 = time.perf_counter()
-    res = reconstruction.prior_game(data.x[known], data.y[known], data.x[pool], data.y[pool], trials=trials,
-                                    chunk=chunk, n_jobs=2, **GAME)
+    res = reconstruction.prior_game(data.x[known], data.y[known], data.x[pool], data.y[pool], GAME, prior_sizes=10,
+                                    trials=trials, execution=Execution(seed=0, chunk=chunk, n_jobs=2))
     return res, time.perf_counter() - t0
 
 

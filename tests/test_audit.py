@@ -8,6 +8,8 @@ from fdp.accounting import rtm
 from fdp.curves import tradeoff
 from fdp.experiments import audit, datasets
 from fdp.experiments.attacks import empirical_tradeoff
+from fdp.experiments.dpsgd import Training
+from fdp.parallel import Execution
 
 
 def test_clip_rows_bounds_norms_and_keeps_small_vectors():
@@ -19,9 +21,9 @@ def test_clip_rows_bounds_norms_and_keeps_small_vectors():
 
 def test_dpgd_training_is_seeded_clipped_and_learns():
     data = datasets.one_feature_classification(1025, seed=0)
-    kw = dict(steps=60, learning_rate=2.0, clip_norm=1.0, noise_multiplier=1.0, runs=4)
-    a = audit.train_linear_dpgd(data.x, data.y, seed=5, **kw)
-    b = audit.train_linear_dpgd(data.x, data.y, seed=5, **kw)
+    run = Training(steps=60, learning_rate=2.0, clip_norm=1.0, noise_multiplier=1.0)
+    a = audit.train_linear_dpgd(data.x, data.y, run, runs=4, execution=Execution(seed=5))
+    b = audit.train_linear_dpgd(data.x, data.y, run, runs=4, execution=Execution(seed=5))
     np.testing.assert_array_equal(a.weights, b.weights)
     assert a.final_gradients.shape == (4, 1025, 2)
     assert np.all(np.linalg.norm(a.final_gradients, axis=-1) <= 1.0 + 1e-12)
@@ -83,7 +85,8 @@ def test_per_run_data_sets_and_no_intercept():
     rng = np.random.default_rng(3)
     x = rng.standard_normal((3, 40, 1))
     y = (x[..., 0] > 0).astype(float)
-    runs = audit.train_linear_dpgd(x, y, steps=5, learning_rate=1.0, fit_intercept=False, seed=1)
+    runs = audit.train_linear_dpgd(x, y, Training(noise_multiplier=1.0, clip_norm=1.0, steps=5, learning_rate=1.0), fit_intercept=False,
+                                   execution=Execution(seed=1))
     assert runs.weights.shape == (3, 1) and runs.final_gradients.shape == (3, 40, 1)
     # without an intercept each clipped gradient is (p - y) x scaled by at most 1, so run r's gradients divided by
     # its own x[r] lie in [-1, 1] with the sign of 1/2 - y[r]; gradients of another run's data would not
@@ -92,7 +95,7 @@ def test_per_run_data_sets_and_no_intercept():
     assert np.all(np.where(y == 1.0, ratio <= 0.0, ratio >= 0.0))
     # run r trained on x[r] alone: the same seed on one data set reproduces nothing of the others
     with pytest.raises(ValueError, match="runs"):
-        audit.train_linear_dpgd(x, y, steps=1, learning_rate=1.0, runs=2, seed=1)
+        audit.train_linear_dpgd(x, y, Training(noise_multiplier=1.0, clip_norm=1.0, steps=1, learning_rate=1.0), runs=2, execution=Execution(seed=1))
 
 
 def test_linear_network_gradients_match_finite_differences():
@@ -114,7 +117,7 @@ def test_linear_network_gradients_match_finite_differences():
 
 def test_linear_network_training_clips_and_fits_diabetes():
     data = datasets.diabetes()
-    run = audit.train_linear_network_dpgd(data.x, data.y, latent=50, steps=150, learning_rate=0.5, noise_multiplier=0.5, seed=0)
+    run = audit.train_linear_network_dpgd(data.x, data.y, Training(noise_multiplier=0.5, clip_norm=1.0, steps=150, learning_rate=0.5), latent=50, seed=0)
     assert run.weights.shape == (1, 50 * 12 + 1) and run.final_gradients.shape == (1, 442, 601)
     assert np.all(np.linalg.norm(run.final_gradients, axis=-1) <= 1.0 + 1e-12)
     p = run.weights[0]
@@ -130,10 +133,9 @@ def test_lira_scores_follow_the_gaussian_shift_of_the_target_gradient():
     x = rng.standard_normal((200, 1))
     y = (x[:, 0] > 0).astype(float)
     w = np.array([[4.0, 0.0]])
-    s0, s1, effect = audit.lira_offline_scores(
-        x, y, w, np.array([[2.0]]), np.array([0.0]), learning_rate=1.0,
-        shadow_models=4000, target_models=20_000, seed=7,
-    )
+    s0, s1, effect = audit.lira_offline_scores(x, y, w, np.array([[2.0]]), np.array([0.0]),
+                                               Training(noise_multiplier=1.0, clip_norm=1.0, steps=1, learning_rate=1.0),
+                                               shadow_models=4000, target_models=20_000, execution=Execution(seed=7))
     np.testing.assert_allclose(effect, [1.0], rtol=1e-9)
     assert abs(s0.mean()) < 0.05 and abs(s0.std() - 1) < 0.05
     assert abs(s1.mean() - s0.mean() - 1.0) < 0.05
@@ -151,13 +153,21 @@ def test_lira_scores_follow_the_gaussian_shift_of_the_target_gradient():
         (lambda: audit.canary_scores(np.zeros(1), 1.0, 1.0, 10, mechanism="cauchy", seed=0), "mechanism"),
         (lambda: audit.canary_scores(np.zeros(1), 1.0, 1.0, 10, sampling_rate=0.0, seed=0), "sampling_rate"),
         (lambda: audit.canary_scores([np.nan], 1.0, 1.0, 10, seed=0), "reference_gradients"),
-        (lambda: audit.train_linear_dpgd([[0.0]], [2.0], steps=1, learning_rate=1.0, seed=0), "labels"),
-        (lambda: audit.train_linear_dpgd([[0.0]], [1.0], steps=0, learning_rate=1.0, seed=0), "steps"),
-        (lambda: audit.train_linear_network_dpgd([[0.0]], [1.0], latent=0, steps=1, learning_rate=1.0, seed=0), "latent"),
-        (lambda: audit.lira_offline_scores([[0.0]], [1.0], [[0.0, 0.0]], [[1.0]], [0.0], learning_rate=1.0,
-                                           shadow_models=1, target_models=5, seed=0), "shadow_models"),
-        (lambda: audit.lira_offline_scores([[0.0]], [1.0], [[0.0, 0.0]], [[1.0, 2.0]], [0.0], learning_rate=1.0,
-                                           shadow_models=5, target_models=5, seed=0), "x_target"),
+        (lambda: audit.train_linear_dpgd([[0.0]], [2.0],
+         Training(noise_multiplier=1.0, clip_norm=1.0, steps=1, learning_rate=1.0),
+         execution=Execution(seed=0)), "labels"),
+        (lambda: audit.train_linear_dpgd([[0.0]], [1.0],
+         Training(noise_multiplier=1.0, clip_norm=1.0, steps=0, learning_rate=1.0),
+         execution=Execution(seed=0)), "steps"),
+        (lambda: audit.train_linear_network_dpgd([[0.0]], [1.0],
+         Training(noise_multiplier=1.0, clip_norm=1.0, steps=1, learning_rate=1.0),
+         latent=0, seed=0), "latent"),
+        (lambda: audit.lira_offline_scores([[0.0]], [1.0], [[0.0, 0.0]], [[1.0]], [0.0],
+         Training(noise_multiplier=1.0, clip_norm=1.0, steps=1, learning_rate=1.0), shadow_models=1, target_models=5,
+         execution=Execution(seed=0)), "shadow_models"),
+        (lambda: audit.lira_offline_scores([[0.0]], [1.0], [[0.0, 0.0]], [[1.0, 2.0]], [0.0],
+         Training(noise_multiplier=1.0, clip_norm=1.0, steps=1, learning_rate=1.0), shadow_models=5, target_models=5,
+         execution=Execution(seed=0)), "x_target"),
     ],
 )
 def test_bad_input_names_the_parameter(call, name):
@@ -170,14 +180,14 @@ def test_canary_audit_is_canary_scores_per_run_whatever_the_chunks_and_workers()
     seeds = np.random.SeedSequence(9).spawn(5)
     expected = [audit.canary_scores(refs[r], 0.5, 2.0, 30, sampling_rate=0.5, seed=seeds[r]) for r in range(5)]
     for chunk, n_jobs in ((1, 1), (2, 2), (64, 1)):
-        s0, s1 = audit.canary_audit(refs, 0.5, 2.0, 30, sampling_rate=0.5, seed=9, chunk=chunk, n_jobs=n_jobs)
+        s0, s1 = audit.canary_audit(refs, 0.5, 2.0, 30, sampling_rate=0.5, execution=Execution(seed=9, chunk=chunk, n_jobs=n_jobs))
         assert s0.shape == s1.shape == (5, 30)
         np.testing.assert_allclose(s0, [e[0] for e in expected], rtol=1e-14)
         np.testing.assert_allclose(s1, [e[1] for e in expected], rtol=1e-14)
     with pytest.raises(ValueError, match="references"):
-        audit.canary_audit(np.zeros(3), 1.0, 1.0, 10, seed=0)
+        audit.canary_audit(np.zeros(3), 1.0, 1.0, 10, execution=Execution(seed=0))
     with pytest.raises(ValueError, match="mechanism"):
-        audit.canary_audit(refs, 1.0, 1.0, 10, mechanism="cauchy", seed=0)
+        audit.canary_audit(refs, 1.0, 1.0, 10, mechanism="cauchy", execution=Execution(seed=0))
 
 
 def test_training_and_lira_are_the_same_bits_whatever_the_chunks_and_workers():
@@ -187,10 +197,12 @@ def test_training_and_lira_are_the_same_bits_whatever_the_chunks_and_workers():
     xt, yt = rng.standard_normal((5, 1)), np.array([0.0, 1.0, 1.0, 0.0, 1.0])
     outs = []
     for chunk, n_jobs in ((5, 1), (1, 1), (2, 2)):
-        runs = audit.train_linear_dpgd(x, y, steps=8, learning_rate=1.0, sampling_rate=0.5, seed=3, chunk=chunk,
-                                       n_jobs=n_jobs)
-        scores = audit.lira_offline_scores(x, y, runs.weights, xt, yt, learning_rate=1.0, shadow_models=6,
-                                           target_models=4, seed=4, chunk=chunk, n_jobs=n_jobs)
+        runs = audit.train_linear_dpgd(x, y,
+                                       Training(noise_multiplier=1.0, clip_norm=1.0, steps=8, learning_rate=1.0, sampling_rate=0.5),
+                                       execution=Execution(seed=3, chunk=chunk, n_jobs=n_jobs))
+        scores = audit.lira_offline_scores(x, y, runs.weights, xt, yt,
+                                           Training(noise_multiplier=1.0, clip_norm=1.0, steps=1, learning_rate=1.0), shadow_models=6, target_models=4,
+                                           execution=Execution(seed=4, chunk=chunk, n_jobs=n_jobs))
         outs.append((runs.weights, runs.final_gradients) + scores)
     assert outs[0][0].shape == (5, 2) and outs[0][1].shape == (5, 30, 2) and outs[0][2].shape == (5, 4)
     for other in outs[1:]:
@@ -198,23 +210,31 @@ def test_training_and_lira_are_the_same_bits_whatever_the_chunks_and_workers():
             np.testing.assert_array_equal(a, b)
     assert not np.array_equal(outs[0][0][0], outs[0][0][1])  # every run has its own stream
     # one shared data set (sent once per task) trains exactly as the same set given to every run
-    shared = audit.train_linear_dpgd(x[0], y[0], runs=5, steps=8, learning_rate=1.0, sampling_rate=0.5, seed=3, chunk=2)
-    copied = audit.train_linear_dpgd(np.repeat(x[:1], 5, 0), np.repeat(y[:1], 5, 0), steps=8, learning_rate=1.0,
-                                     sampling_rate=0.5, seed=3)
+    shared = audit.train_linear_dpgd(x[0], y[0],
+                                     Training(noise_multiplier=1.0, clip_norm=1.0, steps=8, learning_rate=1.0, sampling_rate=0.5), runs=5,
+                                     execution=Execution(seed=3, chunk=2))
+    copied = audit.train_linear_dpgd(np.repeat(x[:1], 5, 0), np.repeat(y[:1], 5, 0),
+                                     Training(noise_multiplier=1.0, clip_norm=1.0, steps=8, learning_rate=1.0, sampling_rate=0.5),
+                                     execution=Execution(seed=3))
     np.testing.assert_array_equal(shared.weights, copied.weights)
     np.testing.assert_array_equal(shared.final_gradients, copied.final_gradients)
-    lira_shared = audit.lira_offline_scores(x[0], y[0], runs.weights, xt, yt, learning_rate=1.0, shadow_models=6,
-                                            target_models=4, seed=4, chunk=2)
+    lira_shared = audit.lira_offline_scores(x[0], y[0], runs.weights, xt, yt,
+                                            Training(noise_multiplier=1.0, clip_norm=1.0, steps=1, learning_rate=1.0), shadow_models=6, target_models=4,
+                                            execution=Execution(seed=4, chunk=2))
     lira_copied = audit.lira_offline_scores(np.repeat(x[:1], 5, 0), np.repeat(y[:1], 5, 0), runs.weights, xt, yt,
-                                            learning_rate=1.0, shadow_models=6, target_models=4, seed=4)
+                                            Training(noise_multiplier=1.0, clip_norm=1.0, steps=1, learning_rate=1.0), shadow_models=6, target_models=4,
+                                            execution=Execution(seed=4))
     for a, b in zip(lira_shared, lira_copied):
         np.testing.assert_array_equal(a, b)
     # a SeedSequence passed twice gives the same models twice (it is not advanced)
     ss = np.random.SeedSequence(11)
-    first, second = (audit.train_linear_dpgd(x, y, steps=3, learning_rate=1.0, seed=ss).weights for _ in range(2))
+    first, second = (audit.train_linear_dpgd(x, y,
+                     Training(noise_multiplier=1.0, clip_norm=1.0, steps=3, learning_rate=1.0),
+                     execution=Execution(seed=ss)).weights for _ in range(2))
     np.testing.assert_array_equal(first, second)
     with pytest.raises(ValueError, match="chunk"):
-        audit.train_linear_dpgd(x, y, steps=1, learning_rate=1.0, seed=0, chunk=0)
+        audit.train_linear_dpgd(x, y, Training(noise_multiplier=1.0, clip_norm=1.0, steps=1, learning_rate=1.0), execution=Execution(seed=0, chunk=0))
     with pytest.raises(ValueError, match="n_jobs"):
-        audit.lira_offline_scores(x, y, runs.weights, xt, yt, learning_rate=1.0, shadow_models=6, target_models=4,
-                                  seed=4, n_jobs=0)
+        audit.lira_offline_scores(x, y, runs.weights, xt, yt,
+                                  Training(noise_multiplier=1.0, clip_norm=1.0, steps=1, learning_rate=1.0), shadow_models=6, target_models=4,
+                                  execution=Execution(seed=4, n_jobs=0))

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from fdp.experiments import dpsgd
+from fdp.experiments.dpsgd import Training
 
 
 def _loss(model, theta, x, y):
@@ -65,9 +66,9 @@ def test_recorded_view_is_what_the_adversary_can_recompute(q):
     rng = np.random.default_rng(1)
     xk, yk = rng.random((30, 8)), rng.integers(0, 10, 30)
     xt, yt = rng.random((3, 8)), rng.integers(0, 10, 3)
-    kw = dict(noise_multiplier=0.7, clip_norm=0.5, steps=6, learning_rate=0.5, sampling_rate=q, seed=4)
-    tr = dpsgd.train(xk, yk, xt, yt, record=True, **kw)
-    again = dpsgd.train(xk, yk, xt, yt, record=True, **kw)
+    run = Training(noise_multiplier=0.7, clip_norm=0.5, steps=6, learning_rate=0.5, sampling_rate=q)
+    tr = dpsgd.train(xk, yk, xt, yt, run, record=True, seed=4)
+    again = dpsgd.train(xk, yk, xt, yt, run, record=True, seed=4)
     np.testing.assert_array_equal(tr.final, again.final)  # seeded
     model = dpsgd.MLP(8)
     for t in range(6):
@@ -83,8 +84,9 @@ def test_recorded_view_is_what_the_adversary_can_recompute(q):
 def test_noise_has_the_stated_scale_and_sampling_the_stated_rate():
     rng = np.random.default_rng(2)
     xt, yt = rng.random((400, 4)), rng.integers(0, 10, 400)
-    tr = dpsgd.train(np.zeros((0, 4)), np.zeros(0, dtype=int), xt, yt, noise_multiplier=2.0, clip_norm=0.1, steps=3, learning_rate=1e-9,
-                     sampling_rate=0.25, seed=3, record=True)
+    tr = dpsgd.train(np.zeros((0, 4)), np.zeros(0, dtype=int), xt, yt,
+                     Training(noise_multiplier=2.0, clip_norm=0.1, steps=3, learning_rate=1e-9, sampling_rate=0.25),
+                     seed=3, record=True)
     model = dpsgd.MLP(4)
     target, _ = dpsgd.clipped_sum(model, tr.params[0], xt[:, None, :], yt[:, None], 0.1)
     noise = tr.noisy[0] - tr.included[0][:, None] * target
@@ -104,16 +106,22 @@ def test_noise_has_the_stated_scale_and_sampling_the_stated_rate():
     ],
 )
 def test_bad_training_arguments_name_the_parameter(kwargs, name):
-    base = dict(noise_multiplier=1.0, clip_norm=1.0, steps=1, learning_rate=1.0, seed=0)
+    base = dict(noise_multiplier=1.0, clip_norm=1.0, steps=1, learning_rate=1.0)
     base.update(kwargs)
-    with pytest.raises(ValueError, match=name):
-        dpsgd.train(np.zeros((2, 3)), np.zeros(2, dtype=int), np.zeros((1, 3)), np.zeros(1, dtype=int), **base)
+    method = base.pop("method", "auto")
+    with pytest.raises(ValueError, match=name):  # the Training checks its fields when built
+        dpsgd.train(np.zeros((2, 3)), np.zeros(2, dtype=int), np.zeros((1, 3)), np.zeros(1, dtype=int), Training(**base),
+                    seed=0, method=method)
+    with pytest.raises(ValueError, match="training must be a fdp.experiments.dpsgd.Training"):
+        dpsgd.train(np.zeros((2, 3)), np.zeros(2, dtype=int), np.zeros((1, 3)), np.zeros(1, dtype=int), dict(base))
 
 
 def test_bad_labels_and_shapes_are_rejected():
     with pytest.raises(ValueError, match="labels"):
         dpsgd.train(np.zeros((2, 3)), np.array([0, 10]), np.zeros((1, 3)), np.zeros(1, dtype=int),
-                    noise_multiplier=1.0, clip_norm=1.0, steps=1, learning_rate=1.0, seed=0)
+                    Training(noise_multiplier=1.0, clip_norm=1.0, steps=1, learning_rate=1.0),
+                    seed=0)
     with pytest.raises(ValueError, match="x_target"):
         dpsgd.train(np.zeros((2, 3)), np.zeros(2, dtype=int), np.zeros(3), np.zeros(1, dtype=int),
-                    noise_multiplier=1.0, clip_norm=1.0, steps=1, learning_rate=1.0, seed=0)
+                    Training(noise_multiplier=1.0, clip_norm=1.0, steps=1, learning_rate=1.0),
+                    seed=0)

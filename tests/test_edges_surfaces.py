@@ -631,9 +631,9 @@ def test_rtm_output_names_its_release_model(capsys):
 
 
 @pytest.mark.parametrize("argv, flag", [
-    (["report", "--noise-multiplier", "1e300", "--sampling-rate", "0.5"], "noise_multiplier"),
-    (["gdp", "--noise-multiplier", "1e-300", "--sampling-rate", "0.5"], "noise_multiplier"),
-    (["report", "--noise-multiplier", "1", "--sampling-rate", "1e-300"], "sampling_rate"),
+    (["report", "--noise-multiplier", "1e300", "--sampling-rate", "0.5"], "--noise-multiplier"),
+    (["gdp", "--noise-multiplier", "1e-300", "--sampling-rate", "0.5"], "--noise-multiplier"),
+    (["report", "--noise-multiplier", "1", "--sampling-rate", "1e-300"], "--sampling-rate"),
     (["rtm", "--mechanism", "subsampled-gaussian", "--mu", "1e-300", "--sampling-rate", "0.5", "--alpha", "0.1"],
      "noise_multiplier"),
     (["report", "--noise-multiplier", "1", "--sampling-rate", "0.5", "--discretization", "710"], "--discretization"),

@@ -9,6 +9,8 @@ from fdp import Mechanism
 from fdp.accounting import gdp, pld
 from fdp.curves import rero, tradeoff
 from fdp.experiments import attacks, datasets, dpsgd, reconstruction
+from fdp.experiments.dpsgd import Training
+from fdp.parallel import Execution
 
 
 @pytest.fixture(scope="module")
@@ -24,8 +26,9 @@ def test_observer_inner_products_match_materialised_gradients():
     xk, yk = rng.random((7, 6)), rng.integers(0, 10, 7)
     xp, yp = rng.random((2, 4, 6)), rng.integers(0, 10, (2, 4))
     obs = attacks.PriorObserver(model, xp, yp, 0.3, 5)
-    tr = dpsgd.train(xk, yk, xp[:, 1], yp[:, 1], noise_multiplier=1.0, clip_norm=0.3, steps=5, learning_rate=0.5, seed=1,
-                     record=True, observer=obs)
+    tr = dpsgd.train(xk, yk, xp[:, 1], yp[:, 1],
+                     Training(noise_multiplier=1.0, clip_norm=0.3, steps=5, learning_rate=0.5),
+                     seed=1, record=True, observer=obs)
     for t in range(5):
         g = dpsgd.clip(dpsgd.per_example_gradients(model, tr.params[t], xp, yp), 0.3)  # (R, n, P)
         resid = tr.noisy[t] - tr.known[t]
@@ -79,11 +82,11 @@ def test_gradient_attack_loss_gradient_matches_finite_differences(clip_norm):
 def test_gradient_attack_reconstructs_without_noise_and_fails_with_much_noise(digits_split):
     data, known, pool = digits_split
     targets = pool[:3]
-    kw = dict(clip_norm=1.0, steps=20, learning_rate=1.0, restarts=2, iterations=200, attack_learning_rate=0.02, seed=3)
+    kw = dict(restarts=2, iterations=200, attack_learning_rate=0.02, execution=Execution(seed=3))
     clean = reconstruction.gradient_reconstructions(data.x[known], data.y[known], data.x[targets], data.y[targets],
-                                                    noise_multiplier=1e-4, **kw)
+                                                    Training(noise_multiplier=1e-4, clip_norm=1.0, steps=20, learning_rate=1.0), **kw)
     noisy = reconstruction.gradient_reconstructions(data.x[known], data.y[known], data.x[targets], data.y[targets],
-                                                    noise_multiplier=100.0, **kw)
+                                                    Training(noise_multiplier=100.0, clip_norm=1.0, steps=20, learning_rate=1.0), **kw)
     mse_clean = ((clean - data.x[targets]) ** 2).mean(1)
     mse_noisy = ((noisy - data.x[targets]) ** 2).mean(1)
     assert mse_clean.max() < 0.05 < mse_noisy.min()
@@ -97,8 +100,9 @@ def test_prior_game_is_sound_against_the_tight_bound(digits_split):
     data, known, pool = digits_split
     mu = gdp.mu_from_eps_delta(6.0, 1e-5)
     steps = 20
-    full = reconstruction.prior_game(data.x[known], data.y[known], data.x[pool], data.y[pool], prior_sizes=[2, 10],
-                                     trials=300, noise_multiplier=np.sqrt(steps) / mu, clip_norm=0.1, steps=steps, learning_rate=3.0, seed=4)
+    full = reconstruction.prior_game(data.x[known], data.y[known], data.x[pool], data.y[pool],
+                                     Training(noise_multiplier=np.sqrt(steps) / mu, clip_norm=0.1, steps=steps, learning_rate=3.0),
+                                     prior_sizes=[2, 10], trials=300, execution=Execution(seed=4))
     for n in (2, 10):
         bound = float(rero.gamma(tradeoff.gaussian(mu), 1.0 / n))
         for attack in reconstruction.ATTACKS:
@@ -108,8 +112,9 @@ def test_prior_game_is_sound_against_the_tight_bound(digits_split):
     assert full.rate("prior-aware", 2)[0] > full.rate("prior-aware", 10)[0]
     assert full.frac_clipped > 0.95
     q, sigma = 0.2, 0.8
-    sub = reconstruction.prior_game(data.x[known], data.y[known], data.x[pool], data.y[pool], prior_sizes=10,
-                                    trials=300, noise_multiplier=sigma, clip_norm=0.1, steps=steps, learning_rate=3.0, sampling_rate=q, seed=5)
+    sub = reconstruction.prior_game(data.x[known], data.y[known], data.x[pool], data.y[pool],
+                                    Training(noise_multiplier=sigma, clip_norm=0.1, steps=steps, learning_rate=3.0, sampling_rate=q),
+                                    prior_sizes=10, trials=300, execution=Execution(seed=5))
     _, up = pld.tradeoff_bracket(Mechanism("gaussian", sigma, q, steps), discretization=1e-3).gamma([0.1])
     for attack in ("prior-aware", "improved", "likelihood"):
         assert sub.rate(attack)[1] <= up[0], attack
@@ -118,7 +123,8 @@ def test_prior_game_is_sound_against_the_tight_bound(digits_split):
 def test_without_subtraction_the_attack_falls_to_chance_on_a_large_known_set(digits_split):
     data, known, pool = digits_split
     res = reconstruction.prior_game(data.x[known[:128]], data.y[known[:128]], data.x[pool], data.y[pool],
-                                    prior_sizes=10, trials=300, noise_multiplier=0.3, clip_norm=0.1, steps=20, learning_rate=3.0, seed=6)
+                                    Training(noise_multiplier=0.3, clip_norm=0.1, steps=20, learning_rate=3.0), prior_sizes=10, trials=300,
+                                    execution=Execution(seed=6))
     assert res.rate("prior-aware")[0] > 0.8
     _, lo, hi = res.rate("no subtraction")
     assert lo < 0.2 and hi < 0.6
@@ -146,8 +152,12 @@ def test_prior_game_rejects_bad_arguments(digits_split, kwargs, name):
     data, known, pool = digits_split
     base = dict(prior_sizes=10, trials=4, noise_multiplier=1.0, clip_norm=0.1, steps=2, learning_rate=1.0, seed=0)
     base.update(kwargs)
-    with pytest.raises(ValueError, match=name):
-        reconstruction.prior_game(data.x[known], data.y[known], data.x[pool], data.y[pool], **base)
+    with pytest.raises(ValueError, match=name):  # the settings objects check their fields when built
+        training = Training(**{k: base.pop(k) for k in ("noise_multiplier", "clip_norm", "steps", "learning_rate")},
+                            **({"sampling_rate": base.pop("sampling_rate")} if "sampling_rate" in base else {}))
+        execution = Execution(seed=base.pop("seed"), **({"n_jobs": base.pop("n_jobs")} if "n_jobs" in base else {}))
+        reconstruction.prior_game(data.x[known], data.y[known], data.x[pool], data.y[pool], training, execution=execution,
+                                  **base)
 
 
 def test_fraction_within_counts_coordinates_strictly_inside_the_radius():

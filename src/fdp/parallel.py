@@ -28,6 +28,7 @@ import functools
 import numbers
 import os
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 import numpy as np
 from joblib import Parallel, delayed, parallel_config
@@ -35,7 +36,7 @@ from tqdm import tqdm
 
 from .validation import check_positive_int
 
-__all__ = ["seed_sequence", "children", "chunks", "SCHEDULER_ENV", "check_n_jobs", "run", "map_runs"]
+__all__ = ["Execution", "check_execution", "seed_sequence", "children", "chunks", "SCHEDULER_ENV", "check_n_jobs", "run", "map_runs"]
 
 #: The environment variable naming a Dask scheduler (``tcp://host:port``); unset or empty: local cores.
 SCHEDULER_ENV = "FDP_DASK_SCHEDULER"
@@ -135,6 +136,74 @@ def check_n_jobs(n_jobs) -> int:
     if isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0 or n_jobs < -1:
         raise ValueError(f"n_jobs must be an integer >= 1 or -1 (all cores), got {n_jobs!r}")
     return int(n_jobs)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Execution:
+    """How an experiment's independent repetitions run: their seed, how many go to one task, on how many workers.
+
+    The results depend on ``seed`` only: the same bits whatever ``chunk``, ``n_jobs`` or the backend (each repetition
+    draws from its own child of ``seed``, :func:`children`).  Checked when built, each error naming its field.
+
+    Attributes
+    ----------
+    seed : int, None or numpy.random.SeedSequence
+        The root of every random stream (an int >= 0; None: fresh entropy).
+    chunk : int, optional
+        Repetitions per task (default: the experiment's own).
+    n_jobs : int, default 1
+        Local workers, or -1 for all cores (ignored on a Dask cluster, :data:`SCHEDULER_ENV`).
+    progress : bool, default False
+        Show a progress bar over the tasks.
+
+    Examples
+    --------
+    >>> Execution(seed=0, n_jobs=2).chunk is None
+    True
+    """
+
+    seed: int | np.random.SeedSequence | None
+    chunk: int | None = None
+    n_jobs: int = 1
+    progress: bool = False
+
+    def __post_init__(self):
+        seed_sequence(self.seed)  # checked (None: fresh entropy, a different result every run)
+        if self.chunk is not None:
+            object.__setattr__(self, "chunk", check_positive_int("chunk", self.chunk))
+        object.__setattr__(self, "n_jobs", check_n_jobs(self.n_jobs))
+        if not isinstance(self.progress, (bool, np.bool_)):
+            raise ValueError(f"progress must be True or False, got {self.progress!r}")
+
+    def chunk_or(self, default: int) -> int:
+        """``chunk``, or ``default`` when it is not set.
+
+        Parameters
+        ----------
+        default : int
+            The experiment's own chunk size.
+
+        Returns
+        -------
+        int
+        """
+        return default if self.chunk is None else self.chunk
+
+
+def check_execution(execution) -> Execution:
+    """``execution`` if it is an :class:`Execution`, else a ValueError naming it.
+
+    Parameters
+    ----------
+    execution : Execution
+
+    Returns
+    -------
+    Execution
+    """
+    if not isinstance(execution, Execution):
+        raise ValueError(f"execution must be a fdp.parallel.Execution, e.g. Execution(seed=0), got {execution!r}")
+    return execution
 
 
 @functools.lru_cache(maxsize=4)

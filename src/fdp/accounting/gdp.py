@@ -697,7 +697,7 @@ def mu_and_regret(subject, *, symmetrise: bool = True, tail: float | None = None
     (1.683242, 0.06309)
     >>> from fdp.accounting.privacy_loss import dpsgd
     >>> mu_and_regret(dpsgd(noise_multiplier=2.0, sampling_rate=1.0, steps=16))  # exactly sqrt(16) / 2
-    (2.0, 0.0)
+    MuRegret(mu=2.0, regret=0.0)
     """
     if isinstance(subject, Mechanism):
         if subject.noise != "gaussian":

@@ -27,8 +27,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from ..parallel import map_runs  # n_jobs and chunk are checked there, before any task runs
+from ..parallel import Execution, check_execution, map_runs
 from ..validation import check_positive, check_positive_int, check_sampling_rate
+from .dpsgd import Training, check_training
 from .dpsgd import clip as clip_rows  # DP-SGD's per-sample clipping, one implementation
 
 __all__ = [
@@ -47,6 +48,20 @@ __all__ = [
 
 #: Runs of a training, an attack or an audit sent to a worker at a time (the default ``chunk``).
 RUNS_PER_TASK = 128
+
+
+def _noisy(training) -> Training:
+    """``training`` with noise: the audits divide by the noise's scale."""
+    training = check_training(training)
+    if training.noise_multiplier == 0.0:
+        raise ValueError("training.noise_multiplier must be > 0, got 0.0")
+    return training
+
+
+def _full_batch(training: Training) -> Training:
+    if training.sampling_rate != 1.0:
+        raise ValueError(f"training.sampling_rate must be 1 (full-batch steps), got {training.sampling_rate}")
+    return training
 
 
 @dataclass(frozen=True)
@@ -125,18 +140,11 @@ def _train_runs(x, y, *, seeds, steps, learning_rate, clip_norm, noise_multiplie
 def train_linear_dpgd(
     x,
     y,
+    training: Training,
     *,
-    steps: int,
-    learning_rate: float,
-    clip_norm: float = 1.0,
-    noise_multiplier: float = 1.0,
     runs: int | None = None,
-    sampling_rate: float = 1.0,
     fit_intercept: bool = True,
-    seed,
-    chunk: int = RUNS_PER_TASK,
-    n_jobs: int = 1,
-    progress: bool = False,
+    execution: Execution,
 ) -> LinearRuns:
     """DP gradient descent of a single logistic unit ``sigmoid(w . x + b)``, many models at once.
 
@@ -144,29 +152,20 @@ def train_linear_dpgd(
     (runs, n, d) with labels (runs, n).  Each step: per-sample gradients of the cross-entropy,
     clipped to L2 norm ``clip_norm``, summed over the batch (all of D, or a Poisson sample with rate
     ``sampling_rate``), plus Gaussian noise of standard deviation ``noise_multiplier * clip_norm`` per coordinate,
-    divided by the expected batch size; then a plain gradient step from ``w = 0``.  Without
+    divided by the expected batch size; then a plain gradient step from ``w = 0`` (all from ``training``).  Without
     ``fit_intercept`` the unit has no bias (p = d parameters).  Run r draws its noise and its
-    batches from the r-th child of ``seed``; ``chunk`` runs train together on one worker
-    (:func:`fdp.parallel.map_runs`: the same bits on any number of workers or a Dask cluster).
+    batches from the r-th child of ``execution.seed``; ``execution.chunk`` runs (default :data:`RUNS_PER_TASK`) train
+    together on one worker (:func:`fdp.parallel.map_runs`: the same bits on any number of workers or a Dask cluster).
 
     Parameters
     ----------
     x, y : array_like
         (n, d) and (n,), or (runs, n, d) and (runs, n); labels 0 or 1.
-    steps : int
-    learning_rate : float
-    clip_norm : float, default 1.0
-    noise_multiplier : float, default 1.0
+    training : fdp.experiments.dpsgd.Training
+        With noise (``noise_multiplier`` > 0).
     runs : int, optional
-    sampling_rate : float, default 1.0
     fit_intercept : bool, default True
-    seed : int or numpy.random.SeedSequence
-    chunk : int, default :data:`RUNS_PER_TASK`
-        Runs per task.
-    n_jobs : int, default 1
-        Local workers (-1: all cores); ignored on a Dask cluster.
-    progress : bool, default False
-        Show a progress bar over the chunks.
+    execution : fdp.parallel.Execution
 
     Returns
     -------
@@ -182,20 +181,18 @@ def train_linear_dpgd(
         raise ValueError(f"x must be (n, d) or (runs, n, d) and y its labels, got shapes {x.shape} and {y.shape}")
     if not (np.all(np.isfinite(x)) and np.all((y == 0) | (y == 1))):
         raise ValueError("x must be finite and y must hold labels 0 or 1")
-    steps = check_positive_int("steps", steps)
-    learning_rate = check_positive("learning_rate", learning_rate)
-    clip_norm = check_positive("clip_norm", clip_norm)
-    noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
+    training, execution = _noisy(training), check_execution(execution)
     if x.ndim == 3:
         if runs is not None and check_positive_int("runs", runs) != x.shape[0]:
             raise ValueError(f"runs={runs} disagrees with the {x.shape[0]} data sets in x")
         runs = x.shape[0]
     runs = check_positive_int("runs", 1 if runs is None else runs)
-    q = check_sampling_rate("sampling_rate", sampling_rate)
     data = dict(per_run=[x, y]) if x.ndim == 3 else dict(x=x, y=y)  # a shared data set goes once to each task
-    w, grads = map_runs(_train_runs, seed=seed, chunk=chunk, runs=runs, n_jobs=n_jobs, progress=progress,
-                        desc="training runs", steps=steps, learning_rate=learning_rate, clip_norm=clip_norm,
-                        noise_multiplier=noise_multiplier, sampling_rate=q, fit_intercept=fit_intercept, **data)
+    w, grads = map_runs(_train_runs, seed=execution.seed, chunk=execution.chunk_or(RUNS_PER_TASK), runs=runs,
+                        n_jobs=execution.n_jobs, progress=execution.progress, desc="training runs", steps=training.steps,
+                        learning_rate=training.learning_rate, clip_norm=training.clip_norm,
+                        noise_multiplier=training.noise_multiplier, sampling_rate=training.sampling_rate,
+                        fit_intercept=fit_intercept, **data)
     return LinearRuns(weights=w, final_gradients=grads)
 
 
@@ -234,12 +231,9 @@ def linear_network_gradients(params, x, y, latent: int) -> np.ndarray:
 def train_linear_network_dpgd(
     x,
     y,
+    training: Training,
     *,
     latent: int,
-    steps: int,
-    learning_rate: float,
-    clip_norm: float = 1.0,
-    noise_multiplier: float = 1.0,
     seed,
 ) -> LinearRuns:
     """Full-batch DP gradient descent of the linear network of :func:`linear_network_gradients`
@@ -252,11 +246,9 @@ def train_linear_network_dpgd(
     ----------
     x, y : array_like
         (n, d) and (n,).
+    training : fdp.experiments.dpsgd.Training
+        Full batches (``sampling_rate`` 1), with noise.
     latent : int
-    steps : int
-    learning_rate : float
-    clip_norm : float, default 1.0
-    noise_multiplier : float, default 1.0
     seed : int or numpy.random.SeedSequence
 
     Returns
@@ -274,10 +266,9 @@ def train_linear_network_dpgd(
     if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
         raise ValueError("x and y must be finite")
     latent = check_positive_int("latent", latent)
-    steps = check_positive_int("steps", steps)
-    learning_rate = check_positive("learning_rate", learning_rate)
-    clip_norm = check_positive("clip_norm", clip_norm)
-    noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
+    training = _full_batch(_noisy(training))
+    steps, learning_rate, clip_norm = training.steps, training.learning_rate, training.clip_norm
+    noise_multiplier = training.noise_multiplier
     rng = np.random.default_rng(seed)
     n, d = x.shape
     params = np.concatenate([
@@ -326,17 +317,12 @@ def lira_offline_scores(
     weights,
     x_target,
     y_target,
+    training: Training,
     *,
-    learning_rate: float,
-    clip_norm: float = 1.0,
-    noise_multiplier: float = 1.0,
     shadow_models: int,
     target_models: int,
     fit_intercept: bool = True,
-    seed,
-    chunk: int = RUNS_PER_TASK,
-    n_jobs: int = 1,
-    progress: bool = False,
+    execution: Execution,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Offline LiRA (Carlini et al. 2022, Sec. IV.C) on one DP gradient step, run by run.
 
@@ -353,8 +339,9 @@ def lira_offline_scores(
     Returns ``(scores_h0, scores_h1, effect)``, the scores of shape (runs, target_models) and, for
     each run, the effect size of the target in logit space, ``|clip(g*) . x*| / (noise_multiplier clip_norm |x*|)``
     (at most ``Delta / sigma = 1 / noise_multiplier``, with equality when the target's gradient is clipped).
-    Run r draws its noise from the r-th child of ``seed``; ``chunk`` runs go to a worker at a time
-    (:func:`fdp.parallel.map_runs`: the same bits on any number of workers or a Dask cluster).
+    Run r draws its noise from the r-th child of ``execution.seed``; ``execution.chunk`` runs (default
+    :data:`RUNS_PER_TASK`) go to a worker at a time (:func:`fdp.parallel.map_runs`: the same bits on any number of
+    workers or a Dask cluster).
 
     Parameters
     ----------
@@ -364,20 +351,13 @@ def lira_offline_scores(
         (runs, p).
     x_target, y_target : array_like
         (runs, d) and (runs,).
-    learning_rate : float
-    clip_norm : float, default 1.0
-    noise_multiplier : float, default 1.0
+    training : fdp.experiments.dpsgd.Training
+        The one step: ``steps`` 1, full batch, with noise.
     shadow_models : int
         >= 2.
     target_models : int
     fit_intercept : bool, default True
-    seed : int or numpy.random.SeedSequence
-    chunk : int, default :data:`RUNS_PER_TASK`
-        Runs per task.
-    n_jobs : int, default 1
-        Local workers (-1: all cores); ignored on a Dask cluster.
-    progress : bool, default False
-        Show a progress bar over the chunks.
+    execution : fdp.parallel.Execution
 
     Returns
     -------
@@ -399,16 +379,18 @@ def lira_offline_scores(
     yt = np.asarray(y_target, dtype=np.float64)
     if xt.shape != (runs, w.shape[1]) or yt.shape != (runs,):
         raise ValueError(f"x_target must be (runs, d) and y_target (runs,) for weights of shape {w.shape}")
-    learning_rate = check_positive("learning_rate", learning_rate)
-    clip_norm = check_positive("clip_norm", clip_norm)
-    noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
+    training, execution = _full_batch(_noisy(training)), check_execution(execution)
+    if training.steps != 1:
+        raise ValueError(f"training.steps must be 1 (LiRA reads one DP gradient step), got {training.steps}")
     shadow_models = check_positive_int("shadow_models", shadow_models)
     if shadow_models < 2:
         raise ValueError(f"shadow_models must be >= 2 to fit a Gaussian, got {shadow_models}")
     target_models = check_positive_int("target_models", target_models)
     per_run, data = ([w, xt, yt, x, y], {}) if x.ndim == 3 else ([w, xt, yt], dict(x=x, y=y))
-    return map_runs(_lira_runs, per_run, seed=seed, chunk=chunk, n_jobs=n_jobs, progress=progress, desc="LiRA runs",
-                    learning_rate=learning_rate, clip_norm=clip_norm, noise_multiplier=noise_multiplier,
+    return map_runs(_lira_runs, per_run, seed=execution.seed, chunk=execution.chunk_or(RUNS_PER_TASK),
+                    n_jobs=execution.n_jobs, progress=execution.progress, desc="LiRA runs",
+                    learning_rate=training.learning_rate, clip_norm=training.clip_norm,
+                    noise_multiplier=training.noise_multiplier,
                     shadow_models=shadow_models, target_models=target_models, fit_intercept=fit_intercept, **data)
 
 
@@ -503,17 +485,15 @@ def canary_audit(
     *,
     mechanism: str = "gaussian",
     sampling_rate: float = 1.0,
-    seed,
-    chunk: int = RUNS_PER_TASK,
-    n_jobs: int = 1,
-    progress: bool = False,
+    execution: Execution,
 ) -> tuple[np.ndarray, np.ndarray]:
     """:func:`canary_scores` for every run: ``references[r]`` are run r's reference gradients.
 
     Only the sum of a run's reference gradients enters its releases.  Run r draws from the r-th stream
-    spawned from ``seed``, whatever the chunking and the backend, so the
-    result is the same bits on one core, on ``n_jobs`` local workers, or on the Dask cluster named by
-    ``FDP_DASK_SCHEDULER`` (:func:`fdp.parallel.map_runs`); ``chunk`` runs go to a worker at a time.
+    spawned from ``execution.seed``, whatever the chunking and the backend, so the
+    result is the same bits on one core, on ``execution.n_jobs`` local workers, or on the Dask cluster named by
+    ``FDP_DASK_SCHEDULER`` (:func:`fdp.parallel.map_runs`); ``execution.chunk`` runs (default :data:`RUNS_PER_TASK`) go
+    to a worker at a time.
 
     Parameters
     ----------
@@ -524,10 +504,7 @@ def canary_audit(
         Releases per hypothesis and run.
     mechanism : {"gaussian", "laplace"}, default "gaussian"
     sampling_rate : float, default 1.0
-    seed : int or numpy.random.SeedSequence
-    chunk : int, default :data:`RUNS_PER_TASK`
-    n_jobs : int, default 1
-    progress : bool, default False
+    execution : fdp.parallel.Execution
 
     Returns
     -------
@@ -541,10 +518,12 @@ def canary_audit(
     Examples
     --------
     >>> import numpy as np
-    >>> s0, s1 = canary_audit(np.zeros((3, 4, 2)), 1.0, 1.0, 100, seed=0)
+    >>> from fdp.parallel import Execution
+    >>> s0, s1 = canary_audit(np.zeros((3, 4, 2)), 1.0, 1.0, 100, execution=Execution(seed=0))
     >>> s0.shape, s1.shape
     ((3, 100), (3, 100))
     """
+    execution = check_execution(execution)
     refs = np.asarray(references, dtype=np.float64)
     if refs.ndim not in (2, 3) or len(refs) == 0:
         raise ValueError(f"references must be (runs, n, d) or (runs, d), got shape {refs.shape}")
@@ -552,6 +531,7 @@ def canary_audit(
         refs = refs.sum(axis=1)
     canary_scores(refs[0], canary_norm, noise_multiplier, repetitions, mechanism=mechanism, sampling_rate=sampling_rate,
                   seed=0)  # every argument checked here, before any work is sent out
-    return map_runs(_canary_runs, [refs], seed=seed, chunk=chunk, n_jobs=n_jobs, progress=progress, desc="canary audits",
+    return map_runs(_canary_runs, [refs], seed=execution.seed, chunk=execution.chunk_or(RUNS_PER_TASK),
+                    n_jobs=execution.n_jobs, progress=execution.progress, desc="canary audits",
                     canary_norm=canary_norm, noise_multiplier=noise_multiplier, repetitions=repetitions,
                     mechanism=mechanism, sampling_rate=sampling_rate)

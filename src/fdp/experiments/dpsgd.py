@@ -41,6 +41,8 @@ from ..validation import (
 )
 
 __all__ = [
+    "Training",
+    "check_training",
     "MLP",
     "Trace",
     "per_example_factors",
@@ -53,6 +55,63 @@ __all__ = [
     "accuracy",
     "clip",
 ]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Training:
+    """The settings of a DP-SGD (or DP gradient descent) training: what the privacy accounting and the step depend on.
+
+    Each step clips every per-example gradient to ``clip_norm``, sums those of a Poisson sample of rate
+    ``sampling_rate`` (1: the full data set), adds Gaussian noise of standard deviation ``noise_multiplier *
+    clip_norm`` per coordinate, divides by the expected batch size and steps by ``learning_rate`` (Abadi et al. 2016;
+    Hayes et al. Sec. 2).  Checked when built, each error naming its field.
+
+    Attributes
+    ----------
+    noise_multiplier : float
+        sigma, >= 0 (0: no noise, for tests of the attacks).
+    clip_norm : float
+        C, > 0.
+    steps : int
+        T, >= 1.
+    learning_rate : float
+        > 0.
+    sampling_rate : float, default 1.0
+        Poisson rate q in (0, 1].
+
+    Examples
+    --------
+    >>> Training(noise_multiplier=1.0, clip_norm=0.1, steps=100, learning_rate=10.0).sampling_rate
+    1.0
+    """
+
+    noise_multiplier: float
+    clip_norm: float
+    steps: int
+    learning_rate: float
+    sampling_rate: float = 1.0
+
+    def __post_init__(self):
+        for name, check in (("noise_multiplier", check_nonnegative), ("clip_norm", check_positive),
+                            ("steps", check_positive_int), ("learning_rate", check_positive),
+                            ("sampling_rate", check_sampling_rate)):
+            object.__setattr__(self, name, check(name, getattr(self, name)))
+
+
+def check_training(training) -> Training:
+    """``training`` if it is a :class:`Training`, else a ValueError naming it.
+
+    Parameters
+    ----------
+    training : Training
+
+    Returns
+    -------
+    Training
+    """
+    if not isinstance(training, Training):
+        raise ValueError(f"training must be a fdp.experiments.dpsgd.Training, got {training!r}")
+    return training
 
 
 @dataclass(frozen=True)
@@ -474,12 +533,8 @@ def train(
     y_known,
     x_target,
     y_target,
+    training: Training,
     *,
-    noise_multiplier: float,
-    clip_norm: float,
-    steps: int,
-    learning_rate: float,
-    sampling_rate: float = 1.0,
     hidden: int = 10,
     seed=None,
     record: bool = False,
@@ -489,9 +544,9 @@ def train(
     """Run ``R = len(x_target)`` DP-SGD trainings at once on ``D_- + {z*_r}`` (Hayes et al. Sec. 2).
 
     ``x_known (m, d)``, ``y_known (m,)`` is the fixed D_- shared by all runs (``m = 0`` allowed);
-    ``x_target (R, d)``, ``y_target (R,)`` the targets.  The noise has standard deviation
-    ``noise_multiplier * clip_norm``; ``sampling_rate`` is the Poisson rate q (1 = full batch); ``learning_rate`` the
-    SGD step on the gradient averaged over the expected batch ``q (m + 1)``.  ``seed`` (int, SeedSequence or
+    ``x_target (R, d)``, ``y_target (R,)`` the targets.  ``training`` (:class:`Training`): the noise has standard
+    deviation ``noise_multiplier * clip_norm``; ``sampling_rate`` is the Poisson rate q (1 = full batch);
+    ``learning_rate`` the SGD step on the gradient averaged over the expected batch ``q (m + 1)``.  ``seed`` (int, SeedSequence or
     Generator) fixes the initialisation, batches and noise.  ``observer(t, theta_t, g_t, known_t)``
     is called at every step with arrays of shape (R, P); ``record=True`` keeps them in the
     :class:`Trace` (memory ``3 T R P`` floats).  ``method``: "dense" evaluates every D_- point and
@@ -503,17 +558,9 @@ def train(
         D_-, (m, d) and (m,).
     x_target, y_target : array_like
         One target per run, (R, d) and (R,).
-    noise_multiplier : float
-        >= 0.
-    clip_norm : float
-        C > 0.
-    steps : int
-        T >= 1.
-    learning_rate : float
-        > 0.
-    sampling_rate : float, default 1.0
-        In (0, 1].
+    training : Training
     hidden : int, default 10
+        Width of the MLP's hidden layer.
     seed : int, SeedSequence or Generator, optional
     record : bool, default False
     observer : callable, optional
@@ -531,15 +578,14 @@ def train(
     --------
     >>> import numpy as np
     >>> x, y = np.random.default_rng(0).random((3, 8)), np.array([1, 2, 3])
-    >>> trace = train(x[:2], y[:2], x[2:], y[2:], noise_multiplier=1.0, clip_norm=0.1, steps=5, learning_rate=1.0, seed=0)
+    >>> run = Training(noise_multiplier=1.0, clip_norm=0.1, steps=5, learning_rate=1.0)
+    >>> trace = train(x[:2], y[:2], x[2:], y[2:], run, seed=0)
     >>> trace.final.shape, trace.settings["noise_multiplier"]
     ((1, 200), 1.0)
     """
-    sigma = check_nonnegative("noise_multiplier", noise_multiplier)
-    clip_norm = check_positive("clip_norm", clip_norm)
-    steps = check_positive_int("steps", steps)
-    learning_rate = check_positive("learning_rate", learning_rate)
-    q = check_sampling_rate("sampling_rate", sampling_rate)
+    training = check_training(training)
+    sigma, clip_norm, steps = training.noise_multiplier, training.clip_norm, training.steps
+    learning_rate, q = training.learning_rate, training.sampling_rate
     if method not in ("auto", "dense", "gather"):
         raise ValueError(f"method must be 'auto', 'dense' or 'gather', got {method!r}")
     xt = np.asarray(x_target, dtype=np.float64)

@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from joblib import delayed
 
-from ..parallel import check_n_jobs, children, chunks, run
-from ..validation import check_positive, check_positive_int, check_sampling_rate
+from ..parallel import Execution, check_execution, children, chunks, run
+from ..validation import check_positive, check_positive_int
 from . import attacks, dpsgd
 
 __all__ = ["ATTACKS", "GameResult", "prior_game", "gradient_reconstructions", "nearest_prior_success", "fraction_within"]
@@ -67,7 +67,7 @@ class GameResult:
     def trials(self) -> int:
         return len(next(iter(self.success.values())))
 
-    def rate(self, attack: str, prior_size: int | None = None, confidence: float = 0.95) -> tuple[float, float, float]:
+    def rate(self, attack: str, prior_size: int | None = None, confidence: float = 0.95) -> attacks.Proportion:
         """Success probability of ``attack`` at ``prior_size`` (default: the only or first size)
         with its Clopper-Pearson interval ``(rate, low, high)``."""
         if attack not in self.success:
@@ -88,24 +88,24 @@ def _check_data(x_known, y_known, x_pool, y_pool):
     return (xk if xk is not None else np.zeros((0, xp.shape[1]))), np.asarray(y_known, dtype=np.int64), xp, np.asarray(y_pool, dtype=np.int64)
 
 
-def _game_chunk(xk, yk, xp, yp, runs, sizes, train_kw, seed_seq):
+def _game_chunk(xk, yk, xp, yp, runs, sizes, training, hidden, seed_seq):
     rng = np.random.default_rng(seed_seq)
     # Candidate 0 is the target, drawn uniformly from the pool; candidates 1..n-1 are distinct other pool
     # images.  By exchangeability the target is uniform within every prefix of size n, so one training
     # run serves all (nested) prior sizes.
     order = np.argsort(rng.random((runs, len(xp))), axis=1)[:, : max(sizes)]
     x_prior, y_prior = xp[order], yp[order]
-    model = dpsgd.MLP(xp.shape[1], train_kw["hidden"])
-    obs = attacks.PriorObserver(model, x_prior, y_prior, train_kw["clip_norm"], train_kw["steps"])
-    trace = dpsgd.train(xk, yk, x_prior[:, 0], y_prior[:, 0], observer=obs, seed=rng, **train_kw)
-    q = train_kw["sampling_rate"]
+    model = dpsgd.MLP(xp.shape[1], hidden)
+    obs = attacks.PriorObserver(model, x_prior, y_prior, training.clip_norm, training.steps)
+    trace = dpsgd.train(xk, yk, x_prior[:, 0], y_prior[:, 0], training, hidden=hidden, observer=obs, seed=rng)
+    q = training.sampling_rate
     success = {k: np.zeros((runs, len(sizes)), dtype=bool) for k in ATTACKS}
     for j, n in enumerate(sizes):
         inner, sq, known = obs.inner[:, :n], obs.sq[:, :n], obs.inner_known[:, :n]
         # the target is candidate 0: ties (e.g. duplicate images) are broken at random, never in its favour
         success["prior-aware"][:, j] = attacks.prior_aware_guess(inner, rng) == 0
         success["improved"][:, j] = attacks.top_steps_guess(inner, q, rng) == 0
-        success["likelihood"][:, j] = attacks.log_likelihood_guess(inner, sq, q, train_kw["noise_multiplier"], train_kw["clip_norm"], rng) == 0
+        success["likelihood"][:, j] = attacks.log_likelihood_guess(inner, sq, q, training.noise_multiplier, training.clip_norm, rng) == 0
         success["no subtraction"][:, j] = attacks.prior_aware_guess(inner + known, rng) == 0
     acc = dpsgd.accuracy(trace.final, xk, yk).mean() if len(yk) else np.nan
     return success, trace.mean_norm.mean(), trace.frac_clipped.mean(), acc
@@ -116,29 +116,21 @@ def prior_game(
     y_known,
     x_pool,
     y_pool,
+    training: dpsgd.Training,
     *,
     prior_sizes,
     trials: int,
-    noise_multiplier: float,
-    clip_norm: float,
-    steps: int,
-    learning_rate: float,
-    sampling_rate: float = 1.0,
     hidden: int = 10,
-    seed,
-    chunk: int = 200,
-    n_jobs: int = 1,
-    progress: bool = False,
+    execution: Execution,
 ) -> GameResult:
     """Play ``trials`` reconstruction games for each prior size in ``prior_sizes`` (int or list).
 
     ``(x_known, y_known)`` is D_-, fixed for all games; each game draws its target uniformly
     from ``(x_pool, y_pool)`` (which must not overlap D_-) and its prior from the target and
-    distinct other pool images (nested across sizes), and trains DP-SGD
-    (``noise_multiplier``, clipping ``clip_norm``, ``steps``, step size ``learning_rate``, Poisson
-    ``sampling_rate``) on ``D_- + {z*}``.  Games run in vectorised chunks of ``chunk`` runs, chunks in parallel over
-    ``n_jobs`` joblib workers, each with its own random stream spawned from ``seed``;
-    ``progress`` shows a tqdm bar over chunks.
+    distinct other pool images (nested across sizes), and trains DP-SGD (``training``) on ``D_- + {z*}``.  Games run
+    in vectorised chunks of ``execution.chunk`` runs (default 200), chunks in parallel over ``execution.n_jobs``
+    joblib workers, each with its own random stream spawned from ``execution.seed``; ``execution.progress`` shows a
+    tqdm bar over chunks.
 
     Parameters
     ----------
@@ -149,16 +141,10 @@ def prior_game(
     prior_sizes : int or list of int
         Each in [2, pool size].
     trials : int
-    noise_multiplier : float
-    clip_norm : float
-    steps : int
-    learning_rate : float
-    sampling_rate : float, default 1.0
+    training : fdp.experiments.dpsgd.Training
     hidden : int, default 10
-    seed : int or numpy.random.SeedSequence
-    chunk : int, default 200
-    n_jobs : int, default 1
-    progress : bool, default False
+        Width of the MLP's hidden layer.
+    execution : fdp.parallel.Execution
 
     Returns
     -------
@@ -173,16 +159,17 @@ def prior_game(
     if not sizes or min(sizes) < 2 or max(sizes) > len(xp):
         raise ValueError(f"prior_sizes must lie between 2 and the pool size {len(xp)}, got {prior_sizes}")
     trials = check_positive_int("trials", trials)
-    chunk = check_positive_int("chunk", chunk)
-    n_jobs = check_n_jobs(n_jobs)
-    train_kw = dict(noise_multiplier=check_positive("noise_multiplier", noise_multiplier),
-                    clip_norm=check_positive("clip_norm", clip_norm), steps=check_positive_int("steps", steps),
-                    learning_rate=check_positive("learning_rate", learning_rate), sampling_rate=check_sampling_rate("sampling_rate", sampling_rate),
-                    hidden=check_positive_int("hidden", hidden))
-    parts = chunks(trials, chunk, seed)
+    training, execution = dpsgd.check_training(training), check_execution(execution)
+    if training.noise_multiplier == 0.0:
+        raise ValueError("training.noise_multiplier must be > 0 in a game (its likelihood attack divides by it)")
+    hidden = check_positive_int("hidden", hidden)
+    parts = chunks(trials, execution.chunk_or(200), execution.seed)
     counts = [r for r, _ in parts]
-    tasks = (delayed(_game_chunk)(xk, yk, xp, yp, r, sizes, train_kw, s) for r, s in parts)
-    out = run(tasks, n_jobs, total=len(counts), progress=progress, desc=f"games (noise multiplier {noise_multiplier:.3g})")
+    tasks = (delayed(_game_chunk)(xk, yk, xp, yp, r, sizes, training, hidden, s) for r, s in parts)
+    out = run(tasks, execution.n_jobs, total=len(counts), progress=execution.progress,
+              desc=f"games (noise multiplier {training.noise_multiplier:.3g})")
+    train_kw = dict(noise_multiplier=training.noise_multiplier, clip_norm=training.clip_norm, steps=training.steps,
+                    learning_rate=training.learning_rate, sampling_rate=training.sampling_rate, hidden=hidden)
     w = np.array(counts, dtype=float) / trials
     return GameResult(
         success={k: np.concatenate([o[0][k] for o in out]) for k in ATTACKS},
@@ -204,18 +191,13 @@ def gradient_reconstructions(
     y_known,
     x_targets,
     y_targets,
+    training: dpsgd.Training,
     *,
-    noise_multiplier: float,
-    clip_norm: float,
-    steps: int,
-    learning_rate: float,
     hidden: int = 10,
     restarts: int = 5,
     iterations: int = 300,
     attack_learning_rate: float = 0.01,
-    seed,
-    n_jobs: int = 1,
-    progress: bool = False,
+    execution: Execution,
 ) -> np.ndarray:
     """Full-batch DP-SGD on ``D_- + {z*_r}`` for every target r, then the eq. (1) attack on each run.
 
@@ -228,17 +210,14 @@ def gradient_reconstructions(
         D_-.
     x_targets, y_targets : array_like
         (R, d) and (R,).
-    noise_multiplier : float
-    clip_norm : float
-    steps : int
-    learning_rate : float
+    training : fdp.experiments.dpsgd.Training
+        Full batches (``sampling_rate`` 1), as the attack of eq. (1) assumes.
     hidden : int, default 10
     restarts, iterations : int
         Of :func:`fdp.experiments.attacks.gradient_attack`.
     attack_learning_rate : float, default 0.01
-    seed : int or numpy.random.SeedSequence
-    n_jobs : int, default 1
-    progress : bool, default False
+    execution : fdp.parallel.Execution
+        Its ``seed``, ``n_jobs`` and ``progress`` (one task per target).
 
     Returns
     -------
@@ -252,17 +231,20 @@ def gradient_reconstructions(
     xt = np.asarray(x_targets, dtype=np.float64)
     if xt.ndim != 2:
         raise ValueError(f"x_targets must be (R, d), got shape {xt.shape}")
-    n_jobs = check_n_jobs(n_jobs)
-    train_seed, attack_seed = children(seed, 2)
-    trace = dpsgd.train(x_known, y_known, xt, y_targets, noise_multiplier=noise_multiplier, clip_norm=clip_norm, steps=steps, learning_rate=learning_rate,
-                        hidden=hidden, seed=np.random.default_rng(train_seed), record=True)
+    training, execution = dpsgd.check_training(training), check_execution(execution)
+    if training.sampling_rate != 1.0:
+        raise ValueError(f"training.sampling_rate must be 1 (full batches) for the gradient attack, got {training.sampling_rate}")
+    clip_norm = training.clip_norm
+    train_seed, attack_seed = children(execution.seed, 2)
+    trace = dpsgd.train(x_known, y_known, xt, y_targets, training, hidden=hidden, seed=np.random.default_rng(train_seed),
+                        record=True)
     model = dpsgd.MLP(xt.shape[1], hidden)
     residual = trace.noisy - trace.known
     kw = dict(restarts=restarts, iterations=iterations, learning_rate=attack_learning_rate)
     seeds = children(attack_seed, len(xt))
     tasks = (delayed(_attack_one)(model, trace.params[:, r], residual[:, r], y_targets[r], clip_norm, kw, seeds[r])
              for r in range(len(xt)))
-    out = run(tasks, n_jobs, total=len(xt), progress=progress, desc="gradient attacks")
+    out = run(tasks, execution.n_jobs, total=len(xt), progress=execution.progress, desc="gradient attacks")
     return np.array(out)
 
 
