@@ -22,7 +22,7 @@ from mpmath import erf, erfinv, exp, expm1, mp, mpf, ncdf, sqrt, tanh
 from scipy.stats import norm
 
 from fdp import calibrate, formatting, presentation, risk
-from fdp.accounting import accountants, gdp, pld
+from fdp.accounting import accountants, gdp, lattice, pld
 from fdp.accounting.privacy_loss import Mechanism, RandomizedResponse, dpsgd
 from fdp.cli import main
 from fdp.curves import mia, tradeoff
@@ -635,7 +635,7 @@ def test_rtm_output_names_its_release_model(capsys):
     (["gdp", "--noise-multiplier", "1e-300", "--sampling-rate", "0.5"], "--noise-multiplier"),
     (["report", "--noise-multiplier", "1", "--sampling-rate", "1e-300"], "--sampling-rate"),
     (["rtm", "--mechanism", "subsampled-gaussian", "--mu", "1e-300", "--sampling-rate", "0.5", "--alpha", "0.1"],
-     "noise_multiplier"),
+     "1/--mu"),
     (["report", "--noise-multiplier", "1", "--sampling-rate", "0.5", "--discretization", "710"], "--discretization"),
     (["gdp", "--noise-multiplier", "1", "--sampling-rate", "0.5", "--discretization", "101"], "--discretization"),
 ])
@@ -873,3 +873,45 @@ def test_a_tiny_advantage_target_is_calibrated_on_a_lattice_that_resolves_it():
     assert c.achieved_lower is not None and (c.achieved - c.achieved_lower) / c.achieved <= calibrate.REFINE_RELATIVE
     reached = risk.report(dpsgd(c.noise_multiplier, 0.001719257047369526, 2203), discretization=c.discretization)
     assert reached.advantage <= 6.027887664106237e-06
+
+
+# --- round 4: the review of the mechanism-first API and the subpackages ------------------------------------------
+
+
+def test_a_noise_name_where_a_mechanism_belongs_is_told_how_to_build_one():
+    for call in (lambda: gdp.mu_and_regret("gaussian"), lambda: risk.report("gaussian"),
+                 lambda: pld.tradeoff_bracket("gaussian"), lambda: accountants.epsilon("laplace", 1e-5)):
+        with pytest.raises(ValueError, match=r"must be a fdp.Mechanism, got '(gaussian|laplace)': pass Mechanism\("):
+            call()
+
+
+def test_the_rdp_accountant_refuses_subsampled_laplace_by_name():
+    """dp_accounting raised its own UnsupportedEventError (not a ValueError) for subsampled Laplace noise."""
+    with pytest.raises(ValueError, match="mechanism: the RDP accountant takes Laplace noise without subsampling"):
+        accountants.epsilon(Mechanism("laplace", 1.0, 0.5, 10), 1e-5, "rdp")
+    assert 9.0 < accountants.epsilon(Mechanism("laplace", 1.0, 1.0, 10), 1e-5, "rdp") <= 10.0  # rate 1: about the pure eps 10
+
+
+@pytest.mark.parametrize("argv", [
+    ["rero", "--mechanism", "subsampled-laplace", "--noise-multiplier", "0.001", "--method", "clt"],
+    ["rero", "--mechanism", "subsampled-gaussian", "--noise-multiplier", "0.01", "--method", "edgeworth"],
+])
+def test_approximations_far_from_private_exit_2_with_one_line(capsys, argv):
+    """The cumulants' quadrature overflowed (OverflowError, ZeroDivisionError) and the command traced back."""
+    code = main([*argv, "--sampling-rate", "0.5", "--steps", "10", "--kappa", "0.1"])
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err and len(err.strip().splitlines()) == 1 and "--noise-multiplier" in err
+
+
+def test_lattice_points_and_mechanism_pld_check_their_options():
+    with pytest.raises(ValueError, match="truncated_mass"):
+        lattice.lattice_points(Mechanism("gaussian", 1.0, 0.5, 10), 1e-3, truncated_mass=0.0)
+    with pytest.raises(ValueError, match="pessimistic"):
+        pld.mechanism_pld(Mechanism("gaussian", 1.0), discretization=1e-3, pessimistic="yes")
+
+
+def test_rtm_names_the_flag_that_sets_the_noise(capsys):
+    code = main(["rtm", "--mechanism", "subsampled-gaussian", "--mu", "1e-320", "--steps", "2", "--sampling-rate", "0.5",
+                 "--alpha", "0.1"])
+    err = capsys.readouterr().err
+    assert code == 2 and "1/--mu must be finite" in err and "noise_multiplier" not in err

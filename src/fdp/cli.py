@@ -224,18 +224,19 @@ def _int_at_least(flag: str, value, low: int) -> int:
 
 
 @contextmanager
-def _flags(names: str):
+def _flags(names: str, **derived: str):
     """Name the CLI flags in an error raised by the library (a guard or a refused computation): a message that
     starts with a parameter's name (the library's convention, e.g. ``noise_multiplier must be > 0``) gets its flag in
-    its place; any other is followed by the flags that set the computation."""
+    its place; any other is followed by the flags that set the computation.  ``derived`` names a parameter that
+    a flag sets through a formula (``noise_multiplier="1/--mu"``)."""
     try:
         yield
     except ValueError as exc:
         message = str(exc)
         if "--" in message:  # already phrased in flags
             raise
-        for flag in names.split(", "):
-            parameter = flag.removeprefix("--").replace("-", "_")
+        spelled = {flag.removeprefix("--").replace("-", "_"): flag for flag in names.split(", ")} | derived
+        for parameter, flag in spelled.items():
             if message.startswith(parameter + " "):
                 raise type(exc)(flag + message[len(parameter):]) from None
         raise type(exc)(f"{message} (flags: {names})") from None
@@ -327,7 +328,8 @@ def _subsampled_gamma(args, kappa) -> dict:
     """gamma (and its bracket, interval or error estimate) for a subsampled mechanism, with warnings."""
     mechanism = Mechanism(SUBSAMPLED[args.mechanism], args.noise_multiplier, args.sampling_rate, args.steps)
     flags = {"bracket": "--noise-multiplier, --sampling-rate, --steps, --discretization",
-             "edgeworth": "--order, --method"}.get(args.method, "--noise-multiplier, --sampling-rate, --steps")
+             "edgeworth": "--noise-multiplier, --sampling-rate, --steps, --order, --method"}.get(
+                 args.method, "--noise-multiplier, --sampling-rate, --steps")
     with _flags(flags):
         est = risk.rero(mechanism, kappa, args.method, discretization=args.discretization,
                         order=4 if args.order is None else args.order, samples=args.samples or 1, seed=args.seed or 0)
@@ -381,7 +383,7 @@ def _rtm(args) -> int:
     full_batch_gaussian = args.mechanism == "subsampled-gaussian" and p == 1.0  # f_dp: the closed form G_{mu sqrt(N)}
     if args.mechanism != "gaussian" and steps > 1 and not full_batch_gaussian:  # f_dp from a composed PLD: size first
         base = "laplace" if args.mechanism == "laplace" else "gaussian"
-        with _flags("--mu, --sampling-rate, --steps"):
+        with _flags("--mu, --sampling-rate, --steps", noise_multiplier="1/--mu"):
             lattice.check_lattice_points(lattice.lattice_points(Mechanism(base, 1.0 / mu, p, steps), 1e-4), "the DP curve f_dp",
                                      "use fewer --steps or a smaller --mu")
     grid = np.union1d(tradeoff.default_grid(), alpha)  # sample the envelope at the asked levels too
@@ -390,7 +392,7 @@ def _rtm(args) -> int:
             j, f_dp = rtm.laplace(mu), tradeoff.laplace(mu)
         else:
             j = rtm.tensor_composition("laplace", mu, 1.0, steps)
-            with _flags("--mu, --steps"):
+            with _flags("--mu, --steps", noise_multiplier="1/--mu"):
                 f_dp = pld.tradeoff_curve(pld.mechanism_pld(Mechanism("laplace", 1.0 / mu, 1.0, steps), discretization=1e-4), "symmetrised")
         big_j = tradeoff.symmetrise(j, grid)
     elif args.mechanism == "gaussian":
@@ -405,7 +407,7 @@ def _rtm(args) -> int:
         if full_batch_gaussian:
             f_dp = tradeoff.gaussian_composition(mu, steps=steps)
         else:
-            with _flags("--mu, --sampling-rate, --steps"):
+            with _flags("--mu, --sampling-rate, --steps", noise_multiplier="1/--mu"):
                 f_dp = pld.tradeoff_curve(pld.mechanism_pld(Mechanism("gaussian", 1.0 / mu, p, steps), discretization=1e-4), "symmetrised")
     out = {"mechanism": args.mechanism, "mu": mu, "dimension": d, "steps": steps, "sampling_rate": p,
            "release": _release_model(args.mechanism, steps), "alpha": alpha.tolist()}

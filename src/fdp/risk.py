@@ -654,8 +654,8 @@ def report(mechanism: Mechanism | RandomizedResponse, *, delta: float = 1e-5, ka
     if isinstance(mechanism, Mechanism) and mechanism.noise == "laplace" and mechanism.sampling_rate < 1.0:
         raise ValueError("mechanism: the report of subsampled Laplace noise needs its remove direction, which is not "
                          f"built (sampling rate 1 only), got {mechanism!r}")
-    if not isinstance(mechanism, (Mechanism, RandomizedResponse)):
-        raise ValueError(f"mechanism must be a fdp.accounting.privacy_loss.Mechanism or RandomizedResponse, got {mechanism!r}")
+    if not isinstance(mechanism, RandomizedResponse):
+        check_mechanism(mechanism)  # a Mechanism, or an error showing how to build one
     delta = check_open_unit("delta", delta)
     kappa = _levels("kappa", check_array_in("kappa", kappa, 0.0, 1.0, open_low=True, open_high=True))
     fpr = _levels("fpr", check_array_in("fpr", fpr, 0.0, 1.0))

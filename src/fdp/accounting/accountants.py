@@ -81,6 +81,9 @@ def epsilon(mechanism: Mechanism, delta: float, accountant: str = "pld", discret
         dist = pld.mechanism_pld(mechanism, discretization=check_discretization("discretization", discretization))
         return pld.epsilon_for_delta(dist, delta)
     noise, noise_multiplier, sampling_rate, steps = mechanism.args
+    if noise == "laplace" and sampling_rate < 1.0:
+        raise ValueError(f"mechanism: the RDP accountant takes Laplace noise without subsampling only (sampling_rate 1), "
+                         f"got sampling_rate {sampling_rate!r}; use accountant 'pld'")
     event = (dp_accounting.GaussianDpEvent(noise_multiplier) if noise == "gaussian"
              else dp_accounting.LaplaceDpEvent(noise_multiplier))
     if sampling_rate < 1.0:

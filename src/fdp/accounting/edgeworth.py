@@ -530,16 +530,16 @@ def edgeworth_curve(mechanism: Mechanism, order: int = DEFAULT_ORDER) -> Edgewor
     Sec. 2 option (2), Remark 2, Cor. 3.  Raises ValueError for levels where the truncated series
     is not a valid CDF (see :class:`EdgeworthCurve`).
 
-    Returns
-    -------
-    EdgeworthCurve
-        ``f`` with ``.power`` (the ReRo bound at kappa) and ``.error_estimate``.
-
     Parameters
     ----------
     mechanism : Mechanism
     order : int, default 4
         0..4.
+
+    Returns
+    -------
+    EdgeworthCurve
+        ``f`` with ``.power`` (the ReRo bound at kappa) and ``.error_estimate``.
 
     References
     ----------

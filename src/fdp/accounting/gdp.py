@@ -705,9 +705,11 @@ def mu_and_regret(subject, *, symmetrise: bool = True, tail: float | None = None
         if not symmetrise:
             raise ValueError("symmetrise=False applies to a curve: a mechanism's curve is always symmetrised")
         return mu_and_regret_dpsgd(subject, discretization=discretization, tail=DPSGD_TAIL if tail is None else tail)
+    if isinstance(subject, str):  # a noise name where a mechanism belongs: say how to build one
+        check_mechanism(subject, "subject")
     if discretization is not None:
         raise ValueError("discretization applies to a mechanism, not to a curve")
-    curve = check_piecewise("curve", subject)
+    curve = check_piecewise("subject", subject)
     if symmetrise:
         curve = check_piecewise("curve (symmetrised)", _symmetrise(curve))
     mu = mu_star(curve, tail=0.0 if tail is None else tail)

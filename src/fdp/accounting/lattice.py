@@ -110,6 +110,7 @@ from ..validation import (
     ResourceLimitError,
     check_array_in,
     check_discretization,
+    check_open_unit,
     check_subsampled_range,
 )
 from .onestep import OneStep, U, tail_x
@@ -861,7 +862,7 @@ def lattice_points(mechanism: Mechanism, discretization: float = 1e-4, truncated
     if steps == 1 or width == 0.0:
         return int(min(one, 1e300))
     shifted = loss - loss.min()
-    low, high, log_tail = 0.0, steps * width, np.log(2.0 / truncated_mass)
+    low, high, log_tail = 0.0, steps * width, np.log(2.0 / check_open_unit("truncated_mass", truncated_mass))
     for k in range(1, 21):
         t = k / width
         high = min(high, (steps * logsumexp(t * shifted + log_w) + log_tail) / t)

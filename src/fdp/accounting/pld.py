@@ -127,6 +127,8 @@ def mechanism_pld(mechanism: Mechanism, *, discretization: float | None = None, 
     if discretization is None:
         discretization = default_discretization(mechanism)
     noise, noise_multiplier, p, steps, h = _mechanism_args(mechanism, discretization)
+    if not isinstance(pessimistic, (bool, np.bool_)):
+        raise ValueError(f"pessimistic must be True or False, got {pessimistic!r}")
     return _mechanism_pld(noise, noise_multiplier, p, steps, h, bool(pessimistic))
 
 
@@ -573,7 +575,8 @@ def certified_lower_curve(
     level_min = check_open_unit("level_min", level_min)
     max_grid = check_positive_int("max_grid", max_grid)
     if mechanism == "laplace" and p < 1.0:
-        raise ValueError("certified_lower_curve: the subsampled Laplace mechanism is not supported (sampling_rate must be 1)")
+        raise ValueError("mechanism: the certified lower curve of subsampled Laplace noise is not built (its remove "
+                         f"direction is missing): sampling_rate must be 1, got {p!r}")
     tail = 1e-6 * level_min / steps
     curves = []
     for side in ("add", "remove") if p < 1.0 else ("add",):

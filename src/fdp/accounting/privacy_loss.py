@@ -106,8 +106,8 @@ class Mechanism:
     """One description of a mechanism: additive noise of sensitivity 1, Poisson-subsampled, composed.
 
     DP-SGD with noise multiplier sigma, sampling rate q and T steps is
-    ``Mechanism("gaussian", sigma, q, T)`` (:func:`dpsgd`); the accountants take its
-    :attr:`args` ``(noise, noise_multiplier, sampling_rate, steps)``.
+    ``Mechanism("gaussian", sigma, q, T)`` (:func:`dpsgd`); every accountant of :mod:`fdp.accounting` takes it as
+    its first argument.
 
     Parameters
     ----------
@@ -140,7 +140,7 @@ class Mechanism:
 
     @property
     def args(self) -> tuple[str, float, float, int]:
-        """``(noise, noise_multiplier, sampling_rate, steps)``, the positional arguments of the accountants."""
+        """``(noise, noise_multiplier, sampling_rate, steps)``, the four numbers apart."""
         return self.noise, self.noise_multiplier, self.sampling_rate, self.steps
 
     def __str__(self) -> str:
@@ -622,7 +622,10 @@ def loss_cumulants(
         mu2 = 1.0 / noise_multiplier**2
         one = np.array([-0.5 * mu2 if hypothesis == "H0" else 0.5 * mu2, mu2, 0.0, 0.0, 0.0, 0.0])
     else:
-        one = np.array(_cumulants_quad(mechanism, noise_multiplier, p, hypothesis))
+        try:
+            one = np.array(_cumulants_quad(mechanism, noise_multiplier, p, hypothesis))
+        except (OverflowError, ZeroDivisionError):  # far from private: the loss's moments leave double precision
+            one = np.full(6, np.nan)
     if not np.all(np.isfinite(one)) or one[1] <= 0.0:
         raise ValueError(
             f"the privacy loss of mechanism={mechanism!r}, noise_multiplier={noise_multiplier!r}, sampling_rate={p!r} has "
