@@ -613,7 +613,7 @@ def test_readings_differ_with_a_common_direction():
 def test_composition_mu_zero_and_arguments():
     for c in (rtm.tensor_composition("laplace", 0.0, 0.5, 3), rtm.sum_composition(0.0, 0.5, 3)):
         np.testing.assert_allclose(c(GRID), 1 - GRID, atol=1e-15)
-    with pytest.raises(ValueError, match="mechanism"):
+    with pytest.raises(ValueError, match="noise"):
         rtm.tensor_composition("cauchy", 1.0)
     with pytest.raises(ValueError, match="dimension must be 1"):
         rtm.tensor_composition("laplace", 1.0, 0.5, 2, dimension=3)

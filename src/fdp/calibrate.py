@@ -13,6 +13,7 @@ import math
 import sys
 import time
 from dataclasses import dataclass, replace
+from typing import Literal
 
 from tqdm import tqdm
 
@@ -37,7 +38,7 @@ def noise_multiplier_for(
     delta: float,
     sampling_rate: float,
     steps: int,
-    accountant: str = "pld",
+    accountant: Literal["pld", "rdp"] = "pld",
     discretization: float = 1e-4,
     rtol: float = 1e-4,
 ) -> float:

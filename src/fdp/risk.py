@@ -21,6 +21,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from importlib import metadata
+from typing import Literal
 
 import numpy as np
 from scipy.stats import norm
@@ -101,7 +102,7 @@ def _check_method(method) -> str:
 
 
 @warns
-def rero(mechanism: Mechanism, kappa, method: str = "bracket", *, discretization: float | None = None,
+def rero(mechanism: Mechanism, kappa, method: Literal["bracket", "edgeworth", "clt", "mc", "mpmath"] = "bracket", *, discretization: float | None = None,
          order: int = edgeworth.DEFAULT_ORDER, samples: int = 1_000_000, seed: int = 0, n_jobs: int = 1) -> Estimate:
     """The ReRo bound ``gamma = 1 - f(kappa)`` of a mechanism (add direction), by ``method``.
 

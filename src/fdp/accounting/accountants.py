@@ -10,6 +10,7 @@ calibration: :mod:`fdp.risk` reads it, :mod:`fdp.calibrate` inverts it.
 from __future__ import annotations
 
 import logging
+from typing import Literal
 
 import dp_accounting
 from dp_accounting.rdp import rdp_privacy_accountant
@@ -47,7 +48,8 @@ def check_accountant(accountant) -> str:
     return accountant
 
 
-def epsilon(mechanism: Mechanism, delta: float, accountant: str = "pld", discretization: float = 1e-4) -> float:
+def epsilon(mechanism: Mechanism, delta: float, accountant: Literal["pld", "rdp"] = "pld",
+            discretization: float = 1e-4) -> float:
     """eps at ``delta`` of ``steps``-fold subsampled Gaussian (or Laplace) noise (add/remove adjacency, sensitivity 1).
 
     Parameters

@@ -65,7 +65,7 @@ from __future__ import annotations
 import math
 import warnings
 from fractions import Fraction
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 import mpmath
 import numpy as np
@@ -963,7 +963,8 @@ def mu_and_regret_pld(dist, *, tail: float = DPSGD_TAIL) -> Alg1:
 
 
 def mu_and_regret_dpsgd(
-    mechanism: Mechanism, *, discretization: float | None = None, tail: float = DPSGD_TAIL, method: str = "lattice",
+    mechanism: Mechanism, *, discretization: float | None = None, tail: float = DPSGD_TAIL,
+    method: Literal["lattice", "dp_accounting"] = "lattice",
 ) -> MuRegret:
     """GDP paper Alg. 1 for DP-SGD (the paper's Fig. 3 interface): ``(mu*, Delta(f, f_mu*))``.
 

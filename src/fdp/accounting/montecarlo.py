@@ -19,6 +19,7 @@ O(samples x steps), and draws independent chunks of samples through joblib, each
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 from joblib import delayed
@@ -202,7 +203,7 @@ def log_likelihood_ratios(
 
 
 @warns
-def gamma_from_log_ratios(log_ratios, kappa, confidence: float = 0.95, interval: str = "asymptotic") -> MonteCarloGamma:
+def gamma_from_log_ratios(log_ratios, kappa, confidence: float = 0.95, interval: Literal["asymptotic", "dkw"] = "asymptotic") -> MonteCarloGamma:
     """Algorithm 1 of Hayes et al. on given log ratios, with a confidence interval.
 
     ``gamma_hat = (1/N) * sum of the ceil(kappa N) largest ratios``.  Writing ``t`` for the
@@ -295,7 +296,7 @@ def gamma_mc(
     samples: int = 1_000_000,
     seed: int = 0,
     confidence: float = 0.95,
-    interval: str = "asymptotic",
+    interval: Literal["asymptotic", "dkw"] = "asymptotic",
     n_jobs: int = 1,
 ) -> MonteCarloGamma:
     """ReRo bound of a mechanism (DP-SGD: the subsampled Gaussian, sensitivity 1) by Algorithm 1.

@@ -711,13 +711,13 @@ def frames(step: OneStep, discretization: float, log_tail: float, max_grid: int)
     return bottom, low, h, grid
 
 
-def measures(mechanism: str, noise_multiplier: float, sampling_rate: float, discretization: float, log_tail: float,
+def measures(noise: str, noise_multiplier: float, sampling_rate: float, discretization: float, log_tail: float,
              max_grid: int = 10**6) -> dict:
-    """The certified pessimistic and optimistic one-step measures of a (subsampled) Gaussian or Laplace mechanism.
+    """The certified pessimistic and optimistic one-step measures of (subsampled) Gaussian or Laplace noise.
 
     Parameters
     ----------
-    mechanism : {"gaussian", "laplace"}
+    noise : {"gaussian", "laplace"}
     noise_multiplier : float
         sigma or b, > 0.
     sampling_rate : float
@@ -745,7 +745,7 @@ def measures(mechanism: str, noise_multiplier: float, sampling_rate: float, disc
     >>> bool(masses.sum() + infinite >= 1.0 >= out["optimistic"][2].sum())  # mass added / removed
     True
     """
-    step = OneStep(mechanism, float(noise_multiplier), float(sampling_rate))
+    step = OneStep(noise, float(noise_multiplier), float(sampling_rate))
     l_pess, l_opt, h, grid = frames(step, discretization, log_tail, max_grid)
     masses, infinite = pessimistic(step, l_pess, h, grid)
     return {

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 import numpy as np
 from dp_accounting.pld import privacy_loss_distribution as _pld
@@ -216,7 +216,7 @@ def _pmf(pld, direction: str):
     return (pld._pmf_remove if direction == "add" else pld._pmf_add).to_dense_pmf()
 
 
-def breakpoints(pld, direction: str = "add", normalise: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def breakpoints(pld, direction: Literal["add", "remove", "symmetrised"] = "add", normalise: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Breakpoints ``(alphas, betas)`` of the trade-off curve of a PLD, in ``direction`` "add" or "remove".
 
     The curve is exact for the discrete pair the PMF describes (module docstring): it starts at
@@ -253,7 +253,7 @@ def breakpoints(pld, direction: str = "add", normalise: bool = False) -> tuple[n
     )
 
 
-def tradeoff_curve(pld, direction: str = "add", name: str | None = None, normalise: bool = False) -> PiecewiseLinear:
+def tradeoff_curve(pld, direction: Literal["add", "remove", "symmetrised"] = "add", name: str | None = None, normalise: bool = False) -> PiecewiseLinear:
     """The trade-off curve of a PLD: ``"add"`` T(P, Q), ``"remove"`` T(Q, P), or ``"symmetrised"`` C(f, g).
 
     The symmetrised curve is the lower convex envelope of both directions and their inverses
@@ -346,8 +346,8 @@ def tradeoff_bracket(
     mechanism: Mechanism,
     *,
     discretization: float = 1e-4,
-    method: str = "lattice",
-    direction: str = "add",
+    method: Literal["lattice", "dp_accounting"] = "lattice",
+    direction: Literal["add", "remove", "symmetrised"] = "add",
     level_min: float = 1e-7,
     max_grid: int = 50_000,
 ) -> Bracket:
@@ -519,7 +519,7 @@ def certified_lower_curve(
     mechanism: Mechanism,
     *,
     discretization: float = 1e-4,
-    direction: str = "add",
+    direction: Literal["add", "symmetrised"] = "add",
     level_min: float = 1e-10,
     max_grid: int = 50_000,
 ) -> PiecewiseLinear:

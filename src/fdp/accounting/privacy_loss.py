@@ -43,6 +43,7 @@ import math
 import numbers
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Literal
 
 import numpy as np
 from scipy import integrate
@@ -127,7 +128,7 @@ class Mechanism:
     ('gaussian', 1.1, 0.01, 1000)
     """
 
-    noise: str
+    noise: Literal["gaussian", "laplace"]
     noise_multiplier: float
     sampling_rate: float = 1.0
     steps: int = 1
@@ -244,12 +245,12 @@ def _check_hypothesis(hypothesis) -> str:
     return hypothesis
 
 
-def check_parameters(mechanism, noise_multiplier, sampling_rate) -> tuple[str, float, float]:
-    """``(mechanism, noise_multiplier, sampling_rate)`` checked: a known mechanism, scale > 0, rate in (0, 1].
+def check_parameters(noise, noise_multiplier, sampling_rate) -> tuple[str, float, float]:
+    """``(noise, noise_multiplier, sampling_rate)`` checked: a known noise, scale > 0, rate in (0, 1].
 
     Parameters
     ----------
-    mechanism : str
+    noise : str
         One of :data:`MECHANISMS`.
     noise_multiplier : float
         > 0.
@@ -268,13 +269,13 @@ def check_parameters(mechanism, noise_multiplier, sampling_rate) -> tuple[str, f
     ValueError: noise_multiplier must be > 0, got 0.0
     """
     return (
-        check_noise(mechanism, "mechanism"),
+        check_noise(noise),
         check_positive("noise_multiplier", noise_multiplier),
         check_sampling_rate("sampling_rate", sampling_rate),
     )
 
 
-def log_ratio(mechanism: str, noise_multiplier: float, x):
+def log_ratio(noise: str, noise_multiplier: float, x):
     """Log-likelihood ratio ``log r(x) = log(q_1(x) / p(x))`` of the unsubsampled pair (sensitivity 1).
 
     Gaussian: ``(2x - 1) / (2 sigma^2)``; Laplace: ``(|x| - |x - 1|) / b``, i.e. ``2x - 1`` clipped to
@@ -282,7 +283,7 @@ def log_ratio(mechanism: str, noise_multiplier: float, x):
 
     Parameters
     ----------
-    mechanism : {"gaussian", "laplace"}
+    noise : {"gaussian", "laplace"}
         The noise (not checked here: see :func:`check_parameters`).
     noise_multiplier : float
         sigma or b, > 0.
@@ -304,7 +305,7 @@ def log_ratio(mechanism: str, noise_multiplier: float, x):
     [-0.125, 0.0, 0.125]
     """
     x = np.asarray(x, dtype=float)
-    if mechanism == "gaussian":
+    if noise == "gaussian":
         return (2.0 * x - 1.0) / (2.0 * noise_multiplier**2)
     return np.clip(2.0 * x - 1.0, -1.0, 1.0) / noise_multiplier
 
@@ -363,7 +364,7 @@ def subsampled(t, sampling_rate):
     return np.where(small, direct, np.logaddexp(math.log1p(-p), math.log(p) + t))
 
 
-def privacy_loss(mechanism: str, noise_multiplier: float, sampling_rate: float, x):
+def privacy_loss(noise: str, noise_multiplier: float, sampling_rate: float, x):
     """One-step privacy loss ``L(x) = log(q(x) / p(x))`` at the output ``x`` (add direction).
 
     ``p`` is the density of H0 = ``N(0, s^2)`` or ``Lap(0, s)`` (``s = noise_multiplier``), ``q`` that of
@@ -372,7 +373,7 @@ def privacy_loss(mechanism: str, noise_multiplier: float, sampling_rate: float, 
 
     Parameters
     ----------
-    mechanism : {"gaussian", "laplace"}
+    noise : {"gaussian", "laplace"}
     noise_multiplier : float
         sigma or b, > 0 (for DP-SGD the noise multiplier).
     sampling_rate : float
@@ -394,21 +395,21 @@ def privacy_loss(mechanism: str, noise_multiplier: float, sampling_rate: float, 
     >>> [round(v, 6) for v in privacy_loss("laplace", 1.0, 0.5, [-3.0, 0.5, 3.0]).tolist()]
     [-0.379885, 0.0, 0.620115]
     """
-    mechanism, noise_multiplier, p = check_parameters(mechanism, noise_multiplier, sampling_rate)
+    noise, noise_multiplier, p = check_parameters(noise, noise_multiplier, sampling_rate)
     x = np.asarray(x, dtype=float)
     if not np.all(np.isfinite(x)):
         raise ValueError("x must be finite")
-    return subsampled(log_ratio(mechanism, noise_multiplier, x), p)
+    return subsampled(log_ratio(noise, noise_multiplier, x), p)
 
 
-def sample_privacy_loss(mechanism: str, noise_multiplier: float, sampling_rate: float, hypothesis: str, size: int, seed=0):
+def sample_privacy_loss(noise: str, noise_multiplier: float, sampling_rate: float, hypothesis: str, size: int, seed=0):
     """``size`` draws of the one-step loss L under ``hypothesis`` ("H0": X ~ P, "H1": X ~ Q).
 
     ``seed`` is an int or a :class:`numpy.random.Generator`.  Used to check the quadrature.
 
     Parameters
     ----------
-    mechanism : str
+    noise : str
         One of :data:`MECHANISMS`.
     noise_multiplier : float
     sampling_rate : float
@@ -428,7 +429,7 @@ def sample_privacy_loss(mechanism: str, noise_multiplier: float, sampling_rate: 
     >>> bool(abs(x.mean() - 0.5) < 0.01)  # E_Q[L] = mu^2 / 2 for the Gaussian pair
     True
     """
-    mechanism, noise_multiplier, p = check_parameters(mechanism, noise_multiplier, sampling_rate)
+    noise, noise_multiplier, p = check_parameters(noise, noise_multiplier, sampling_rate)
     hypothesis = _check_hypothesis(hypothesis)
     size = check_positive_int("size", size)
     if isinstance(seed, np.random.Generator):
@@ -437,13 +438,13 @@ def sample_privacy_loss(mechanism: str, noise_multiplier: float, sampling_rate: 
         rng = np.random.default_rng(int(seed))
     else:
         raise ValueError(f"seed must be an integer >= 0 or a numpy.random.Generator, got {seed!r}")
-    noise = noise_multiplier * (rng.standard_normal(size) if mechanism == "gaussian" else rng.laplace(size=size))
+    x = noise_multiplier * (rng.standard_normal(size) if noise == "gaussian" else rng.laplace(size=size))
     if hypothesis == "H1":
-        noise = noise + (rng.random(size) < p)
-    return subsampled(log_ratio(mechanism, noise_multiplier, noise), p)
+        x = x + (rng.random(size) < p)
+    return subsampled(log_ratio(noise, noise_multiplier, x), p)
 
 
-def chi2_divergence(mechanism: str, noise_multiplier: float) -> float:
+def chi2_divergence(noise: str, noise_multiplier: float) -> float:
     """Chi-square divergence ``E_P[r^2] - 1`` of the unsubsampled pair (sensitivity 1, mu = 1/scale).
 
     Gaussian: ``e^{mu^2} - 1``.  Laplace: ``(2/3) e^{mu} + (1/3) e^{-2 mu} - 1`` (integrate
@@ -451,7 +452,7 @@ def chi2_divergence(mechanism: str, noise_multiplier: float) -> float:
 
     Parameters
     ----------
-    mechanism : {"gaussian", "laplace"}
+    noise : {"gaussian", "laplace"}
     noise_multiplier : float
         sigma or b, > 0.
 
@@ -469,10 +470,10 @@ def chi2_divergence(mechanism: str, noise_multiplier: float) -> float:
     >>> round(chi2_divergence("gaussian", 1.0), 14)  # e - 1 (the last digit depends on the CPU's expm1)
     1.71828182845905
     """
-    mechanism = check_noise(mechanism, "mechanism")
+    noise = check_noise(noise)
     mu = 1.0 / check_positive("noise_multiplier", noise_multiplier)
     with np.errstate(over="ignore"):
-        if mechanism == "gaussian":
+        if noise == "gaussian":
             return float(np.expm1(mu * mu)) if mu * mu < 709 else math.inf
         if mu > 709:
             return math.inf
@@ -506,10 +507,10 @@ def _quad(fun, a, b, epsabs: float) -> float:
 
 
 @lru_cache(maxsize=256)
-def _cumulants_quad(mechanism: str, scale: float, p: float, hypothesis: str) -> tuple:
+def _cumulants_quad(noise: str, scale: float, p: float, hypothesis: str) -> tuple:
     """kappa_1..kappa_6 of the one-step loss by scipy.integrate.quad (see loss_cumulants)."""
     mu = 1.0 / scale
-    chi2 = chi2_divergence(mechanism, scale)
+    chi2 = chi2_divergence(noise, scale)
     # E[p (r - 1)] is known exactly (0 under H0, p^2 chi^2 under H1): subtracting it from the
     # integrand removes the O(p) cancellation in E[L] = O(p^2) when p is small.
     use_cv = math.isfinite(chi2) and p * p * chi2 <= 1.0
@@ -521,7 +522,7 @@ def _cumulants_quad(mechanism: str, scale: float, p: float, hypothesis: str) -> 
     def cv_term(t: float) -> float:
         return p * math.expm1(t) if t < 700.0 else math.inf
 
-    if mechanism == "gaussian":
+    if noise == "gaussian":
         # x = sigma z; log r = mu z - mu^2/2; H0: z ~ N(0,1); H1: z ~ (1-p) N(0,1) + p N(mu,1)
         c0 = 1.0 / math.sqrt(2.0 * math.pi)
 
@@ -574,7 +575,7 @@ def _cumulants_quad(mechanism: str, scale: float, p: float, hypothesis: str) -> 
 
 
 def loss_cumulants(
-    mechanism: str, noise_multiplier: float, sampling_rate: float, hypothesis: str = "H0", steps: int = 1, method: str = "auto"
+    noise: str, noise_multiplier: float, sampling_rate: float, hypothesis: str = "H0", steps: int = 1, method: str = "auto"
 ) -> np.ndarray:
     """Cumulants ``kappa_1 .. kappa_6`` of the composed privacy loss ``S = L_1 + ... + L_N``.
 
@@ -588,7 +589,7 @@ def loss_cumulants(
 
     Parameters
     ----------
-    mechanism : {"gaussian", "laplace"}
+    noise : {"gaussian", "laplace"}
     noise_multiplier : float
         sigma or b, > 0.
     sampling_rate : float
@@ -613,22 +614,22 @@ def loss_cumulants(
     >>> loss_cumulants("gaussian", 1.0, 1.0, "H0")[:3].tolist()  # normal: -mu^2/2, mu^2, 0
     [-0.5, 1.0, 0.0]
     """
-    mechanism, noise_multiplier, p = check_parameters(mechanism, noise_multiplier, sampling_rate)
+    noise, noise_multiplier, p = check_parameters(noise, noise_multiplier, sampling_rate)
     hypothesis = _check_hypothesis(hypothesis)
     steps = check_positive_int("steps", steps)
     if method not in ("auto", "quad"):
         raise ValueError(f"method must be 'auto' or 'quad', got {method!r}")
-    if method == "auto" and mechanism == "gaussian" and p == 1.0:
+    if method == "auto" and noise == "gaussian" and p == 1.0:
         mu2 = 1.0 / noise_multiplier**2
         one = np.array([-0.5 * mu2 if hypothesis == "H0" else 0.5 * mu2, mu2, 0.0, 0.0, 0.0, 0.0])
     else:
         try:
-            one = np.array(_cumulants_quad(mechanism, noise_multiplier, p, hypothesis))
+            one = np.array(_cumulants_quad(noise, noise_multiplier, p, hypothesis))
         except (OverflowError, ZeroDivisionError):  # far from private: the loss's moments leave double precision
             one = np.full(6, np.nan)
     if not np.all(np.isfinite(one)) or one[1] <= 0.0:
         raise ValueError(
-            f"the privacy loss of mechanism={mechanism!r}, noise_multiplier={noise_multiplier!r}, sampling_rate={p!r} has "
+            f"the privacy loss of noise={noise!r}, noise_multiplier={noise_multiplier!r}, sampling_rate={p!r} has "
             f"cumulants that cannot be computed in double precision (got {one.tolist()})"
         )
     return steps * one

@@ -879,7 +879,7 @@ DEFAULT_TAIL = 1e-15  # Q-mass cut from the statistic's tail (pessimistically: s
 
 
 def tensor_composition(
-    mechanism: str,
+    noise: str,
     mu: float,
     sampling_rate: float = 1.0,
     steps: int = 1,
@@ -909,7 +909,7 @@ def tensor_composition(
 
     Parameters
     ----------
-    mechanism : {"gaussian", "laplace"}
+    noise : {"gaussian", "laplace"}
     mu : float
         The one-step effect size, >= 0.
     sampling_rate : float, default 1.0
@@ -939,21 +939,21 @@ def tensor_composition(
     >>> bool(abs(one(0.1) - gaussian(1.0)(0.1)) < 0.01)  # one step: the RTM curve itself, up to the lattice
     True
     """
-    if mechanism not in ("gaussian", "laplace"):
-        raise ValueError(f"mechanism must be 'gaussian' or 'laplace', got {mechanism!r}")
+    if noise not in ("gaussian", "laplace"):
+        raise ValueError(f"noise must be 'gaussian' or 'laplace', got {noise!r}")
     mu = check_nonnegative("mu", mu)
     sampling_rate = check_sampling_rate("sampling_rate", sampling_rate)
     steps = check_positive_int("steps", steps)
     d = check_positive_int("dimension", dimension)  # d in the RTM paper
-    if mechanism == "laplace" and d != 1:
-        raise ValueError(f"dimension must be 1 for the Laplace mechanism, got {d}")
+    if noise == "laplace" and d != 1:
+        raise ValueError(f"dimension must be 1 for Laplace noise, got {d}")
     h = check_discretization("discretization", discretization)
     max_points = check_positive_int("max_points", max_points)
     tail = check_array_in("tail", tail, 0.0, 1e-3, open_low=True).item()
-    name = f"RTM {mechanism} tensor composition mu={mu:g} p={sampling_rate:g} N={steps} d={d}"
+    name = f"RTM {noise} tensor composition mu={mu:g} p={sampling_rate:g} N={steps} d={d}"
     if mu == 0.0:
         return tradeoff.piecewise_linear([0.0, 1.0], [1.0, 0.0], name=name)
-    stat = _MagnitudeStatistic(mechanism, mu, sampling_rate, d, tail)
+    stat = _MagnitudeStatistic(noise, mu, sampling_rate, d, tail)
     h = max(h, (stat.l_top - stat.l_min) / max_points)
     l_0, masses, infinite = _one_step_lattice(stat, h, pessimistic, tail)
     if steps > 1:  # keep the composed lattice (after tail truncation) below max_points as well

@@ -29,7 +29,7 @@ recorded ``theta_t``).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Literal
 
 import numpy as np
 
@@ -539,7 +539,7 @@ def train(
     seed=None,
     record: bool = False,
     observer: Callable | None = None,
-    method: str = "auto",
+    method: Literal["auto", "dense", "gather"] = "auto",
 ) -> Trace:
     """Run ``R = len(x_target)`` DP-SGD trainings at once on ``D_- + {z*_r}`` (Hayes et al. Sec. 2).
 
