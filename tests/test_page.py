@@ -51,6 +51,19 @@ def test_glance_names_failing_records(recorded):
     assert "**1 failing** (c)" in text
 
 
+def test_glance_of_a_run_that_records_nothing_the_paper_prints(tmp_path, monkeypatch):
+    """A rerun at settings the paper never used (make run) recorded none of its numbers: the box said ': .'."""
+    (tmp_path / "paper").mkdir()
+    (tmp_path / "paper" / "demo_nb.yaml").write_text(SPEC)
+    monkeypatch.setenv("FDP_PAPER_DIR", str(tmp_path / "paper"))
+    monkeypatch.setenv("FDP_RESULTS_DIR", str(tmp_path / "results"))
+    monkeypatch.setitem(results._current, "notebook", None)
+    results.start("demo_nb")
+    text = page.glance("demo_nb", "Table 1")
+    assert "**Compared with the paper:** nothing; no number of this run is one the paper prints" in text
+    assert ": ." not in text
+
+
 def test_glance_needs_what_the_page_reproduces(recorded):
     with pytest.raises(ValueError, match="reproduces"):
         page.glance("demo_nb", "")

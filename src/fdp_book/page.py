@@ -62,8 +62,12 @@ def glance(notebook: str, reproduces: str, directory: Path | None = None, namesp
     outcomes += [_plural(len(explained), "explained deviation")] if explained else []
     outcomes += [f"{uncompared} not compared (this run's parameters differ from the paper's)"] if uncompared else []
     outcomes += [f"**{len(failing)} failing** ({', '.join(failing)})"] if failing else []
-    lines.append(f"**Compared with the paper:** {compared}: {', '.join(outcomes)}."
-                 + (f" Besides, {own_outcome(ours)}." if ours else ""))
+    besides = f" Besides, {own_outcome(ours)}." if ours else ""
+    if records:
+        lines.append(f"**Compared with the paper:** {compared}: {', '.join(outcomes)}.{besides}")
+    else:  # a rerun whose settings are all other than the paper's records nothing the paper prints
+        lines.append("**Compared with the paper:** nothing; no number of this run is one the paper prints (its "
+                     f"parameters differ from the paper's).{besides}")
     namespace = namespace or {}
     scaled = []
     has_notebook = (ROOT / "notebooks" / f"{notebook}.ipynb").is_file()  # (a results-only test fixture has none)

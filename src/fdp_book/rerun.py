@@ -195,7 +195,10 @@ def build_page(run_notebook: Path, run_results: Path, out_dir: Path) -> Path:
                              [[f"`{k}`", _cell(a), _cell(b)] for k, (a, b) in changed.items()]), ""]
     else:
         lines += ["Every parameter is the book's: this run should repeat the book's numbers.", ""]
-    if (run_results / f"{notebook}.json").is_file():
+    if (run_results / f"{notebook}.json").is_file() and not results.load(notebook, run_results):
+        lines += ["This run recorded no number the paper prints (none of its settings is one of the paper's), so there "
+                  "is nothing to set beside the book's and the paper's values; the prose below is written by this run.", ""]
+    elif (run_results / f"{notebook}.json").is_file():
         lines += ["This run's recorded numbers beside the book's run and the paper's (a record whose parameters "
                   "differ from the paper's is *not compared*; the prose below is written by this run):", "",
                   records_table(notebook, run_results), ""]
