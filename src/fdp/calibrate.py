@@ -18,7 +18,7 @@ from typing import Literal
 from tqdm import tqdm
 
 from .accounting import accountants, gdp, pld, rtm
-from .accounting.privacy_loss import Mechanism
+from .accounting.privacy_loss import dpsgd as _dpsgd  # DP-SGD at each noise the search tries
 from .curves import mia, tradeoff
 from .diagnostics import warns
 from .validation import (
@@ -87,7 +87,7 @@ def noise_multiplier_for(
             return _full_batch_risk("epsilon", noise, steps, delta, None)
         if accountant == "pld":  # falls back on the RDP accountant where the PLD's is infinite (delta < ~1e-15)
             return _epsilon_certified(noise, sampling_rate, steps, delta, discretization)
-        return accountants.epsilon(Mechanism("gaussian", noise, sampling_rate, steps), delta, accountant, discretization)
+        return accountants.epsilon(_dpsgd(noise, sampling_rate, steps), delta, accountant, discretization)
 
     lo, hi = 0.5, 2.0
     while eps_of(hi) > epsilon:  # hi must satisfy the target
@@ -225,7 +225,7 @@ def _rtm_curve(noise, rate, steps, h, dimension, pessimistic):
 def _full_batch_risk(target, noise, steps, delta, level, upper=True):
     """The exact risk of ``steps`` full-batch Gaussian steps, exactly ``sqrt(steps) / noise``-GDP, by its closed form
     moved past its float error: up (an upper bound) or, with ``upper=False``, down (a lower bound)."""
-    mu = gdp.mu_full_batch(Mechanism("gaussian", noise, 1.0, steps))  # at most a few ulps above sqrt(steps) / noise
+    mu = gdp.mu_full_batch(_dpsgd(noise, 1.0, steps))  # at most a few ulps above sqrt(steps) / noise
     if not upper:
         mu *= _DOWN
     if target == "mu":
@@ -258,12 +258,12 @@ def _risk(target, noise, rate, steps, h, delta, level, dimension):
     if target == "epsilon":
         return _epsilon_certified(noise, rate, steps, delta, h)
     if target == "mu":
-        return gdp.mu_and_regret_lattice(Mechanism("gaussian", noise, rate, steps), discretization=h)[0]
+        return gdp.mu_and_regret_lattice(_dpsgd(noise, rate, steps), discretization=h)[0]
     if target == "rero":  # the power, without the cancellation of 1 - f(kappa) at tiny kappa
-        curve = pld.certified_lower_curve(Mechanism("gaussian", noise, rate, steps), discretization=h,
+        curve = pld.certified_lower_curve(_dpsgd(noise, rate, steps), discretization=h,
                                           level_min=_level_min(level))
         return float(max(curve.power(level), level))
-    curve = pld.certified_lower_curve(Mechanism("gaussian", noise, rate, steps), discretization=h,
+    curve = pld.certified_lower_curve(_dpsgd(noise, rate, steps), discretization=h,
                                       direction="symmetrised", level_min=_level_min(level))
     tpr, advantage, _ = mia.membership_bounds(curve, [0.0 if level is None else level], [0.5])
     return advantage if target == "advantage" else float(tpr[0])
@@ -272,7 +272,7 @@ def _risk(target, noise, rate, steps, h, delta, level, dimension):
 def _epsilon_certified(noise, rate, steps, delta, h) -> float:
     """eps at ``delta`` from the PLD accountant, or from the RDP accountant where the PLD's truncated tails make it
     infinite (delta below about 1e-15); both are upper bounds."""
-    sgm = Mechanism("gaussian", noise, rate, steps)
+    sgm = _dpsgd(noise, rate, steps)
     eps = accountants.epsilon(sgm, delta, "pld", h)
     return eps if math.isfinite(eps) else accountants.epsilon(sgm, delta, "rdp", h)
 
@@ -282,16 +282,16 @@ def _risk_lower(target, noise, rate, steps, h, level, dimension, delta=None):
     if rate == 1.0 and target != "rtm_tpr":  # exact, moved down past its rounding
         return _full_batch_risk(target, noise, steps, delta, level, upper=False)
     if target == "epsilon":  # losses rounded down (first order in steps * h: ten times finer), a dominated pair
-        dist = pld.mechanism_pld(Mechanism("gaussian", noise, rate, steps), discretization=h / 10, pessimistic=False)
+        dist = pld.mechanism_pld(_dpsgd(noise, rate, steps), discretization=h / 10, pessimistic=False)
         eps = pld.epsilon_for_delta(dist, delta)
         return eps if math.isfinite(eps) else None  # delta below the PLD's truncated tails: no lower bound
     if target == "rtm_tpr":  # the optimistic RTM lattice is first order in steps * h: finer, as in tensor_bracket
         above = _rtm_curve(noise, rate, steps, h / rtm.OPTIMISTIC_REFINEMENT, dimension, False)
         return float(mia.membership_bounds(above, [level], [0.5])[0][0])
     if target == "rero":
-        bracket = pld.tradeoff_bracket(Mechanism("gaussian", noise, rate, steps), discretization=h, level_min=level)
+        bracket = pld.tradeoff_bracket(_dpsgd(noise, rate, steps), discretization=h, level_min=level)
         return float(bracket.gamma(level)[0])
-    bracket = pld.optimistic_curve(Mechanism("gaussian", noise, rate, steps), discretization=h,
+    bracket = pld.optimistic_curve(_dpsgd(noise, rate, steps), discretization=h,
                                    level_min=1e-10)  # the upper side
     if target == "mu":
         return gdp.mu_star(bracket.upper, tail=1e-10)  # eq. 21 is symmetric: the add curve gives C's mu*
@@ -327,7 +327,7 @@ def _spacing(target, discretization, noise, rate, steps):
     """The lattice spacing of a risk evaluation: the caller's, else 1e-4 (RTM) or the PLD's default."""
     if discretization is not None:
         return discretization
-    return 1e-4 if target == "rtm_tpr" else pld.default_discretization(Mechanism("gaussian", noise, rate, steps))
+    return 1e-4 if target == "rtm_tpr" else pld.default_discretization(_dpsgd(noise, rate, steps))
 
 
 @warns
@@ -450,7 +450,7 @@ def noise_for_risk(target: str, value: float, sampling_rate: float, steps: int, 
     if discretization is None and target != "rtm_tpr" and sampling_rate < 1.0:
         # the default spacing can be far from converged (36 % on epsilon at 10^7 steps): search again on the
         # coarsest spacing whose epsilon has converged at the noise found
-        fine = pld.converged_discretization(Mechanism("gaussian", noise, sampling_rate, steps),
+        fine = pld.converged_discretization(_dpsgd(noise, sampling_rate, steps),
                                             delta=1e-5 if delta is None else delta)
         if fine.discretization < h:
             bar.close()
@@ -493,7 +493,7 @@ def noise_for_risk(target: str, value: float, sampling_rate: float, steps: int, 
         for _ in range(3):
             width = (reached - reached_lower) / reached if reached_lower is not None and reached > 0.0 else 0.0
             finer /= 16.0
-            if width <= REFINE_RELATIVE or not pld.affordable(Mechanism("gaussian", noise, sampling_rate, steps), finer):
+            if width <= REFINE_RELATIVE or not pld.affordable(_dpsgd(noise, sampling_rate, steps), finer):
                 break
             try:
                 again = noise_for_risk(target, value, sampling_rate, steps, delta=delta, fpr=fpr, kappa=kappa,
@@ -610,7 +610,7 @@ def _warnings(target, rate, steps, noise, delta, h, achieved, achieved_lower) ->
     """What a reader of a calibration must know: a fallback accountant, a wide interval for the risk reached."""
     out = []
     if (target == "epsilon" and rate < 1.0
-            and not math.isfinite(accountants.epsilon(Mechanism("gaussian", noise, rate, steps), delta, "pld", h))):
+            and not math.isfinite(accountants.epsilon(_dpsgd(noise, rate, steps), delta, "pld", h))):
         out.append(f"the PLD accountant's epsilon is infinite at delta {delta:g} (its truncated tails): the RDP "
                    "accountant's epsilon was used")
     if achieved_lower is not None and achieved > 0.0 and (achieved - achieved_lower) / achieved > WARN_RELATIVE:

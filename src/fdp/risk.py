@@ -375,7 +375,7 @@ def _gdp_and_curve(mechanism: Mechanism, delta, discretization, tail,
     auto = discretization is None
     if auto:  # the coarsest spacing whose epsilon has converged, or one that one step affords
         h = pld.default_discretization(mechanism)
-        one = lattice.lattice_points(Mechanism("gaussian", mechanism.noise_multiplier, mechanism.sampling_rate), h)
+        one = lattice.lattice_points(mechanism.one_step, h)
         if one > lattice.MAX_ONE_STEP_POINTS:
             h *= one / lattice.MAX_ONE_STEP_POINTS
             warnings.append(f"the lattice spacing was coarsened to {h:.3g} to keep one step below "
@@ -728,7 +728,7 @@ def _levels(name: str, values: np.ndarray) -> np.ndarray:
 def _laplace_gdp_and_curve(mechanism: Mechanism, delta, discretization, tail, level):
     """The GDP report of ``steps``-fold Laplace noise (no subsampling) and its certified symmetrised curve."""
     h, warnings = (1e-4, ()) if discretization is None else (discretization, ())
-    one = lattice.lattice_points(Mechanism("laplace", mechanism.noise_multiplier), h)
+    one = lattice.lattice_points(mechanism.one_step, h)
     if discretization is None and one > lattice.MAX_ONE_STEP_POINTS:  # eps = 1/b in the hundreds: as for DP-SGD
         h *= one / lattice.MAX_ONE_STEP_POINTS
         warnings = (f"the lattice spacing was coarsened to {h:.3g} to keep one step below "

@@ -697,8 +697,7 @@ def affordable(mechanism: Mechanism, discretization: float) -> bool:
         True when neither the one-step lattice (:data:`fdp.accounting.lattice.MAX_ONE_STEP_POINTS`) nor the composed one
         (:data:`fdp.accounting.lattice.MAX_LATTICE_POINTS`) exceeds its limit.
     """
-    noise, noise_multiplier, sampling_rate, _ = check_mechanism(mechanism).args
-    one = lattice.lattice_points(Mechanism(noise, noise_multiplier, sampling_rate, 1), discretization)
+    one = lattice.lattice_points(check_mechanism(mechanism).one_step, discretization)
     return (one <= lattice.MAX_ONE_STEP_POINTS
             and lattice.lattice_points(mechanism, discretization) <= lattice.MAX_LATTICE_POINTS)
 

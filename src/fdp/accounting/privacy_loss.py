@@ -144,6 +144,11 @@ class Mechanism:
         """``(noise, noise_multiplier, sampling_rate, steps)``, the four numbers apart."""
         return self.noise, self.noise_multiplier, self.sampling_rate, self.steps
 
+    @property
+    def one_step(self) -> Mechanism:
+        """The same noise and sampling rate, one step."""
+        return Mechanism(self.noise, self.noise_multiplier, self.sampling_rate)
+
     def __str__(self) -> str:
         return (f"{self.noise} noise {self.noise_multiplier:g}, sampling rate {self.sampling_rate:g}, "
                 f"{self.steps} step{'s' if self.steps != 1 else ''}")
