@@ -31,7 +31,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
-EXTRAS := book,test,check,cluster
+EXTRAS := plot,experiments,book,test,check,cluster
 comma := ,
 
 # Inputs of every notebook: the library and the values transcribed from the papers.

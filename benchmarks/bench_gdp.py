@@ -3,7 +3,7 @@
 Workloads: the eps = 8 CIFAR-10 run of De et al. used in the GDP paper's Sec. 5 (noise 9.4, 2,000 steps,
 q = 2^14 / 50,000) and three more settings (issue: certified speed).  gdpnum builds dp_accounting's
 connect-the-dots PLD at 1e-4 and reads mu* and the regret (a 10,000-level grid) from it, uncertified.  Ours
-(``fdp.accounting.gdp.mu_and_regret_dpsgd``, default ``method="lattice"``): the certified lower curve of both
+(``fdp.accounting.mechanism_gdp.mu_and_regret_dpsgd``, default ``method="lattice"``): the certified lower curve of both
 directions (``fdp.accounting.pld.certified_lower_curve``, symmetrised), eq. 21 and the exact regret on its
 breakpoints, at the same spacing 1e-4 (goal: at least as fast as gdpnum) and at our default spacing.
 Accuracy: the certified interval for mu* is [mu* of the bracket's upper curve, our certified mu*]; gdpnum's
@@ -19,7 +19,8 @@ from __future__ import annotations
 from gdpnum.dpsgd import get_mu_and_regret_for_dpsgd
 
 from fdp import Mechanism
-from fdp.accounting import gdp, pld
+from fdp.accounting import mechanism_gdp, pld
+from fdp.curves import gdp
 from timing import best_of, profile_phases
 
 WORKLOADS = {
@@ -42,10 +43,10 @@ PHASES = [
 
 def compare(name, noise, rate, steps):
     (mu_g, reg_g), t_g = best_of(lambda: get_mu_and_regret_for_dpsgd(noise, rate, steps), 3)
-    (mu_c, reg_c), t_c = best_of(lambda: gdp.mu_and_regret_dpsgd(Mechanism("gaussian", noise, rate, steps), discretization=1e-4), 3)
-    (mu_o, reg_o), t_o = best_of(lambda: gdp.mu_and_regret_dpsgd(Mechanism("gaussian", noise, rate, steps)), 3)
+    (mu_c, reg_c), t_c = best_of(lambda: mechanism_gdp.mu_and_regret_dpsgd(Mechanism("gaussian", noise, rate, steps), discretization=1e-4), 3)
+    (mu_o, reg_o), t_o = best_of(lambda: mechanism_gdp.mu_and_regret_dpsgd(Mechanism("gaussian", noise, rate, steps)), 3)
     (mu_d, _), t_d = best_of(
-        lambda: gdp.mu_and_regret_dpsgd(Mechanism("gaussian", noise, rate, steps), discretization=1e-4, method="dp_accounting"), 3)
+        lambda: mechanism_gdp.mu_and_regret_dpsgd(Mechanism("gaussian", noise, rate, steps), discretization=1e-4, method="dp_accounting"), 3)
     bracket = pld.tradeoff_bracket(Mechanism("gaussian", noise, rate, steps), discretization=1e-4, level_min=1e-10)
     low = gdp.mu_star(bracket.upper, tail=1e-10)
     h = pld.default_discretization(Mechanism("gaussian", noise, rate, steps))
@@ -62,7 +63,7 @@ def main():
     for name, args in WORKLOADS.items():
         compare(name, *args)
     noise, rate, steps = WORKLOADS["eps = 8, De et al. (9.4, 0.328, 2000)"]
-    profile_phases(lambda: gdp.mu_and_regret_dpsgd(Mechanism("gaussian", noise, rate, steps), discretization=1e-4), PHASES,
+    profile_phases(lambda: mechanism_gdp.mu_and_regret_dpsgd(Mechanism("gaussian", noise, rate, steps), discretization=1e-4), PHASES,
                    "one certified mu* and regret (De et al., 1e-4)")
 
 

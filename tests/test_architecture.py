@@ -7,6 +7,8 @@ import ast
 import importlib
 import inspect
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -56,10 +58,10 @@ def test_the_subsampled_privacy_loss_is_written_only_in_privacy_loss(path):
 def test_the_mechanisms_are_listed_once():
     defining = [_name(p) for p in MODULES if re.search(r"^MECHANISMS\s*=", _source(p), flags=re.M)]
     assert defining == ["fdp.accounting.privacy_loss"]
-    from fdp.accounting import conversions, edgeworth, gdp, lattice, montecarlo, pld, privacy_loss, rtm
+    from fdp.accounting import edgeworth, lattice, mechanism_gdp, montecarlo, pld, privacy_loss, rdp, rtm
 
     # a module may import the loss's functions, never define its own of the same name
-    for module in (conversions, edgeworth, gdp, lattice, montecarlo, pld, rtm):
+    for module in (edgeworth, lattice, mechanism_gdp, montecarlo, pld, rdp, rtm):
         for name in privacy_loss.__all__:
             if hasattr(module, name):
                 assert getattr(module, name) is getattr(privacy_loss, name), f"{module.__name__}.{name}"
@@ -114,15 +116,15 @@ def test_the_library_never_imports_the_books_machinery(path):
 
 #: The library's layers, lowest first: a module imports fdp modules of its own layer or below only, and no
 #: numerics module imports an experiment.  The layers curves and accounting, and the experiments, are the
-#: subpackages fdp.curves, fdp.accounting and fdp.experiments; the others are modules at the top.  gdp, rtm and
-#: conversions sit with the accountants because they also hold accountant routes (mu* of DP-SGD through the PLD,
-#: the RTM tensor composition on the lattice, RDP of the subsampled Gaussian); splitting their curve readings into
-#: "curves" is the next step of the layering.
+#: subpackages fdp.curves, fdp.accounting and fdp.experiments; the others are modules at the top.  A reading of
+#: any curve (mu* and regret, conversions between representations) is a curve; mu* of a mechanism
+#: (mechanism_gdp), its Renyi DP (rdp) and its RTM curves (rtm: closed forms of its magnitude statistic and their
+#: composition on the loss lattice) need the mechanism, so they are accounting.
 LAYERS = (
     ("base", {"validation", "formatting", "roots", "diagnostics", "parallel"}),
-    ("curves", {"tradeoff", "mia", "rero"}),
-    ("accounting", {"privacy_loss", "onestep", "lattice", "pld", "edgeworth", "montecarlo", "accountants", "conversions",
-                    "gdp", "rtm"}),
+    ("curves", {"tradeoff", "mia", "rero", "gdp", "conversions"}),
+    ("accounting", {"privacy_loss", "onestep", "lattice", "pld", "edgeworth", "montecarlo", "accountants", "rdp",
+                    "mechanism_gdp", "rtm"}),
     ("readings", {"risk", "presentation"}),
     ("calibration", {"calibrate"}),
     ("interface", {"cli"}),
@@ -150,6 +152,37 @@ def _fdp_imports(path: Path) -> set[str]:
         else:
             names.add(parts[-1])
     return names
+
+
+_WITHOUT_EXTRAS = """
+import sys
+for name in ("matplotlib", "sklearn", "mlxtend"):  # the optional extras plot and experiments: not installed
+    sys.modules[name] = None
+import importlib, pkgutil
+import fdp, fdp.accounting, fdp.curves
+for package in (fdp.curves, fdp.accounting):
+    for info in pkgutil.iter_modules(package.__path__):
+        importlib.import_module(f"{package.__name__}.{info.name}")
+from fdp import Mechanism, calibrate, cli, presentation, risk
+from fdp.experiments import datasets
+report = risk.report(Mechanism("gaussian", 2.0, 1.0, 4))
+assert report.gdp.mu == 1.0 and "Gaussian DP" in presentation.markdown(report)
+for call, extra in ((lambda: presentation.figure(report), "plot"), (lambda: datasets.digits(10), "experiments")):
+    try:
+        call()
+    except ImportError as exc:
+        assert f"pip install 'fdp[{extra}]'" in str(exc), exc
+    else:
+        raise AssertionError(f"no ImportError without the {extra} extra")
+print("ok")
+"""
+
+
+def test_the_numerics_run_without_the_optional_extras():
+    """curves, accounting, risk, calibrate, presentation's Markdown and the CLI need no matplotlib, scikit-learn or
+    mlxtend (the extras plot and experiments); a figure or a data set without them names the extra to install."""
+    done = subprocess.run([sys.executable, "-c", _WITHOUT_EXTRAS], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-3000:]
 
 
 def test_every_module_has_a_layer():

@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 from scipy.stats import norm
 
 from fdp import Mechanism, calibrate
-from fdp.accounting import accountants, gdp
-from fdp.curves import tradeoff
+from fdp.accounting import accountants, mechanism_gdp
+from fdp.curves import gdp, tradeoff
 
 
 def gaussian_delta(eps, mu):
@@ -105,10 +105,10 @@ def test_noise_for_advantage_and_tpr_against_riskcal():
 
 def test_noise_for_mu_and_rero_round_trip():
     """Calibrate, then report: the certified mu* and ReRo bound at the noise found meet their targets, tightly."""
-    from fdp.accounting import gdp, pld
+    from fdp.accounting import pld
 
     c = calibrate.noise_for_risk("mu", 1.0, 0.01, 1000, discretization=1e-3, rtol=1e-3)
-    mu = gdp.mu_and_regret_dpsgd(Mechanism("gaussian", c.noise_multiplier, 0.01, 1000), discretization=1e-3)[0]
+    mu = mechanism_gdp.mu_and_regret_dpsgd(Mechanism("gaussian", c.noise_multiplier, 0.01, 1000), discretization=1e-3)[0]
     assert mu == c.achieved and 1.0 - 5e-3 <= mu <= 1.0 and c.achieved_lower <= mu
     c = calibrate.noise_for_risk("rero", 0.05, 0.01, 1000, kappa=0.01, discretization=1e-3)
     low, up = pld.tradeoff_bracket(Mechanism("gaussian", c.noise_multiplier, 0.01, 1000), discretization=1e-3, level_min=0.01).gamma(0.01)

@@ -22,10 +22,10 @@ from mpmath import erf, erfinv, exp, expm1, mp, mpf, ncdf, sqrt, tanh
 from scipy.stats import norm
 
 from fdp import calibrate, formatting, presentation, risk
-from fdp.accounting import accountants, gdp, lattice, pld
+from fdp.accounting import accountants, lattice, mechanism_gdp, pld
 from fdp.accounting.privacy_loss import Mechanism, RandomizedResponse, dpsgd
 from fdp.cli import main
-from fdp.curves import mia, tradeoff
+from fdp.curves import gdp, mia, tradeoff
 
 
 @pytest.fixture(autouse=True)
@@ -100,7 +100,7 @@ def test_mu_star_is_capped_by_the_full_batch_at_every_floor():
 def test_the_library_takes_tail_0_for_every_gaussian_mechanism():
     assert risk.gdp(dpsgd(1.0, 0.01, 1), tail=0.0).mu == 1.0
     with pytest.raises(ValueError, match="tail must lie in"):  # the lattice route alone still needs a floor it reaches
-        gdp.mu_and_regret(dpsgd(1.0, 0.01, 1), tail=0.0)
+        mechanism_gdp.mu_and_regret_dpsgd(dpsgd(1.0, 0.01, 1), tail=0.0)
     assert risk.gdp(dpsgd(2.0, 1.0, 4), tail=0.0).mu == 1.0
 
 
@@ -466,7 +466,7 @@ def test_a_curve_that_is_0_is_answered_by_the_full_batch_bound(capsys):
     (1.17, 0.93, 3170) case, 48.1, was refused the same way)."""
     code, out, err = _run(capsys, ["report", "--noise-multiplier", "2", "--sampling-rate", "0.5", "--steps", "30000"])
     assert code == 0 and "pass tail" not in err and "full batch's sqrt(steps)/sigma" in err
-    assert out["gdp"]["mu"] == gdp.mu_full_batch(Mechanism("gaussian", 2.0, 1.0, 30000))
+    assert out["gdp"]["mu"] == mechanism_gdp.mu_full_batch(Mechanism("gaussian", 2.0, 1.0, 30000))
     assert out["mia"]["tpr_upper"] == list(mia.gaussian_membership_bounds(out["gdp"]["mu"], out["mia"]["fpr"],
                                                                           out["mia"]["prior"])[0])
 
@@ -879,10 +879,13 @@ def test_a_tiny_advantage_target_is_calibrated_on_a_lattice_that_resolves_it():
 
 
 def test_a_noise_name_where_a_mechanism_belongs_is_told_how_to_build_one():
-    for call in (lambda: gdp.mu_and_regret("gaussian"), lambda: risk.report("gaussian"),
+    for call in (lambda: mechanism_gdp.mu_and_regret_dpsgd("gaussian"), lambda: risk.report("gaussian"),
                  lambda: pld.tradeoff_bracket("gaussian"), lambda: accountants.epsilon("laplace", 1e-5)):
         with pytest.raises(ValueError, match=r"must be a fdp.Mechanism, got '(gaussian|laplace)': pass Mechanism\("):
             call()
+    for subject in ("gaussian", dpsgd(1.0, 0.01, 10)):  # a curve reading given a mechanism says where mechanisms go
+        with pytest.raises(ValueError, match=r"curve must be a PiecewiseLinear .*fdp\.accounting\.mechanism_gdp\.mu_and_regret_dpsgd\(Mechanism"):
+            gdp.mu_and_regret(subject)
 
 
 def test_the_rdp_accountant_refuses_subsampled_laplace_by_name():

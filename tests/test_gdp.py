@@ -1,4 +1,4 @@
-"""mu-GDP reporting (fdp.accounting.gdp) against the GDP paper (Gomez et al. 2025), closed forms and gdpnum.
+"""mu-GDP reporting (fdp.curves.gdp) against the GDP paper (Gomez et al. 2025), closed forms and gdpnum.
 
 Independent checks used here: the paper's Table 3 and Sec. 6 numbers, 60-digit mpmath for the
 Gaussian privacy profile, closed-form Delta-divergences (Lemma D.1; two Gaussian curves), the
@@ -19,8 +19,8 @@ from scipy import optimize
 from scipy.stats import norm
 
 from fdp import Mechanism
-from fdp.accounting import conversions, gdp, pld
-from fdp.curves import tradeoff
+from fdp.accounting import mechanism_gdp, pld, rdp
+from fdp.curves import conversions, gdp, tradeoff
 from fdp.curves.tradeoff import PiecewiseLinear
 
 PROPS = settings(max_examples=60, deadline=None)
@@ -75,7 +75,7 @@ def bayes_risk_regret(curve: PiecewiseLinear, mu: float) -> float:
 
     R_f is the minimum over breakpoints (concave, piecewise linear, kinks at pi_j = -k_j / (1 - k_j)).
     Between kinks R_f - R_mu is convex, so the maximum is at a kink.  R_mu is minimised numerically
-    over the Neyman-Pearson threshold z (level Phi(-z)), not through the tangent formula of fdp.accounting.gdp.
+    over the Neyman-Pearson threshold z (level Phi(-z)), not through the tangent formula of fdp.curves.gdp.
     """
     a, b = curve.alphas, curve.betas
     k = np.diff(b) / np.diff(a)
@@ -610,35 +610,35 @@ def test_no_nan_at_extremes():
 # ---------------------------------------------------------------------------------------------
 
 
-def test_rdp_laplace_matches_dp_accounting_and_kl_limit():
+def test_renyi_dp_laplace_matches_dp_accounting_and_kl_limit():
     from dp_accounting.rdp.rdp_privacy_accountant import _laplace_rdp
 
     orders = np.array([1.0, 1.0 + 1e-12, 1.0 + 1e-6, 1.01, 1.05, 1.1, 1.5, 2.0, 7.0, 64.0, 1024.0])
     for b in (0.3, 1.0, 4.0):
-        ours = conversions.rdp_laplace(orders, b)
+        ours = rdp.renyi_dp(Mechanism("laplace", b, 1.0, 1), orders)
         ref = np.array([_laplace_rdp(1.0 / b, t) for t in orders])
         np.testing.assert_allclose(ours, ref, rtol=1e-12)
         assert np.all(np.diff(ours) >= -1e-15)  # Renyi divergence is non-decreasing in the order
         assert ours[0] == pytest.approx(1.0 / b + math.exp(-1.0 / b) - 1.0, rel=1e-14)  # KL at t = 1
 
 
-def test_rdp_subsampled_gaussian_integer_orders_closed_form_and_monotone():
+def test_renyi_dp_subsampled_gaussian_integer_orders_closed_form_and_monotone():
     from dp_accounting.rdp.rdp_privacy_accountant import (
         _compute_rdp_poisson_subsampled_gaussian,
     )
 
     ints = np.array([2.0, 3.0, 5.0, 10.0, 32.0, 100.0, 256.0])
     for sigma, q in ((9.4, 2**14 / 50000), (1.0, 0.01), (0.7, 0.3), (2.0, 0.05)):
-        ours = conversions.rdp_subsampled_gaussian(ints, sigma, q, steps=3)
+        ours = rdp.renyi_dp(Mechanism("gaussian", sigma, q, 3), ints)
         ref = 3 * _compute_rdp_poisson_subsampled_gaussian(q, sigma, ints)
         np.testing.assert_allclose(ours, ref, rtol=1e-9)
     # no subsampling: the Gaussian mechanism, eps(t) = t / (2 sigma^2), also at t = 1 and fractional t
     t = np.array([1.0, 1.001, 1.5, 2.5, 40.0])
-    np.testing.assert_allclose(conversions.rdp_subsampled_gaussian(t, 1.7, 1.0), t / (2 * 1.7**2), rtol=1e-9)
+    np.testing.assert_allclose(rdp.renyi_dp(Mechanism("gaussian", 1.7, 1.0, 1), t), t / (2 * 1.7**2), rtol=1e-9)
     # real orders: non-decreasing in t and between the integer neighbours (dp_accounting's fractional
     # series is not: for this mechanism it gives eps(1.1) > eps(2))
     t = np.concatenate([[1.0, 1.001, 1.01, 1.1, 1.5], np.linspace(2, 12, 41)])
-    eps = conversions.rdp_subsampled_gaussian(t, 9.4, 2**14 / 50000, 2000)
+    eps = rdp.renyi_dp(Mechanism("gaussian", 9.4, 2**14 / 50000, 2000), t)
     assert np.all(np.diff(eps) > 0)
     broken = 2000 * _compute_rdp_poisson_subsampled_gaussian(2**14 / 50000, 9.4, [1.1, 2.0])
     assert broken[0] > broken[1]  # the reason for computing our own
@@ -676,9 +676,9 @@ def test_profile_divergence_eq24():
     assert d24 <= gdp.delta_divergence(f, g) + 1e-15
     # a raw converted profile is larger than the profile of its own curve: eq. 24 overstates
     orders = 1 + np.geomspace(1e-3, 1e3, 100)
-    rdp = conversions.rdp_laplace(orders, 1.0)
+    renyi = rdp.renyi_dp(Mechanism("laplace", 1.0, 1.0, 1), orders)
     lap = conversions.profile_to_tradeoff(e, np.clip(1 - np.exp((e - 1) / 2), 0, 1))  # Laplace b = 1 profile
-    raw = conversions.rdp_delta(e, orders, rdp)
+    raw = conversions.rdp_delta(e, orders, renyi)
     curve = conversions.profile_to_tradeoff(e, raw)
     assert conversions.profile_divergence(e, conversions.tradeoff_profile(lap, e), raw) > gdp.delta_divergence(lap, curve) + 0.01
     with pytest.raises(ValueError, match="delta_rep"):
@@ -697,19 +697,19 @@ def test_zcdp_delta_large_rho_is_finite():
 
 def test_mu_and_regret_dpsgd_sec5_and_grid():
     # GDP paper Sec. 5 / Fig. 1c: noise 9.4, 2000 steps, rate 2^14/50000 is 1.57-GDP with regret 0.10 %
-    mu, reg = gdp.mu_and_regret_dpsgd(Mechanism("gaussian", 9.4, 2**14 / 50000, 2000), discretization=1e-3)
+    mu, reg = mechanism_gdp.mu_and_regret_dpsgd(Mechanism("gaussian", 9.4, 2**14 / 50000, 2000), discretization=1e-3)
     assert round(mu, 2) == 1.57
     assert round(100 * reg, 2) == 0.10
-    mu, reg = gdp.mu_and_regret_dpsgd(Mechanism("gaussian", 9.4, 2**14 / 50000, 2000), discretization=1e-3, method="dp_accounting")
+    mu, reg = mechanism_gdp.mu_and_regret_dpsgd(Mechanism("gaussian", 9.4, 2**14 / 50000, 2000), discretization=1e-3, method="dp_accounting")
     assert round(mu, 2) == 1.57
     curve = pld.mechanism_tradeoff(Mechanism("gaussian", 9.4, 2**14 / 50000, 2000), discretization=1e-3)
     assert gdp.mu_and_regret(curve, tail=1e-10) == pytest.approx((mu, reg), rel=1e-9)
-    mus, regs = gdp.mu_and_regret_dpsgd_grid([2.0, 4.0], [0.01, 0.1], [100, 400])
+    mus, regs = mechanism_gdp.mu_and_regret_dpsgd_grid([2.0, 4.0], [0.01, 0.1], [100, 400])
     assert mus.shape == regs.shape == (2, 2, 2)
-    assert regs[1, 0, 1] == gdp.mu_and_regret_dpsgd(Mechanism("gaussian", 4.0, 0.1, 100))[1]
+    assert regs[1, 0, 1] == mechanism_gdp.mu_and_regret_dpsgd(Mechanism("gaussian", 4.0, 0.1, 100))[1]
     assert np.all(mus[0] > mus[1])  # more noise, smaller mu
     with pytest.raises(ValueError, match="noise_multiplier"):
-        gdp.mu_and_regret_dpsgd(Mechanism("gaussian", -1.0, 0.1, 10))
+        mechanism_gdp.mu_and_regret_dpsgd(Mechanism("gaussian", -1.0, 0.1, 10))
     with pytest.raises(ValueError, match="sampling_rate"):
         pld.mechanism_tradeoff(Mechanism("gaussian", 1.0, 1.5, 10))
 
@@ -735,16 +735,16 @@ def test_mu_and_regret_dpsgd_certified(sigma, rate, steps):
     dp_accounting route to 1e-4; at (1.5, 0.05, 400) gdpnum's mu* lies below that interval (optimistic)."""
     from gdpnum.dpsgd import get_mu_and_regret_for_dpsgd
 
-    mu, reg = gdp.mu_and_regret_dpsgd(Mechanism("gaussian", sigma, rate, steps), discretization=1e-4)
+    mu, reg = mechanism_gdp.mu_and_regret_dpsgd(Mechanism("gaussian", sigma, rate, steps), discretization=1e-4)
     sym = pld.certified_lower_curve(Mechanism("gaussian", sigma, rate, steps), discretization=1e-4, direction="symmetrised")
     kept = (sym.alphas >= 1e-10) & (sym.betas >= 1e-10)
     assert np.all(tradeoff.gaussian(mu)(sym.alphas[kept]) <= sym.betas[kept])
     assert gdp.mu_and_regret(sym, symmetrise=False, tail=1e-10) == (mu, reg)
     bracket = pld.tradeoff_bracket(Mechanism("gaussian", sigma, rate, steps), discretization=1e-4, level_min=1e-10)
     assert gdp.mu_star(bracket.upper, tail=1e-10) <= mu
-    mu_d, reg_d = gdp.mu_and_regret_dpsgd(Mechanism("gaussian", sigma, rate, steps), discretization=1e-4, method="dp_accounting")
+    mu_d, reg_d = mechanism_gdp.mu_and_regret_dpsgd(Mechanism("gaussian", sigma, rate, steps), discretization=1e-4, method="dp_accounting")
     assert mu == pytest.approx(mu_d, rel=1e-4) and reg == pytest.approx(reg_d, rel=1e-2)
     if sigma == 1.5:
         assert get_mu_and_regret_for_dpsgd(sigma, rate, steps)[0] < 0.99 * gdp.mu_star(bracket.upper, tail=1e-10)
     with pytest.raises(ValueError, match="method"):
-        gdp.mu_and_regret_dpsgd(Mechanism("gaussian", sigma, rate, steps), method="exact")
+        mechanism_gdp.mu_and_regret_dpsgd(Mechanism("gaussian", sigma, rate, steps), method="exact")

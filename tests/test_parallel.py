@@ -7,7 +7,7 @@ import pytest
 from joblib import delayed
 
 from fdp import Mechanism, parallel
-from fdp.accounting import gdp, montecarlo
+from fdp.accounting import mechanism_gdp, montecarlo
 from fdp.experiments import audit, datasets, reconstruction
 from fdp.experiments.dpsgd import Training
 from fdp.parallel import Execution
@@ -44,7 +44,7 @@ def test_a_dask_cluster_gives_the_bits_of_the_local_run(monkeypatch):
         game = reconstruction.prior_game(data.x[known], data.y[known], data.x[pool], data.y[pool],
                                          Training(noise_multiplier=1.0, clip_norm=0.1, steps=5, learning_rate=3.0), prior_sizes=[2, 8], trials=40,
                                          execution=Execution(seed=3, chunk=10, n_jobs=2))
-        mu, regret = gdp.mu_and_regret_dpsgd_grid([2.0, 4.0], [0.05], [50], discretization=1e-3, n_jobs=2)
+        mu, regret = mechanism_gdp.mu_and_regret_dpsgd_grid([2.0, 4.0], [0.05], [50], discretization=1e-3, n_jobs=2)
         refs = np.random.default_rng(4).normal(size=(6, 5, 3))
         canary = audit.canary_audit(refs, 1.0, 1.0, 50, mechanism="laplace", execution=Execution(seed=5, chunk=2, n_jobs=2))
         x = np.random.default_rng(6).normal(size=(6, 20, 1))

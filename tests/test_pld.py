@@ -7,8 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fdp import Mechanism
-from fdp.accounting import gdp, lattice, pld
-from fdp.curves import rero, tradeoff
+from fdp.accounting import lattice, pld
+from fdp.curves import gdp, rero, tradeoff
 
 ALPHAS = np.linspace(0.0, 1.0, 201)
 KAPPAS = np.array([1e-7, 1e-5, 1e-3, 0.1, 0.5])
@@ -184,7 +184,7 @@ def test_lower_tail_repair_stays_a_probability_pair():
     assert a_total < 1.0
     kept = losses >= 2.0
     l_0 = float(losses[kept][0])
-    alphas, betas = lattice.breakpoints(l_0, h, b[kept], 0.0, pessimistic=True, normalise=True)
+    alphas, betas, _ = lattice.breakpoints(l_0, h, b[kept], 0.0, pessimistic=True, normalise=True)
     repaired = tradeoff.PiecewiseLinear(alphas, betas)
     tradeoff.check_valid(repaired, ALPHAS, atol=1e-12)
     assert np.all(repaired(ALPHAS) <= exact(ALPHAS) + 1e-12)
@@ -203,7 +203,7 @@ def test_repair_beyond_double_range_stays_pessimistic():
     """Where the lowest loss's likelihood ratio overflows, the missing A-mass stays at loss -inf: every test
     with alpha > 0 rejects all of B (B sits at losses 800 and 800.1, A-mass e^{-800}), so beta = 0 is exact
     up to e^{-800}, and the curve must not claim more (no beta above 0 past alpha = 0)."""
-    alphas, betas = lattice.breakpoints(800.0, 0.1, [0.5, 0.5], 0.0)
+    alphas, betas, _ = lattice.breakpoints(800.0, 0.1, [0.5, 0.5], 0.0)
     assert alphas[0] == 0.0 and np.all(betas <= 0.0)
 
 

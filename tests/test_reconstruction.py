@@ -6,8 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fdp import Mechanism
-from fdp.accounting import gdp, pld
-from fdp.curves import rero, tradeoff
+from fdp.accounting import pld
+from fdp.curves import gdp, rero, tradeoff
 from fdp.experiments import attacks, datasets, dpsgd, reconstruction
 from fdp.experiments.dpsgd import Training
 from fdp.parallel import Execution

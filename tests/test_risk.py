@@ -8,9 +8,9 @@ import pytest
 from scipy.stats import norm
 
 from fdp import formatting, presentation, risk
-from fdp.accounting import accountants, conversions, edgeworth, gdp, montecarlo, pld, rtm
+from fdp.accounting import accountants, edgeworth, mechanism_gdp, montecarlo, pld, rtm
 from fdp.accounting.privacy_loss import Mechanism, RandomizedResponse, dpsgd
-from fdp.curves import mia, rero, tradeoff
+from fdp.curves import conversions, gdp, mia, rero, tradeoff
 
 KAPPA = np.array([1e-3, 0.05])
 SGM = dpsgd(noise_multiplier=1.2, sampling_rate=0.2, steps=20)
@@ -91,9 +91,8 @@ def test_bad_arguments_name_themselves():
 def test_gdp_report_is_alg1_on_the_dpsgd_curve():
     run = dpsgd(2.0, 0.05, 200)
     report = risk.gdp(run, delta=1e-5)
-    from fdp.accounting import gdp
 
-    assert (report.mu, report.regret) == gdp.mu_and_regret_dpsgd(Mechanism("gaussian", 2.0, 0.05, 200))
+    assert (report.mu, report.regret) == mechanism_gdp.mu_and_regret_dpsgd(Mechanism("gaussian", 2.0, 0.05, 200))
     assert report.method == "lattice" and report.alpha_floor == 1e-10
     assert report.discretization == pld.default_discretization(Mechanism("gaussian", 2.0, 0.05, 200))
     dist = pld.mechanism_pld(Mechanism("gaussian", 2.0, 0.05, 200), discretization=report.discretization)
@@ -102,19 +101,15 @@ def test_gdp_report_is_alg1_on_the_dpsgd_curve():
 
 def test_gdp_report_and_mu_and_regret_agree_far_from_privacy():
     # the curve passes below (tail, tail): both lower the floor to its fixed point, and the report says so
-    from fdp.accounting import gdp
+    from fdp.accounting import mechanism_gdp
 
     run = dpsgd(1.0, 0.5623, 1000)
     report = risk.gdp(run, discretization=1e-3)
-    assert (report.mu, report.regret) == gdp.mu_and_regret(run, discretization=1e-3)
+    assert (report.mu, report.regret) == mechanism_gdp.mu_and_regret_dpsgd(run, discretization=1e-3)
     assert report.mu > 2 * norm.isf(1e-10) and 0.0 < report.alpha_floor < 1e-10
     assert any("floor was lowered" in w for w in report.warnings)
-    with pytest.raises(ValueError, match="discretization"):
-        gdp.mu_and_regret(tradeoff.identity(), discretization=1e-3)
-    with pytest.raises(ValueError, match="symmetrise"):
-        gdp.mu_and_regret(run, symmetrise=False)
     with pytest.raises(ValueError, match="tail"):  # checked for full batches too
-        gdp.mu_and_regret(dpsgd(1.0, 1.0, 10), tail=0.7)
+        mechanism_gdp.mu_and_regret_dpsgd(dpsgd(1.0, 1.0, 10), tail=0.7)
 
 
 def test_gdp_report_of_full_batches_is_the_closed_form():

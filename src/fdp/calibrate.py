@@ -17,10 +17,11 @@ from typing import Literal
 
 from tqdm import tqdm
 
-from .accounting import accountants, gdp, pld, rtm
+from .accounting import accountants, mechanism_gdp, pld, rtm
 from .accounting.privacy_loss import dpsgd as _dpsgd  # DP-SGD at each noise the search tries
-from .curves import mia, tradeoff
+from .curves import gdp, mia, tradeoff
 from .diagnostics import warns
+from .formatting import ULPS_DOWN
 from .validation import (
     SUBSAMPLED_NOISE_RANGE,
     ResourceLimitError,
@@ -225,23 +226,22 @@ def _rtm_curve(noise, rate, steps, h, dimension, pessimistic):
 def _full_batch_risk(target, noise, steps, delta, level, upper=True):
     """The exact risk of ``steps`` full-batch Gaussian steps, exactly ``sqrt(steps) / noise``-GDP, by its closed form
     moved past its float error: up (an upper bound) or, with ``upper=False``, down (a lower bound)."""
-    mu = gdp.mu_full_batch(_dpsgd(noise, 1.0, steps))  # at most a few ulps above sqrt(steps) / noise
+    mu = mechanism_gdp.mu_full_batch(_dpsgd(noise, 1.0, steps))  # at most a few ulps above sqrt(steps) / noise
     if not upper:
-        mu *= _DOWN
+        mu *= ULPS_DOWN
     if target == "mu":
         return mu
     if target == "epsilon":
         eps = float(gdp.eps_from_mu_delta(mu, delta))  # at or just above its root (a couple of ulps)
-        return eps if upper else eps * _DOWN
+        return eps if upper else eps * ULPS_DOWN
     if target == "advantage":  # 2 Phi(mu / 2) - 1, without cancellation
         advantage = mia.gaussian_membership_bounds(mu, [0.0], [0.5])[1]
-        return advantage if upper else math.erf(mu / (2.0 * math.sqrt(2.0))) * _DOWN
+        return advantage if upper else math.erf(mu / (2.0 * math.sqrt(2.0))) * ULPS_DOWN
     # the TPR at an FPR, gamma at a prior: the same power of the symmetric curve G_mu
     low, up = tradeoff.gaussian_power_bounds(mu, level)
     return float(max((up if upper else low)[0], level))
 
 
-_DOWN = 1.0 - 2.0**-50  # a lower bound from a closed form: moved 8 ulps down (its evaluation is within 2)
 
 
 def _level_min(level) -> float:
@@ -258,7 +258,7 @@ def _risk(target, noise, rate, steps, h, delta, level, dimension):
     if target == "epsilon":
         return _epsilon_certified(noise, rate, steps, delta, h)
     if target == "mu":
-        return gdp.mu_and_regret_lattice(_dpsgd(noise, rate, steps), discretization=h)[0]
+        return mechanism_gdp.mu_and_regret_lattice(_dpsgd(noise, rate, steps), discretization=h)[0]
     if target == "rero":  # the power, without the cancellation of 1 - f(kappa) at tiny kappa
         curve = pld.certified_lower_curve(_dpsgd(noise, rate, steps), discretization=h,
                                           level_min=_level_min(level))

@@ -20,10 +20,10 @@ from contextlib import contextmanager
 import numpy as np
 
 from . import formatting, presentation, risk
-from .accounting import lattice
 from .accounting.privacy_loss import Mechanism, RandomizedResponse
 from .curves import rero, tradeoff
 from .diagnostics import FDPWarning
+from .formatting import ULPS_DOWN, ULPS_UP
 from .validation import (
     MAX_INT,
     ResourceLimitError,
@@ -350,7 +350,7 @@ def _rero(args) -> int:
         if args.mechanism == "gaussian":  # Phi(Phi^{-1}(kappa) + mu) rounded up past its bounded rounding error
             gamma = np.maximum(tradeoff.gaussian_power_bounds(args.mu, kappa)[1], kappa)
         else:  # the Laplace power, e^eps kappa or 1 - e^-eps / (4 kappa) or 1 - e^-eps (1 - kappa): a few ulps, up
-            gamma = np.minimum(rero.gamma(CLOSED_FORMS[args.mechanism](args.mu), kappa) * risk.ULPS_UP, 1.0)
+            gamma = np.minimum(rero.gamma(CLOSED_FORMS[args.mechanism](args.mu), kappa) * ULPS_UP, 1.0)
         out = {"gamma": gamma, "certified": True, "warnings": []}
         inputs["mu"] = args.mu
     else:
@@ -360,7 +360,7 @@ def _rero(args) -> int:
     warnings, certified = out.pop("warnings"), out.pop("certified")
     out = {k: np.atleast_1d(v).astype(float).tolist() for k, v in out.items()}
     # (gamma - kappa) / (1 - kappa): at most three roundings (the difference is exact where gamma is near kappa), up
-    out["advantage"] = np.minimum(np.atleast_1d(rero.advantage(out["gamma"], kappa)) * risk.ULPS_UP, 1.0).tolist()
+    out["advantage"] = np.minimum(np.atleast_1d(rero.advantage(out["gamma"], kappa)) * ULPS_UP, 1.0).tolist()
     result = {**inputs, "kappa": kappa.tolist(), **out, "certified": certified, "warnings": warnings}
     return _emit(result, args, None if args.json else ["kappa", *out])
 
@@ -369,72 +369,32 @@ def _rero(args) -> int:
 
 
 def _rtm(args) -> int:
-    from .accounting import pld, rtm
+    from .accounting import rtm
 
     alpha = check_array_in("--alpha", args.alpha, 0.0, 1.0)
-    mu = check_positive("--mu", args.mu)
-    steps = _int_at_least("--steps", args.steps, 1)
     if args.mechanism == "laplace":
         _forbid(args, ("dimension", "sampling_rate"), "to --mechanism laplace")
     elif args.mechanism == "gaussian":
         _forbid(args, ("sampling_rate",), "to --mechanism gaussian (use subsampled-gaussian)")
-    d = _int_at_least("--dimension", 1 if args.dimension is None else args.dimension, 1)
-    p = check_sampling_rate("--sampling-rate", 1.0 if args.sampling_rate is None else args.sampling_rate)
-    full_batch_gaussian = args.mechanism == "subsampled-gaussian" and p == 1.0  # f_dp: the closed form G_{mu sqrt(N)}
-    if args.mechanism != "gaussian" and steps > 1 and not full_batch_gaussian:  # f_dp from a composed PLD: size first
-        base = "laplace" if args.mechanism == "laplace" else "gaussian"
-        with _flags("--mu, --sampling-rate, --steps", noise_multiplier="1/--mu"):
-            lattice.check_lattice_points(lattice.lattice_points(Mechanism(base, 1.0 / mu, p, steps), 1e-4), "the DP curve f_dp",
-                                     "use fewer --steps or a smaller --mu")
+    d = 1 if args.dimension is None else args.dimension
+    p = 1.0 if args.sampling_rate is None else args.sampling_rate
     grid = np.union1d(tradeoff.default_grid(), alpha)  # sample the envelope at the asked levels too
-    if args.mechanism == "laplace":
-        if steps == 1:
-            j, f_dp = rtm.laplace(mu), tradeoff.laplace(mu)
-        else:
-            j = rtm.tensor_composition("laplace", mu, 1.0, steps)
-            with _flags("--mu, --steps", noise_multiplier="1/--mu"):
-                f_dp = pld.tradeoff_curve(pld.mechanism_pld(Mechanism("laplace", 1.0 / mu, 1.0, steps), discretization=1e-4), "symmetrised")
-        big_j = tradeoff.symmetrise(j, grid)
-    elif args.mechanism == "gaussian":
-        j, f_dp = rtm.gaussian(mu, d, steps), tradeoff.gaussian_composition(mu, steps=steps)
-        big_j = tradeoff.symmetrise(j, grid)
-    else:
-        if steps == 1:
-            j, big_j = tradeoff.subsample(rtm.gaussian(mu, d), p), rtm.subsampled_gaussian(mu, p, d, grid)
-        else:
-            j = rtm.tensor_composition("gaussian", mu, p, steps, d)
-            big_j = rtm.composed_subsampled_gaussian(mu, p, steps, d)
-        if full_batch_gaussian:
-            f_dp = tradeoff.gaussian_composition(mu, steps=steps)
-        else:
-            with _flags("--mu, --sampling-rate, --steps", noise_multiplier="1/--mu"):
-                f_dp = pld.tradeoff_curve(pld.mechanism_pld(Mechanism("gaussian", 1.0 / mu, p, steps), discretization=1e-4), "symmetrised")
-    out = {"mechanism": args.mechanism, "mu": mu, "dimension": d, "steps": steps, "sampling_rate": p,
-           "release": _release_model(args.mechanism, steps), "alpha": alpha.tolist()}
-    for key, curve in (("j", j), ("j_inv", j.inverse), ("J", big_j), ("f_dp", f_dp)):
+    with _flags("--mu, --steps, --dimension, --sampling-rate", noise_multiplier="1/--mu"):
+        curves = rtm.release_curves(args.mechanism, args.mu, steps=args.steps, dimension=d, sampling_rate=p, grid=grid)
+    out = {"mechanism": args.mechanism, "mu": float(args.mu), "dimension": d, "steps": args.steps, "sampling_rate": float(p),
+           "release": curves.release, "alpha": alpha.tolist()}
+    for key, curve in (("j", curves.j), ("j_inv", curves.j.inverse), ("J", curves.J), ("f_dp", curves.f_dp)):
         # a curve value is a type-II error, whose safe side is below: moved down past its few roundings (near 1 the
         # folded-normal j = Phi(c - mu) - Phi(-c - mu) cancels to a few ulps of 1, 1 % of 1 - j at alpha 1e-64)
         # where j is small (alpha near 1) its relative error is what matters (3e-15 at alpha = 1 - 1e-14): there a
         # relative margin of 2^-40 (1e-12), which moves the TPR 1 - j by nothing visible
         # (at alpha = 0 every curve here is exactly 1: no test of level 0 has power, and that value is kept)
         values = np.atleast_1d(np.asarray(curve(alpha), dtype=float))
-        moved = np.maximum(values * np.where(values < 0.5, 1.0 - 2.0**-40, risk.ULPS_DOWN), 0.0)
+        moved = np.maximum(values * np.where(values < 0.5, 1.0 - 2.0**-40, ULPS_DOWN), 0.0)
         out[key] = np.where(np.atleast_1d(alpha) == 0.0, values, moved).tolist()
     if not args.json:
         print(f"release: {out['release']}")
     return _emit(out, args, None if args.json else ["alpha", "j", "j_inv", "J", "f_dp"])
-
-
-def _release_model(mechanism: str, steps: int) -> str:
-    """What the RTM adversary tests when ``steps`` releases are composed (the two models differ: at mu 0.1, 100
-    steps, alpha 1e-3 the averaged release gives j = 0.0110 below 1, the tensor reading 0.00131)."""
-    if steps == 1:
-        return "one release, tested by its magnitude"
-    if mechanism == "gaussian":
-        return ("averaged: one test of the norm of the average of the releases (RTM paper Lemma 8: the Gaussian "
-                "mechanism with mu sqrt(steps)); a DP-SGD run's RTM numbers (report, calibrate) use the tensor reading")
-    return ("tensor: the releases tested jointly, each by its magnitude (tensor product of the per-step RTM curves); "
-            "the reading of a DP-SGD run's RTM numbers in report and calibrate")
 
 
 # --- gdp -------------------------------------------------------------------------------------
@@ -443,27 +403,22 @@ def _release_model(mechanism: str, steps: int) -> str:
 def _gdp(args) -> int:
     import time
 
-    from .accounting import conversions, gdp
+    from .accounting import mechanism_gdp
 
     t0 = time.perf_counter()
     warnings: list[str] = []
     if args.mechanism is None:
         _forbid(args, ("epsilon",), "without --mechanism (DP-SGD is given by --noise-multiplier)")
-        s = check_positive("--noise-multiplier", _require(args, "noise_multiplier", "without --mechanism"))
-        q = check_sampling_rate("--sampling-rate", 1.0 if args.sampling_rate is None else args.sampling_rate)
-        steps = _int_at_least("--steps", 1 if args.steps is None else args.steps, 1)
-        delta = check_open_unit("--delta", 1e-5 if args.delta is None else args.delta)
-        out = {"noise_multiplier": s, "sampling_rate": q, "steps": steps, "delta": delta}
+        s = _require(args, "noise_multiplier", "without --mechanism")
+        q = 1.0 if args.sampling_rate is None else args.sampling_rate
+        steps = 1 if args.steps is None else args.steps
+        delta = 1e-5 if args.delta is None else args.delta
         if q == 1.0:
             _forbid(args, ("discretization", "tail"), "to full batches (--sampling-rate 1: exact closed form)")
-        else:
-            if args.tail is not None:
-                gdp.check_tail(args.tail, "--tail")
-            if args.discretization is not None:
-                check_discretization("--discretization", args.discretization)
-        with _flags("--noise-multiplier, --sampling-rate, --steps, --discretization, --tail"):  # guards run first
+        with _flags("--noise-multiplier, --sampling-rate, --steps, --delta, --discretization, --tail"):
             report = risk.gdp(Mechanism("gaussian", s, q, steps), delta=delta, discretization=args.discretization,
                               tail=1e-10 if args.tail is None else args.tail)
+        out = {"noise_multiplier": float(s), "sampling_rate": float(q), "steps": steps, "delta": float(delta)}
         out.update(mu=report.mu, mu_lower=report.mu_lower, regret=report.regret, alpha_floor=report.alpha_floor,
                    epsilon=report.epsilon, method=report.method)
         if report.discretization is not None:
@@ -475,17 +430,11 @@ def _gdp(args) -> int:
         if args.mechanism != "gaussian":
             _forbid(args, ("delta",), f"to --mechanism {args.mechanism} (pure eps-DP)")
         eps = _require(args, "epsilon", f"with --mechanism {args.mechanism}")
-        eps = float(check_array_in("--epsilon", eps, 0.0, 700.0, open_low=True))
-        out = {"mechanism": args.mechanism, "epsilon": eps}
-        if args.mechanism == "gaussian":  # exactly Gaussian: regret 0
-            delta = check_open_unit("--delta", 1e-5 if args.delta is None else args.delta)
-            out.update(delta=delta, mu=float(gdp.mu_from_eps_delta(eps, delta)), regret=0.0)
-        elif args.mechanism == "laplace":  # Laplace noise of scale 1/eps: closed-form mu*, regret on its chords
-            mu = gdp.mu_laplace(eps)
-            out.update(mu=mu, regret=gdp.gdp_regret(conversions.laplace_tradeoff(eps), mu))
-        else:
-            mu = gdp.mu_pure_dp(eps)
-            out.update(mu=mu, regret=gdp.gdp_regret(conversions.randomized_response(eps), mu))
+        delta = (1e-5 if args.delta is None else args.delta) if args.mechanism == "gaussian" else None
+        with _flags("--epsilon, --delta"):
+            mu, regret = mechanism_gdp.mu_and_regret_closed_form(args.mechanism, eps, delta)
+        out = {"mechanism": args.mechanism, "epsilon": float(eps), **({} if delta is None else {"delta": delta}),
+               "mu": mu, "regret": regret}
         out["mu_lower"] = out["mu"]  # a closed form (within its few roundings)
         out["alpha_floor"] = 0.0
     out = {k: (float(v) if isinstance(v, (float, np.floating)) else v) for k, v in out.items()}

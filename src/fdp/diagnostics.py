@@ -1,8 +1,8 @@
 """The library's warning: a result that is less accurate or less certain than a reader would assume.
 
 Results of :mod:`fdp.risk`, :mod:`fdp.calibrate` and :mod:`fdp.accounting.montecarlo` carry their caveats in a field
-(``warnings``, or ``warning`` for a Monte-Carlo estimate: a wide certified bracket, an unreliable estimate, a
-lattice at the end of its resolution).  A caller who does not read the field would miss them, so the public
+``warnings``, a tuple of str (a wide certified bracket, an unreliable estimate, a lattice at the end of its
+resolution).  A caller who does not read the field would miss them, so the public
 functions that return such a result also issue each caveat as an :class:`FDPWarning`, once: from the outermost
 call only (a report that computes a mu* reading does not warn twice).  Silence them as any Python warning::
 
@@ -27,13 +27,13 @@ _DEPTH = contextvars.ContextVar("fdp_result_depth", default=0)
 
 
 def warns(func):
-    """Decorate a public function whose result carries ``warnings`` (a tuple of str) or ``warning`` (a str or None):
-    each one is issued as an :class:`FDPWarning` when the outermost such call returns.
+    """Decorate a public function whose result carries ``warnings`` (a tuple of str): each one is issued as an
+    :class:`FDPWarning` when the outermost such call returns.
 
     Parameters
     ----------
     func : callable
-        Returns a result with a ``warnings`` or ``warning`` attribute.
+        Returns a result with a ``warnings`` attribute.
 
     Returns
     -------
@@ -49,8 +49,7 @@ def warns(func):
         finally:
             _DEPTH.reset(token)
         if _DEPTH.get() == 0:
-            single = getattr(result, "warning", None)
-            for message in (*(getattr(result, "warnings", None) or ()), *((single,) if single else ())):
+            for message in result.warnings:
                 warnings.warn(message, FDPWarning, stacklevel=2)
         return result
 

@@ -11,7 +11,11 @@ from __future__ import annotations
 import math
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 
-__all__ = ["bound", "upper", "lower", "times_ten", "times_ten_log10"]
+__all__ = ["ULPS_UP", "ULPS_DOWN", "bound", "upper", "lower", "times_ten", "times_ten_log10"]
+
+#: Factors that move a float result past its few roundings (a closed form's evaluation is within 2-4 ulps; these
+#: move it by 8) to the safe side: an upper bound up, a lower bound down.
+ULPS_UP, ULPS_DOWN = 1.0 + 2.0**-50, 1.0 - 2.0**-50
 
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .accounting import conversions, gdp
 from .accounting.privacy_loss import RandomizedResponse
-from .curves import tradeoff
+from .curves import conversions, gdp, tradeoff
 from .formatting import lower, upper
 from .risk import Report
-from .validation import EPS_MAX
+from .validation import EPS_MAX, optional_import
 
 __all__ = ["markdown", "figure"]
 
@@ -107,9 +106,7 @@ def figure(report: Report, axes=None):
         The figure the panels are drawn in.
     """
     if axes is None:
-        from matplotlib.figure import Figure
-
-        fig = Figure(figsize=(9.0, 7.0), layout="constrained")
+        fig = optional_import("matplotlib.figure", "plot").Figure(figsize=(9.0, 7.0), layout="constrained")
         axes = fig.subplots(2, 2).flat
     axes = list(axes)
     if len(axes) != 4:

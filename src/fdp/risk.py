@@ -26,13 +26,13 @@ from typing import Literal
 import numpy as np
 from scipy.stats import norm
 
-from .accounting import accountants, conversions, edgeworth, lattice, montecarlo, pld, rtm
-from .accounting import gdp as _gdp
+from .accounting import accountants, edgeworth, lattice, mechanism_gdp, montecarlo, pld, rtm
 from .accounting.privacy_loss import Mechanism, RandomizedResponse, check_mechanism
-from .curves import mia, tradeoff
+from .curves import conversions, mia, tradeoff
+from .curves import gdp as _gdp
 from .curves import rero as _rero
 from .diagnostics import warns
-from .formatting import lower, upper
+from .formatting import ULPS_DOWN, ULPS_UP, lower, upper
 from .validation import (
     ResourceLimitError,
     check_array_in,
@@ -139,7 +139,7 @@ def rero(mechanism: Mechanism, kappa, method: Literal["bracket", "edgeworth", "c
     method = _check_method(method)
     kappa = check_array_in("kappa", np.atleast_1d(np.asarray(kappa, dtype=float)), 0.0, 1.0, open_low=True, open_high=True)
     if mechanism.noise == "gaussian" and mechanism.sampling_rate == 1.0 and method == "bracket":
-        return _gaussian_rero(_gdp.mu_full_batch(mechanism), kappa)  # the steps-fold Gaussian: sqrt(steps)/sigma-GDP
+        return _gaussian_rero(mechanism_gdp.mu_full_batch(mechanism), kappa)  # the steps-fold Gaussian: sqrt(steps)/sigma-GDP
     if method in ("bracket", "mpmath"):
         if discretization is not None:
             discretization = check_discretization("discretization", discretization)
@@ -148,7 +148,7 @@ def rero(mechanism: Mechanism, kappa, method: Literal["bracket", "edgeworth", "c
         return _approximation(mechanism, kappa, method, order)
     res = montecarlo.gamma_mc(mechanism, kappa, samples=check_positive_int("samples", samples), seed=seed, n_jobs=n_jobs)
     return Estimate(value=res.estimate, method="mc", certified=False, lower=res.lower, upper=res.upper,
-                    warnings=(res.warning,) if res.warning else ())
+                    warnings=res.warnings)
 
 
 def _auto_bracket(mechanism: Mechanism, kappa: np.ndarray, kappa_min: float):
@@ -245,7 +245,7 @@ class GDPReport:
         The loss lattice spacing (None for a closed form).
     method : str
         ``"closed form"`` or ``"lattice"`` (mu* and the regret on the certified lattice curve,
-        :func:`fdp.accounting.gdp.mu_and_regret_lattice`; epsilon from ``dp_accounting``'s PLD).
+        :func:`fdp.accounting.mechanism_gdp.mu_and_regret_lattice`; epsilon from ``dp_accounting``'s PLD).
     warnings : tuple of str
     mu_lower : float or None
         A lower bound on the exact ``mu*`` above the same floor (``mu`` for a closed form; for the lattice, read
@@ -281,10 +281,10 @@ def gdp(mechanism: Mechanism, *, delta: float = 1e-5, discretization: float | No
     tail : float
         The alpha floor (1e-10, gdpnum's ``err``, by default), in [0, 0.5): an accountant curve's truncated tails
         must be ignored by eq. 21.  A subsampled mechanism's lattice curve reaches alpha = 1e-300 at the least
-        (:data:`fdp.accounting.gdp.LATTICE_TAIL_MIN`); below it, ``mu*`` is the full batch's ``sqrt(steps) / noise_multiplier``
+        (:data:`fdp.accounting.mechanism_gdp.LATTICE_TAIL_MIN`); below it, ``mu*`` is the full batch's ``sqrt(steps) / noise_multiplier``
         (an upper bound at every floor, and the limit of the subsampled curve's ``mu(alpha)`` as alpha -> 0), with a
         warning.  Every ``mu*`` is capped by that value.  A curve that passes below ``(tail, tail)`` (far from
-        private) gets its floor lowered to its fixed point (:func:`fdp.accounting.gdp.mu_and_regret_lattice`, with a
+        private) gets its floor lowered to its fixed point (:func:`fdp.accounting.mechanism_gdp.mu_and_regret_lattice`, with a
         warning); ``GDPReport.alpha_floor`` is the floor used.
 
     Returns
@@ -299,7 +299,7 @@ def gdp(mechanism: Mechanism, *, delta: float = 1e-5, discretization: float | No
         raise ValueError(f"mechanism must have Gaussian noise (DP-SGD), got {mechanism!r}")
     delta = check_open_unit("delta", delta)
     tail = _gdp.check_tail(tail)
-    mu_cap = _gdp.mu_full_batch(mechanism)
+    mu_cap = mechanism_gdp.mu_full_batch(mechanism)
     if mechanism.sampling_rate == 1.0:  # the steps-fold Gaussian mechanism: exactly sqrt(steps)/sigma-GDP
         mu = mu_cap
         try:
@@ -308,18 +308,18 @@ def gdp(mechanism: Mechanism, *, delta: float = 1e-5, discretization: float | No
             eps, warnings = None, (f"no epsilon at delta {delta:g}: {exc}",)
         return GDPReport(mu=mu, regret=0.0, alpha_floor=0.0, epsilon=eps, delta=delta, discretization=None,
                          method="closed form", warnings=warnings, mu_lower=mu)
-    if tail >= _gdp.LATTICE_TAIL_MIN:
+    if tail >= mechanism_gdp.LATTICE_TAIL_MIN:
         report, _ = _gdp_and_curve(mechanism, delta, discretization, tail)
         return report
     # below the lattice's smallest floor only the full-batch bound is known: subsampling never lowers the curve
     # below G_{sqrt(T)/sigma} (Dong, Roth, Su 2022 Thm. 4.2 with Cor. 3.3), and as alpha -> 0 the subsampled curve's
     # mu(alpha) tends to that value, so it is the answer at floor 0; the lower end is read at the lattice's floor
-    report, curve = _gdp_and_curve(mechanism, delta, discretization, _gdp.LATTICE_TAIL_MIN)
+    report, curve = _gdp_and_curve(mechanism, delta, discretization, mechanism_gdp.LATTICE_TAIL_MIN)
     mu = mu_cap
     mu_lower = min(report.mu_lower, mu)
-    note = (f"below alpha = {_gdp.LATTICE_TAIL_MIN:g} the certified curve is not resolved: mu* at the floor {tail:g} is "
+    note = (f"below alpha = {mechanism_gdp.LATTICE_TAIL_MIN:g} the certified curve is not resolved: mu* at the floor {tail:g} is "
             f"bounded by the full-batch sqrt(steps)/sigma = {upper(mu)} and lies in [{lower(mu_lower)}, {upper(mu)}] "
-            f"(the lower end read at alpha >= {_gdp.LATTICE_TAIL_MIN:g})")
+            f"(the lower end read at alpha >= {mechanism_gdp.LATTICE_TAIL_MIN:g})")
     kept = tuple(w for w in report.warnings if not w.startswith("mu* lies in"))  # the floor-1e-300 interval: replaced
     return GDPReport(mu=mu, regret=_gdp.gdp_regret(curve, mu), alpha_floor=tail, epsilon=report.epsilon, delta=delta,
                      discretization=report.discretization, method="lattice", warnings=kept + (note,), mu_lower=mu_lower)
@@ -391,7 +391,7 @@ def _gdp_and_curve(mechanism: Mechanism, delta, discretization, tail,
         h = check_discretization("discretization", discretization)
     h_eps = h  # epsilon keeps the spacing chosen for it (dp_accounting's PLD fails at spacings far below it)
     # a certified cap on mu* at every floor, reached as alpha -> 0 (where only the all-sampled branch counts)
-    full_batch = _gdp.mu_full_batch(mechanism)
+    full_batch = mechanism_gdp.mu_full_batch(mechanism)
 
     def read(spacing, grid):  # the certified curve, its (mu*, regret, floor), mu* of the optimistic curve below the
         # truth, and the one-step spacing of the optimistic lattice (above ``spacing`` when its grid was full)
@@ -672,13 +672,13 @@ def report(mechanism: Mechanism | RandomizedResponse, *, delta: float = 1e-5, ka
         check_discretization("discretization", discretization)
     tail = _gdp.DPSGD_TAIL
     # the curve is built down to the smallest FPR asked (below LATTICE_TAIL_MIN it is read off its first chord)
-    level = max(_gdp.LATTICE_TAIL_MIN, min([tail, *fpr[fpr > 0.0]]))
+    level = max(mechanism_gdp.LATTICE_TAIL_MIN, min([tail, *fpr[fpr > 0.0]]))
     eps_rdp, rtm_reading, rtm_failure, cap = None, None, (), np.inf
     if isinstance(mechanism, RandomizedResponse):  # an exact curve: every reading is a closed form
         gdp_report, curve, mu_at_floor, gamma = _randomized_response(mechanism.epsilon, delta, kappa)
         h = None
     else:
-        cap = _gdp.mu_full_batch(mechanism)  # the GDP bound that caps mu* at every floor and the MIA readings
+        cap = mechanism_gdp.mu_full_batch(mechanism)  # the GDP bound that caps mu* at every floor and the MIA readings
         if mechanism.sampling_rate == 1.0 and mechanism.noise == "gaussian":  # exactly sqrt(steps)/sigma-GDP: every reading but the RTM's is closed
             gdp_report = gdp(mechanism, delta=delta)
             curve = tradeoff.gaussian(gdp_report.mu)
@@ -734,7 +734,7 @@ def _laplace_gdp_and_curve(mechanism: Mechanism, delta, discretization, tail, le
         warnings = (f"the lattice spacing was coarsened to {h:.3g} to keep one step below "
                     f"{lattice.MAX_ONE_STEP_POINTS:.3g} points (the curve stays pessimistic)",)
     curve = pld.certified_lower_curve(mechanism, discretization=h, direction="symmetrised", level_min=min(tail, level))
-    mu, regret, floor = _capped_alg1(curve, tail, _gdp.mu_full_batch(mechanism))
+    mu, regret, floor = _capped_alg1(curve, tail, mechanism_gdp.mu_full_batch(mechanism))
     if tradeoff.fixed_point(curve) == 0.0:
         warnings += (f"the certified curve is 0 at every level above alpha = 0 in double precision (too far from "
                      f"private for the lattice): mu* is sqrt(steps) times one Laplace step's mu, {upper(mu)}",)
@@ -747,7 +747,6 @@ def _laplace_gdp_and_curve(mechanism: Mechanism, delta, discretization, tail, le
 
 
 
-ULPS_UP, ULPS_DOWN = 1.0 + 2.0**-50, 1.0 - 2.0**-50  # a closed form's few roundings, moved outward (4-8 ulps)
 
 
 def _gaussian_rero(mu, kappa) -> Estimate:

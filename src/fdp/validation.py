@@ -7,12 +7,14 @@ returning NaN or silently clamping.
 
 from __future__ import annotations
 
+import importlib
 import numbers
 
 import numpy as np
 
 __all__ = [
     "EPS_MAX",
+    "optional_import",
     "check_eps",
     "check_positive",
     "check_nonnegative",
@@ -408,3 +410,33 @@ def check_eps(name: str, eps) -> np.ndarray:
     ValueError: epsilon must lie in [0, 700], got 800.0
     """
     return check_array_in(name, eps, 0.0, EPS_MAX)
+
+
+def optional_import(module: str, extra: str):
+    """Import ``module`` from one of the package's optional extras, or an ImportError that names the extra.
+
+    The numerics (``fdp.curves``, ``fdp.accounting``, ``fdp.risk``, ``fdp.calibrate``, the CLI) need numpy, scipy,
+    mpmath and dp_accounting only; figures need the ``plot`` extra (matplotlib), the experiments the
+    ``experiments`` extra (scikit-learn, mlxtend).
+
+    Parameters
+    ----------
+    module : str
+        Dotted module name, e.g. ``"matplotlib.figure"``.
+    extra : str
+        The extra of ``pyproject.toml`` that installs it.
+
+    Returns
+    -------
+    module
+
+    Examples
+    --------
+    >>> optional_import("math", "plot").sqrt(4.0)
+    2.0
+    """
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise ImportError(f"{module} is needed here but not installed: pip install 'fdp[{extra}]' ({exc})") from exc
+

@@ -8,9 +8,12 @@
 * :mod:`fdp.accounting.edgeworth`, :mod:`fdp.accounting.montecarlo` -- the Edgeworth/CLT approximations and Hayes et
   al.'s Algorithm 1.
 * :mod:`fdp.accounting.accountants` -- (eps, delta) from the PLD and RDP accountants.
-* :mod:`fdp.accounting.conversions`, :mod:`fdp.accounting.gdp`, :mod:`fdp.accounting.rtm` -- (eps, delta), RDP and
-  zCDP as curves; mu-GDP (mu* and its regret); the relaxed threat model's curves.  These three also hold readings of a
-  curve, which belong to :mod:`fdp.curves`: the next step of the layering splits them.
+* :mod:`fdp.accounting.rdp` -- the Renyi DP of a mechanism (Laplace, subsampled Gaussian).
+* :mod:`fdp.accounting.mechanism_gdp` -- mu* and regret of a mechanism (DP-SGD on its certified curve, the full
+  batch's bound, the closed forms of mechanisms calibrated to (eps, delta)); the readings of any curve are in
+  :mod:`fdp.curves.gdp`.
+* :mod:`fdp.accounting.rtm` -- the relaxed threat model's curves of a mechanism (its magnitude statistic) and their
+  composition.
 
 Above this layer: :mod:`fdp.risk` (one entry point per question) and :mod:`fdp.calibrate`.
 """

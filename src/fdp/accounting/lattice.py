@@ -98,6 +98,7 @@ import math
 import numbers
 import time
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import mpmath
 import numpy as np
@@ -125,6 +126,7 @@ __all__ = [
     "composed_points",
     "compose",
     "self_convolve",
+    "Breakpoints",
     "breakpoints",
     "overflow_error",
     "MAX_LATTICE_POINTS",
@@ -991,16 +993,33 @@ def overflow_error(l_0: float) -> ValueError:
     )
 
 
+class Breakpoints(NamedTuple):
+    """The breakpoints of a lattice measure's trade-off curve T(A, B) (:func:`breakpoints`).
+
+    Attributes
+    ----------
+    alphas : numpy.ndarray
+        Type-I errors, increasing from 0 to 1.
+    betas : numpy.ndarray
+        Type-II errors ``beta = B(L < l)``, non-increasing.
+    powers : numpy.ndarray
+        The powers ``B(L >= l) = 1 - beta`` as cumulative masses (no cancellation of ``1 - beta`` near alpha = 0).
+    """
+
+    alphas: np.ndarray
+    betas: np.ndarray
+    powers: np.ndarray
+
+
 def breakpoints(
     l_0: float, h: float, masses, infinite: float, pessimistic: bool = True, normalise: bool = False,
-    with_powers: bool = False,
-):
+) -> Breakpoints:
     """Breakpoints of T(A, B) for Q-view ``masses`` of B at losses ``l_0 + k h`` and ``infinite`` at +inf.
 
     ``pessimistic`` says which side the measure bounds; it decides how a truncated lower tail is repaired.
     ``normalise`` rescales a total B-mass above 1 (round-off) to 1; see :func:`fdp.accounting.pld.breakpoints`.
-    ``with_powers`` also returns the breakpoints' powers ``B(L >= l) = 1 - beta`` as cumulative
-    masses, without the cancellation of ``1 - beta`` near alpha = 0 (for gamma at tiny kappa).
+    The breakpoints' powers ``B(L >= l) = 1 - beta`` come as cumulative masses too, without the cancellation of
+    ``1 - beta`` near alpha = 0 (for gamma at tiny kappa).
 
     Parameters
     ----------
@@ -1012,11 +1031,10 @@ def breakpoints(
         Mass at +inf.
     pessimistic : bool, default True
     normalise : bool, default False
-    with_powers : bool, default False
 
     Returns
     -------
-    (alphas, betas) or (alphas, betas, powers) : tuple of numpy.ndarray
+    Breakpoints
     """
     probs = np.asarray(masses, dtype=float)
     losses = l_0 + np.arange(probs.size) * h
@@ -1118,7 +1136,7 @@ def breakpoints(
         alphas = env_a
     if not (np.all(np.isfinite(alphas)) and np.all(np.isfinite(betas))):
         raise overflow_error(l_0)
-    return (alphas, betas, powers) if with_powers else (alphas, betas)
+    return Breakpoints(alphas, betas, powers)
 
 
 _TINY_ALPHA = 1e-280  # a pessimistic curve's breakpoints below this alpha go to +inf (their slopes overflow)

@@ -60,7 +60,7 @@ class MonteCarloGamma:
     1 the samples missed where Q has its mass (the importance sampling collapsed).  ``collapsed``
     flags, per kappa, a mass outside [0.9, 1.1] or kept ratios dominated by fewer than 5 samples
     (their effective sample size ``(sum r)^2 / sum r^2``); there the estimate is not trustworthy, the
-    interval is widened to the trivially valid ``[kappa, 1]`` and ``warning`` says why.
+    interval is widened to the trivially valid ``[kappa, 1]`` and ``warnings`` says why.
 
     Attributes
     ----------
@@ -70,7 +70,8 @@ class MonteCarloGamma:
     interval : str
     mass : float
     collapsed : numpy.ndarray or None
-    warning : str or None
+    warnings : tuple of str
+        Caveats, also issued as :class:`fdp.FDPWarning`; empty when there are none.
     """
 
     kappa: np.ndarray
@@ -84,7 +85,7 @@ class MonteCarloGamma:
     interval: str
     mass: float = 1.0
     collapsed: np.ndarray | None = None
-    warning: str | None = None
+    warnings: tuple[str, ...] = ()
 
 
 MIN_KEPT = 10  # Algorithm 1 needs at least this many samples above its threshold (kappa * samples)
@@ -274,19 +275,19 @@ def gamma_from_log_ratios(log_ratios, kappa, confidence: float = 0.95, interval:
         upper = top_mean(np.ceil((k + eps) * n).astype(int)) + z * se
     else:
         lower, upper = est - z * se, est + z * se
-    warning = None
+    warnings = ()
     if np.any(collapsed):
         lower = np.where(collapsed, k, lower)
         upper = np.where(collapsed, 1.0, upper)
-        warning = (
+        warnings = (
             f"Monte Carlo collapsed at kappa={float(k[collapsed][0]):g}: the {n} samples carry a likelihood-ratio mass "
             f"of {mass:.3g} (should be 1) and the kept ratios an effective sample size of {float(ess[collapsed][0]):.3g}; "
-            "the estimate is unreliable and only the trivial interval [kappa, 1] is reported (use an accountant)"
+            "the estimate is unreliable and only the trivial interval [kappa, 1] is reported (use an accountant)",
         )
     clip = lambda v: np.clip(v, k, 1.0)  # noqa: E731  (gamma >= kappa for every trade-off curve)
     return MonteCarloGamma(kappa=k, estimate=clip(est), std_error=se, lower=clip(lower), upper=clip(upper), samples=n,
                            seed=-1, confidence=confidence, interval=interval, mass=mass, collapsed=collapsed,
-                           warning=warning)
+                           warnings=warnings)
 
 
 @warns

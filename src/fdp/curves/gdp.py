@@ -1,4 +1,4 @@
-"""Gaussian differential privacy (mu-GDP) reporting: Gomez et al. 2025 ("GDP paper").
+"""Gaussian differential privacy (mu-GDP) of a trade-off curve: Gomez et al. 2025 ("GDP paper").
 
 What is here
 ------------
@@ -7,17 +7,16 @@ What is here
 * The tight pessimistic ``mu*`` of a piecewise-linear trade-off curve (App. C.1, eq. 21):
   :func:`mu_star`.
 * The regret ``Delta(f, f_mu)`` (Def. 2.6, eq. 6; Alg. 1 step 3; App. C.1 eq. 23) computed
-  *exactly* from the breakpoints: :func:`gdp_regret`, and both together: :func:`mu_and_regret`.
+  *exactly* from the breakpoints: :func:`gdp_regret`, and both together: :func:`mu_and_regret` and
+  :func:`alg1` (which also lowers the alpha floor of a curve far from private).
 * The same Delta-divergence between two piecewise-linear curves, exactly:
   :func:`delta_divergence` (used for the ADP, zCDP and RDP representations of Fig. 1c, whose
-  curves come from :mod:`fdp.accounting.conversions`).
-* Pure DP: :func:`mu_pure_dp` (Prop. 6.1); the Laplace mechanism: :func:`mu_laplace`.
-* DP-SGD (Alg. 1, Figs. 3 and 4): :func:`mu_and_regret_dpsgd` and :func:`mu_and_regret_dpsgd_grid` on
-  the certified lower curve of :func:`fdp.accounting.pld.certified_lower_curve` (:func:`mu_and_regret_lattice`:
-  ``f_mu* <= f`` holds for the exact curve on ``alpha, beta >= 1e-10``, up to the FFT's rounding,
-  estimated and carried in the curve; faster than gdpnum at equal spacing), or
-  on the PLD of :func:`fdp.accounting.pld.mechanism_pld` (:func:`mu_and_regret_pld`); :func:`mu_and_regret` also takes
-  a :class:`fdp.accounting.privacy_loss.Mechanism`.
+  curves come from :mod:`fdp.curves.conversions`).
+* Pure DP: :func:`mu_pure_dp` (Prop. 6.1); the Laplace mechanism: :func:`mu_laplace` (closed forms of
+  those mechanisms' curves).
+
+The mu* of a mechanism, read from the curve its accountant builds (DP-SGD, Alg. 1, Figs. 3 and 4), is in
+:mod:`fdp.accounting.mechanism_gdp`.
 
 Conventions (:mod:`fdp.curves.tradeoff`)
 -----------------------
@@ -62,31 +61,21 @@ gdpnum 0.1.2 (the paper's code) instead bisects ``kappa`` with the condition che
 
 from __future__ import annotations
 
-import math
-import warnings
-from fractions import Fraction
-from typing import Literal, NamedTuple
+from typing import NamedTuple
 
 import mpmath
 import numpy as np
-from joblib import delayed
 from scipy.special import erfinv, log_ndtr, ndtr, ndtri, ndtri_exp
 
-from ..curves.tradeoff import PiecewiseLinear, check_piecewise, fixed_point
-from ..curves.tradeoff import symmetrise as _symmetrise
-from ..parallel import check_n_jobs, run
+from ..formatting import ULPS_UP
 from ..roots import bisect_increasing
 from ..validation import (
     check_array_in,
-    check_discretization,
     check_eps,
     check_nonnegative,
-    check_positive,
-    check_positive_int,
-    check_sampling_rate,
 )
-from .pld import certified_lower_curve, default_discretization, mechanism_pld, tradeoff_curve
-from .privacy_loss import Mechanism, check_mechanism
+from .tradeoff import PiecewiseLinear, check_piecewise, fixed_point
+from .tradeoff import symmetrise as _symmetrise
 
 __all__ = [
     "gaussian_delta",
@@ -97,22 +86,15 @@ __all__ = [
     "gdp_regret",
     "mu_and_regret",
     "delta_divergence",
-    "mu_full_batch",
     "mu_pure_dp",
     "mu_laplace",
     "alg1",
-    "mu_and_regret_pld",
-    "mu_and_regret_lattice",
-    "mu_and_regret_dpsgd",
-    "mu_and_regret_dpsgd_grid",
     "MuRegret",
     "Alg1",
 ]
 
 #: The largest eps :func:`eps_from_mu_delta` looks for.
 _EPS_SEARCH_MAX = 1e300
-#: A closed form's float value moved up past its rounding (8 ulps; the evaluations are within 2).
-_ROUND_UP = 1.0 + 2.0**-50
 #: alpha floor of an accountant's curve (gdpnum's ``err``): its truncated tails are ignored by eq. 21
 DPSGD_TAIL = 1e-10
 _GL_NODES, _GL_WEIGHTS = np.polynomial.legendre.leggauss(20)
@@ -431,42 +413,6 @@ def check_tail(tail, name: str = "tail") -> float:
     return tail
 
 
-#: The smallest alpha floor of a lattice curve: below 1e-280 its breakpoints' slopes leave the float range
-#: (their mass goes to infinite loss, :func:`fdp.accounting.lattice.breakpoints`), and a floor of 0 has no finite mu*
-#: (the tails cut from the composition carry infinite loss).
-LATTICE_TAIL_MIN = 1e-300
-
-
-def check_lattice_tail(tail, name: str = "tail") -> float:
-    """The alpha floor of a lattice curve (a subsampled mechanism), in [1e-300, 0.5), or a ValueError naming ``name``.
-
-    Parameters
-    ----------
-    tail : float
-        The floor.
-    name : str, default "tail"
-        The parameter's name, for the message.
-
-    Returns
-    -------
-    float
-
-    Examples
-    --------
-    >>> check_lattice_tail(0.0)  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    ValueError: tail must lie in [1e-300, 0.5) for a subsampled mechanism, got 0.0: its certified curve ...
-    """
-    tail = check_tail(tail, name)
-    if tail < LATTICE_TAIL_MIN:
-        raise ValueError(
-            f"{name} must lie in [{LATTICE_TAIL_MIN:g}, 0.5) for a subsampled mechanism, got {tail!r}: its certified "
-            f"curve reaches alpha = {name} only (the composition's tails are cut there and count as infinite privacy "
-            "loss, so no finite mu* holds at alpha = 0); a smaller tail gives a larger mu*")
-    return tail
-
-
 def _mu_star(curve: PiecewiseLinear, tail: float, name: str) -> float:
     a, b, p = curve.alphas, curve.betas, curve.powers
     if tail > 0.0:
@@ -548,7 +494,7 @@ def mu_star(curve: PiecewiseLinear, *, tail: float = 0.0) -> float:
     Randomized response with eps = 1 is exactly as private as Prop. 6.1 says every 1-DP mechanism is (the closed
     form is rounded up by a few ulps):
 
-    >>> from fdp.accounting import conversions
+    >>> from fdp.curves import conversions
     >>> abs(mu_star(conversions.randomized_response(1.0)) / mu_pure_dp(1.0) - 1) < 1e-14
     True
     """
@@ -643,7 +589,7 @@ def gdp_regret(curve: PiecewiseLinear, mu: float, *, metric: bool = False) -> fl
 
     Examples
     --------
-    >>> from fdp.accounting import conversions
+    >>> from fdp.curves import conversions
     >>> rr = conversions.randomized_response(1.0)
     >>> round(gdp_regret(rr, mu_star(rr)), 6)
     0.057546
@@ -659,26 +605,25 @@ def gdp_regret(curve: PiecewiseLinear, mu: float, *, metric: bool = False) -> fl
     return out
 
 
-def mu_and_regret(subject, *, symmetrise: bool = True, tail: float | None = None,
-                  discretization: float | None = None) -> MuRegret:
-    """GDP paper Alg. 1: the tight pessimistic ``mu*`` (eq. 21) and its exact regret ``Delta(f, f_mu*)``.
+def mu_and_regret(curve: PiecewiseLinear, *, symmetrise: bool = True, tail: float = 0.0) -> MuRegret:
+    """GDP paper Alg. 1: the tight pessimistic ``mu*`` (eq. 21) of a curve and its exact regret ``Delta(f, f_mu*)``.
+
+    For a mechanism (DP-SGD) see :func:`fdp.accounting.mechanism_gdp.mu_and_regret_dpsgd`, which builds its
+    certified curve first.
 
     Parameters
     ----------
-    subject : PiecewiseLinear or fdp.accounting.privacy_loss.Mechanism
-        Breakpoints of a trade-off curve, e.g. ``T(P, Q)`` in the "add" direction from a PLD; or a
-        Gaussian mechanism (DP-SGD), answered by :func:`mu_and_regret_dpsgd`.
+    curve : PiecewiseLinear
+        Breakpoints of a trade-off curve, e.g. ``T(P, Q)`` in the "add" direction from a PLD.
     symmetrise : bool, default True
-        For a curve: use the symmetrised curve C(f, f^{-1}) of both directions (add and remove;
+        Use the symmetrised curve C(f, f^{-1}) of both directions (add and remove;
         :func:`fdp.curves.tradeoff.symmetrise`, exact for piecewise-linear curves), as a DP guarantee for
         the add/remove relation requires.  ``mu*`` does not depend on this choice (eq. 21 is
         symmetric in alpha and beta); the regret of C(f, f^{-1}) is at most that of ``f`` (a lower
         curve needs a smaller shift).  Pass False if ``curve`` is already symmetric or a single
-        direction is meant.  (A mechanism's curve is always symmetrised.)
-    tail : float, optional
-        The alpha floor of :func:`mu_star`: 0 for a curve and 1e-10 for a mechanism by default.
-    discretization : float, optional
-        For a mechanism only: the lattice spacing (see :func:`mu_and_regret_dpsgd`).
+        direction is meant.
+    tail : float, default 0
+        The alpha floor of :func:`mu_star`.
 
     Returns
     -------
@@ -695,24 +640,15 @@ def mu_and_regret(subject, *, symmetrise: bool = True, tail: float | None = None
     >>> mu, regret = mu_and_regret(tradeoff.piecewise_linear([0.0, 0.2, 1.0], [1.0, 0.2, 0.0]))
     >>> round(mu, 6), round(regret, 6)
     (1.683242, 0.06309)
-    >>> from fdp.accounting.privacy_loss import dpsgd
-    >>> mu_and_regret(dpsgd(noise_multiplier=2.0, sampling_rate=1.0, steps=16))  # exactly sqrt(16) / 2
-    MuRegret(mu=2.0, regret=0.0)
     """
-    if isinstance(subject, Mechanism):
-        if subject.noise != "gaussian":
-            raise ValueError(f"subject must be a Gaussian mechanism or a curve, got {subject!r}")
-        if not symmetrise:
-            raise ValueError("symmetrise=False applies to a curve: a mechanism's curve is always symmetrised")
-        return mu_and_regret_dpsgd(subject, discretization=discretization, tail=DPSGD_TAIL if tail is None else tail)
-    if isinstance(subject, str):  # a noise name where a mechanism belongs: say how to build one
-        check_mechanism(subject, "subject")
-    if discretization is not None:
-        raise ValueError("discretization applies to a mechanism, not to a curve")
-    curve = check_piecewise("subject", subject)
+    if isinstance(curve, str) or hasattr(curve, "noise_multiplier"):  # a mechanism, or its noise's name
+        raise ValueError(f"curve must be a PiecewiseLinear trade-off curve, got {curve!r}: for a mechanism use "
+                         "fdp.accounting.mechanism_gdp.mu_and_regret_dpsgd(Mechanism('gaussian', noise_multiplier, "
+                         "sampling_rate, steps))")
+    curve = check_piecewise("curve", curve)
     if symmetrise:
         curve = check_piecewise("curve (symmetrised)", _symmetrise(curve))
-    mu = mu_star(curve, tail=0.0 if tail is None else tail)
+    mu = mu_star(curve, tail=tail)
     return MuRegret(mu, _gdp_divergence(curve.alphas, curve.betas, mu))
 
 
@@ -746,7 +682,7 @@ def delta_divergence(f: PiecewiseLinear, g: PiecewiseLinear, *, metric: bool = F
 
     Examples
     --------
-    >>> from fdp.accounting import conversions
+    >>> from fdp.curves import conversions
     >>> from fdp.curves import tradeoff
     >>> rr = conversions.randomized_response(1.0)
     >>> delta_divergence(rr, tradeoff.eps_delta(1.0, 0.0))  # the same curve
@@ -769,44 +705,11 @@ def delta_divergence(f: PiecewiseLinear, g: PiecewiseLinear, *, metric: bool = F
 # ---------------------------------------------------------------------------------------------
 
 
-def mu_full_batch(mechanism: Mechanism) -> float:
-    """mu-GDP of the mechanism's steps without subsampling, as an upper bound: the bound that caps its ``mu*``.
-
-    Subsampling never lowers the curve below the full batch's (Dong, Roth, Su 2022 Thm. 4.2), so the
-    mechanism's sampling rate does not enter.  Gaussian noise: ``sqrt(steps) / noise_multiplier``, exactly
-    (Cor. 3.3); the float quotient is raised one ulp at a time until ``(mu sigma)^2 >= steps`` holds in exact
-    rational arithmetic (the float ``sqrt(3)`` is 1e-16 below the real one, so noise ``sqrt(3)`` would miss
-    mu = 1 by that much).  Laplace noise: ``sqrt(steps) mu_L``, ``mu_L`` the tight GDP of one step
-    (:func:`mu_laplace`; composition, Cor. 3.3), inf where no bound is computed (one step beyond eps 700).
-
-    Parameters
-    ----------
-    mechanism : Mechanism
-
-    Returns
-    -------
-    float
-        Gaussian: the smallest float found at or above ``sqrt(steps) / noise_multiplier`` (inf if it overflows).
-
-    Examples
-    --------
-    >>> mu_full_batch(Mechanism("gaussian", 2.0, 1.0, 4)), mu_full_batch(Mechanism("gaussian", 1.0, 1.0, 3)) > 3 ** 0.5
-    (1.0, True)
-    """
-    noise, sigma, _, steps = check_mechanism(mechanism).args
-    if noise == "laplace":
-        return math.inf if 1.0 / sigma > 700.0 else float(np.sqrt(steps) * mu_laplace(1.0 / sigma) * _ROUND_UP)
-    mu = math.sqrt(steps) / sigma
-    while math.isfinite(mu) and (Fraction(mu) * Fraction(sigma)) ** 2 < steps:
-        mu = math.nextafter(mu, math.inf)
-    return mu
-
-
 def mu_pure_dp(epsilon) -> float | np.ndarray:
     """GDP paper Prop. 6.1: every eps-DP mechanism is mu-GDP with ``mu = -2 Phi^{-1}(1 / (e^eps + 1))``.
 
     The value is tight: it is :func:`mu_star` of the randomized-response curve
-    (:func:`fdp.accounting.conversions.randomized_response`), which dominates every eps-DP mechanism.  Computed as
+    (:func:`fdp.curves.conversions.randomized_response`), which dominates every eps-DP mechanism.  Computed as
     ``-2 Phi^{-1}(exp(-log(1 + e^eps)))`` through ``ndtri_exp`` (the inverse of ``log Phi``), so
     it keeps its digits where ``1 / (e^eps + 1)`` is far below 1e-10.  Vectorised over
     ``epsilon`` in [0, 700].
@@ -834,7 +737,7 @@ def mu_pure_dp(epsilon) -> float | np.ndarray:
     # where 1 / (e^eps + 1) rounds to 1/2
     small = 2.0 * np.sqrt(2.0) * erfinv(np.tanh(0.5 * np.minimum(epsilon, 1.0)))
     out = np.where(epsilon < 1.0, small, -2.0 * ndtri_exp(-np.logaddexp(0.0, epsilon))) + 0.0  # never -0.0
-    out = out * _ROUND_UP  # an upper bound: the float evaluation is within 2 ulps, moved up by 8
+    out = out * ULPS_UP  # an upper bound: the float evaluation is within 2 ulps, moved up by 8
     return out if out.ndim else float(out)
 
 
@@ -872,7 +775,7 @@ def mu_laplace(epsilon) -> float | np.ndarray:
     # -Phi^{-1}(e^{-eps/2} / 2) = sqrt(2) erfinv(1 - e^{-eps/2}): keeps its digits as eps -> 0 (mu ~ 1.2533 eps)
     small = 2.0 * np.sqrt(2.0) * erfinv(-np.expm1(-0.5 * np.minimum(epsilon, 1.0)))
     out = np.where(epsilon < 1.0, small, -2.0 * ndtri_exp(-0.5 * epsilon - np.log(2.0))) + 0.0  # never -0.0
-    out = out * _ROUND_UP  # an upper bound: the float evaluation is within 2 ulps, moved up by 8
+    out = out * ULPS_UP  # an upper bound: the float evaluation is within 2 ulps, moved up by 8
     return out if out.ndim else float(out)
 
 
@@ -914,205 +817,3 @@ def alg1(curve: PiecewiseLinear, tail: float = DPSGD_TAIL) -> Alg1:
     floor = min(check_tail(tail), star * (1.0 - 1e-9))
     mu = _mu_star(curve, floor, "curve")
     return Alg1(mu, _gdp_divergence(a, b, mu), floor)
-
-
-def mu_and_regret_pld(dist, *, tail: float = DPSGD_TAIL) -> Alg1:
-    """GDP paper Alg. 1 on a ``dp_accounting`` PLD: ``(mu*, Delta(f, f_mu*), floor)``.
-
-    The PLD's add and remove curves symmetrised (:func:`fdp.accounting.pld.tradeoff_curve`, ``"symmetrised"``,
-    normalised), then :func:`mu_and_regret` with the alpha floor ``tail`` (1e-10 by default, the
-    ``err`` of gdpnum, the paper's code: an accountant curve carries truncated tails, beta reaching 0 a
-    hair before alpha = 1, which eq. 21 must ignore; see :func:`mu_star`).  A mechanism so far from
-    private that its curve passes below ``(tail, tail)`` (for example noise 1, rate 0.56, 1,000 steps)
-    has no level left above the floor; the floor is then lowered to the curve's fixed point
-    ``f(alpha) = alpha``, so that ``mu*`` is the (large) value eq. 21 demands there instead of the
-    vacuous 0.  Such a ``mu*`` exceeds ``2 Phi^-1(1 - tail)`` (12.7 at the default), but its value is
-    set by the lattice's resolution (the curve's betas carry round-off of about 1e-13, so it stays near
-    14-15 and need not grow with the steps): read it as "beyond 12.7".  The regret there is below
-    1e-11.  ``floor`` is the floor used: ``tail``, or the lowered one.
-
-    The normalisation makes this curve slightly optimistic where beta is tiny (at (3.0, 0.01, 5,000
-    steps) it passes above the certified curve near ``(1, 0)``); :func:`mu_and_regret_dpsgd` uses
-    the certified curve by default.
-
-    Parameters
-    ----------
-    dist : dp_accounting.pld.privacy_loss_distribution.PrivacyLossDistribution
-        A pessimistic PLD, e.g. from :func:`fdp.accounting.pld.mechanism_pld`.
-    tail : float, default 1e-10
-        The alpha floor (see above).
-
-    Returns
-    -------
-    Alg1
-
-    References
-    ----------
-    GDP paper (Gomez et al. 2025) Alg. 1, eq. 21, Def. 2.6.
-
-    Examples
-    --------
-    >>> from fdp.accounting import pld
-    >>> mu, regret, floor = mu_and_regret_pld(pld.mechanism_pld(Mechanism("gaussian", 2.0, 0.05, 200), discretization=1e-3))
-    >>> round(mu, 4), floor
-    (0.4196, 1e-10)
-    """
-    tail = check_tail(tail)
-    curve = check_piecewise("curve (symmetrised)", tradeoff_curve(dist, "symmetrised", normalise=True))
-    return alg1(curve, tail)
-
-
-def mu_and_regret_dpsgd(
-    mechanism: Mechanism, *, discretization: float | None = None, tail: float = DPSGD_TAIL,
-    method: Literal["lattice", "dp_accounting"] = "lattice",
-) -> MuRegret:
-    """GDP paper Alg. 1 for DP-SGD (the paper's Fig. 3 interface): ``(mu*, Delta(f, f_mu*))``.
-
-    ``method="lattice"`` (default): the certified lower curve of :func:`fdp.accounting.pld.certified_lower_curve`
-    (both directions, tight at both ends), symmetrised, so that ``f_mu* <= f`` is certified for the
-    exact curve of the mechanism on the range ``alpha, beta >= tail`` (up to the rounding of the FFT
-    composition, estimated and carried in the curve).  ``method="dp_accounting"``:
-    :func:`mu_and_regret_pld` on :func:`fdp.accounting.pld.mechanism_pld` (connect-the-dots, normalised; not
-    certified near ``(1, 0)``).  Both lower the floor for mechanisms far from private (described
-    there).  With ``sampling_rate = 1`` the exact ``(sqrt(steps) / noise_multiplier, 0)`` of the
-    Gaussian mechanism.
-
-    Parameters
-    ----------
-    mechanism : Mechanism
-        Gaussian noise (DP-SGD).
-    discretization : float, optional
-        Loss lattice spacing (default: :func:`fdp.accounting.pld.default_discretization`).
-    tail : float, default 1e-10
-        The alpha floor (lowered far from privacy, see :func:`mu_and_regret_pld`).
-    method : {"lattice", "dp_accounting"}, default "lattice"
-
-    Returns
-    -------
-    MuRegret
-
-    References
-    ----------
-    GDP paper (Gomez et al. 2025) Alg. 1, Fig. 3.
-
-    Examples
-    --------
-    >>> mu, regret = mu_and_regret_dpsgd(Mechanism("gaussian", 2.0, 0.05, 200), discretization=1e-3)
-    >>> round(mu, 4), round(regret, 4)
-    (0.4196, 0.0092)
-    """
-    tail = check_tail(tail)  # before the lattice is built
-    if method not in ("lattice", "dp_accounting"):
-        raise ValueError(f"method must be 'lattice' or 'dp_accounting', got {method!r}")
-    mechanism = _check_gaussian(mechanism)
-    if discretization is not None:
-        check_discretization("discretization", discretization)
-    if mechanism.sampling_rate == 1.0:
-        # full batches: the steps-fold Gaussian mechanism, exactly sqrt(steps)/noise_multiplier-GDP (regret 0)
-        return MuRegret(mu_full_batch(mechanism), 0.0)
-    if method == "lattice":
-        check_lattice_tail(tail)
-    if method == "dp_accounting":
-        mu, regret, _ = mu_and_regret_pld(mechanism_pld(mechanism, discretization=discretization), tail=tail)
-    else:
-        mu, regret, _ = mu_and_regret_lattice(mechanism, discretization=discretization, tail=tail)
-    return MuRegret(mu, regret)
-
-
-def _check_gaussian(mechanism) -> Mechanism:
-    mechanism = check_mechanism(mechanism)
-    if mechanism.noise != "gaussian":
-        raise ValueError(f"mechanism must have Gaussian noise (DP-SGD), got {mechanism.noise!r} noise")
-    return mechanism
-
-
-def mu_and_regret_lattice(mechanism: Mechanism, *, discretization: float | None = None,
-                          tail: float = DPSGD_TAIL) -> Alg1:
-    """GDP paper Alg. 1 on the certified symmetrised curve of DP-SGD: ``(mu*, Delta(f, f_mu*), floor)``.
-
-    The curve is :func:`fdp.accounting.pld.certified_lower_curve` (``"symmetrised"``: the pessimistic lattice measures
-    of both directions, each read where it is tight), so ``f_mu* <= C(f, f^{-1})`` holds for the exact
-    curve of the mechanism on ``alpha, beta >= floor``.  The floor is ``tail``, lowered to the curve's
-    fixed point far from privacy as in :func:`mu_and_regret_pld`.  Unlike :func:`mu_and_regret_dpsgd`
-    there is no closed form for sampling rate 1 here (the lattice is used, and its mu* lies just above
-    ``sqrt(steps) / noise_multiplier``).
-
-    Parameters
-    ----------
-    mechanism : Mechanism
-        Gaussian noise (DP-SGD).
-    discretization : float, optional
-        Loss lattice spacing (default: :func:`fdp.accounting.pld.default_discretization`).
-    tail : float, default 1e-10
-        The alpha floor, in [1e-300, 0.5) (:func:`check_lattice_tail`); the curve is built down to it.
-
-    Returns
-    -------
-    Alg1
-
-    References
-    ----------
-    GDP paper (Gomez et al. 2025) Alg. 1, eq. 21, Def. 2.6; Dong, Roth, Su (2022) Def. F.1.
-
-    Examples
-    --------
-    >>> mu, regret, floor = mu_and_regret_lattice(Mechanism("gaussian", 2.0, 0.05, 200), discretization=1e-3)
-    >>> round(mu, 4), floor
-    (0.4196, 1e-10)
-    """
-    mechanism = _check_gaussian(mechanism)
-    tail = check_lattice_tail(tail)
-    if discretization is None:
-        discretization = default_discretization(mechanism)
-    curve = certified_lower_curve(mechanism, discretization=discretization, direction="symmetrised", level_min=tail)
-    return alg1(curve, tail)
-
-
-def mu_and_regret_dpsgd_grid(
-    noise_multipliers, sampling_rates, steps, *, n_jobs: int = 1, discretization: float | None = None, tail: float = 1e-10
-) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`mu_and_regret_dpsgd` on a grid (GDP paper Fig. 4): arrays ``(mu, regret)`` of shape (noise multipliers, steps, rates).
-
-    The grid points are independent and run through joblib (``n_jobs`` workers; a Dask backend set
-    with ``joblib.parallel_config`` is used as is).
-
-    Parameters
-    ----------
-    noise_multipliers, sampling_rates, steps : float, int or array_like
-        The grid's axes.
-    n_jobs : int, default 1
-        joblib workers.
-    discretization : float, optional
-        PLD lattice spacing of every point (default: each point's :func:`fdp.accounting.pld.default_discretization`).
-    tail : float, default 1e-10
-        The alpha floor of :func:`mu_and_regret_pld`.
-
-    Returns
-    -------
-    (mu, regret) : tuple of numpy.ndarray
-        Each of shape (noise multipliers, steps, sampling rates).
-
-    References
-    ----------
-    GDP paper (Gomez et al. 2025) Fig. 4.
-
-    Examples
-    --------
-    >>> mu, regret = mu_and_regret_dpsgd_grid([2.0, 4.0], 1.0, 100)  # full batches: sqrt(100) / sigma
-    >>> mu.ravel().tolist(), regret.ravel().tolist()
-    ([5.0, 2.5], [0.0, 0.0])
-    """
-
-    s = [check_positive("noise_multipliers", v) for v in np.atleast_1d(noise_multipliers).tolist()]
-    q = [check_sampling_rate("sampling_rates", v) for v in np.atleast_1d(sampling_rates).tolist()]
-    t = [check_positive_int("steps", v) for v in np.atleast_1d(steps).tolist()]
-    n_jobs = check_n_jobs(n_jobs)
-    points = [(a, c, b) for a in s for b in t for c in q]
-    with warnings.catch_warnings():
-        # loky replaces a worker whose memory grew by 300 MB (freed lattices stay with the process) and
-        # resubmits its queued tasks: nothing is lost, so its UserWarning would only alarm the reader.
-        warnings.filterwarnings("ignore", message="A worker stopped while some jobs", category=UserWarning)
-        res = run((delayed(mu_and_regret_dpsgd)(Mechanism("gaussian", a, c, b), discretization=discretization, tail=tail)
-                   for a, c, b in points), n_jobs)
-    arr = np.array(res, dtype=float).reshape(len(s), len(t), len(q), 2)
-    return arr[..., 0], arr[..., 1]

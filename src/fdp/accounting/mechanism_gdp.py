@@ -1,0 +1,359 @@
+"""mu-GDP of a mechanism: GDP paper Alg. 1 on the curve an accountant builds (Gomez et al. 2025).
+
+* DP-SGD (Alg. 1, Figs. 3 and 4): :func:`mu_and_regret_dpsgd` and :func:`mu_and_regret_dpsgd_grid` on
+  the certified lower curve of :func:`fdp.accounting.pld.certified_lower_curve` (:func:`mu_and_regret_lattice`:
+  ``f_mu* <= f`` holds for the exact curve on ``alpha, beta >= 1e-10``, up to the FFT's rounding,
+  estimated and carried in the curve; faster than gdpnum at equal spacing), or
+  on the PLD of :func:`fdp.accounting.pld.mechanism_pld` (:func:`mu_and_regret_pld`).
+* The full batch's bound that caps every mu* of a subsampled run: :func:`mu_full_batch`.
+* The closed forms of a mechanism calibrated to (eps, delta): :func:`mu_and_regret_closed_form`.
+
+The readings of a curve (mu*, regret, the Gaussian profile) are in :mod:`fdp.curves.gdp`.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from fractions import Fraction
+from typing import Literal
+
+import numpy as np
+from joblib import delayed
+
+from ..curves import conversions
+from ..curves.gdp import DPSGD_TAIL, Alg1, MuRegret, alg1, check_tail, gdp_regret, mu_from_eps_delta, mu_laplace, mu_pure_dp
+from ..curves.tradeoff import check_piecewise
+from ..formatting import ULPS_UP
+from ..parallel import check_n_jobs, run
+from ..validation import check_array_in, check_discretization, check_open_unit, check_positive, check_positive_int, check_sampling_rate
+from .pld import certified_lower_curve, default_discretization, mechanism_pld, tradeoff_curve
+from .privacy_loss import Mechanism, check_mechanism
+
+__all__ = [
+    "LATTICE_TAIL_MIN",
+    "check_lattice_tail",
+    "mu_full_batch",
+    "mu_and_regret_pld",
+    "mu_and_regret_dpsgd",
+    "mu_and_regret_lattice",
+    "mu_and_regret_dpsgd_grid",
+    "mu_and_regret_closed_form",
+]
+
+
+#: The smallest alpha floor of a lattice curve: below 1e-280 its breakpoints' slopes leave the float range
+#: (their mass goes to infinite loss, :func:`fdp.accounting.lattice.breakpoints`), and a floor of 0 has no finite mu*
+#: (the tails cut from the composition carry infinite loss).
+LATTICE_TAIL_MIN = 1e-300
+
+
+def check_lattice_tail(tail, name: str = "tail") -> float:
+    """The alpha floor of a lattice curve (a subsampled mechanism), in [1e-300, 0.5), or a ValueError naming ``name``.
+
+    Parameters
+    ----------
+    tail : float
+        The floor.
+    name : str, default "tail"
+        The parameter's name, for the message.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> check_lattice_tail(0.0)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: tail must lie in [1e-300, 0.5) for a subsampled mechanism, got 0.0: its certified curve ...
+    """
+    tail = check_tail(tail, name)
+    if tail < LATTICE_TAIL_MIN:
+        raise ValueError(
+            f"{name} must lie in [{LATTICE_TAIL_MIN:g}, 0.5) for a subsampled mechanism, got {tail!r}: its certified "
+            f"curve reaches alpha = {name} only (the composition's tails are cut there and count as infinite privacy "
+            "loss, so no finite mu* holds at alpha = 0); a smaller tail gives a larger mu*")
+    return tail
+
+
+def mu_full_batch(mechanism: Mechanism) -> float:
+    """mu-GDP of the mechanism's steps without subsampling, as an upper bound: the bound that caps its ``mu*``.
+
+    Subsampling never lowers the curve below the full batch's (Dong, Roth, Su 2022 Thm. 4.2), so the
+    mechanism's sampling rate does not enter.  Gaussian noise: ``sqrt(steps) / noise_multiplier``, exactly
+    (Cor. 3.3); the float quotient is raised one ulp at a time until ``(mu sigma)^2 >= steps`` holds in exact
+    rational arithmetic (the float ``sqrt(3)`` is 1e-16 below the real one, so noise ``sqrt(3)`` would miss
+    mu = 1 by that much).  Laplace noise: ``sqrt(steps) mu_L``, ``mu_L`` the tight GDP of one step
+    (:func:`mu_laplace`; composition, Cor. 3.3), inf where no bound is computed (one step beyond eps 700).
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+
+    Returns
+    -------
+    float
+        Gaussian: the smallest float found at or above ``sqrt(steps) / noise_multiplier`` (inf if it overflows).
+
+    Examples
+    --------
+    >>> mu_full_batch(Mechanism("gaussian", 2.0, 1.0, 4)), mu_full_batch(Mechanism("gaussian", 1.0, 1.0, 3)) > 3 ** 0.5
+    (1.0, True)
+    """
+    noise, sigma, _, steps = check_mechanism(mechanism).args
+    if noise == "laplace":
+        return math.inf if 1.0 / sigma > 700.0 else float(np.sqrt(steps) * mu_laplace(1.0 / sigma) * ULPS_UP)
+    mu = math.sqrt(steps) / sigma
+    while math.isfinite(mu) and (Fraction(mu) * Fraction(sigma)) ** 2 < steps:
+        mu = math.nextafter(mu, math.inf)
+    return mu
+
+
+def mu_and_regret_pld(dist, *, tail: float = DPSGD_TAIL) -> Alg1:
+    """GDP paper Alg. 1 on a ``dp_accounting`` PLD: ``(mu*, Delta(f, f_mu*), floor)``.
+
+    The PLD's add and remove curves symmetrised (:func:`fdp.accounting.pld.tradeoff_curve`, ``"symmetrised"``,
+    normalised), then :func:`mu_and_regret` with the alpha floor ``tail`` (1e-10 by default, the
+    ``err`` of gdpnum, the paper's code: an accountant curve carries truncated tails, beta reaching 0 a
+    hair before alpha = 1, which eq. 21 must ignore; see :func:`mu_star`).  A mechanism so far from
+    private that its curve passes below ``(tail, tail)`` (for example noise 1, rate 0.56, 1,000 steps)
+    has no level left above the floor; the floor is then lowered to the curve's fixed point
+    ``f(alpha) = alpha``, so that ``mu*`` is the (large) value eq. 21 demands there instead of the
+    vacuous 0.  Such a ``mu*`` exceeds ``2 Phi^-1(1 - tail)`` (12.7 at the default), but its value is
+    set by the lattice's resolution (the curve's betas carry round-off of about 1e-13, so it stays near
+    14-15 and need not grow with the steps): read it as "beyond 12.7".  The regret there is below
+    1e-11.  ``floor`` is the floor used: ``tail``, or the lowered one.
+
+    The normalisation makes this curve slightly optimistic where beta is tiny (at (3.0, 0.01, 5,000
+    steps) it passes above the certified curve near ``(1, 0)``); :func:`mu_and_regret_dpsgd` uses
+    the certified curve by default.
+
+    Parameters
+    ----------
+    dist : dp_accounting.pld.privacy_loss_distribution.PrivacyLossDistribution
+        A pessimistic PLD, e.g. from :func:`fdp.accounting.pld.mechanism_pld`.
+    tail : float, default 1e-10
+        The alpha floor (see above).
+
+    Returns
+    -------
+    Alg1
+
+    References
+    ----------
+    GDP paper (Gomez et al. 2025) Alg. 1, eq. 21, Def. 2.6.
+
+    Examples
+    --------
+    >>> from fdp.accounting import pld
+    >>> mu, regret, floor = mu_and_regret_pld(pld.mechanism_pld(Mechanism("gaussian", 2.0, 0.05, 200), discretization=1e-3))
+    >>> round(mu, 4), floor
+    (0.4196, 1e-10)
+    """
+    tail = check_tail(tail)
+    curve = check_piecewise("curve (symmetrised)", tradeoff_curve(dist, "symmetrised", normalise=True))
+    return alg1(curve, tail)
+
+
+def mu_and_regret_dpsgd(
+    mechanism: Mechanism, *, discretization: float | None = None, tail: float = DPSGD_TAIL,
+    method: Literal["lattice", "dp_accounting"] = "lattice",
+) -> MuRegret:
+    """GDP paper Alg. 1 for DP-SGD (the paper's Fig. 3 interface): ``(mu*, Delta(f, f_mu*))``.
+
+    ``method="lattice"`` (default): the certified lower curve of :func:`fdp.accounting.pld.certified_lower_curve`
+    (both directions, tight at both ends), symmetrised, so that ``f_mu* <= f`` is certified for the
+    exact curve of the mechanism on the range ``alpha, beta >= tail`` (up to the rounding of the FFT
+    composition, estimated and carried in the curve).  ``method="dp_accounting"``:
+    :func:`mu_and_regret_pld` on :func:`fdp.accounting.pld.mechanism_pld` (connect-the-dots, normalised; not
+    certified near ``(1, 0)``).  Both lower the floor for mechanisms far from private (described
+    there).  With ``sampling_rate = 1`` the exact ``(sqrt(steps) / noise_multiplier, 0)`` of the
+    Gaussian mechanism.
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+        Gaussian noise (DP-SGD).
+    discretization : float, optional
+        Loss lattice spacing (default: :func:`fdp.accounting.pld.default_discretization`).
+    tail : float, default 1e-10
+        The alpha floor (lowered far from privacy, see :func:`mu_and_regret_pld`).
+    method : {"lattice", "dp_accounting"}, default "lattice"
+
+    Returns
+    -------
+    MuRegret
+
+    References
+    ----------
+    GDP paper (Gomez et al. 2025) Alg. 1, Fig. 3.
+
+    Examples
+    --------
+    >>> mu, regret = mu_and_regret_dpsgd(Mechanism("gaussian", 2.0, 0.05, 200), discretization=1e-3)
+    >>> round(mu, 4), round(regret, 4)
+    (0.4196, 0.0092)
+    """
+    tail = check_tail(tail)  # before the lattice is built
+    if method not in ("lattice", "dp_accounting"):
+        raise ValueError(f"method must be 'lattice' or 'dp_accounting', got {method!r}")
+    mechanism = _check_gaussian(mechanism)
+    if discretization is not None:
+        check_discretization("discretization", discretization)
+    if mechanism.sampling_rate == 1.0:
+        # full batches: the steps-fold Gaussian mechanism, exactly sqrt(steps)/noise_multiplier-GDP (regret 0)
+        return MuRegret(mu_full_batch(mechanism), 0.0)
+    if method == "lattice":
+        check_lattice_tail(tail)
+    if method == "dp_accounting":
+        mu, regret, _ = mu_and_regret_pld(mechanism_pld(mechanism, discretization=discretization), tail=tail)
+    else:
+        mu, regret, _ = mu_and_regret_lattice(mechanism, discretization=discretization, tail=tail)
+    return MuRegret(mu, regret)
+
+
+def _check_gaussian(mechanism) -> Mechanism:
+    mechanism = check_mechanism(mechanism)
+    if mechanism.noise != "gaussian":
+        raise ValueError(f"mechanism must have Gaussian noise (DP-SGD), got {mechanism.noise!r} noise")
+    return mechanism
+
+
+def mu_and_regret_lattice(mechanism: Mechanism, *, discretization: float | None = None,
+                          tail: float = DPSGD_TAIL) -> Alg1:
+    """GDP paper Alg. 1 on the certified symmetrised curve of DP-SGD: ``(mu*, Delta(f, f_mu*), floor)``.
+
+    The curve is :func:`fdp.accounting.pld.certified_lower_curve` (``"symmetrised"``: the pessimistic lattice measures
+    of both directions, each read where it is tight), so ``f_mu* <= C(f, f^{-1})`` holds for the exact
+    curve of the mechanism on ``alpha, beta >= floor``.  The floor is ``tail``, lowered to the curve's
+    fixed point far from privacy as in :func:`mu_and_regret_pld`.  Unlike :func:`mu_and_regret_dpsgd`
+    there is no closed form for sampling rate 1 here (the lattice is used, and its mu* lies just above
+    ``sqrt(steps) / noise_multiplier``).
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+        Gaussian noise (DP-SGD).
+    discretization : float, optional
+        Loss lattice spacing (default: :func:`fdp.accounting.pld.default_discretization`).
+    tail : float, default 1e-10
+        The alpha floor, in [1e-300, 0.5) (:func:`check_lattice_tail`); the curve is built down to it.
+
+    Returns
+    -------
+    Alg1
+
+    References
+    ----------
+    GDP paper (Gomez et al. 2025) Alg. 1, eq. 21, Def. 2.6; Dong, Roth, Su (2022) Def. F.1.
+
+    Examples
+    --------
+    >>> mu, regret, floor = mu_and_regret_lattice(Mechanism("gaussian", 2.0, 0.05, 200), discretization=1e-3)
+    >>> round(mu, 4), floor
+    (0.4196, 1e-10)
+    """
+    mechanism = _check_gaussian(mechanism)
+    tail = check_lattice_tail(tail)
+    if discretization is None:
+        discretization = default_discretization(mechanism)
+    curve = certified_lower_curve(mechanism, discretization=discretization, direction="symmetrised", level_min=tail)
+    return alg1(curve, tail)
+
+
+def mu_and_regret_dpsgd_grid(
+    noise_multipliers, sampling_rates, steps, *, n_jobs: int = 1, discretization: float | None = None, tail: float = 1e-10
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`mu_and_regret_dpsgd` on a grid (GDP paper Fig. 4): arrays ``(mu, regret)`` of shape (noise multipliers, steps, rates).
+
+    The grid points are independent and run through joblib (``n_jobs`` workers; a Dask backend set
+    with ``joblib.parallel_config`` is used as is).
+
+    Parameters
+    ----------
+    noise_multipliers, sampling_rates, steps : float, int or array_like
+        The grid's axes.
+    n_jobs : int, default 1
+        joblib workers.
+    discretization : float, optional
+        PLD lattice spacing of every point (default: each point's :func:`fdp.accounting.pld.default_discretization`).
+    tail : float, default 1e-10
+        The alpha floor of :func:`mu_and_regret_pld`.
+
+    Returns
+    -------
+    (mu, regret) : tuple of numpy.ndarray
+        Each of shape (noise multipliers, steps, sampling rates).
+
+    References
+    ----------
+    GDP paper (Gomez et al. 2025) Fig. 4.
+
+    Examples
+    --------
+    >>> mu, regret = mu_and_regret_dpsgd_grid([2.0, 4.0], 1.0, 100)  # full batches: sqrt(100) / sigma
+    >>> mu.ravel().tolist(), regret.ravel().tolist()
+    ([5.0, 2.5], [0.0, 0.0])
+    """
+
+    s = [check_positive("noise_multipliers", v) for v in np.atleast_1d(noise_multipliers).tolist()]
+    q = [check_sampling_rate("sampling_rates", v) for v in np.atleast_1d(sampling_rates).tolist()]
+    t = [check_positive_int("steps", v) for v in np.atleast_1d(steps).tolist()]
+    n_jobs = check_n_jobs(n_jobs)
+    points = [(a, c, b) for a in s for b in t for c in q]
+    with warnings.catch_warnings():
+        # loky replaces a worker whose memory grew by 300 MB (freed lattices stay with the process) and
+        # resubmits its queued tasks: nothing is lost, so its UserWarning would only alarm the reader.
+        warnings.filterwarnings("ignore", message="A worker stopped while some jobs", category=UserWarning)
+        res = run((delayed(mu_and_regret_dpsgd)(Mechanism("gaussian", a, c, b), discretization=discretization, tail=tail)
+                   for a, c, b in points), n_jobs)
+    arr = np.array(res, dtype=float).reshape(len(s), len(t), len(q), 2)
+    return arr[..., 0], arr[..., 1]
+
+
+def mu_and_regret_closed_form(noise: Literal["gaussian", "laplace", "randomized-response"], epsilon: float,
+                              delta: float | None = None) -> MuRegret:
+    """The exact ``mu*`` of a mechanism calibrated to ``epsilon`` (and ``delta``), from its closed form, and its regret.
+
+    * ``"gaussian"``: the Gaussian mechanism that is (eps, delta)-DP (GDP paper Table 3,
+      :func:`fdp.curves.gdp.mu_from_eps_delta`); its curve is ``f_mu``, so the regret is 0.
+    * ``"laplace"``: Laplace noise of scale ``1 / epsilon`` per unit of sensitivity (:func:`fdp.curves.gdp.mu_laplace`),
+      the regret on the chords of its curve (:func:`fdp.curves.conversions.laplace_tradeoff`).
+    * ``"randomized-response"``: the eps-DP curve, which dominates every eps-DP mechanism
+      (Prop. 6.1, :func:`fdp.curves.gdp.mu_pure_dp`), and its regret.
+
+    Parameters
+    ----------
+    noise : {"gaussian", "laplace", "randomized-response"}
+    epsilon : float
+        In (0, 700].
+    delta : float, optional
+        In (0, 1); for ``"gaussian"`` only (default 1e-5).
+
+    Returns
+    -------
+    MuRegret
+
+    References
+    ----------
+    GDP paper (Gomez et al. 2025) Table 3, Prop. 6.1, eq. 21.
+
+    Examples
+    --------
+    >>> round(mu_and_regret_closed_form("randomized-response", 1.0).mu, 6)  # -2 Phi^{-1}(1 / (e + 1))
+    1.232035
+    """
+    if noise not in ("gaussian", "laplace", "randomized-response"):
+        raise ValueError(f"noise must be 'gaussian', 'laplace' or 'randomized-response', got {noise!r}")
+    eps = float(check_array_in("epsilon", epsilon, 0.0, 700.0, open_low=True))
+    if noise != "gaussian":
+        if delta is not None:
+            raise ValueError(f"delta does not apply to {noise} (pure eps-DP)")
+        mu = mu_laplace(eps) if noise == "laplace" else mu_pure_dp(eps)
+        curve = conversions.laplace_tradeoff(eps) if noise == "laplace" else conversions.randomized_response(eps)
+        return MuRegret(float(mu), float(gdp_regret(curve, mu)))
+    delta = check_open_unit("delta", 1e-5 if delta is None else delta)
+    return MuRegret(float(mu_from_eps_delta(eps, delta)), 0.0)
+
