@@ -466,7 +466,7 @@ def test_a_curve_that_is_0_is_answered_by_the_full_batch_bound(capsys):
     (1.17, 0.93, 3170) case, 48.1, was refused the same way)."""
     code, out, err = _run(capsys, ["report", "--noise-multiplier", "2", "--sampling-rate", "0.5", "--steps", "30000"])
     assert code == 0 and "pass tail" not in err and "full batch's sqrt(steps)/sigma" in err
-    assert out["gdp"]["mu"] == mechanism_gdp.mu_full_batch(Mechanism("gaussian", 2.0, 1.0, 30000))
+    assert out["gdp"]["mu"] == Mechanism("gaussian", 2.0, 1.0, 30000).full_batch_mu
     assert out["mia"]["tpr_upper"] == list(mia.gaussian_membership_bounds(out["gdp"]["mu"], out["mia"]["fpr"],
                                                                           out["mia"]["prior"])[0])
 

@@ -421,7 +421,7 @@ def test_gamma_is_a_valid_bound_or_an_error(mechanism, scale, log_steps, p_sqrt_
 @pytest.mark.parametrize("sigma,p,steps", [(2.5, 16384 / 1281167, 71_589), (1.0, 0.01, 10_000), (0.8, 0.5, 3)])
 def test_clt_mu_formula(sigma, p, steps):
     expected = p * math.sqrt(steps * (math.exp(1 / sigma**2) - 1))  # Bu et al. 2020; ReRo footnote 3
-    assert ew.clt_mu(Mechanism("gaussian", sigma, p, steps)) == pytest.approx(expected, rel=1e-14)
+    assert Mechanism("gaussian", sigma, p, steps).clt_mu == pytest.approx(expected, rel=1e-14)
     curve = ew.clt_curve(Mechanism("gaussian", sigma, p, steps))
     np.testing.assert_allclose(curve(ALPHAS), tradeoff.gaussian(expected)(ALPHAS), rtol=1e-14)
 
@@ -435,7 +435,7 @@ def test_clt_is_the_limit_of_order_zero(mech, scale):
         k0 = privacy_loss.loss_cumulants(mech, scale, p, "H0", steps)
         k1 = privacy_loss.loss_cumulants(mech, scale, p, "H1", steps)
         mu_eff = (k1[0] - k0[0]) / math.sqrt(k0[1])
-        mu_tilde = ew.clt_mu(Mechanism(mech, scale, p, steps))
+        mu_tilde = Mechanism(mech, scale, p, steps).clt_mu
         gaps.append(abs(mu_eff / mu_tilde - 1))
         order0 = ew.edgeworth_curve(Mechanism(mech, scale, p, steps), order=0)
         curve_gaps.append(np.max(np.abs(order0(ALPHAS) - ew.clt_curve(Mechanism(mech, scale, p, steps))(ALPHAS))))
@@ -505,7 +505,7 @@ def test_bad_input_other_functions():
     with pytest.raises(ValueError, match="method"):
         privacy_loss.loss_cumulants("gaussian", 1.0, 0.1, "H0", method="mc")
     with pytest.raises(ValueError, match="steps"):
-        ew.clt_mu(Mechanism("gaussian", 1.0, 0.1, 0))
+        Mechanism("gaussian", 1.0, 0.1, 0).clt_mu
     with pytest.raises(ValueError, match="noise"):
         ew.clt_curve(Mechanism("gauss", 1.0, 0.1, 10))
     with pytest.raises(ValueError, match=r"mechanism must be a fdp.Mechanism, got 'gaussian': pass Mechanism\('gaussian'"):

@@ -622,6 +622,24 @@ def test_renyi_dp_laplace_matches_dp_accounting_and_kl_limit():
         assert ours[0] == pytest.approx(1.0 / b + math.exp(-1.0 / b) - 1.0, rel=1e-14)  # KL at t = 1
 
 
+def test_renyi_dp_keeps_its_digits_next_to_order_one():
+    """log E_P[(Q/P)^t] / (t - 1) cancels as t -> 1: it gave 0 at t = 1 + 1e-12 (an RDP of 0, optimistic) and was 1e-6
+    off at t = 1.0001.  Reference values by mpmath quadrature at 40 digits (noise 1, rate 0.01: D_t(Q || P) dominates)."""
+    run = Mechanism("gaussian", 1.0, 0.01, 1)
+    kl, at_10001, at_1001 = 8.38122076508318e-5, 8.38207891970306e-5, 8.38980249926792e-5
+    got = rdp.renyi_dp(run, [1.0, 1.0 + 1e-12, 1.0001, 1.001])
+    np.testing.assert_allclose(got, [kl, kl, at_10001, at_1001], rtol=1e-9)
+    assert np.all(np.diff(rdp.renyi_dp(run, [1.0, 1.5, 1.999999, 2.0, 2.000001, 3.0])) > 0)  # smooth across t = 2
+
+
+def test_renyi_dp_refuses_a_grid_it_cannot_build():
+    from fdp.validation import ResourceLimitError
+
+    with pytest.raises(ResourceLimitError, match="orders: the integral at order 1e\\+06"):
+        rdp.renyi_dp(Mechanism("gaussian", 0.1, 0.5, 1), [2.0, 1e6])
+    assert rdp.renyi_dp(Mechanism("gaussian", 0.1, 1.0, 2), [1e6])[0] == 2 * 1e6 / (2 * 0.1**2)  # closed form: no grid
+
+
 def test_renyi_dp_subsampled_gaussian_integer_orders_closed_form_and_monotone():
     from dp_accounting.rdp.rdp_privacy_accountant import (
         _compute_rdp_poisson_subsampled_gaussian,

@@ -226,7 +226,7 @@ def _rtm_curve(noise, rate, steps, h, dimension, pessimistic):
 def _full_batch_risk(target, noise, steps, delta, level, upper=True):
     """The exact risk of ``steps`` full-batch Gaussian steps, exactly ``sqrt(steps) / noise``-GDP, by its closed form
     moved past its float error: up (an upper bound) or, with ``upper=False``, down (a lower bound)."""
-    mu = mechanism_gdp.mu_full_batch(_dpsgd(noise, 1.0, steps))  # at most a few ulps above sqrt(steps) / noise
+    mu = _dpsgd(noise, 1.0, steps).full_batch_mu  # at most a few ulps above sqrt(steps) / noise
     if not upper:
         mu *= ULPS_DOWN
     if target == "mu":

@@ -29,10 +29,9 @@ from .validation import (
     ResourceLimitError,
     check_array_in,
     check_discretization,
-    check_nonnegative,
-    check_open_unit,
     check_positive,
     check_sampling_rate,
+    optional_import,
 )
 
 CLOSED_FORMS = {"gaussian": tradeoff.gaussian, "laplace": tradeoff.laplace}
@@ -282,7 +281,7 @@ def _validate_rero(args) -> np.ndarray:
         why = f"to --mechanism {args.mechanism} (a closed form of --mu)"
         _forbid(args, ("noise_multiplier", "sampling_rate", "steps", "method", "order", "discretization", "samples",
                        "seed"), why)
-        args.mu = check_nonnegative("--mu", _require(args, "mu", f"for --mechanism {args.mechanism}"))
+        _require(args, "mu", f"for --mechanism {args.mechanism}")
         return kappa
     _forbid(args, ("mu",), f"to --mechanism {args.mechanism} (use --noise-multiplier)")
     args.noise_multiplier = check_positive(
@@ -347,10 +346,8 @@ def _rero(args) -> int:
     kappa = _validate_rero(args)
     inputs = {"mechanism": args.mechanism}
     if args.mechanism in CLOSED_FORMS:
-        if args.mechanism == "gaussian":  # Phi(Phi^{-1}(kappa) + mu) rounded up past its bounded rounding error
-            gamma = np.maximum(tradeoff.gaussian_power_bounds(args.mu, kappa)[1], kappa)
-        else:  # the Laplace power, e^eps kappa or 1 - e^-eps / (4 kappa) or 1 - e^-eps (1 - kappa): a few ulps, up
-            gamma = np.minimum(rero.gamma(CLOSED_FORMS[args.mechanism](args.mu), kappa) * ULPS_UP, 1.0)
+        with _flags("--mu, --kappa"):
+            gamma = risk.rero_closed_form(args.mechanism, args.mu, kappa).value
         out = {"gamma": gamma, "certified": True, "warnings": []}
         inputs["mu"] = args.mu
     else:
@@ -451,34 +448,32 @@ def _report(args) -> int:
     if kind == "randomized-response":
         _forbid(args, ("noise_multiplier", "sampling_rate", "steps", "discretization", "rtm_dimension"),
                 "to --mechanism randomized-response")
-        eps = check_positive("--epsilon", _require(args, "epsilon", "with --mechanism randomized-response"))
+        eps = _require(args, "epsilon", "with --mechanism randomized-response")
         with _flags("--epsilon"):
             mechanism = RandomizedResponse(eps)
-        flags = "--epsilon"
     else:
         _forbid(args, ("epsilon",), f"to --mechanism {kind} (it is randomized response's parameter)")
-        s = check_positive("--noise-multiplier", _require(args, "noise_multiplier", f"with --mechanism {kind}"))
-        q = check_sampling_rate("--sampling-rate", 1.0 if args.sampling_rate is None else args.sampling_rate)
-        if kind == "laplace" and q < 1.0:
-            raise ValueError("--sampling-rate must be 1 for --mechanism laplace (the remove direction of subsampled "
-                             "Laplace noise is not built)")
         if kind == "laplace":
             _forbid(args, ("rtm_dimension",), "to --mechanism laplace (its RTM statistic is one-dimensional)")
-        steps = _int_at_least("--steps", 1 if args.steps is None else args.steps, 1)
-        mechanism = Mechanism(kind, s, q, steps)
-        flags = "--noise-multiplier, --sampling-rate, --steps, --discretization, --rtm-dimension"
-    delta = check_open_unit("--delta", 1e-5 if args.delta is None else args.delta)
-    kappa = check_array_in("--kappa", risk.REPORT_KAPPA if args.kappa is None else args.kappa, 0.0, 1.0, open_low=True,
-                           open_high=True)
-    fpr = check_array_in("--fpr", risk.REPORT_FPR if args.fpr is None else args.fpr, 0.0, 1.0)
-    prior = check_array_in("--prior", risk.REPORT_PRIOR if args.prior is None else args.prior, 0.0, 1.0,
-                           open_low=True, open_high=True)
-    if args.discretization is not None:
-        check_discretization("--discretization", args.discretization)
-    dimension = _int_at_least("--rtm-dimension", 1 if args.rtm_dimension is None else args.rtm_dimension, 1)
+        s = _require(args, "noise_multiplier", f"with --mechanism {kind}")
+        q = 1.0 if args.sampling_rate is None else args.sampling_rate
+        with _flags("--noise-multiplier, --sampling-rate, --steps"):
+            mechanism = Mechanism(kind, s, q, 1 if args.steps is None else args.steps)
+    delta = 1e-5 if args.delta is None else args.delta
+    kappa = risk.REPORT_KAPPA if args.kappa is None else args.kappa
+    fpr = risk.REPORT_FPR if args.fpr is None else args.fpr
+    prior = risk.REPORT_PRIOR if args.prior is None else args.prior
+    dimension = 1 if args.rtm_dimension is None else args.rtm_dimension
     if args.figure is not None and not args.figure.lower().endswith((".png", ".svg")):
         raise ValueError(f"--figure must name a .png or .svg file, got {args.figure!r}")
-    with _flags(flags):  # guards run first
+    if args.figure is not None:  # before the report is computed
+        try:
+            optional_import("matplotlib.figure", "plot")
+        except ImportError as exc:
+            raise ValueError(f"--figure: {exc}") from None
+    flags = "--epsilon, --noise-multiplier, --sampling-rate, --steps, --delta, --kappa, --fpr, --prior, --discretization"
+    with _flags(flags, rtm_dimension="--rtm-dimension", rero_discretization="--discretization",
+                rtm_discretization="--discretization"):
         spacing = {} if args.discretization is None else {"rero_discretization": args.discretization,
                                                            "rtm_discretization": args.discretization}
         report = risk.report(mechanism, delta=delta, kappa=kappa, fpr=fpr, prior=prior,
@@ -516,48 +511,32 @@ def _calibrate(args) -> int:
     if (args.steps is None) == (args.noise_multiplier is None):
         raise ValueError("give --steps (to find the noise multiplier) or --noise-multiplier (to find the steps), "
                          "not both and not neither")
-    q = check_sampling_rate("--sampling-rate", 1.0 if args.sampling_rate is None else args.sampling_rate)
-    kwargs = {"discretization": None if args.discretization is None else check_discretization("--discretization",
-                                                                                         args.discretization)}
+    q = 1.0 if args.sampling_rate is None else args.sampling_rate
+    kwargs = {"discretization": args.discretization}
     if args.steps is not None:
-        steps = _int_at_least("--steps", args.steps, 1)
-        kwargs["rtol"] = 1e-3 if args.rtol is None else check_positive("--rtol", args.rtol)
-        if kwargs["rtol"] < calibrate.MIN_RTOL:
-            raise ValueError(f"--rtol must be at least {calibrate.MIN_RTOL:g} (the search works in log noise, in "
-                             f"double precision), got {args.rtol!r}")
-        kwargs["progress"] = True
+        kwargs.update(rtol=1e-3 if args.rtol is None else args.rtol, progress=True)
     else:
-        noise = check_positive("--noise-multiplier", args.noise_multiplier)
         _forbid(args, ("rtol",), "with --noise-multiplier (the number of steps is found exactly)")
+    flag = _flag(target)
+    spelled = {"epsilon": "--epsilon", "delta": "--delta", "mu": "--mu", "advantage": "--advantage", "rero": "--rero",
+               "kappa": "--kappa", "rtol": "--rtol", "dimension": "--rtm-dimension"}
     if target == "epsilon":
-        value = check_positive("--epsilon", args.epsilon)
-        kwargs["delta"] = check_open_unit("--delta", 1e-5 if args.delta is None else args.delta)
-    elif target == "mu":
-        value = check_positive("--mu", args.mu)
-    elif target == "advantage":
-        value = check_open_unit("--advantage", args.advantage)
+        value, kwargs["delta"] = args.epsilon, 1e-5 if args.delta is None else args.delta
     elif target in ("tpr_at_fpr", "rtm_tpr_at_fpr"):
-        flag = _flag(target)
-        value, fpr = (check_open_unit(flag, v) for v in getattr(args, target))
-        if value <= fpr:
-            raise ValueError(f"{flag}: the TPR must exceed the FPR (every test reaches TPR = FPR), got {value!r} "
-                             f"at {fpr!r}")
-        kwargs["fpr"] = fpr
+        value, kwargs["fpr"] = getattr(args, target)
         if target == "rtm_tpr_at_fpr":
-            kwargs["dimension"] = _int_at_least("--rtm-dimension", 1 if args.rtm_dimension is None
-                                                else args.rtm_dimension, 1)
+            kwargs["dimension"] = 1 if args.rtm_dimension is None else args.rtm_dimension
+        spelled |= {"tpr": f"{flag} (its TPR)", "rtm_tpr": f"{flag} (its TPR)", "fpr": f"{flag} (its FPR)"}
         target = "tpr" if target == "tpr_at_fpr" else "rtm_tpr"
+    elif target == "rero":
+        value, kwargs["kappa"] = args.rero, _require(args, "kappa", "with --rero")
     else:
-        kappa = check_open_unit("--kappa", _require(args, "kappa", "with --rero"))
-        value = check_open_unit("--rero", args.rero)
-        if value <= kappa:
-            raise ValueError(f"--rero must exceed --kappa (every mechanism reaches gamma = kappa), got {value!r}")
-        kwargs["kappa"] = kappa
-    with _flags("--sampling-rate, --steps, --noise-multiplier, --discretization"):
+        value = getattr(args, target)
+    with _flags("--sampling-rate, --steps, --noise-multiplier, --discretization", **spelled):
         if args.steps is not None:
-            res = calibrate.noise_for_risk(target, value, q, steps, **kwargs)
+            res = calibrate.noise_for_risk(target, value, q, args.steps, **kwargs)
         else:
-            res = calibrate.steps_for_risk(target, value, noise, q, **kwargs)
+            res = calibrate.steps_for_risk(target, value, args.noise_multiplier, q, **kwargs)
     out = {"noise_multiplier": res.noise_multiplier, "noise_lower": res.noise_lower, "target": res.target,
            "value": res.value,
            "achieved": res.achieved, "achieved_lower": res.achieved_lower, "sampling_rate": q, "steps": res.steps,

@@ -37,12 +37,13 @@ from .validation import (
     ResourceLimitError,
     check_array_in,
     check_discretization,
+    check_nonnegative,
     check_open_unit,
     check_positive,
     check_positive_int,
 )
 
-__all__ = ["METHODS", "Estimate", "rero", "GDPReport", "gdp", "RTMReading", "Report", "report",
+__all__ = ["METHODS", "Estimate", "rero", "rero_closed_form", "GDPReport", "gdp", "RTMReading", "Report", "report",
            "REPORT_FPR", "REPORT_PRIOR", "REPORT_KAPPA", "REPORT_FLOORS"]
 
 #: Ways to compute gamma: the certified PLD lattice bracket, the Edgeworth series and the CLT
@@ -139,7 +140,7 @@ def rero(mechanism: Mechanism, kappa, method: Literal["bracket", "edgeworth", "c
     method = _check_method(method)
     kappa = check_array_in("kappa", np.atleast_1d(np.asarray(kappa, dtype=float)), 0.0, 1.0, open_low=True, open_high=True)
     if mechanism.noise == "gaussian" and mechanism.sampling_rate == 1.0 and method == "bracket":
-        return _gaussian_rero(mechanism_gdp.mu_full_batch(mechanism), kappa)  # the steps-fold Gaussian: sqrt(steps)/sigma-GDP
+        return _gaussian_rero(mechanism.full_batch_mu, kappa)  # the steps-fold Gaussian: sqrt(steps)/sigma-GDP
     if method in ("bracket", "mpmath"):
         if discretization is not None:
             discretization = check_discretization("discretization", discretization)
@@ -149,6 +150,48 @@ def rero(mechanism: Mechanism, kappa, method: Literal["bracket", "edgeworth", "c
     res = montecarlo.gamma_mc(mechanism, kappa, samples=check_positive_int("samples", samples), seed=seed, n_jobs=n_jobs)
     return Estimate(value=res.estimate, method="mc", certified=False, lower=res.lower, upper=res.upper,
                     warnings=res.warnings)
+
+
+def rero_closed_form(noise: Literal["gaussian", "laplace"], mu: float, kappa) -> Estimate:
+    """gamma of one release of the Gaussian or Laplace mechanism of effect size ``mu``, in closed form, certified.
+
+    ``"gaussian"``: the mu-GDP mechanism, ``gamma = Phi(Phi^{-1}(kappa) + mu)`` (ReRo paper Cor. 2), its float value
+    rounded up past its bounded rounding error; ``"laplace"``: ``mu = Delta_1 / b``, the power of the Laplace curve
+    (ReRo paper eq. 1: ``e^mu kappa``, ``1 - e^{-mu} / (4 kappa)`` or ``1 - e^{-mu} (1 - kappa)``), moved up a few ulps.
+
+    Parameters
+    ----------
+    noise : {"gaussian", "laplace"}
+    mu : float
+        Effect size, >= 0.
+    kappa : float or array_like
+        Baseline success probabilities, in (0, 1).
+
+    Returns
+    -------
+    Estimate
+        ``value`` and ``upper`` the rounded-up gamma, ``lower`` rounded down; ``method`` "closed form".
+
+    References
+    ----------
+    ReRo paper (Kaissis et al. 2023a) eq. 1, Cor. 2.
+
+    Examples
+    --------
+    >>> round(float(rero_closed_form("gaussian", 1.0, 0.5).value[0]), 6)  # Phi(0 + 1)
+    0.841345
+    """
+    if noise not in ("gaussian", "laplace"):
+        raise ValueError(f"noise must be 'gaussian' or 'laplace', got {noise!r}")
+    mu = check_nonnegative("mu", mu)
+    kappa = check_array_in("kappa", np.atleast_1d(np.asarray(kappa, dtype=float)), 0.0, 1.0, open_low=True, open_high=True)
+    if noise == "gaussian":
+        est = _gaussian_rero(mu, kappa)
+        upper = np.maximum(est.upper, kappa)
+        return Estimate(value=upper, method=est.method, certified=True, lower=est.lower, upper=upper)
+    gamma = _rero.gamma(tradeoff.laplace(mu), kappa)
+    upper = np.minimum(gamma * ULPS_UP, 1.0)
+    return Estimate(value=upper, method="closed form", certified=True, lower=np.maximum(gamma * ULPS_DOWN, kappa), upper=upper)
 
 
 def _auto_bracket(mechanism: Mechanism, kappa: np.ndarray, kappa_min: float):
@@ -299,7 +342,7 @@ def gdp(mechanism: Mechanism, *, delta: float = 1e-5, discretization: float | No
         raise ValueError(f"mechanism must have Gaussian noise (DP-SGD), got {mechanism!r}")
     delta = check_open_unit("delta", delta)
     tail = _gdp.check_tail(tail)
-    mu_cap = mechanism_gdp.mu_full_batch(mechanism)
+    mu_cap = mechanism.full_batch_mu
     if mechanism.sampling_rate == 1.0:  # the steps-fold Gaussian mechanism: exactly sqrt(steps)/sigma-GDP
         mu = mu_cap
         try:
@@ -391,7 +434,7 @@ def _gdp_and_curve(mechanism: Mechanism, delta, discretization, tail,
         h = check_discretization("discretization", discretization)
     h_eps = h  # epsilon keeps the spacing chosen for it (dp_accounting's PLD fails at spacings far below it)
     # a certified cap on mu* at every floor, reached as alpha -> 0 (where only the all-sampled branch counts)
-    full_batch = mechanism_gdp.mu_full_batch(mechanism)
+    full_batch = mechanism.full_batch_mu
 
     def read(spacing, grid):  # the certified curve, its (mu*, regret, floor), mu* of the optimistic curve below the
         # truth, and the one-step spacing of the optimistic lattice (above ``spacing`` when its grid was full)
@@ -653,8 +696,8 @@ def report(mechanism: Mechanism | RandomizedResponse, *, delta: float = 1e-5, ka
     """
     start = time.perf_counter()
     if isinstance(mechanism, Mechanism) and mechanism.noise == "laplace" and mechanism.sampling_rate < 1.0:
-        raise ValueError("mechanism: the report of subsampled Laplace noise needs its remove direction, which is not "
-                         f"built (sampling rate 1 only), got {mechanism!r}")
+        raise ValueError(f"sampling_rate must be 1 for Laplace noise in a report (the remove direction of subsampled "
+                         f"Laplace noise is not built), got {mechanism.sampling_rate!r}")
     if not isinstance(mechanism, RandomizedResponse):
         check_mechanism(mechanism)  # a Mechanism, or an error showing how to build one
     delta = check_open_unit("delta", delta)
@@ -678,7 +721,7 @@ def report(mechanism: Mechanism | RandomizedResponse, *, delta: float = 1e-5, ka
         gdp_report, curve, mu_at_floor, gamma = _randomized_response(mechanism.epsilon, delta, kappa)
         h = None
     else:
-        cap = mechanism_gdp.mu_full_batch(mechanism)  # the GDP bound that caps mu* at every floor and the MIA readings
+        cap = mechanism.full_batch_mu  # the GDP bound that caps mu* at every floor and the MIA readings
         if mechanism.sampling_rate == 1.0 and mechanism.noise == "gaussian":  # exactly sqrt(steps)/sigma-GDP: every reading but the RTM's is closed
             gdp_report = gdp(mechanism, delta=delta)
             curve = tradeoff.gaussian(gdp_report.mu)
@@ -734,7 +777,7 @@ def _laplace_gdp_and_curve(mechanism: Mechanism, delta, discretization, tail, le
         warnings = (f"the lattice spacing was coarsened to {h:.3g} to keep one step below "
                     f"{lattice.MAX_ONE_STEP_POINTS:.3g} points (the curve stays pessimistic)",)
     curve = pld.certified_lower_curve(mechanism, discretization=h, direction="symmetrised", level_min=min(tail, level))
-    mu, regret, floor = _capped_alg1(curve, tail, mechanism_gdp.mu_full_batch(mechanism))
+    mu, regret, floor = _capped_alg1(curve, tail, mechanism.full_batch_mu)
     if tradeoff.fixed_point(curve) == 0.0:
         warnings += (f"the certified curve is 0 at every level above alpha = 0 in double precision (too far from "
                      f"private for the lattice): mu* is sqrt(steps) times one Laplace step's mu, {upper(mu)}",)

@@ -75,7 +75,7 @@ Trade-off curve (:func:`edgeworth_curve`)
     expansion is still asymptotically valid because the loss also has an absolutely continuous
     part, so Cramer's condition holds), and for small ``p`` the loss is very skewed.
 
-CLT (:func:`clt_mu`, :func:`clt_curve`)
+CLT (:attr:`fdp.accounting.privacy_loss.Mechanism.clt_mu`, :func:`clt_curve`)
     ``mu_tilde = p sqrt(N (e^{mu^2} - 1))`` (Bu et al. 2020; Dong, Roth, Su 2022, Thm. 5), the
     limit when ``p sqrt(N)`` tends to a positive constant as ``N -> infinity``.  The ReRo paper's
     main text prints ``e^{mu_2}``; its footnote 3 has ``e^{1/sigma^2} = e^{mu^2}``.  Numerically
@@ -111,7 +111,7 @@ from ..validation import (
     check_array_in,
     check_positive_int,
 )
-from .privacy_loss import Mechanism, check_mechanism, chi2_divergence, loss_cumulants
+from .privacy_loss import Mechanism, check_mechanism, loss_cumulants
 
 __all__ = [
     "MAX_ORDER",
@@ -120,7 +120,6 @@ __all__ = [
     "EdgeworthCurve",
     "edgeworth_curve",
     "gamma_edgeworth",
-    "clt_mu",
     "clt_curve",
 ]
 
@@ -596,42 +595,8 @@ def gamma_edgeworth(mechanism: Mechanism, kappa, order: int = DEFAULT_ORDER):
 # ---------------------------------------------------------------------------------------------
 
 
-def clt_mu(mechanism: Mechanism) -> float:
-    """``mu_tilde = p sqrt(N chi^2)`` of the CLT approximation (ReRo paper Sec. 2 option (3)).
-
-    For the SGM ``chi^2 = e^{mu^2} - 1`` with ``mu = 1/sigma``, i.e.
-    ``mu_tilde = p sqrt(N (e^{mu^2} - 1))`` (Bu et al. 2020; the ReRo paper's footnote 3; its
-    main text's ``e^{mu_2}`` is a misprint, see the module docstring).  For the SLM the same
-    limit with ``chi^2 = (2/3) e^{mu} + (1/3) e^{-2mu} - 1`` (:func:`chi2_divergence`).  It is the
-    limit of the order-0 Edgeworth curve as ``N -> infinity`` with ``p sqrt(N)`` fixed.
-
-    Parameters
-    ----------
-    mechanism : Mechanism
-
-    Returns
-    -------
-    float
-
-    References
-    ----------
-    ReRo paper (Kaissis et al. 2023a) Sec. 2 option (3), footnote 3; Bu, Dong, Long, Su (2020).
-
-    Examples
-    --------
-    >>> round(clt_mu(Mechanism("gaussian", 2.0, 0.01, 10_000)), 6)  # p sqrt(N (e^{1/sigma^2} - 1))
-    0.53294
-    """
-    mechanism, noise_multiplier, p, steps = check_mechanism(mechanism).args
-    chi2 = chi2_divergence(mechanism, noise_multiplier)
-    value = p * math.sqrt(steps * chi2) if math.isfinite(chi2) else math.inf
-    if not math.isfinite(value):
-        raise ValueError(f"the CLT effect size overflows for noise_multiplier={noise_multiplier!r} (chi^2 divergence {chi2!r})")
-    return value
-
-
 def clt_curve(mechanism: Mechanism) -> TradeOffCurve:
-    """The CLT approximation ``f_Gauss(alpha, mu_tilde)`` = ``tradeoff.gaussian(clt_mu(...))``.
+    """The CLT approximation ``f_Gauss(alpha, mu_tilde)`` = ``tradeoff.gaussian(mechanism.clt_mu)``.
 
     Asymptotic (error O(N^{-1/2})), symmetric, and an approximation, not a bound.
 
@@ -650,7 +615,7 @@ def clt_curve(mechanism: Mechanism) -> TradeOffCurve:
     Examples
     --------
     >>> sgm = Mechanism("gaussian", 2.0, 0.01, 10_000)
-    >>> clt_curve(sgm).name == f"Gaussian mu={clt_mu(sgm):g}"
+    >>> clt_curve(sgm).name == f"Gaussian mu={sgm.clt_mu:g}"
     True
     """
-    return tradeoff.gaussian(clt_mu(mechanism))
+    return tradeoff.gaussian(check_mechanism(mechanism).clt_mu)

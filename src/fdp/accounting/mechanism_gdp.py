@@ -5,7 +5,6 @@
   ``f_mu* <= f`` holds for the exact curve on ``alpha, beta >= 1e-10``, up to the FFT's rounding,
   estimated and carried in the curve; faster than gdpnum at equal spacing), or
   on the PLD of :func:`fdp.accounting.pld.mechanism_pld` (:func:`mu_and_regret_pld`).
-* The full batch's bound that caps every mu* of a subsampled run: :func:`mu_full_batch`.
 * The closed forms of a mechanism calibrated to (eps, delta): :func:`mu_and_regret_closed_form`.
 
 The readings of a curve (mu*, regret, the Gaussian profile) are in :mod:`fdp.curves.gdp`.
@@ -13,9 +12,7 @@ The readings of a curve (mu*, regret, the Gaussian profile) are in :mod:`fdp.cur
 
 from __future__ import annotations
 
-import math
 import warnings
-from fractions import Fraction
 from typing import Literal
 
 import numpy as np
@@ -24,7 +21,6 @@ from joblib import delayed
 from ..curves import conversions
 from ..curves.gdp import DPSGD_TAIL, Alg1, MuRegret, alg1, check_tail, gdp_regret, mu_from_eps_delta, mu_laplace, mu_pure_dp
 from ..curves.tradeoff import check_piecewise
-from ..formatting import ULPS_UP
 from ..parallel import check_n_jobs, run
 from ..validation import check_array_in, check_discretization, check_open_unit, check_positive, check_positive_int, check_sampling_rate
 from .pld import certified_lower_curve, default_discretization, mechanism_pld, tradeoff_curve
@@ -33,7 +29,6 @@ from .privacy_loss import Mechanism, check_mechanism
 __all__ = [
     "LATTICE_TAIL_MIN",
     "check_lattice_tail",
-    "mu_full_batch",
     "mu_and_regret_pld",
     "mu_and_regret_dpsgd",
     "mu_and_regret_lattice",
@@ -78,46 +73,13 @@ def check_lattice_tail(tail, name: str = "tail") -> float:
     return tail
 
 
-def mu_full_batch(mechanism: Mechanism) -> float:
-    """mu-GDP of the mechanism's steps without subsampling, as an upper bound: the bound that caps its ``mu*``.
-
-    Subsampling never lowers the curve below the full batch's (Dong, Roth, Su 2022 Thm. 4.2), so the
-    mechanism's sampling rate does not enter.  Gaussian noise: ``sqrt(steps) / noise_multiplier``, exactly
-    (Cor. 3.3); the float quotient is raised one ulp at a time until ``(mu sigma)^2 >= steps`` holds in exact
-    rational arithmetic (the float ``sqrt(3)`` is 1e-16 below the real one, so noise ``sqrt(3)`` would miss
-    mu = 1 by that much).  Laplace noise: ``sqrt(steps) mu_L``, ``mu_L`` the tight GDP of one step
-    (:func:`mu_laplace`; composition, Cor. 3.3), inf where no bound is computed (one step beyond eps 700).
-
-    Parameters
-    ----------
-    mechanism : Mechanism
-
-    Returns
-    -------
-    float
-        Gaussian: the smallest float found at or above ``sqrt(steps) / noise_multiplier`` (inf if it overflows).
-
-    Examples
-    --------
-    >>> mu_full_batch(Mechanism("gaussian", 2.0, 1.0, 4)), mu_full_batch(Mechanism("gaussian", 1.0, 1.0, 3)) > 3 ** 0.5
-    (1.0, True)
-    """
-    noise, sigma, _, steps = check_mechanism(mechanism).args
-    if noise == "laplace":
-        return math.inf if 1.0 / sigma > 700.0 else float(np.sqrt(steps) * mu_laplace(1.0 / sigma) * ULPS_UP)
-    mu = math.sqrt(steps) / sigma
-    while math.isfinite(mu) and (Fraction(mu) * Fraction(sigma)) ** 2 < steps:
-        mu = math.nextafter(mu, math.inf)
-    return mu
-
-
 def mu_and_regret_pld(dist, *, tail: float = DPSGD_TAIL) -> Alg1:
     """GDP paper Alg. 1 on a ``dp_accounting`` PLD: ``(mu*, Delta(f, f_mu*), floor)``.
 
     The PLD's add and remove curves symmetrised (:func:`fdp.accounting.pld.tradeoff_curve`, ``"symmetrised"``,
-    normalised), then :func:`mu_and_regret` with the alpha floor ``tail`` (1e-10 by default, the
+    normalised), then :func:`fdp.curves.gdp.alg1` with the alpha floor ``tail`` (1e-10 by default, the
     ``err`` of gdpnum, the paper's code: an accountant curve carries truncated tails, beta reaching 0 a
-    hair before alpha = 1, which eq. 21 must ignore; see :func:`mu_star`).  A mechanism so far from
+    hair before alpha = 1, which eq. 21 must ignore; see :func:`fdp.curves.gdp.mu_star`).  A mechanism so far from
     private that its curve passes below ``(tail, tail)`` (for example noise 1, rate 0.56, 1,000 steps)
     has no level left above the floor; the floor is then lowered to the curve's fixed point
     ``f(alpha) = alpha``, so that ``mu*`` is the (large) value eq. 21 demands there instead of the
@@ -204,7 +166,7 @@ def mu_and_regret_dpsgd(
         check_discretization("discretization", discretization)
     if mechanism.sampling_rate == 1.0:
         # full batches: the steps-fold Gaussian mechanism, exactly sqrt(steps)/noise_multiplier-GDP (regret 0)
-        return MuRegret(mu_full_batch(mechanism), 0.0)
+        return MuRegret(mechanism.full_batch_mu, 0.0)
     if method == "lattice":
         check_lattice_tail(tail)
     if method == "dp_accounting":
@@ -315,7 +277,10 @@ def mu_and_regret_dpsgd_grid(
 
 def mu_and_regret_closed_form(noise: Literal["gaussian", "laplace", "randomized-response"], epsilon: float,
                               delta: float | None = None) -> MuRegret:
-    """The exact ``mu*`` of a mechanism calibrated to ``epsilon`` (and ``delta``), from its closed form, and its regret.
+    """The tight ``mu*`` of a mechanism calibrated to ``epsilon`` (and ``delta``), from its closed form, and its regret.
+
+    Each ``mu`` is the closed form evaluated in floats and moved up past its rounding: never below the exact value,
+    within 1e-15 relative of it (a ``delta`` within 1e-15 of 1 or below 1e-308 costs more digits, on the high side).
 
     * ``"gaussian"``: the Gaussian mechanism that is (eps, delta)-DP (GDP paper Table 3,
       :func:`fdp.curves.gdp.mu_from_eps_delta`); its curve is ``f_mu``, so the regret is 0.
@@ -347,6 +312,9 @@ def mu_and_regret_closed_form(noise: Literal["gaussian", "laplace", "randomized-
     """
     if noise not in ("gaussian", "laplace", "randomized-response"):
         raise ValueError(f"noise must be 'gaussian', 'laplace' or 'randomized-response', got {noise!r}")
+    for name, value in (("epsilon", epsilon), ("delta", delta)):
+        if np.ndim(value) != 0:
+            raise ValueError(f"{name} must be one number, got {value!r}")
     eps = float(check_array_in("epsilon", epsilon, 0.0, 700.0, open_low=True))
     if noise != "gaussian":
         if delta is not None:

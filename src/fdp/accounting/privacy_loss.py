@@ -42,12 +42,15 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import lru_cache
 from typing import Literal
 
 import numpy as np
 from scipy import integrate
 
+from ..curves.gdp import mu_laplace
+from ..formatting import ULPS_UP
 from ..validation import check_positive, check_positive_int, check_sampling_rate
 
 __all__ = [
@@ -148,6 +151,53 @@ class Mechanism:
     def one_step(self) -> Mechanism:
         """The same noise and sampling rate, one step."""
         return Mechanism(self.noise, self.noise_multiplier, self.sampling_rate)
+
+    @property
+    def full_batch_mu(self) -> float:
+        """mu-GDP of the steps without subsampling, as an upper bound: the bound that caps the mechanism's ``mu*``.
+
+        Subsampling never lowers the curve below the full batch's (Dong, Roth, Su 2022 Thm. 4.2), so the sampling
+        rate does not enter.  Gaussian noise: ``sqrt(steps) / noise_multiplier``, exactly (Cor. 3.3): the float
+        quotient is raised one ulp at a time until ``(mu sigma)^2 >= steps`` holds in exact rational arithmetic (the
+        float ``sqrt(3)`` is 1e-16 below the real one, so noise ``sqrt(3)`` would miss mu = 1 by that much); inf if it
+        overflows.  Laplace noise: ``sqrt(steps) mu_L``, ``mu_L`` the tight GDP of one step
+        (:func:`fdp.curves.gdp.mu_laplace`; composition, Cor. 3.3), inf where no bound is computed (one step beyond
+        eps 700).
+
+        Examples
+        --------
+        >>> Mechanism("gaussian", 2.0, 0.01, 4).full_batch_mu, Mechanism("gaussian", 1.0, 1.0, 3).full_batch_mu > 3 ** 0.5
+        (1.0, True)
+        """
+        sigma, steps = self.noise_multiplier, self.steps
+        if self.noise == "laplace":
+            return math.inf if 1.0 / sigma > 700.0 else float(np.sqrt(steps) * mu_laplace(1.0 / sigma) * ULPS_UP)
+        mu = math.sqrt(steps) / sigma
+        while math.isfinite(mu) and (Fraction(mu) * Fraction(sigma)) ** 2 < steps:
+            mu = math.nextafter(mu, math.inf)
+        return mu
+
+    @property
+    def clt_mu(self) -> float:
+        """``mu_tilde = p sqrt(N chi^2)`` of the CLT approximation (ReRo paper Sec. 2 option (3)).
+
+        For Gaussian noise ``chi^2 = e^{mu^2} - 1`` with ``mu = 1/sigma``, i.e. ``mu_tilde = p sqrt(N (e^{mu^2} - 1))``
+        (Bu et al. 2020; the ReRo paper's footnote 3; its main text's ``e^{mu_2}`` is a misprint, see
+        :mod:`fdp.accounting.edgeworth`).  For Laplace noise the same limit with
+        ``chi^2 = (2/3) e^{mu} + (1/3) e^{-2mu} - 1`` (:func:`chi2_divergence`).  It is the limit of the order-0
+        Edgeworth curve as ``N -> infinity`` with ``p sqrt(N)`` fixed.  A ValueError where it overflows.
+
+        Examples
+        --------
+        >>> round(Mechanism("gaussian", 2.0, 0.01, 10_000).clt_mu, 6)  # p sqrt(N (e^{1/sigma^2} - 1))
+        0.53294
+        """
+        chi2 = chi2_divergence(self.noise, self.noise_multiplier)
+        value = self.sampling_rate * math.sqrt(self.steps * chi2) if math.isfinite(chi2) else math.inf
+        if not math.isfinite(value):
+            raise ValueError(f"the CLT effect size overflows for noise_multiplier={self.noise_multiplier!r} "
+                             f"(chi^2 divergence {chi2!r})")
+        return value
 
     def __str__(self) -> str:
         return (f"{self.noise} noise {self.noise_multiplier:g}, sampling rate {self.sampling_rate:g}, "

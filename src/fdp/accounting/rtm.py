@@ -1261,6 +1261,10 @@ def sandwich_noise(
 # ---------------------------------------------------------------------------------------------
 
 
+#: The largest effect size :func:`release_curves` takes (mu^2 overflows above 1.3e154; mu = 40 is beyond any privacy).
+MU_MAX = 1e100
+
+
 class ReleaseCurves(NamedTuple):
     """The curves of one mechanism under the RTM, beside its usual DP curve (:func:`release_curves`).
 
@@ -1311,14 +1315,16 @@ def release_curves(mechanism: Literal["laplace", "gaussian", "subsampled-gaussia
     ----------
     mechanism : {"laplace", "gaussian", "subsampled-gaussian"}
     mu : float
-        Effect size of one step, > 0.
+        Effect size of one step, in (0, 1e100] (far beyond any privacy at 40).
     steps : int, default 1
     dimension : int, default 1
         Dimension of the release (1 is the worst case); Laplace: 1 only.
     sampling_rate : float, default 1.0
         For ``"subsampled-gaussian"`` only.
     grid : array_like, optional
-        Levels at which ``J`` is sampled where it has no closed form (default :func:`fdp.curves.tradeoff.default_grid`).
+        Levels at which ``J`` is sampled where it symmetrises a curve ``j`` without breakpoints (one step, or the
+        averaged Gaussian release; default :func:`fdp.curves.tradeoff.default_grid`); a composed subsampled ``j`` is
+        piecewise linear and symmetrised exactly.
 
     Returns
     -------
@@ -1336,7 +1342,7 @@ def release_curves(mechanism: Literal["laplace", "gaussian", "subsampled-gaussia
     """
     if mechanism not in ("laplace", "gaussian", "subsampled-gaussian"):
         raise ValueError(f"mechanism must be 'laplace', 'gaussian' or 'subsampled-gaussian', got {mechanism!r}")
-    mu = check_positive("mu", mu)
+    mu = float(check_array_in("mu", mu, 0.0, MU_MAX, open_low=True))
     steps = check_positive_int("steps", steps)
     d = check_positive_int("dimension", dimension)
     p = check_sampling_rate("sampling_rate", sampling_rate)

@@ -61,6 +61,7 @@ gdpnum 0.1.2 (the paper's code) instead bisects ``kappa`` with the condition che
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import mpmath
@@ -644,7 +645,7 @@ def mu_and_regret(curve: PiecewiseLinear, *, symmetrise: bool = True, tail: floa
     if isinstance(curve, str) or hasattr(curve, "noise_multiplier"):  # a mechanism, or its noise's name
         raise ValueError(f"curve must be a PiecewiseLinear trade-off curve, got {curve!r}: for a mechanism use "
                          "fdp.accounting.mechanism_gdp.mu_and_regret_dpsgd(Mechanism('gaussian', noise_multiplier, "
-                         "sampling_rate, steps))")
+                         "sampling_rate, steps)) (DP-SGD), or fdp.risk.gdp(mechanism) (any noise)")
     curve = check_piecewise("curve", curve)
     if symmetrise:
         curve = check_piecewise("curve (symmetrised)", _symmetrise(curve))
@@ -705,6 +706,16 @@ def delta_divergence(f: PiecewiseLinear, g: PiecewiseLinear, *, metric: bool = F
 # ---------------------------------------------------------------------------------------------
 
 
+def _rounded_up(mu: np.ndarray, epsilon: np.ndarray) -> float | np.ndarray:
+    """A closed-form mu of pure DP (``mu ~ sqrt(pi / 2) eps`` as eps -> 0) moved up past its float evaluation (within 2
+    ulps, moved by 8); below 1e-290 the relative move vanishes in subnormal rounding, so there the next float above the
+    limit ``sqrt(pi / 2) eps`` (eps = 5e-324 gave mu = 0)."""
+    out = mu * ULPS_UP
+    tiny = (out < 1e-290) & (epsilon > 0.0)
+    out = np.where(tiny, np.nextafter(np.maximum(out, math.sqrt(math.pi / 2.0) * epsilon), np.inf), out)
+    return out if out.ndim else float(out)
+
+
 def mu_pure_dp(epsilon) -> float | np.ndarray:
     """GDP paper Prop. 6.1: every eps-DP mechanism is mu-GDP with ``mu = -2 Phi^{-1}(1 / (e^eps + 1))``.
 
@@ -737,8 +748,7 @@ def mu_pure_dp(epsilon) -> float | np.ndarray:
     # where 1 / (e^eps + 1) rounds to 1/2
     small = 2.0 * np.sqrt(2.0) * erfinv(np.tanh(0.5 * np.minimum(epsilon, 1.0)))
     out = np.where(epsilon < 1.0, small, -2.0 * ndtri_exp(-np.logaddexp(0.0, epsilon))) + 0.0  # never -0.0
-    out = out * ULPS_UP  # an upper bound: the float evaluation is within 2 ulps, moved up by 8
-    return out if out.ndim else float(out)
+    return _rounded_up(out, epsilon)
 
 
 def mu_laplace(epsilon) -> float | np.ndarray:
@@ -775,8 +785,7 @@ def mu_laplace(epsilon) -> float | np.ndarray:
     # -Phi^{-1}(e^{-eps/2} / 2) = sqrt(2) erfinv(1 - e^{-eps/2}): keeps its digits as eps -> 0 (mu ~ 1.2533 eps)
     small = 2.0 * np.sqrt(2.0) * erfinv(-np.expm1(-0.5 * np.minimum(epsilon, 1.0)))
     out = np.where(epsilon < 1.0, small, -2.0 * ndtri_exp(-0.5 * epsilon - np.log(2.0))) + 0.0  # never -0.0
-    out = out * ULPS_UP  # an upper bound: the float evaluation is within 2 ulps, moved up by 8
-    return out if out.ndim else float(out)
+    return _rounded_up(out, epsilon)
 
 
 def alg1(curve: PiecewiseLinear, tail: float = DPSGD_TAIL) -> Alg1:
@@ -784,8 +793,9 @@ def alg1(curve: PiecewiseLinear, tail: float = DPSGD_TAIL) -> Alg1:
 
     ``mu*`` is eq. 21 over ``alpha, beta >= floor`` (:func:`mu_star`), the regret exact
     (:func:`gdp_regret`).  The floor is ``tail``, lowered to the curve's fixed point for a mechanism so
-    far from private that its curve passes below ``(tail, tail)`` (:func:`mu_and_regret_pld` explains
-    why).  The curve is not validated again (the routes of this module build valid ones).
+    far from private that its curve passes below ``(tail, tail)``
+    (:func:`fdp.accounting.mechanism_gdp.mu_and_regret_pld` explains why).  The curve's breakpoints are not
+    validated again (the accountants of :mod:`fdp.accounting` build valid ones), only its type.
 
     Parameters
     ----------
@@ -809,6 +819,9 @@ def alg1(curve: PiecewiseLinear, tail: float = DPSGD_TAIL) -> Alg1:
     >>> round(mu, 6), floor
     (1.683242, 1e-10)
     """
+    if not isinstance(curve, PiecewiseLinear):
+        raise ValueError(f"curve must be a PiecewiseLinear trade-off curve, got {type(curve).__name__}: for a mechanism use "
+                         "fdp.risk.gdp(mechanism) (or fdp.accounting.mechanism_gdp.mu_and_regret_dpsgd for DP-SGD)")
     a, b = curve.alphas, curve.betas
     star = fixed_point(curve)
     if star == 0.0:
