@@ -26,11 +26,7 @@ from .diagnostics import FDPWarning
 from .formatting import ULPS_DOWN, ULPS_UP
 from .validation import (
     MAX_INT,
-    ResourceLimitError,
     check_array_in,
-    check_discretization,
-    check_positive,
-    check_sampling_rate,
     optional_import,
 )
 
@@ -236,7 +232,7 @@ def _flags(names: str, **derived: str):
             raise
         spelled = {flag.removeprefix("--").replace("-", "_"): flag for flag in names.split(", ")} | derived
         for parameter, flag in spelled.items():
-            if message.startswith(parameter + " "):
+            if message.startswith((parameter + " ", parameter + "=")):
                 raise type(exc)(flag + message[len(parameter):]) from None
         raise type(exc)(f"{message} (flags: {names})") from None
 
@@ -276,6 +272,8 @@ def _cell(column: str, value: float) -> str:
 
 
 def _validate_rero(args) -> np.ndarray:
+    """The flags that apply to the --mechanism and --method given, with their defaults; the values are checked by
+    the library (its errors name the flags)."""
     kappa = check_array_in("--kappa", args.kappa, 0.0, 1.0, open_low=True, open_high=True)
     if args.mechanism in CLOSED_FORMS:
         why = f"to --mechanism {args.mechanism} (a closed form of --mu)"
@@ -284,10 +282,9 @@ def _validate_rero(args) -> np.ndarray:
         _require(args, "mu", f"for --mechanism {args.mechanism}")
         return kappa
     _forbid(args, ("mu",), f"to --mechanism {args.mechanism} (use --noise-multiplier)")
-    args.noise_multiplier = check_positive(
-        "--noise-multiplier", _require(args, "noise_multiplier", f"for --mechanism {args.mechanism}"))
-    args.sampling_rate = check_sampling_rate("--sampling-rate", 1.0 if args.sampling_rate is None else args.sampling_rate)
-    args.steps = _int_at_least("--steps", 1 if args.steps is None else args.steps, 1)
+    _require(args, "noise_multiplier", f"for --mechanism {args.mechanism}")
+    args.sampling_rate = 1.0 if args.sampling_rate is None else args.sampling_rate
+    args.steps = 1 if args.steps is None else args.steps
     args.method = "bracket" if args.method is None else args.method
     why = f"to --method {args.method}"
     if args.method != "edgeworth":
@@ -296,25 +293,13 @@ def _validate_rero(args) -> np.ndarray:
         _forbid(args, ("discretization",), why)
     if args.method != "mc":
         _forbid(args, ("samples", "seed"), why)
-    steps = args.steps
+    if _full_batch_gaussian(args):
+        _forbid(args, ("discretization",), "to full batches (--sampling-rate 1: the exact Gaussian closed form)")
     if args.method == "edgeworth":
         args.order = 4 if args.order is None else args.order
-        if not 0 <= args.order <= 4:
-            raise ValueError(f"--order must be an integer in 0..4, got {args.order!r}")
-    elif _full_batch_gaussian(args):
-        _forbid(args, ("discretization",), "to full batches (--sampling-rate 1: the exact Gaussian closed form)")
-    elif args.method == "bracket" and args.discretization is not None:  # the lattice's size: checked by the library
-        args.discretization = check_discretization("--discretization", args.discretization)
     elif args.method == "mc":
-        from .accounting import montecarlo
-
-        args.samples = _int_at_least("--samples", 1_000_000 if args.samples is None else args.samples, 1)
-        args.seed = _int_at_least("--seed", 0 if args.seed is None else args.seed, 0)
-        montecarlo.check_samples_for_kappa(args.samples, kappa, "--samples")
-        if args.samples * steps > montecarlo.MAX_DRAWS:
-            raise ResourceLimitError(
-                f"--samples x --steps = {args.samples * steps:.3g} noise draws exceed the limit of "
-                f"{montecarlo.MAX_DRAWS:.3g} (about a minute): use fewer --samples or --method bracket")
+        args.samples = 1_000_000 if args.samples is None else args.samples
+        args.seed = 0 if args.seed is None else args.seed
     return kappa
 
 
@@ -325,13 +310,15 @@ def _full_batch_gaussian(args) -> bool:
 
 def _subsampled_gamma(args, kappa) -> dict:
     """gamma (and its bracket, interval or error estimate) for a subsampled mechanism, with warnings."""
-    mechanism = Mechanism(SUBSAMPLED[args.mechanism], args.noise_multiplier, args.sampling_rate, args.steps)
     flags = {"bracket": "--noise-multiplier, --sampling-rate, --steps, --discretization",
-             "edgeworth": "--noise-multiplier, --sampling-rate, --steps, --order, --method"}.get(
+             "edgeworth": "--noise-multiplier, --sampling-rate, --steps, --order, --method",
+             "mc": "--noise-multiplier, --sampling-rate, --steps, --samples, --seed"}.get(
                  args.method, "--noise-multiplier, --sampling-rate, --steps")
     with _flags(flags):
+        mechanism = Mechanism(SUBSAMPLED[args.mechanism], args.noise_multiplier, args.sampling_rate, args.steps)
         est = risk.rero(mechanism, kappa, args.method, discretization=args.discretization,
-                        order=4 if args.order is None else args.order, samples=args.samples or 1, seed=args.seed or 0)
+                        order=4 if args.order is None else args.order, samples=1 if args.samples is None else args.samples,
+                        seed=0 if args.seed is None else args.seed)
     out = {"gamma": est.value, "certified": est.certified, "warnings": list(est.warnings), "method": est.method}
     if est.certified:
         out.update(gamma_lower=est.lower, gamma_upper=est.upper)
