@@ -253,3 +253,28 @@ def test_report_rejects_bad_input():
                          ({"delta": 0.0}, "delta"), ({"rero_discretization": -1.0}, "rero_discretization")):
         with pytest.raises(ValueError, match=name):
             risk.report(SGM, **kwargs)
+
+
+def test_every_bracket_is_one_interval_type():
+    """Brackets, confidence intervals and calibrations expose the same Interval(lower, upper)."""
+    from fdp import calibrate
+    from fdp.accounting import montecarlo
+    from fdp.experiments import attacks
+    from fdp.intervals import Interval
+
+    run = dpsgd(2.0, 0.05, 50)
+    est = risk.rero(run, [0.01, 0.1], discretization=1e-3)
+    assert isinstance(est.interval, Interval) and np.all(est.interval.contains(est.value))
+    assert np.all(est.interval.width >= 0) and tuple(est.interval) == (est.lower, est.upper)
+    assert risk.rero(run, [0.1], "clt").interval is None  # an approximation has no interval
+    g = risk.gdp(run, discretization=1e-3)
+    assert g.mu_interval.contains(g.mu) and g.mu_interval.lower == g.mu_lower
+    report = risk.report(run, discretization=1e-3, rero_discretization=1e-3, rtm_discretization=1e-3)
+    assert np.all(report.rtm.tpr_interval.width >= 0) and np.all(report.rtm.gamma_interval.contains(report.rtm.gamma_upper))
+    mc = montecarlo.gamma_mc(run, [0.1], samples=20_000, seed=1)
+    assert np.all(mc.confidence_interval.contains(mc.estimate)) and mc.interval == "asymptotic"
+    assert attacks.success_rate([True] * 7 + [False] * 3).interval.contains(0.7)
+    cal = calibrate.noise_for_risk("mu", 1.0, 1.0, 4)
+    assert cal.achieved_interval.upper == cal.achieved and cal.achieved_interval.contains(cal.achieved)
+    assert not Interval(0.1, 0.2).contains(0.3)
+

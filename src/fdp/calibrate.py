@@ -22,6 +22,7 @@ from .accounting.privacy_loss import dpsgd as _dpsgd  # DP-SGD at each noise the
 from .curves import gdp, mia, tradeoff
 from .diagnostics import warns
 from .formatting import ULPS_DOWN
+from .intervals import Interval
 from .validation import (
     SUBSAMPLED_NOISE_RANGE,
     ResourceLimitError,
@@ -214,6 +215,12 @@ class Calibration:
     seconds: float
     noise_lower: float | None = None
     warnings: tuple[str, ...] = ()
+
+    @property
+    def achieved_interval(self) -> Interval:
+        """``Interval(achieved_lower, achieved)``: where the exact risk at the noise found lies."""
+        return Interval(self.achieved if self.achieved_lower is None else self.achieved_lower, self.achieved)
+
 
 
 def _rtm_curve(noise, rate, steps, h, dimension, pessimistic):

@@ -33,6 +33,7 @@ from .curves import gdp as _gdp
 from .curves import rero as _rero
 from .diagnostics import warns
 from .formatting import ULPS_DOWN, ULPS_UP, lower, upper
+from .intervals import Interval
 from .validation import (
     ResourceLimitError,
     check_array_in,
@@ -94,6 +95,12 @@ class Estimate:
     upper: np.ndarray | None = None
     error_estimate: np.ndarray | None = None
     warnings: tuple[str, ...] = field(default=())
+
+    @property
+    def interval(self) -> Interval | None:
+        """``Interval(lower, upper)``: the certified bracket or the confidence interval (None for an estimate without one)."""
+        return None if self.lower is None else Interval(self.lower, self.upper)
+
 
 
 def _check_method(method) -> str:
@@ -305,6 +312,11 @@ class GDPReport:
     warnings: tuple[str, ...] = field(default=())
     mu_lower: float | None = None
 
+    @property
+    def mu_interval(self) -> Interval:
+        """``Interval(mu_lower, mu)``: where the mechanism's tight mu* lies (``[mu, mu]`` for a closed form)."""
+        return Interval(self.mu if self.mu_lower is None else self.mu_lower, self.mu)
+
 
 @warns
 def gdp(mechanism: Mechanism, *, delta: float = 1e-5, discretization: float | None = None, tail: float = 1e-10) -> GDPReport:
@@ -366,6 +378,7 @@ def gdp(mechanism: Mechanism, *, delta: float = 1e-5, discretization: float | No
     kept = tuple(w for w in report.warnings if not w.startswith("mu* lies in"))  # the floor-1e-300 interval: replaced
     return GDPReport(mu=mu, regret=_gdp.gdp_regret(curve, mu), alpha_floor=tail, epsilon=report.epsilon, delta=delta,
                      discretization=report.discretization, method="lattice", warnings=kept + (note,), mu_lower=mu_lower)
+
 
 
 def _mu_below(bracket: pld.OptimisticCurve, certified: tradeoff.PiecewiseLinear, floor: float) -> float:
@@ -533,6 +546,17 @@ class RTMReading:
     gamma_upper: np.ndarray
     bracket: pld.Bracket = field(repr=False, compare=False)
     curve: tradeoff.PiecewiseLinear = field(repr=False, compare=False)
+
+    @property
+    def tpr_interval(self) -> Interval:
+        """``Interval(tpr_lower, tpr_upper)`` at each FPR."""
+        return Interval(self.tpr_lower, self.tpr_upper)
+
+    @property
+    def gamma_interval(self) -> Interval:
+        """``Interval(gamma_lower, gamma_upper)`` at each prior."""
+        return Interval(self.gamma_lower, self.gamma_upper)
+
 
 
 def _rtm_reading(mechanism: Mechanism, d, h, fpr, kappa) -> RTMReading:

@@ -26,6 +26,7 @@ from joblib import delayed
 from scipy.stats import norm
 
 from ..diagnostics import warns
+from ..intervals import Interval
 from ..parallel import check_n_jobs, chunks, run
 from ..validation import (
     ResourceLimitError,
@@ -86,6 +87,12 @@ class MonteCarloGamma:
     mass: float = 1.0
     collapsed: np.ndarray | None = None
     warnings: tuple[str, ...] = ()
+
+    @property
+    def confidence_interval(self) -> Interval:
+        """``Interval(lower, upper)``, the confidence interval at each kappa (``interval`` names its kind)."""
+        return Interval(self.lower, self.upper)
+
 
 
 MIN_KEPT = 10  # Algorithm 1 needs at least this many samples above its threshold (kappa * samples)

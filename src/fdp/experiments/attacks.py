@@ -14,6 +14,7 @@ import numpy as np
 from scipy.stats import beta as beta_dist
 
 from ..accounting.privacy_loss import subsampled
+from ..intervals import Interval
 from ..validation import check_positive, check_positive_int, check_sampling_rate
 from . import dpsgd
 
@@ -357,6 +358,11 @@ class Proportion(NamedTuple):
     estimate: float
     lower: float
     upper: float
+
+    @property
+    def interval(self) -> Interval:
+        """``Interval(lower, upper)``, the Clopper-Pearson interval."""
+        return Interval(self.lower, self.upper)
 
 
 def success_rate(successes, confidence: float = 0.95) -> Proportion:

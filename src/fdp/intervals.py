@@ -1,0 +1,57 @@
+"""One interval type for every result that brackets a number: :class:`Interval`.
+
+A certified bracket (:attr:`fdp.risk.Estimate.interval`, :attr:`fdp.risk.GDPReport.mu_interval`, the RTM readings), a
+Monte-Carlo confidence interval (:attr:`fdp.accounting.montecarlo.MonteCarloGamma.confidence_interval`), an exact binomial interval
+(:attr:`fdp.experiments.attacks.Proportion.interval`) and a calibration's achieved risk
+(:attr:`fdp.calibrate.Calibration.achieved_interval`) are all an ``Interval(lower, upper)``, elementwise over arrays.
+
+Examples
+--------
+>>> i = Interval(0.1, 0.3)
+>>> i.contains(0.2), round(i.width, 12), tuple(i)
+(True, 0.2, (0.1, 0.3))
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["Interval"]
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A closed interval ``[lower, upper]`` (numbers or arrays of the same shape, compared elementwise).
+
+    Attributes
+    ----------
+    lower, upper : float or numpy.ndarray
+        The ends; ``lower <= upper``.
+    """
+
+    lower: float | np.ndarray
+    upper: float | np.ndarray
+
+    def __iter__(self):  # unpacks as (lower, upper)
+        return iter((self.lower, self.upper))
+
+    @property
+    def width(self) -> float | np.ndarray:
+        """``upper - lower``."""
+        return self.upper - self.lower
+
+    def contains(self, value) -> bool | np.ndarray:
+        """Whether ``lower <= value <= upper`` (elementwise for arrays).
+
+        Parameters
+        ----------
+        value : float or array_like
+
+        Returns
+        -------
+        bool or numpy.ndarray
+        """
+        out = (np.asarray(self.lower) <= value) & (np.asarray(value) <= np.asarray(self.upper))
+        return bool(out) if np.ndim(out) == 0 else out
