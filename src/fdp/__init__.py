@@ -2,19 +2,19 @@
 
 Start from a mechanism and ask it a question::
 
-    from fdp import Mechanism, risk, calibrate
-    run = Mechanism("gaussian", 9.4, 0.32768, 2000)   # DP-SGD: noise multiplier, sampling rate, steps
+    from fdp import Mechanism, dpsgd, risk, calibrate
+    run = dpsgd(9.4, 0.32768, 2000)        # Mechanism("gaussian", 9.4, 0.32768, 2000): noise, sampling rate, steps
     risk.report(run)                       # (eps, delta), mu-GDP, membership inference, ReRo, RTM
     calibrate.noise_for_risk("tpr", 0.05, 0.32768, 2000, fpr=1e-3)
 
 Results that carry caveats also issue them as :class:`FDPWarning`.
 """
 
-from .accounting.privacy_loss import Mechanism, RandomizedResponse
+from .accounting.privacy_loss import Mechanism, RandomizedResponse, dpsgd
 from .diagnostics import FDPWarning
 
 __version__ = "0.1.0"
-__all__ = ["Mechanism", "RandomizedResponse", "risk", "calibrate", "FDPWarning", "__version__"]
+__all__ = ["Mechanism", "RandomizedResponse", "dpsgd", "risk", "calibrate", "FDPWarning", "__version__"]
 
 
 def __getattr__(name):

@@ -228,8 +228,6 @@ def _flags(names: str, **derived: str):
         yield
     except ValueError as exc:
         message = str(exc)
-        if "--" in message:  # already phrased in flags
-            raise
         spelled = {flag.removeprefix("--").replace("-", "_"): flag for flag in names.split(", ")} | derived
         for parameter, flag in spelled.items():
             if message.startswith((parameter + " ", parameter + "=")):
