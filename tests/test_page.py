@@ -41,7 +41,7 @@ def test_glance_counts_the_records_and_links_errata(recorded):
     results.record("c", 0.0, not_compared="quick run")
     text = page.glance("demo_nb", "Table 1 and Figure 2 of {cite}`x`")
     assert text.startswith(":::{admonition} Results at a glance") and text.rstrip().endswith(":::")
-    assert "2 printed values and 1 claim: 1 match, 1 explained deviation, 1 not compared" in text
+    assert "2 printed values and 1 claim, of which 1 match, 1 explained deviation, 1 not compared" in text
     assert "{ref}`demo-prior`" in text and "Table 1 and Figure 2" in text
 
 
@@ -83,7 +83,7 @@ def test_rerun_box_shows_changed_values_only_when_changed():
     assert box.startswith(":::{dropdown} Rerun this page") and "make run NB=rero_sampling_rate" in box
     assert "this run" not in box and "| `epsilon` | 4.0 |" in box
     changed = page.rerun("rero_sampling_rate", {"epsilon": 2.0, "delta": 1e-5, "rates": (0.1, 0.5, 0.9)})
-    assert "| parameter | paper's value | this run | meaning |" in changed
+    assert "| parameter | book's value | this run | meaning |" in changed
     assert "| `epsilon` | 4.0 | 2.0 |" in changed and "| `delta` | 1e-5 | |" in changed
     assert """make run NB=rero_sampling_rate PARAMS="-p rates '[0.1, 0.5, 0.9]'\"""" in box  # its own list parameter
     assert "| 0.0127883 |" in page.rerun("rero_sampling_rate", {"epsilon": 0.012788340630066182})

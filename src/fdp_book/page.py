@@ -64,7 +64,7 @@ def glance(notebook: str, reproduces: str, directory: Path | None = None, namesp
     outcomes += [f"**{len(failing)} failing** ({', '.join(failing)})"] if failing else []
     besides = f" Besides, {own_outcome(ours)}." if ours else ""
     if records:
-        lines.append(f"**Compared with the paper:** {compared}: {', '.join(outcomes)}.{besides}")
+        lines.append(f"**Compared with the paper:** {compared}, of which {', '.join(outcomes)}.{besides}")
     else:  # a rerun whose settings are all other than the paper's records nothing the paper prints
         lines.append("**Compared with the paper:** nothing; no number of this run is one the paper prints (its "
                      f"parameters differ from the paper's).{besides}")
@@ -257,7 +257,7 @@ def rerun(notebook: str, namespace: dict | None = None) -> str:
     namespace = namespace or {}
     changed = {name: namespace[name] for name, default, _ in params
                if name in namespace and not results.same(namespace[name], _value(default))}
-    head = "| parameter | paper's value | " + ("this run | " if changed else "") + "meaning |"
+    head = "| parameter | book's value | " + ("this run | " if changed else "") + "meaning |"
     rows = [head, "|---|---|" + ("---|" if changed else "") + "---|"]
     for name, default, comment in params:
         run = f" {_cell(_shown(changed[name]))} |" if name in changed else (" |" if changed else "")
