@@ -918,3 +918,52 @@ def test_rtm_names_the_flag_that_sets_the_noise(capsys):
                  "--alpha", "0.1"])
     err = capsys.readouterr().err
     assert code == 2 and "1/--mu must be finite" in err and "noise_multiplier" not in err
+
+
+# --- round 5: the review of the thin CLI and the closed forms (helper-22) ------------------------------------------
+
+
+@pytest.mark.parametrize("mu, kappa", [(701.0, 1e-305), (720.0, 1e-320), (702.0, 3.3e-306), (38.60452980315939, 1e-17),
+                                       (0.1, 5e-324), (4.368446330985709, 1e-320), (745.0, 5e-324), (2.0, 0.7)])
+def test_the_laplace_rero_closed_form_brackets_the_exact_power(mu, kappa):
+    """ReRo paper eq. 1 in exact arithmetic: e^mu kappa, 1 - e^-mu / (4 kappa) or 1 - e^-mu (1 - kappa). The curve capped
+    e^mu at e^700 (gamma 0.10 for 0.28 at mu 701) and a relative margin of 8 ulps missed the rounding of large exponents."""
+    import mpmath
+
+    mpmath.mp.dps = 50
+    m, k = mpmath.mpf(mu), mpmath.mpf(kappa)
+    exact = (mpmath.e**m * k if k < mpmath.e**-m / 2 else 1 - mpmath.e**-m / (4 * k) if k <= 0.5
+             else 1 - mpmath.e**-m * (1 - k))
+    est = risk.rero_closed_form("laplace", mu, kappa)
+    assert mpmath.mpf(float(est.lower[0])) <= exact <= mpmath.mpf(float(est.upper[0]))
+    margin = 8 * np.finfo(float).eps * (4 + mu + abs(math.log(kappa)))  # twice the stated margin: tight
+    assert float(est.upper[0]) <= float(exact) * (1 + margin) + 1e-320
+    curve = tradeoff.laplace(mu)  # the curve itself: below the corner in logs past e^700
+    assert float(curve.power(kappa)) == pytest.approx(float(exact), rel=1e-12, abs=1e-320)
+
+
+@pytest.mark.parametrize("kappa", [5e-324, 1e-312, 1e-308])
+def test_the_gaussian_rero_closed_form_is_an_upper_bound_at_subnormal_kappa(kappa):
+    # gamma = Phi(Phi^-1(kappa) + 0.1) is about 4.4e-311 at kappa 1e-312; it was reported as kappa itself
+    import mpmath
+
+    mpmath.mp.dps = 50
+    k = mpmath.mpf(kappa)
+    x = mpmath.findroot(lambda t: mpmath.log(mpmath.ncdf(t)) - mpmath.log(k), -37.5)
+    exact = mpmath.ncdf(x + mpmath.mpf("0.1"))
+    est = risk.rero_closed_form("gaussian", 0.1, kappa)
+    assert mpmath.mpf(float(est.lower[0])) <= exact <= mpmath.mpf(float(est.upper[0]))
+
+
+def test_calibrate_does_not_blame_flags_the_user_did_not_give(capsys):
+    assert main(["calibrate", "--epsilon", "1", "--noise-multiplier", "5e-324"]) == 2
+    err = capsys.readouterr().err
+    assert "--mu" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_an_overflow_is_one_line_not_a_traceback(capsys):
+    argv = ["rero", "--mechanism", "subsampled-gaussian", "--noise-multiplier", "1", "--sampling-rate", "0.5",
+            "--steps", "2", "--kappa", "0.1", "--discretization", "5e-324"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("python -m fdp rero: error: a number overflowed double precision") and "\n" not in err

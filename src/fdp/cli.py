@@ -503,8 +503,10 @@ def _calibrate(args) -> int:
     else:
         _forbid(args, ("rtol",), "with --noise-multiplier (the number of steps is found exactly)")
     flag = _flag(target)
-    spelled = {"epsilon": "--epsilon", "delta": "--delta", "mu": "--mu", "advantage": "--advantage", "rero": "--rero",
-               "kappa": "--kappa", "rtol": "--rtol", "dimension": "--rtm-dimension"}
+    # the library's names of this target's own values (an error about an internal mu is not about --mu)
+    spelled = {"epsilon": {"epsilon": "--epsilon", "delta": "--delta"}, "mu": {"mu": "--mu"},
+               "advantage": {"advantage": "--advantage"}, "rero": {"rero": "--rero", "kappa": "--kappa"},
+               "rtm_tpr_at_fpr": {"dimension": "--rtm-dimension"}}.get(target, {}) | {"rtol": "--rtol"}
     if target == "epsilon":
         value, kwargs["delta"] = args.epsilon, 1e-5 if args.delta is None else args.delta
     elif target in ("tpr_at_fpr", "rtm_tpr_at_fpr"):
@@ -548,4 +550,9 @@ def main(argv=None) -> int:
             return commands[args.command](args)
     except (ValueError, RuntimeError) as exc:  # bad input, or a refused computation
         print(f"{parser.prog} {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except OverflowError as exc:  # an input so extreme that a number left double precision before a guard saw it
+        print(f"{parser.prog} {args.command}: error: a number overflowed double precision ({exc}): an input lies far "
+              "outside the range this command computes (a spacing below 1e-300, a noise multiplier near 1e308, ...)",
+              file=sys.stderr)
         return 2

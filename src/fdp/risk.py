@@ -193,12 +193,24 @@ def rero_closed_form(noise: Literal["gaussian", "laplace"], mu: float, kappa) ->
     mu = check_nonnegative("mu", mu)
     kappa = check_array_in("kappa", np.atleast_1d(np.asarray(kappa, dtype=float)), 0.0, 1.0, open_low=True, open_high=True)
     if noise == "gaussian":
-        est = _gaussian_rero(mu, kappa)
-        upper = np.maximum(est.upper, kappa)
-        return Estimate(value=upper, method=est.method, certified=True, lower=est.lower, upper=upper)
-    gamma = _rero.gamma(tradeoff.laplace(mu), kappa)
-    upper = np.minimum(gamma * ULPS_UP, 1.0)
-    return Estimate(value=upper, method="closed form", certified=True, lower=np.maximum(gamma * ULPS_DOWN, kappa), upper=upper)
+        # a subnormal kappa has too few digits for Phi^{-1}: the upper end at the smallest normal float, which is larger
+        upper = np.maximum(_gaussian_rero(mu, np.maximum(kappa, _TINY_NORMAL)).upper, kappa)
+        return Estimate(value=upper, method="closed form", certified=True, lower=_gaussian_rero(mu, kappa).lower, upper=upper)
+    # eq. 1 in logs: e^mu kappa below the corner e^-mu / 2, then 1 - e^-mu / (4 kappa), then 1 - e^-mu (1 - kappa); each
+    # exponent carries a rounding of about u (mu + |log kappa|), which moves gamma relatively by as much (gamma >= 1/2
+    # on the last two pieces): a margin of 4 times that, outward
+    log_kappa = np.log(kappa)
+    with np.errstate(under="ignore", over="ignore"):  # each branch is evaluated everywhere; np.where keeps its own
+        gamma = np.where(log_kappa < -mu - np.log(2.0), np.exp(np.minimum(mu + log_kappa, 0.0)),
+                         np.where(kappa <= 0.5, -np.expm1(-mu - np.log(4.0) - log_kappa), -np.expm1(-mu + np.log1p(-kappa))))
+    margin = 4.0 * np.finfo(float).eps * (4.0 + mu + np.abs(log_kappa))
+    upper = np.minimum(np.nextafter(gamma * (1.0 + margin), np.inf), 1.0)  # the next float: a subnormal gamma too
+    lower = np.where(gamma < _TINY_NORMAL, kappa, np.maximum(gamma * (1.0 - margin), kappa))  # subnormal: few digits
+    return Estimate(value=upper, method="closed form", certified=True, lower=lower, upper=upper)
+
+
+#: The smallest normal float: below it a probability keeps fewer than 53 bits.
+_TINY_NORMAL = float(np.finfo(float).tiny)
 
 
 def _auto_bracket(mechanism: Mechanism, kappa: np.ndarray, kappa_min: float):

@@ -1261,8 +1261,9 @@ def sandwich_noise(
 # ---------------------------------------------------------------------------------------------
 
 
-#: The largest effect size :func:`release_curves` takes (mu^2 overflows above 1.3e154; mu = 40 is beyond any privacy).
-MU_MAX = 1e100
+#: The largest effect size :func:`release_curves` takes: far beyond any privacy (mu = 40 already is), and the largest
+#: at which the magnitude statistics' distributions stay finite (at 1e10 they return NaN, beyond 1.3e154 mu^2 overflows).
+MU_MAX = 100.0
 
 
 class ReleaseCurves(NamedTuple):
@@ -1315,7 +1316,7 @@ def release_curves(mechanism: Literal["laplace", "gaussian", "subsampled-gaussia
     ----------
     mechanism : {"laplace", "gaussian", "subsampled-gaussian"}
     mu : float
-        Effect size of one step, in (0, 1e100] (far beyond any privacy at 40).
+        Effect size of one step, in (0, 100] (far beyond any privacy at 40).
     steps : int, default 1
     dimension : int, default 1
         Dimension of the release (1 is the worst case); Laplace: 1 only.

@@ -251,16 +251,22 @@ def laplace(mu: float) -> TradeOffCurve:
     corner = 0.5 * np.exp(-mu)  # 0 for mu > 745: then only alpha = 0 lies below it
     scale = np.exp(min(mu, 700.0))  # only used below the corner, where alpha e^mu <= 1/2
 
+    def below_corner(a):  # alpha e^mu; past e^700 in logs (e^mu overflows at 710, while alpha e^mu <= 1/2 here)
+        if mu <= 700.0:
+            return a * scale
+        with np.errstate(divide="ignore", under="ignore"):
+            return np.exp(np.log(np.where(a > 0.0, a, 0.0)) + mu)
+
     def f(a):
         a = np.asarray(a, dtype=float)
         with np.errstate(divide="ignore", under="ignore"):
             middle = np.exp(-mu - np.log(4.0) - np.log(np.where(a > 0.0, a, 1.0)))
-        out = np.where(a < corner, 1.0 - a * scale, np.where(a <= 0.5, middle, (1.0 - a) * np.exp(-mu)))
+        out = np.where(a < corner, 1.0 - below_corner(a), np.where(a <= 0.5, middle, (1.0 - a) * np.exp(-mu)))
         return np.where(a == 0.0, 1.0, out)
 
     def power(a):
         a = np.asarray(a, dtype=float)
-        return np.where(a < corner, a * scale, 1.0 - f(a))
+        return np.where(a < corner, below_corner(a), 1.0 - f(a))
 
     return TradeOffCurve(f, power=power, symmetric=True, name=f"Laplace mu={mu:g}")
 
