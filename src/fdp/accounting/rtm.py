@@ -1261,8 +1261,9 @@ def sandwich_noise(
 # ---------------------------------------------------------------------------------------------
 
 
-#: The largest effect size :func:`release_curves` takes: far beyond any privacy (mu = 40 already is), and the largest
-#: at which the magnitude statistics' distributions stay finite (at 1e10 they return NaN, beyond 1.3e154 mu^2 overflows).
+#: The largest effect size :func:`release_curves` takes for Gaussian noise: far beyond any privacy (mu = 40 already
+#: is), and where its magnitude statistics' distributions stay finite (at 1e10 they returned NaN, beyond 1.3e154 mu^2
+#: overflowed).
 MU_MAX = 100.0
 
 
@@ -1316,7 +1317,7 @@ def release_curves(mechanism: Literal["laplace", "gaussian", "subsampled-gaussia
     ----------
     mechanism : {"laplace", "gaussian", "subsampled-gaussian"}
     mu : float
-        Effect size of one step, in (0, 100] (far beyond any privacy at 40).
+        Effect size of one step, > 0; at most 100 for Gaussian noise (far beyond any privacy at 40).
     steps : int, default 1
     dimension : int, default 1
         Dimension of the release (1 is the worst case); Laplace: 1 only.
@@ -1343,7 +1344,8 @@ def release_curves(mechanism: Literal["laplace", "gaussian", "subsampled-gaussia
     """
     if mechanism not in ("laplace", "gaussian", "subsampled-gaussian"):
         raise ValueError(f"mechanism must be 'laplace', 'gaussian' or 'subsampled-gaussian', got {mechanism!r}")
-    mu = float(check_array_in("mu", mu, 0.0, MU_MAX, open_low=True))
+    # Gaussian statistics up to MU_MAX; the Laplace curves hold at any finite mu (beyond 745 they are 0 past alpha = 0)
+    mu = float(check_array_in("mu", mu, 0.0, MU_MAX if "gaussian" in mechanism else np.inf, open_low=True))
     steps = check_positive_int("steps", steps)
     d = check_positive_int("dimension", dimension)
     p = check_sampling_rate("sampling_rate", sampling_rate)
