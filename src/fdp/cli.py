@@ -25,7 +25,6 @@ from .curves import rero, tradeoff
 from .diagnostics import FDPWarning
 from .formatting import ULPS_DOWN, ULPS_UP
 from .validation import (
-    MAX_INT,
     check_array_in,
     optional_import,
 )
@@ -208,14 +207,6 @@ def _require(args, dest: str, why: str):
     if value is None:
         raise ValueError(f"{_flag(dest)} is required {why}")
     return value
-
-
-def _int_at_least(flag: str, value, low: int) -> int:
-    if value < low:
-        raise ValueError(f"{flag} must be an integer >= {low}, got {value!r}")
-    if value > MAX_INT:
-        raise ValueError(f"{flag} must be an integer <= 2^53 = {MAX_INT}, got {value!r}")
-    return int(value)
 
 
 @contextmanager
