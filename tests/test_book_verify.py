@@ -95,12 +95,13 @@ def test_the_librarys_command_has_no_verify(capsys):
 
 def test_params_lists_a_chapters_parameters_with_the_books_values(capsys):
     """``make run NB=<name> HELP=1`` (``python -m fdp_book params <name>``) prints every parameter of the chapter's
-    parameters cell, its value in the book and its meaning; an unknown chapter is refused with exit 2."""
-    from fdp_book import page
+    schema, its value in the book, the values it takes, its meaning and the paper's value; an unknown chapter is refused
+    with exit 2."""
+    from fdp_book import parameters
     from fdp_book.__main__ import main
 
     assert main(["params", "guo_comparison"]) == 0
-    out = capsys.readouterr().out
-    for name, default, comment in page.parameters("guo_comparison"):
-        assert f"  {name} " in out and " ".join(default.split()) in out
-    assert main(["params", "no_such_chapter"]) == 2 and "no notebook" in capsys.readouterr().err
+    out = " ".join(capsys.readouterr().out.split())
+    for name, value, values, meaning, paper in parameters.table_rows("guo_comparison"):
+        assert f" {name} {value} {meaning} values: {values} paper: {paper}" in out
+    assert main(["params", "no_such_chapter"]) == 2 and "no parameter schema" in capsys.readouterr().err

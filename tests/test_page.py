@@ -8,7 +8,7 @@ import re
 import pytest
 import yaml
 
-from fdp_book import page, plotting, results
+from fdp_book import page, parameters, plotting, results
 from fdp_book.paths import ROOT
 
 SPEC = """
@@ -69,36 +69,31 @@ def test_glance_needs_what_the_page_reproduces(recorded):
         page.glance("demo_nb", "")
 
 
-@pytest.mark.parametrize("nb", ["gdp_tables", "guo_comparison", "reconstruction_attacks", "rero_bounds", "rero_sampling_rate",
-                                "rtm_auditing", "rtm_dpsgd"])
-def test_parameters_are_those_of_the_notebook_with_their_meaning(nb):
-    params = page.parameters(nb)
-    names = [name for name, _, _ in params]
-    assert set(names) == set(yaml.safe_load((ROOT / "notebooks" / "params" / f"{nb}.yaml").read_text()))
-    assert all(comment for _, _, comment in params), [n for n, _, c in params if not c]
-
-
 def test_rerun_box_shows_changed_values_only_when_changed():
     box = page.rerun("rero_sampling_rate")
     assert box.startswith(":::{dropdown} Rerun this page") and "make run NB=rero_sampling_rate" in box
-    assert "this run" not in box and "| `epsilon` | 4.0 |" in box
+    assert "this run" not in box
+    assert "| `epsilon` | 4.0 | number > 0 | target ε of every calibration | 4.0; ReRo Fig. 1f; Hayes et al. Sec. 4.3 |" in box
     changed = page.rerun("rero_sampling_rate", {"epsilon": 2.0, "delta": 1e-5, "rates": (0.1, 0.5, 0.9)})
-    assert "| parameter | book's value | this run | meaning |" in changed
-    assert "| `epsilon` | 4.0 | 2.0 |" in changed and "| `delta` | 1e-5 | |" in changed
-    assert """make run NB=rero_sampling_rate PARAMS="-p rates '[0.1, 0.5, 0.9]'\"""" in box  # its own list parameter
+    assert "| parameter | book's value | this run | values | meaning | the paper's value |" in changed
+    assert "| `epsilon` | 4.0 | 2.0 |" in changed and "| `delta` | 1e-5 |  |" in changed
     assert "| 0.0127883 |" in page.rerun("rero_sampling_rate", {"epsilon": 0.012788340630066182})
 
 
-def test_rerun_box_names_only_the_pages_own_parameters():
+def test_rerun_box_commands_use_the_pages_own_parameters_at_quick_values():
+    box = page.rerun("rero_sampling_rate")
+    quick = yaml.safe_load((ROOT / "notebooks" / "params" / "rero_sampling_rate.quick.yaml").read_text())
+    commands = re.findall(r'make run NB=rero_sampling_rate PARAMS="-p (\w+) ([^"]+)"', box)
+    assert len(commands) == 2 and all(name in quick for name, _ in commands)  # a short run, not the book's values
+    assert any(value.startswith("'[") for _, value in commands) and "’" not in box and "“" not in box  # ASCII quotes
     for nb in sorted(p.stem for p in (ROOT / "notebooks").glob("*.ipynb")):
-        names = {name for name, _, _ in page.parameters(nb)}
-        box = page.rerun(nb)
-        assert set(re.findall(r"PARAMS=\"-p (\w+) ", box)) <= names, nb
+        names = set(parameters.schema(nb))
+        assert set(re.findall(r'PARAMS="-p (\w+) ', page.rerun(nb))) <= names, nb
 
 
 def test_unknown_notebook_is_an_error():
-    with pytest.raises(ValueError, match="no notebook"):
-        page.parameters("no_such_notebook")
+    with pytest.raises(ValueError, match="no parameter schema"):
+        page.rerun("no_such_notebook")
 
 
 def test_column_figure_is_drawn_at_twice_the_column_width():
@@ -110,28 +105,6 @@ def test_column_figure_is_drawn_at_twice_the_column_width():
         plotting.column_figure(1, 3)
     with pytest.raises(ValueError, match="nrows"):
         plotting.column_figure(0, 1)
-
-
-def test_meanings_come_from_the_line_or_the_block_above():
-    source = ("# Parameters of this page (the opening block describes the cell)\n"
-              "# and goes on here\n"
-              "a = 1\n"
-              "label = \"é\"  # a label with an accent\n"
-              "# the noise of the run,\n"
-              "# in units of the sensitivity\n"
-              "sigma = [1.0,\n"
-              "         2.0]  # noise multipliers\n"
-              "steps = 2**10\n"
-              "\n"
-              "# rate of Fig. 2\n"
-              "rate = 0.5\n")
-    got = {name: (default, meaning) for name, default, meaning in page._assignments(source)}
-    assert got["a"] == ("1", "")
-    assert got["label"] == ('"é"', "a label with an accent")
-    assert got["sigma"][1] == "noise multipliers"
-    assert got["steps"] == ("2**10", "")
-    assert got["rate"] == ("0.5", "rate of Fig. 2")
-    assert page._value("2**10") == "2**10" and page._value("[1, 2]") == [1, 2]
 
 
 def test_table_is_markdown_with_escaped_pipes():
@@ -222,15 +195,20 @@ def test_chapter_table_rows_are_for_people():
 def test_glance_says_how_the_run_compares_with_the_papers_set_up(recorded, monkeypatch, tmp_path):
     import json
 
-    source = ("trials = 200  # games (the paper: 10,000)\nruns = 1024  # repetitions (the paper: 1024)\n"
-              "seed = 1  # seed\n")
-    (tmp_path / "notebooks").mkdir()
-    (tmp_path / "notebooks" / "demo_nb.ipynb").write_text(json.dumps(
-        {"cells": [{"cell_type": "code", "metadata": {"tags": ["parameters"]}, "source": source}]}))
+    schema = {"trials": {"type": "int", "meaning": "games", "paper": 10000, "source": "App. A"},
+              "runs": {"type": "int", "meaning": "repetitions", "paper": 1024, "source": "Sec. 5"},
+              "steps": {"type": "int", "meaning": "steps", "paper": "1M steps of gradient descent", "source": "App. A"},
+              "seed": {"type": "int", "meaning": "seed", "source": "ours"}}
+    (tmp_path / "notebooks" / "schema").mkdir(parents=True)
+    (tmp_path / "notebooks" / "params").mkdir()
+    (tmp_path / "notebooks" / "schema" / "demo_nb.yaml").write_text(yaml.safe_dump(schema, sort_keys=False))
+    (tmp_path / "notebooks" / "params" / "demo_nb.yaml").write_text(json.dumps({"trials": 200, "runs": 1024, "steps": 200, "seed": 1}))
     monkeypatch.setattr(page, "ROOT", tmp_path)
+    monkeypatch.setattr(parameters, "ROOT", tmp_path)
     text = page.glance("demo_nb", "Table 1", namespace={"trials": 50})
-    # the parameter's meaning, not its Python name; the paper's own value (1024) is not listed
-    assert "**This run against the paper's set-up:** games: 50 (the paper: 10,000)." in text
+    # the parameter's meaning, not its Python name; the paper's own value (1024) and a seed (no paper value) are not listed
+    assert ("**This run against the paper's set-up:** games: 50 (the paper: 10000); steps: 200 (the paper: 1M steps of "
+            "gradient descent).") in text
 
 
 @pytest.mark.parametrize("value, paper, same", [

@@ -47,18 +47,20 @@ def _page(args) -> int:
 
 
 def _params(notebook: str) -> int:
-    """Print a chapter's parameters as a table a terminal shows: name, the book's value (as it pastes back into
-    ``make run``: ``-p name value``), meaning."""
-    from . import page
+    """Print a chapter's parameters from their schema as a terminal shows them: name and the book's value (as it
+    pastes back into ``make run``: ``-p name value``), then the values it takes, its meaning and the paper's value."""
+    import textwrap
 
-    rows = [(name, " ".join(default.split()), " ".join(comment.split())) for name, default, comment in page.parameters(notebook)]
-    width = max(len(name) for name, _, _ in rows)
+    from . import parameters
+
+    rows = parameters.table_rows(notebook)
+    width = max(len(name) for name, *_ in rows)
     print(f"parameters of notebooks/{notebook}.ipynb (the book's values; change one with "
-          f"make run NB={notebook} PARAMS=\"-p name value\"):\n")
-    for name, default, comment in rows:
-        print(f"  {name:<{width}}  {default}")
-        if comment:
-            print(f"  {'':<{width}}    {comment}")
+          f"make run NB={notebook} PARAMS=\"-p name value\"; schema: notebooks/schema/{notebook}.yaml):\n")
+    for name, value, values, meaning, paper in rows:
+        print(f"  {name:<{width}}  {value}")
+        for label, text in (("", meaning), ("values: ", values), ("paper: ", paper)):
+            print(textwrap.fill(label + text, 110, initial_indent=" " * (width + 6), subsequent_indent=" " * (width + 8)))
     return 0
 
 

@@ -6,8 +6,9 @@ top with myst-nb's ``glue`` (so they always describe the run that produced the p
 * :func:`glance` -- what the page reproduces, how many of its numbers and claims match the paper,
   how many are explained deviations (each linked to its errata entry) and how many this run could
   not compare;
-* :func:`rerun` -- the ``make run`` line and the page's parameters, with the paper's value, this
-  run's value where it differs, and the meaning (the comment of the parameters cell).
+* :func:`rerun` -- the ``make run`` line and the page's parameters from their schema
+  (:mod:`fdp_book.parameters`): the book's value, this run's where it differs, the values allowed, the meaning and
+  the paper's value with its source.
 
 Inside a page, :func:`show` displays a captioned table (built by :func:`table`) and :func:`paste`
 glues numbers and run-dependent sentences for the prose.  The report page renders each notebook's
@@ -16,14 +17,12 @@ records with :func:`records_table`, and each paper chapter's comparison with :fu
 
 from __future__ import annotations
 
-import ast
-import io
-import json
 import re
-import tokenize
 from pathlib import Path
 
-from . import results
+import yaml
+
+from . import parameters, results
 from .paths import ROOT, book_build
 
 #: Whether glued figures, tables and sentences are also shown where they are computed: yes when a notebook runs
@@ -31,7 +30,7 @@ from .paths import ROOT, book_build
 #: places them in its prose).  Notebooks glue through :func:`glue`.
 SHOW = not book_build()
 
-__all__ = ["glance", "rerun", "parameters", "table", "show", "paste", "records_table", "chapter_table", "own_outcome"]
+__all__ = ["glance", "rerun", "table", "show", "paste", "records_table", "chapter_table", "own_outcome"]
 
 
 def _plural(n: int, word: str) -> str:
@@ -70,16 +69,18 @@ def glance(notebook: str, reproduces: str, directory: Path | None = None, namesp
                      f"parameters differ from the paper's).{besides}")
     namespace = namespace or {}
     scaled = []
-    has_notebook = (ROOT / "notebooks" / f"{notebook}.ipynb").is_file()  # (a results-only test fixture has none)
-    for name, default, comment in parameters(notebook) if has_notebook else []:
-        paper = re.search(r"\(the paper:? ([^)]*)\)", comment)
-        if paper:
-            value = _shown(namespace[name]) if name in namespace else default
-            if _same_setting(value, paper.group(1)):
-                continue  # the paper's value itself
-            meaning = comment[:paper.start()].strip().rstrip(":;,") or name.replace("_", " ")
-            shown = value[1:-1] if value.startswith("[") and value.endswith("]") else value
-            scaled.append(f"{meaning}: {shown} (the paper: {paper.group(1)})")
+    has_schema = parameters.schema_path(notebook).is_file()  # (a results-only test fixture has none)
+    book = _book_values(notebook) if has_schema else {}
+    for name, spec in parameters.schema(notebook).items() if has_schema else []:
+        if spec.paper is None:
+            continue
+        value = namespace.get(name, book.get(name))
+        if results.same(value, spec.paper) or (isinstance(spec.paper, str) and _same_setting(parameters.shown(value), spec.paper)):
+            continue  # the paper's value itself
+        shown = parameters.shown(value)
+        shown = shown[1:-1] if shown.startswith("[") and shown.endswith("]") else shown
+        paper = spec.paper if isinstance(spec.paper, str) else parameters.shown(spec.paper)
+        scaled.append(f"{spec.meaning}: {shown} (the paper: {paper})")
     if scaled:
         lines += ["", "**This run against the paper's set-up:** " + "; ".join(scaled) + "."]
     # the errata index's entries for this chapter, in its order, then any other entry a deviation here cites
@@ -124,54 +125,10 @@ def chapter_label(notebook: str) -> str:
     return "ch-" + notebook.replace("_", "-")
 
 
-def parameters(notebook: str) -> list[tuple[str, str, str]]:
-    """``(name, default source text, meaning)`` of each assignment in the notebook's parameters cell.
-
-    The meaning is the comment at the end of the assignment's line, else the block of comment lines
-    directly above it (not the block that opens the cell), else empty.
-    """
-    path = ROOT / "notebooks" / f"{notebook}.ipynb"
-    if not path.exists():
-        raise ValueError(f"no notebook {path}")
-    cells = [c for c in json.loads(path.read_text())["cells"]
-             if "parameters" in c.get("metadata", {}).get("tags", [])]
-    if len(cells) != 1:
-        raise ValueError(f"{path.name} must have exactly one cell tagged 'parameters', found {len(cells)}")
-    return _assignments("".join(cells[0]["source"]))
-
-
-def _assignments(source: str) -> list[tuple[str, str, str]]:
-    """The ``(name, default, meaning)`` of each plain assignment in ``source`` (see :func:`parameters`)."""
-    lines = source.splitlines()
-    comments = {tok.start[0]: tok.string[1:].strip()
-                for tok in tokenize.generate_tokens(io.StringIO(source).readline) if tok.type == tokenize.COMMENT}
-    own_line = {row for row in comments if lines[row - 1].lstrip().startswith("#")}
-    opening = set()
-    row = 1
-    while row in own_line:  # the block that opens the cell describes the cell, not a parameter
-        opening.add(row)
-        row += 1
-    out = []
-    for node in ast.parse(source).body:
-        if not isinstance(node, ast.Assign) or len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
-            continue
-        meaning = comments.get(node.end_lineno, "") if node.end_lineno not in own_line else ""
-        if not meaning:
-            above, row = [], node.lineno - 1
-            while row in own_line and row not in opening:
-                above.insert(0, comments[row])
-                row -= 1
-            meaning = " ".join(above)
-        out.append((node.targets[0].id, ast.get_source_segment(source, node.value), meaning))
-    return out
-
-
-def _value(default: str):
-    """The value of a default written as a literal; the text itself for an expression (``2**20``)."""
-    try:
-        return ast.literal_eval(default)
-    except (ValueError, SyntaxError):
-        return default
+def _book_values(notebook: str) -> dict:
+    """The book's parameter values, ``notebooks/params/<notebook>.yaml``."""
+    path = ROOT / "notebooks" / "params" / f"{notebook}.yaml"
+    return (yaml.safe_load(path.read_text()) or {}) if path.is_file() else {}
 
 
 def table(header, rows) -> str:
@@ -246,55 +203,55 @@ def _cell(text: str) -> str:
     return " ".join(text.split()).replace("|", "\\|")  # a list typed over several lines reads as one
 
 
-def rerun(notebook: str, namespace: dict | None = None) -> str:
-    """MyST markdown of the "Rerun this page" box: the command and the table of parameters.
+def _examples(notebook: str) -> list[tuple[str, str]]:
+    """``(name, value as typed)`` for the box's example commands: a number and a list of the page's own parameters,
+    at their values in the quick profile where it sets them (a short run), else at the book's."""
+    quick_path = ROOT / "notebooks" / "params" / f"{notebook}.quick.yaml"
+    quick = (yaml.safe_load(quick_path.read_text()) or {}) if quick_path.is_file() else {}
+    book = _book_values(notebook)
+    specs = parameters.schema(notebook)
+    order = [n for n in specs if n in quick and not results.same(quick[n], book.get(n))] + list(specs)
+    picks = []
+    for wanted in (("float", "int"), ("list[float]", "list[int]")):
+        name = next((n for n in order if specs[n].type in wanted and n != "n_jobs"), None)
+        if name is not None:
+            value = parameters.shown(quick.get(name, book.get(name)))
+            picks.append((name, f"'{value}'" if value.startswith("[") else value))
+    return picks
 
-    ``namespace`` holds this run's values by parameter name (a notebook passes ``globals()``); a
-    value that differs as data from the paper's (the default in the parameters cell) is shown in
-    its own column.
+
+def rerun(notebook: str, namespace: dict | None = None) -> str:
+    """MyST markdown of the "Rerun this page" box: example commands and the table of parameters, both from the
+    notebook's parameter schema (:mod:`fdp_book.parameters`).
+
+    ``namespace`` holds this run's values by parameter name (a notebook passes ``globals()``); a value that differs
+    as data from the book's (``notebooks/params/<notebook>.yaml``) is shown in its own column.
     """
-    params = parameters(notebook)
     namespace = namespace or {}
-    changed = {name: namespace[name] for name, default, _ in params
-               if name in namespace and not results.same(namespace[name], _value(default))}
-    head = "| parameter | book's value | " + ("this run | " if changed else "") + "meaning |"
-    rows = [head, "|---|---|" + ("---|" if changed else "") + "---|"]
-    for name, default, comment in params:
-        run = f" {_cell(_shown(changed[name]))} |" if name in changed else (" |" if changed else "")
-        rows.append(f"| `{name}` | {_cell(default)} |{run} {_cell(comment)} |")  # values wrap: no code spans
-    example = next(((name, default) for name, default, _ in params if default.replace(".", "", 1).isdigit()), None)
-    # a list that pastes into PARAMS="..." as typed: one line, no double quotes
-    listed = next(((name, f"'{default}'") for name, default, _ in params
-                   if default.startswith("[") and "\n" not in default and '"' not in default), None)
-    commands = [f'make run NB={notebook} PARAMS="-p {name} {value}"' for name, value in filter(None, (example, listed))]
-    if not commands:
-        commands = [f'make run NB={notebook} PARAMS="-p {params[0][0]} <value>"']
-    # a list whose entries carry labels (quoted, with spaces or commas) does not survive the shell: edit a copy of
-    # the book's parameter file instead (papermill's -f; the copy is read after the book's file, so it wins)
-    labelled = [name for name, default, _ in params if default.startswith("[") and '"' in default]
+    book = _book_values(notebook)
+    rows = parameters.table_rows(notebook)
+    changed = {name: namespace[name] for name, *_ in rows if name in namespace and not results.same(namespace[name], book.get(name))}
+    header = ["parameter", "book's value"] + (["this run"] if changed else []) + ["values", "meaning", "the paper's value"]
+    cells = [[f"`{name}`", value] + ([parameters.shown(changed[name]) if name in changed else ""] if changed else [])
+             + [values, meaning, paper] for name, value, values, meaning, paper in rows]
+    commands = [f'make run NB={notebook} PARAMS="-p {name} {value}"' for name, value in _examples(notebook)]
+    # a list whose entries carry labels does not survive the shell: edit a copy of the book's parameter file instead
+    # (papermill's -f; the copy is read after the book's file, so it wins)
+    labelled = [name for name, spec in parameters.schema(notebook).items()
+                if spec.type == "records" and any(f.type == "str" for f in spec.fields)]
     edit = ""
-    if labelled and (ROOT / "notebooks" / "params" / f"{notebook}.yaml").is_file():
+    if labelled:
         edit = (f"\n\nLists with labels ({', '.join(f'`{name}`' for name in labelled)}) are easiest changed in a copy of the "
                 "book's parameter file:\n\n```bash\n"
                 f"cp notebooks/params/{notebook}.yaml my_{notebook}.yaml   # edit the entries there\n"
                 f'make run NB={notebook} PARAMS="-f my_{notebook}.yaml" RUN=mine\n```')
     body = ("Run this page with other parameters: change a value in a command below (a list is written as YAML, "
             f"in single quotes), or add more `-p name value` pairs from the table (`make run NB={notebook} HELP=1` "
-            "lists them in a terminal).\n\n"
-            "```bash\n" + "\n".join(commands) + "\n```" + edit + "\n\nThe run, its results and its page (printed last) go "
-            "to `_build/runs/`; records whose parameters differ from the paper's are marked *not compared*.\n\n"
-            + "\n".join(rows))
+            "prints it in a terminal). A value outside the table's range stops the run at once, naming the parameter."
+            "\n\n```bash\n" + "\n".join(commands) + "\n```" + edit + "\n\nThe run, its results and its page (printed "
+            "last) go to `_build/runs/`; records whose parameters differ from the paper's are marked *not compared*.\n\n"
+            + table(header, cells))
     return f":::{{dropdown}} Rerun this page\n:class-container: rerun\n\n{body}\n:::\n"
-
-
-def _shown(value) -> str:
-    """A parameter value as it is typed back into ``make run``: floats to 6 significant digits, ASCII quotes."""
-    if isinstance(value, float):
-        text = format(value, ".6g")
-        return text if any(c in text for c in ".en") else text + ".0"  # 2.0, not 2: the type stays visible
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_shown(v) for v in value) + "]"
-    return repr(value)
 
 
 def _status_cell(rec: dict) -> str:

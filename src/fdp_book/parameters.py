@@ -1,12 +1,146 @@
-"""Notebook parameters as papermill passes them: ``-p name value`` gives lists as YAML strings."""
+"""A notebook's parameters, declared once: ``notebooks/schema/<name>.yaml``.
+
+Each entry of a schema describes one name of the notebook's ``parameters`` cell, in the cell's order::
+
+    epsilon:
+      type: float            # float, int, bool, str, folder, list[float|int|str], records, mapping
+      range: (0, inf)        # an interval; ints and floats only (also for the entries of a list)
+      meaning: target ε of the calibration
+      unit: percent          # optional
+      paper: 4.0             # the paper's value (null: the paper has none; a string where the paper words it)
+      source: Hayes et al. Sec. 4.3   # where the paper states it, or why the value is ours
+
+and, where a value needs more than a type and a range: ``choices`` (the allowed values), ``also`` (values allowed
+outside the range, ``n_jobs: -1``), ``length`` (a list's number of entries), ``increasing`` (a list strictly
+increasing), ``total`` (a list's sum), ``above`` / ``at_least`` / ``at_most`` (another parameter, or another field
+of the same entry, that the value must exceed / reach / not exceed), ``fields`` (``records``: each entry a list of these fields, the last
+one ``optional`` where marked) and ``keys`` (``mapping``: a mapping with exactly these keys).
+
+A notebook checks all of its parameters with one call, :func:`check`, which fails at once naming the parameter (a
+list's entry as ``rates[2]``, a field as ``runs[0].noise``).  The page's "Rerun this page" box
+(:func:`fdp_book.page.rerun`) and ``make run NB=<name> HELP=1`` print the schema's table (:func:`table_rows`).
+"""
 
 from __future__ import annotations
 
+import ast
+import json
+import math
 import numbers
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import yaml
 
-__all__ = ["as_list"]
+from .paths import ROOT
+
+__all__ = ["Spec", "as_list", "check", "check_all", "declared", "describe", "paper_text", "schema", "schema_path", "shown", "table_rows"]
+
+_SCALARS = ("float", "int", "bool", "str", "folder")  # folder: empty, or a folder that exists
+_TYPES = (*_SCALARS, *(f"list[{t}]" for t in ("float", "int", "str")), "records", "mapping")
+_KEYS = {"type", "range", "choices", "also", "length", "increasing", "total", "above", "at_least", "at_most", "fields", "keys",
+         "optional", "given_when", "unit", "meaning", "paper", "source"}
+_INTERVAL = re.compile(r"^\s*([\[(])\s*([^,\s]+)\s*,\s*([^\])\s]+)\s*([\])])\s*$")
+MAX_INT = 2**53  # as fdp.validation: integers beyond it are not exact as floats
+
+
+@dataclass(frozen=True)
+class Spec:
+    """One parameter (or one field of a record, one key of a mapping) as its schema declares it."""
+
+    name: str
+    type: str
+    range: tuple[float, float, bool, bool] | None = None  # (low, high, low closed, high closed)
+    choices: tuple | None = None
+    also: tuple = ()
+    length: int | None = None
+    increasing: bool = False
+    total: float | None = None
+    above: str | None = None
+    at_least: str | None = None
+    at_most: str | None = None
+    fields: tuple[Spec, ...] | None = None
+    optional: bool = False
+    given_when: tuple[str, tuple] | None = None  # an optional field given exactly when another field takes these values
+    unit: str = ""
+    meaning: str = ""
+    paper: Any = None
+    source: str = ""
+
+
+def schema_path(notebook: str) -> Path:
+    return ROOT / "notebooks" / "schema" / f"{notebook}.yaml"
+
+
+def _interval(where: str, text: str) -> tuple[float, float, bool, bool]:
+    m = _INTERVAL.match(str(text))
+    if not m:
+        raise ValueError(f"{where}: range must be an interval such as '(0, 1]', got {text!r}")
+    low, high = float(m.group(2)), float(m.group(3))
+    if not low <= high:
+        raise ValueError(f"{where}: range {text!r} is empty")
+    return low, high, m.group(1) == "[", m.group(4) == "]"
+
+
+def _spec(where: str, name: str, entry: dict) -> Spec:
+    if not isinstance(entry, dict) or "type" not in entry:
+        raise ValueError(f"{where}: {name} needs a mapping with at least 'type', got {entry!r}")
+    unknown = set(entry) - _KEYS
+    if unknown:
+        raise ValueError(f"{where}: {name} has unknown keys {sorted(unknown)} (known: {sorted(_KEYS)})")
+    kind = entry["type"]
+    if kind not in _TYPES:
+        raise ValueError(f"{where}: {name}.type must be one of {', '.join(_TYPES)}, got {kind!r}")
+    nested = entry.get("fields") if kind == "records" else entry.get("keys") if kind == "mapping" else None
+    if (kind in ("records", "mapping")) != (nested is not None):
+        raise ValueError(f"{where}: {name}: 'fields' go with type records and 'keys' with type mapping")
+    fields = None
+    if nested is not None:
+        if not isinstance(nested, dict) or not nested:
+            raise ValueError(f"{where}: {name}: its fields or keys must be a non-empty mapping")
+        fields = tuple(_spec(where, f"{name}.{k}", v) for k, v in nested.items())
+        fields = tuple(Spec(**{**f.__dict__, "name": k}) for f, k in zip(fields, nested))
+        if any(f.type in ("records", "mapping") or f.type.startswith("list") for f in fields):
+            raise ValueError(f"{where}: {name}: fields and keys are scalars")
+        if any(f.optional for f in fields[:-1]) or (kind == "mapping" and fields[-1].optional):
+            raise ValueError(f"{where}: {name}: only the last field of a record may be optional")
+    choices, when = entry.get("choices"), entry.get("given_when")
+    if when is not None and not (entry.get("optional") and isinstance(when, dict) and len(when) == 1):
+        raise ValueError(f"{where}: {name}: given_when is one {{field: [values]}} of an optional field")
+    return Spec(name=name, type=kind, range=_interval(f"{where}: {name}", entry["range"]) if "range" in entry else None,
+                choices=tuple(choices) if choices is not None else None, also=tuple(entry.get("also", ())),
+                length=entry.get("length"), increasing=bool(entry.get("increasing", False)), total=entry.get("total"),
+                above=entry.get("above"), at_least=entry.get("at_least"), at_most=entry.get("at_most"), fields=fields,
+                optional=bool(entry.get("optional", False)),
+                given_when=None if when is None else (next(iter(when)), tuple(next(iter(when.values())))), unit=str(entry.get("unit", "") or ""),
+                meaning=" ".join(str(entry.get("meaning", "")).split()), paper=entry.get("paper"),
+                source=" ".join(str(entry.get("source", "") or "").split()))
+
+
+def schema(notebook: str) -> dict[str, Spec]:
+    """``{name: Spec}`` of a notebook's parameters, in the order of its schema file (the parameters cell's)."""
+    path = schema_path(notebook)
+    if not path.is_file():
+        raise ValueError(f"no parameter schema {path.relative_to(ROOT)} (notebook {notebook!r})")
+    entries = yaml.safe_load(path.read_text()) or {}
+    if not isinstance(entries, dict) or not entries:
+        raise ValueError(f"{path.name}: a schema is a mapping of parameter names to their description")
+    return {name: _spec(path.name, name, entry) for name, entry in entries.items()}
+
+
+def declared(notebook: str) -> dict[str, str]:
+    """``{name: default as written}`` of the assignments in a notebook's ``parameters`` cell, in order."""
+    path = ROOT / "notebooks" / f"{notebook}.ipynb"
+    if not path.exists():
+        raise ValueError(f"no notebook {path}")
+    cells = [c for c in json.loads(path.read_text())["cells"] if "parameters" in c.get("metadata", {}).get("tags", [])]
+    if len(cells) != 1:
+        raise ValueError(f"{path.name} must have exactly one cell tagged 'parameters', found {len(cells)}")
+    source = "".join(cells[0]["source"])
+    return {node.targets[0].id: ast.get_source_segment(source, node.value) for node in ast.parse(source).body
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)}
 
 
 def as_list(name: str, value) -> list:
@@ -26,3 +160,198 @@ def as_list(name: str, value) -> list:
         raise ValueError(f"{name} must be a non-empty list, got {value!r}")
     return list(value)
 
+
+def _bound(x: float) -> str:
+    return "∞" if x == math.inf else "-∞" if x == -math.inf else f"{x:g}"
+
+
+def _range_text(spec: Spec) -> str:
+    low, high, closed_low, closed_high = spec.range
+    if high == math.inf:
+        return f"{'≥' if closed_low else '>'} {_bound(low)}"
+    if low == -math.inf:
+        return f"{'≤' if closed_high else '<'} {_bound(high)}"
+    return f"in {'[' if closed_low else '('}{_bound(low)}, {_bound(high)}{']' if closed_high else ')'}"
+
+
+def _scalar_text(spec: Spec, kind: str) -> str:
+    noun = {"float": "number", "int": "integer", "bool": "true or false", "str": "text",
+            "folder": "folder that exists (or empty)"}[kind]
+    if spec.choices is not None:
+        return "one of " + ", ".join(json.dumps(c, ensure_ascii=False) for c in spec.choices)
+    parts = [noun] + ([_range_text(spec)] if spec.range else [])
+    parts += [f"or {', '.join(str(a) for a in spec.also)}"] if spec.also else []
+    parts += [f"above {spec.above}"] if spec.above else []
+    parts += [f"at least {spec.at_least}"] if spec.at_least else []
+    parts += [f"at most {spec.at_most}"] if spec.at_most else []
+    return " ".join(parts)
+
+
+def describe(spec: Spec) -> str:
+    """The values a parameter takes, in words (the "values" column of the page's parameter table)."""
+    if spec.type in _SCALARS:
+        return _scalar_text(spec, spec.type)
+    if spec.type.startswith("list["):
+        count = f"{spec.length} " if spec.length else ""
+        text = f"list of {count}" + _scalar_text(spec, spec.type[5:-1]).replace("number", "numbers", 1)
+        text = text.replace("integer", "integers", 1).replace("text", "texts", 1)
+        text += ", increasing" if spec.increasing else ""
+        return text + (f", adding up to {spec.total:g}" if spec.total is not None else "")
+    def optional(f):
+        return (f" (only for {f.given_when[0]} {', '.join(f.given_when[1])})" if f.given_when else
+                " (optional)" if f.optional else "")
+
+    inner = ", ".join(f"{f.name}{optional(f)}: {describe(f)}" for f in spec.fields)
+    return f"list of [{inner}]" if spec.type == "records" else f"mapping {{{inner}}}"
+
+
+def _fail(where: str, spec: Spec, value, what: str | None = None):
+    what = what or describe(spec)
+    article = ("an " if what.startswith("integer") else
+               "a " if what.startswith(("number", "text", "list", "mapping", "finite", "folder")) else "")
+    raise ValueError(f"{where} must be {article}{what}, got {value!r}")
+
+
+def _scalar(where: str, spec: Spec, kind: str, value):
+    """One value checked against a scalar spec; returned as its type (an int given for a float as float)."""
+    if type(value) in (int, float, str) and value in spec.also:
+        return value
+    words = _scalar_text(spec, kind)
+    if kind == "bool":
+        if not isinstance(value, bool):
+            _fail(where, spec, value, words)
+        return value
+    if kind in ("str", "folder"):
+        if not isinstance(value, str) or (kind == "folder" and value and not Path(value).is_dir()):
+            _fail(where, spec, value, words)
+    elif kind == "int":
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or abs(value) > MAX_INT:
+            _fail(where, spec, value, words)
+        value = int(value)
+    else:
+        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+            _fail(where, spec, value, "finite " + words)
+        value = float(value)
+    if spec.choices is not None and value not in spec.choices:
+        _fail(where, spec, value, words)
+    if spec.range:
+        low, high, closed_low, closed_high = spec.range
+        if not ((low <= value if closed_low else low < value) and (value <= high if closed_high else value < high)):
+            _fail(where, spec, value, words)
+    return value
+
+
+def _relations(where: str, specs, values: dict) -> None:
+    """``above`` and ``at_most``: a value against another of the same scope (parameters, or one entry's fields)."""
+    for spec in specs:
+        for key, holds, words in (("above", lambda a, b: a > b, "exceed"), ("at_least", lambda a, b: a >= b, "be at least"),
+                                  ("at_most", lambda a, b: a <= b, "be at most")):
+            other = getattr(spec, key)
+            if other and spec.name in values and other in values and not holds(values[spec.name], values[other]):
+                raise ValueError(f"{where}{spec.name} must {words} {where}{other} ({values[other]!r}), "
+                                 f"got {values[spec.name]!r}")
+
+
+def _value(name: str, spec: Spec, value):
+    if spec.type in _SCALARS:
+        return _scalar(name, spec, spec.type, value)
+    if spec.type == "mapping":
+        if isinstance(value, str):
+            value = yaml.safe_load(value)
+        keys = [f.name for f in spec.fields]
+        if not isinstance(value, dict) or set(value) != set(keys):
+            _fail(name, spec, value, f"a mapping with the keys {', '.join(keys)}")
+        out = {f.name: _scalar(f"{name}.{f.name}", f, f.type, value[f.name]) for f in spec.fields}
+        _relations(f"{name}.", spec.fields, out)
+        return out
+    entries = as_list(name, value)
+    if spec.length is not None and len(entries) != spec.length:
+        _fail(name, spec, value, f"a list of {spec.length} entries")
+    if spec.type == "records":
+        out, names = [], [f.name for f in spec.fields]
+        needed = len(names) - spec.fields[-1].optional
+        for i, entry in enumerate(entries):
+            if not isinstance(entry, (list, tuple)) or not needed <= len(entry) <= len(names):
+                _fail(f"{name}[{i}]", spec, entry, f"[{', '.join(names)}]" + (" (the last may be left out)"
+                                                                             if needed < len(names) else ""))
+            checked = [_scalar(f"{name}[{i}].{f.name}", f, f.type, v) for f, v in zip(spec.fields, entry)]
+            last = spec.fields[-1]
+            if last.given_when:
+                field, values = last.given_when
+                if (checked[names.index(field)] in values) != (len(checked) == len(names)):
+                    raise ValueError(f"{name}[{i}] must have a {last.name} exactly when its {field} is one of "
+                                     f"{', '.join(values)}, got {entry!r}")
+            _relations(f"{name}[{i}].", spec.fields, dict(zip(names, checked)))
+            out.append(checked)
+        return out
+    out = [_scalar(f"{name}[{i}]", spec, spec.type[5:-1], v) for i, v in enumerate(entries)]
+    if spec.increasing and any(b <= a for a, b in zip(out, out[1:])):
+        _fail(name, spec, value)
+    if spec.total is not None and not math.isclose(sum(out), spec.total, rel_tol=1e-9):
+        _fail(name, spec, value)
+    return out
+
+
+def check_all(notebook: str, values: dict) -> dict:
+    """Every parameter of ``notebook`` in ``values`` checked against its schema (ValueError naming the first bad one,
+    or listing the known names for an unknown one); the checked values, lists from YAML strings, ints for floats."""
+    specs = schema(notebook)
+    unknown = [name for name in values if name not in specs]
+    if unknown:
+        raise ValueError(f"{notebook} has no parameter {unknown[0]!r}; its parameters: {', '.join(specs)}")
+    out = {name: _value(name, specs[name], value) for name, value in values.items()}
+    _relations("", [specs[name] for name in out], out)
+    return out
+
+
+def check(notebook: str, namespace: dict) -> dict:
+    """Check every parameter of ``notebook`` where it runs: ``namespace`` is the notebook's ``globals()``.
+
+    Each value is checked against ``notebooks/schema/<notebook>.yaml``; the checked values (a list given as a YAML
+    string as a list, an int given for a float as float) replace the given ones in ``namespace`` and are returned.
+    A bad value raises ValueError naming the parameter, before the notebook does any work.
+    """
+    specs = schema(notebook)
+    missing = [name for name in specs if name not in namespace]
+    if missing:
+        raise ValueError(f"{notebook}: the parameters cell does not define {', '.join(missing)} (see its schema)")
+    checked = check_all(notebook, {name: namespace[name] for name in specs})
+    namespace.update(checked)
+    return checked
+
+
+def shown(value) -> str:
+    """A value as it is typed back into ``make run``: floats to 6 significant digits, ASCII quotes."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        text = re.sub(r"e([+-])0*(\d)", lambda m: "e" + m.group(1).replace("+", "") + m.group(2), format(value, ".6g"))
+        return text if any(c in text for c in ".ein") else text + ".0"  # 2.0, not 2: the type stays visible
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(shown(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {shown(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, str):
+        return repr(value)
+    return str(value)
+
+
+def paper_text(spec: Spec) -> str:
+    """The paper's value and where it says so ("none" and the reason where the paper has no value)."""
+    if spec.paper is None:
+        return f"none; {spec.source}" if spec.source else "none"
+    value = spec.paper if isinstance(spec.paper, str) else shown(spec.paper)
+    return f"{value}; {spec.source}" if spec.source else value
+
+
+def table_rows(notebook: str, values: dict | None = None) -> list[tuple[str, str, str, str, str]]:
+    """``(name, value, values it takes, meaning with unit, the paper's value and source)`` per parameter; ``value`` is
+    the book's (``notebooks/params/<notebook>.yaml``) unless ``values`` gives another."""
+    specs = schema(notebook)
+    book = yaml.safe_load((ROOT / "notebooks" / "params" / f"{notebook}.yaml").read_text()) or {}
+    values = values or {}
+    rows = []
+    for name, spec in specs.items():
+        meaning = spec.meaning + (f" ({spec.unit})" if spec.unit else "")
+        rows.append((name, shown(values.get(name, book.get(name))), describe(spec), meaning, paper_text(spec)))
+    return rows

@@ -1,0 +1,138 @@
+"""The notebooks' parameter schemas (fdp_book.parameters): one description per parameter, one check per notebook."""
+
+from __future__ import annotations
+
+import ast
+import math
+
+import pytest
+import yaml
+from hypothesis import given
+from hypothesis import strategies as st
+
+from fdp import calibrate
+from fdp.accounting import accountants
+from fdp_book import parameters
+from fdp_book.paths import ROOT
+
+NOTEBOOKS = sorted(p.stem for p in (ROOT / "notebooks").glob("*.ipynb"))
+PROFILES = sorted((ROOT / "notebooks" / "params").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("nb", NOTEBOOKS)
+def test_each_notebook_declares_its_parameters_once_in_the_cells_order(nb):
+    specs = parameters.schema(nb)
+    assert list(specs) == list(parameters.declared(nb))
+    for name, spec in specs.items():
+        assert spec.meaning and spec.source, f"{nb}.{name} needs a meaning and a source (or why it is ours)"
+
+
+@pytest.mark.parametrize("nb", NOTEBOOKS)
+def test_the_cells_defaults_are_the_books_values(nb):
+    book = yaml.safe_load((ROOT / "notebooks" / "params" / f"{nb}.yaml").read_text())
+    for name, default in parameters.declared(nb).items():
+        assert ast.literal_eval(default) == book[name], name
+
+
+@pytest.mark.parametrize("path", PROFILES, ids=lambda p: p.name)
+def test_every_profile_passes_its_schema(path, monkeypatch, tmp_path):
+    # a notebook runs in notebooks/, and its folders are relative to it; the book's build makes book/executed
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "book" / "executed").mkdir(parents=True)
+    monkeypatch.chdir(tmp_path / "notebooks")
+    values = yaml.safe_load(path.read_text()) or {}
+    checked = parameters.check_all(path.name.split(".")[0], values)
+    assert set(checked) == set(values)
+
+
+def test_the_schemas_choices_are_the_librarys():
+    assert parameters.schema("rtm_dpsgd")["fig7_accountant"].choices == tuple(accountants.ACCOUNTANTS)
+    target = parameters.schema("risk_report")["calibration_targets"].fields[0]
+    assert target.choices == tuple(calibrate.TARGETS)
+
+
+@pytest.mark.parametrize("nb, values, message", [
+    ("rero_sampling_rate", {"epsilon": -1.0}, "epsilon must be a number > 0, got -1.0"),
+    ("rero_sampling_rate", {"epsilon": float("nan")}, "epsilon must be a finite number > 0"),
+    ("rero_sampling_rate", {"epsilon": math.inf}, "epsilon must be a finite number > 0"),
+    ("rero_sampling_rate", {"epsilon": True}, "epsilon must be a finite number > 0, got True"),
+    ("rero_sampling_rate", {"delta": 1.0}, "delta must be a number in (0, 1), got 1.0"),
+    ("rero_sampling_rate", {"rates": [0.1, 1.5]}, "rates[1] must be a number in (0, 1], got 1.5"),
+    ("rero_sampling_rate", {"rates": "[0.1, oops"}, "rates must be a list"),
+    ("rero_sampling_rate", {"rates": []}, "rates must be a non-empty list"),
+    ("rero_sampling_rate", {"hayes_steps": 3.0}, "hayes_steps must be an integer ≥ 1, got 3.0"),
+    ("rero_sampling_rate", {"hayes_steps": 2**60}, "hayes_steps must be an integer ≥ 1"),
+    ("rero_sampling_rate", {"sweep_prior_sizes": [1, 10]}, "sweep_prior_sizes[0] must be an integer ≥ 2, got 1"),
+    ("rero_sampling_rate", {"n_jobs": 0}, "n_jobs must be an integer ≥ 1 or -1, got 0"),
+    ("rero_sampling_rate", {"epsilons": 1.0}, "has no parameter 'epsilons'; its parameters: epsilon, delta, rates"),
+    ("guo_comparison", {"grid_sigma_min": 2.0, "grid_sigma_max": 1.0},
+     "grid_sigma_max must exceed grid_sigma_min (2.0), got 1.0"),
+    ("risk_report", {"runs": [["a", 1.0, 100, 50, 10]]}, "runs[0].batch must be at most runs[0].dataset (50), got 100"),
+    ("risk_report", {"runs": [["a", -1.0, 1, 50, 10]]}, "runs[0].noise must be a number > 0, got -1.0"),
+    ("risk_report", {"runs": [["a", 1.0, 1, 50]]}, "runs[0] must be [label, noise, batch, dataset, steps]"),
+    ("risk_report", {"calibration_targets": [["tpr", 0.1]]}, "calibration_targets[0] must have a level exactly when"),
+    ("risk_report", {"calibration_targets": [["mu", 1.0, 0.1]]}, "calibration_targets[0] must have a level exactly when"),
+    ("risk_report", {"calibration_targets": [["eps", 1.0]]}, 'calibration_targets[0].target must be one of "epsilon"'),
+    ("rtm_tradeoffs", {"sgm": {"mu": 0.2, "p": 0.4}}, "sgm must be a mapping with the keys mu, p, steps, d"),
+    ("rtm_tradeoffs", {"sgm": {"mu": 0.2, "p": 1.4, "steps": 3, "d": 1}}, "sgm.p must be a number in (0, 1], got 1.4"),
+    ("rtm_tradeoffs", {"dims": [1, 2, 3]}, "dims must be a list of 2 entries"),
+    ("rtm_dpsgd", {"sandwich_bounds": [5.0, 1.0]}, "sandwich_bounds must be a list of 2 numbers > 0, increasing"),
+    ("rtm_dpsgd", {"fig7_accountant": "prv"}, 'fig7_accountant must be one of "pld", "rdp", got'),
+    ("gdp_tables", {"topdown_shares": [50.0, 40.0]}, "topdown_shares must be a list of numbers > 0, adding up to 100"),
+    ("gdp_tables", {"rdp_order_min": 1.0}, "rdp_order_min must be a number > 1, got 1.0"),
+    ("reconstruction_attacks", {"dataset": "cifar"}, 'dataset must be one of "mnist", "digits", got'),
+    ("reconstruction_attacks", {"progress": "yes"}, "progress must be true or false, got 'yes'"),
+    ("reconstruction_attacks", {"fig1_epsilon": [1.0, 800.0]}, "fig1_epsilon[1] must be a number in (0, 700], got 800.0"),
+    ("report", {"book_dir": "/no/such/folder"}, "book_dir must be a folder that exists (or empty)"),
+])
+def test_a_bad_value_is_refused_naming_the_parameter(nb, values, message):
+    with pytest.raises(ValueError) as err:
+        parameters.check_all(nb, values)
+    assert message in str(err.value)
+
+
+def test_check_writes_the_checked_values_back():
+    book = yaml.safe_load((ROOT / "notebooks" / "params" / "rero_sampling_rate.yaml").read_text())
+    namespace = dict(book, epsilon=2, rates="[0.1, 0.5]", n_jobs=-1, unrelated=object())
+    checked = parameters.check("rero_sampling_rate", namespace)
+    assert namespace["epsilon"] == 2.0 and isinstance(namespace["epsilon"], float)
+    assert namespace["rates"] == [0.1, 0.5] and namespace["n_jobs"] == -1 and "unrelated" not in checked
+    del namespace["delta"]
+    with pytest.raises(ValueError, match="does not define delta"):
+        parameters.check("rero_sampling_rate", namespace)
+
+
+@given(st.floats(allow_nan=True, allow_infinity=True))
+def test_a_number_is_accepted_exactly_inside_its_range(x):
+    inside = 0.0 < x < 1.0
+    try:
+        parameters.check_all("rero_sampling_rate", {"delta": x})
+    except ValueError:
+        assert not inside
+    else:
+        assert inside
+
+
+@pytest.mark.parametrize("entry, message", [
+    ({"type": "float", "range": "0, 1"}, "range must be an interval"),
+    ({"type": "float", "range": "(1, 0)"}, "is empty"),
+    ({"type": "real"}, "type must be one of"),
+    ({"type": "float", "colour": "red"}, "unknown keys ['colour']"),
+    ({"type": "records"}, "'fields' go with type records"),
+    ({"type": "mapping", "keys": {"a": {"type": "float", "optional": True}}}, "only the last field of a record"),
+])
+def test_a_bad_schema_is_refused(tmp_path, monkeypatch, entry, message):
+    (tmp_path / "notebooks" / "schema").mkdir(parents=True)
+    (tmp_path / "notebooks" / "schema" / "demo.yaml").write_text(yaml.safe_dump({"x": entry}))
+    monkeypatch.setattr(parameters, "ROOT", tmp_path)
+    with pytest.raises(ValueError) as err:
+        parameters.schema("demo")
+    assert message in str(err.value)
+
+
+def test_the_table_gives_values_meaning_and_the_papers_value():
+    rows = {row[0]: row for row in parameters.table_rows("rero_sampling_rate")}
+    assert rows["epsilon"] == ("epsilon", "4.0", "number > 0", "target ε of every calibration",
+                               "4.0; ReRo Fig. 1f; Hayes et al. Sec. 4.3")
+    assert rows["n_jobs"][2] == "integer ≥ 1 or -1" and rows["rtol"][4].startswith("none; ours")
+    assert parameters.shown(1e-5) == "1e-5" and parameters.shown(2.0) == "2.0" and parameters.shown(True) == "true"
