@@ -98,7 +98,7 @@ def test_failed_run_keeps_the_previous_outputs_and_leaves_nothing_half_written()
             timeout=600,
         )
         assert proc.returncode != 0
-        assert "sigmas must be > 0" in proc.stdout + proc.stderr
+        assert "sigmas[0] must be a number > 0, got -1.0" in proc.stdout + proc.stderr
         assert notebook.read_bytes() == b"previous notebook"
         assert results.read_bytes() == b"previous results"
         assert not list(runs.glob(".guo_comparison*")), "temporary outputs left behind"
@@ -119,7 +119,7 @@ def test_the_same_parameters_spelled_two_ways_run_into_one_folder():
     def output(params):
         proc = subprocess.run(["make", "--no-print-directory", "run", "NB=guo_comparison", f"PARAMS={params}"], cwd=ROOT,
                               capture_output=True, text=True, timeout=600)
-        assert proc.returncode != 0 and "sigmas must be > 0" in proc.stdout + proc.stderr
+        assert proc.returncode != 0 and "sigmas[0] must be a number > 0, got -1.0" in proc.stdout + proc.stderr
         return re.search(r"\.guo_comparison-(\w+)\.tmp\.ipynb", proc.stdout + proc.stderr).group(1)
 
     a = output("-p sigmas '[-1.0]' -p prior_sizes '[10]'")

@@ -31,12 +31,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
-from joblib import Parallel, delayed, parallel_config
+from joblib import Parallel, cpu_count, delayed, parallel_config
 from tqdm import tqdm
 
 from .validation import check_positive_int
 
-__all__ = ["Execution", "check_execution", "seed_sequence", "children", "chunks", "SCHEDULER_ENV", "check_n_jobs", "run", "map_runs"]
+__all__ = ["Execution", "check_execution", "seed_sequence", "children", "chunks", "SCHEDULER_ENV", "check_n_jobs", "worker_count",
+           "run", "map_runs"]
 
 #: The environment variable naming a Dask scheduler (``tcp://host:port``); unset or empty: local cores.
 SCHEDULER_ENV = "FDP_DASK_SCHEDULER"
@@ -136,6 +137,18 @@ def check_n_jobs(n_jobs) -> int:
     if isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0 or n_jobs < -1:
         raise ValueError(f"n_jobs must be an integer >= 1 or -1 (all cores), got {n_jobs!r}")
     return int(n_jobs)
+
+
+def worker_count(n_jobs) -> int:
+    """The number of local workers ``n_jobs`` stands for (-1: every core of this machine).
+
+    Examples
+    --------
+    >>> worker_count(2)
+    2
+    """
+    n_jobs = check_n_jobs(n_jobs)
+    return cpu_count() if n_jobs == -1 else n_jobs
 
 
 @dataclass(frozen=True, kw_only=True)

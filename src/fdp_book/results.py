@@ -192,6 +192,15 @@ def start(notebook: str) -> None:
               "only by make).")
 
 
+def printed(key: str):
+    """The paper's value of a record key of the notebook being recorded (:func:`start`), or None where the paper prints
+    none (a setting of the user's own)."""
+    if _current["notebook"] is None:
+        raise RuntimeError("call fdp_book.results.start(notebook) before asking for the paper's values")
+    entry = _current["spec"].get(key)
+    return None if entry is None else entry["paper"]
+
+
 def within(a: float, b: float, tol: float) -> bool:
     """Whether ``a`` lies within ``tol`` of ``b`` (the comparison behind every status)."""
     # the relative slack only absorbs float noise at a rounding edge (|0.3215 - 0.322| = 5.000000000000004e-4)
