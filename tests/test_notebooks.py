@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -50,6 +52,12 @@ def quick_runs(tmp_path_factory):
 def test_quick_run(quick_runs, nb):
     out, res = quick_runs
     assert (out / f"{nb}.ipynb").exists()
+    # the estimated run time is printed before the work it estimates (the first output that is not a warning)
+    executed = json.loads((out / f"{nb}.ipynb").read_text())
+    streams = [o["text"] for c in executed["cells"] if c["cell_type"] == "code" for o in c.get("outputs", [])
+               if o.get("output_type") == "stream" and o.get("name") == "stdout"]
+    said = "".join(streams)
+    assert re.search(r"Estimated run time: about \d+(\.\d)? (s|min|h) on ", said), said[:500]
     if nb != "report":
         records = results.load(nb, res)
         assert records, f"{nb} recorded no results"

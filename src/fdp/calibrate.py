@@ -33,7 +33,7 @@ from .validation import (
     check_sampling_rate,
 )
 
-__all__ = ["noise_multiplier_for", "TARGETS", "Calibration", "noise_for_risk", "steps_for_risk"]
+__all__ = ["noise_multiplier_for", "TARGETS", "level_keyword", "Calibration", "noise_for_risk", "steps_for_risk"]
 
 def noise_multiplier_for(
     epsilon: float,
@@ -307,6 +307,20 @@ def _risk_lower(target, noise, rate, steps, h, level, dimension, delta=None):
     return max(0.0, (advantage if target == "advantage" else float(tpr[0])) - bracket.slack)
 
 
+def level_keyword(target: str) -> str | None:
+    """The keyword of :func:`noise_for_risk` and :func:`steps_for_risk` that holds a target's level: ``"fpr"`` for
+    ``"tpr"`` and ``"rtm_tpr"``, ``"kappa"`` for ``"rero"``, None for the targets without one.
+
+    Examples
+    --------
+    >>> level_keyword("rero"), level_keyword("mu")
+    ('kappa', None)
+    """
+    if target not in TARGETS:
+        raise ValueError(f"target must be one of {TARGETS}, got {target!r}")
+    return "kappa" if target == "rero" else "fpr" if target in ("tpr", "rtm_tpr") else None
+
+
 def _check_target(target, value, delta, fpr, kappa, dimension):
     """The validated ``(value, delta, level, dimension)`` of a risk target (``level``: its FPR or prior)."""
     if target not in TARGETS:
@@ -322,7 +336,7 @@ def _check_target(target, value, delta, fpr, kappa, dimension):
     elif target == "advantage":
         value = check_open_unit("advantage", value)
     else:
-        name = "kappa" if target == "rero" else "fpr"
+        name = level_keyword(target)
         level = check_open_unit(name, kappa if target == "rero" else fpr)
         value = check_open_unit(target, value)
         if value <= level:

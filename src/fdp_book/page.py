@@ -30,10 +30,11 @@ from .paths import ROOT, book_build
 #: places them in its prose).  Notebooks glue through :func:`glue`.
 SHOW = not book_build()
 
-__all__ = ["glance", "rerun", "table", "show", "paste", "records_table", "chapter_table", "own_outcome"]
+__all__ = ["glance", "rerun", "plural", "table", "show", "paste", "records_table", "chapter_table", "own_outcome"]
 
 
-def _plural(n: int, word: str) -> str:
+def plural(n: int, word: str) -> str:
+    """``n`` and ``word``, in the plural unless n is 1 ("1 run", "3 runs")."""
     return f"{n} {word}" + ("" if n == 1 else "s")
 
 
@@ -55,10 +56,10 @@ def glance(notebook: str, reproduces: str, directory: Path | None = None, namesp
     failing += [r["key"] for r in ours if results.status_of(r) in results.FAILING]  # ours fail verify as well
     uncompared = status.count("not compared")
     lines = [f"**Reproduces:** {reproduces}", ""]
-    compared = " and ".join(_plural(n, what) for n, what in ((len(records) - claims, "printed value"),
+    compared = " and ".join(plural(n, what) for n, what in ((len(records) - claims, "printed value"),
                                                                (claims, "claim")) if n)
     outcomes = [f"{status.count('match')} match"] if "match" in status else []
-    outcomes += [_plural(len(explained), "explained deviation")] if explained else []
+    outcomes += [plural(len(explained), "explained deviation")] if explained else []
     outcomes += [f"{uncompared} not compared (this run's parameters differ from the paper's)"] if uncompared else []
     outcomes += [f"**{len(failing)} failing** ({', '.join(failing)})"] if failing else []
     besides = f" Besides, {own_outcome(ours)}." if ours else ""
@@ -354,7 +355,7 @@ def own_outcome(ours: list[dict]) -> str:
     parts += [f"**{failing} failing**"] if failing else []
     if held == len(ours):
         parts = ["it holds" if held == 1 else "all hold"]
-    return f"{_plural(len(ours), 'check')} of our own ({', '.join(parts)})"
+    return f"{plural(len(ours), 'check')} of our own ({', '.join(parts)})"
 
 
 def chapter_table(records: list[dict], most: int = 8) -> str:
@@ -370,8 +371,8 @@ def chapter_table(records: list[dict], most: int = 8) -> str:
     status = [results.status_of(r) for r in records]
     explained = [r for r, s in zip(records, status) if s == "explained"]
     shown = explained or [r for r in records if r["kind"] != "claim"][:most] or records[:most]
-    lead = (f"{_plural(len(records), 'number')} and claims recorded: {status.count('match')} match the paper, "
-            f"{_plural(len(explained), 'explained deviation')}"
+    lead = (f"{plural(len(records), 'number')} and claims recorded: {status.count('match')} match the paper, "
+            f"{plural(len(explained), 'explained deviation')}"
             + (f", {len(records) - status.count('match') - len(explained)} other" if len(records) > status.count("match") + len(explained) else "")
             + "." + (f" Besides, {own_outcome(ours)}." if ours else ""))
     rows = []

@@ -1,0 +1,43 @@
+"""The estimated run time and the progress lines of a notebook (fdp_book.runtime)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from fdp_book import runtime
+
+
+@pytest.mark.parametrize("seconds, text", [(0.2, "1 s"), (40, "40 s"), (89, "89 s"), (90, "1.5 min"), (3600, "60.0 min"),
+                                           (5400, "1.5 h"), (36000, "10.0 h")])
+def test_a_duration_reads_at_a_glance(seconds, text):
+    assert runtime.duration(seconds) == text
+
+
+def test_the_estimate_scales_each_probe_by_its_count_over_the_workers(capsys, monkeypatch):
+    calls = []
+    times = iter([0.0, 2.0, 10.0, 13.0, 20.0, 20.0])  # perf_counter around each timed probe, then the clock start
+    monkeypatch.setattr(runtime.time, "perf_counter", lambda: next(times))
+    seconds = runtime.estimate([(lambda: calls.append("a"), 10), (lambda: calls.append("b"), 4, False),
+                                (lambda: calls.append("never"), 0)], workers=2, what="two kinds")
+    assert calls == ["a", "b"]  # a probe of no units is not called
+    assert seconds == pytest.approx(2.0 * 10 / 2 + 3.0 * 4)  # shared units divided among the workers, serial ones not
+    assert capsys.readouterr().out == ("Estimated run time: about 22 s on 2 workers (two kinds), from a timed sample of "
+                                       "each kind of work.\n")
+
+
+def test_the_estimate_needs_a_worker():
+    with pytest.raises(ValueError, match="workers"):
+        runtime.estimate([], workers=0)
+
+
+def test_progress_is_said_outside_the_books_build_only(capsys, monkeypatch):
+    runtime.announce(1.0, where="one worker")
+    monkeypatch.setenv("FDP_BOOK_BUILD", "1")
+    runtime.step("Figure 1")
+    assert "Figure 1" not in capsys.readouterr().out
+    monkeypatch.delenv("FDP_BOOK_BUILD")
+    time.sleep(0.01)
+    runtime.step("Figure 2")
+    assert capsys.readouterr().out == "[1 s in] Figure 2\n"
