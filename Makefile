@@ -4,7 +4,8 @@
 #                        and its PDF (_build/html/fdp-book.pdf; `make pdf` alone reprints it)
 #   make test            ruff, then the test-suite (with the doctests) without the browser check
 #   make run NB=<name> PARAMS="-p key value ..." [PROFILE=paper] [SCHEDULER=tcp://host:8786]
-#   make run NB=<name> HELP=1   (the chapter's parameters, the book's values and their meaning; nothing is run)
+#   make run NB=<name> HELP=1   (the chapter's parameters from notebooks/schema/<name>.yaml: the book's values, the values
+#                        each takes, their meaning and the paper's values; nothing is run)
 #                        execute one notebook with extra parameters into _build/runs/<name>-<tag>/ and render
 #                        that run as a page (its path is printed last; RUN=<tag> names the folder)
 #                        (PROFILE=paper: notebooks/params/<name>.paper.yaml, the papers' trial counts;
@@ -133,7 +134,7 @@ endef
 export HIDE_INJECTED
 # papermill writes a temporary file that is moved into place only on success: a failed
 # run leaves neither a partial notebook nor a stale one behind.
-book/executed/%.ipynb: notebooks/%.ipynb notebooks/params/%.yaml $(SRC) | $(STAMP)
+book/executed/%.ipynb: notebooks/%.ipynb notebooks/params/%.yaml notebooks/schema/%.yaml $(SRC) | $(STAMP)
 	@mkdir -p $(@D)
 	@rm -f $@
 	@echo "executing notebooks/$*.ipynb with notebooks/params/$*.yaml"

@@ -248,3 +248,44 @@ def test_repository_address_falls_back_to_the_origin_remote(tmp_path):
     assert info.repository_url(tmp_path, {}) == ""  # no remote: no buttons
     subprocess.run(["git", "-C", str(tmp_path), "remote", "add", "origin", "https://github.com/o/r.git"], check=True)
     assert info.repository_url(tmp_path, {}) == "https://github.com/o/r"
+
+
+def _functions(nb):
+    """``{name: lines}`` of the functions and classes a notebook defines at the top level of its cells."""
+    out = {}
+    for cell in _load(nb)["cells"]:
+        if cell["cell_type"] == "code":
+            for node in ast.parse("".join(cell["source"])).body:
+                if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                    out[node.name] = node.end_lineno - node.lineno + 1
+    return out
+
+
+@pytest.mark.parametrize("nb", NOTEBOOKS, ids=lambda p: p.stem)
+def test_a_notebook_checks_its_parameters_with_one_call_and_no_hand_written_checks(nb):
+    source = "".join("".join(c["source"]) for c in _load(nb)["cells"] if c["cell_type"] == "code")
+    assert source.count(f'parameters.check("{nb.stem}", globals())') == 1
+    assert not re.search(r"\bfrom fdp\.validation import|\bcheck_(positive|open_unit|sampling_rate|nonnegative|n_jobs|array_in)\(|"
+                         r"\bas_list\(", source)
+
+
+@pytest.mark.parametrize("nb", NOTEBOOKS, ids=lambda p: p.stem)
+def test_a_notebooks_functions_are_short_and_shadow_no_library_name(nb):
+    import importlib
+    import pkgutil
+
+    import fdp
+
+    library = {name for info in pkgutil.walk_packages(fdp.__path__, "fdp.")
+               for name in getattr(importlib.import_module(info.name), "__all__", [])}
+    functions = _functions(nb)
+    assert not {name: n for name, n in functions.items() if n > 30}, "move long helpers into the library"
+    assert not set(functions) & library, "a notebook helper named like a library function reads as that function"
+
+
+def test_no_helper_is_defined_in_two_notebooks():
+    seen = {}
+    for nb in NOTEBOOKS:
+        for name in _functions(nb):
+            seen.setdefault(name, []).append(nb.stem)
+    assert not {name: nbs for name, nbs in seen.items() if len(nbs) > 1}

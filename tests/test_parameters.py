@@ -136,3 +136,14 @@ def test_the_table_gives_values_meaning_and_the_papers_value():
                                "4.0; ReRo Fig. 1f; Hayes et al. Sec. 4.3")
     assert rows["n_jobs"][2] == "integer ≥ 1 or -1" and rows["rtol"][4].startswith("none; ours")
     assert parameters.shown(1e-5) == "1e-5" and parameters.shown(2.0) == "2.0" and parameters.shown(True) == "true"
+
+
+@pytest.mark.parametrize("values, message", [
+    ({"fig10_known_sizes": [4, 2000], "known_size": 999}, "fig10_known_sizes must be at most known_size (999), got [4, 2000]"),
+    ({"fig8_prior_sizes": [2, 3], "fig3_prior_sizes": [2, 4]}, "fig8_prior_sizes must be among the values of fig3_prior_sizes"),
+    ({"fig1_epsilon": [1.0], "fig3_epsilon": [10.0]}, "fig1_epsilon must share a value with fig3_epsilon ([10.0]), got [1.0]"),
+])
+def test_relations_between_lists(values, message):
+    with pytest.raises(ValueError) as err:
+        parameters.check_all("reconstruction_attacks", values)
+    assert message in str(err.value)

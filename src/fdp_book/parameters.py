@@ -13,8 +13,11 @@ Each entry of a schema describes one name of the notebook's ``parameters`` cell,
 and, where a value needs more than a type and a range: ``choices`` (the allowed values), ``also`` (values allowed
 outside the range, ``n_jobs: -1``), ``length`` (a list's number of entries), ``increasing`` (a list strictly
 increasing), ``total`` (a list's sum), ``above`` / ``at_least`` / ``at_most`` (another parameter, or another field
-of the same entry, that the value must exceed / reach / not exceed), ``fields`` (``records``: each entry a list of these fields, the last
-one ``optional`` where marked) and ``keys`` (``mapping``: a mapping with exactly these keys).
+of the same entry, that the value, or each entry of a list, must exceed / reach / not exceed), ``subset_of`` and
+``meets`` (a list whose entries are all among another's / which shares a value with another), ``fields``
+(``records``: each entry a list of these fields, the last one ``optional`` where marked, or ``given_when`` another
+field takes given values) and ``keys`` (``mapping``: a mapping with exactly these keys).  A ``folder`` is empty or
+names a folder that exists (relative to the notebook's folder).
 
 A notebook checks all of its parameters with one call, :func:`check`, which fails at once naming the parameter (a
 list's entry as ``rates[2]``, a field as ``runs[0].noise``).  The page's "Rerun this page" box
@@ -40,7 +43,8 @@ __all__ = ["Spec", "as_list", "check", "check_all", "declared", "describe", "pap
 
 _SCALARS = ("float", "int", "bool", "str", "folder")  # folder: empty, or a folder that exists
 _TYPES = (*_SCALARS, *(f"list[{t}]" for t in ("float", "int", "str")), "records", "mapping")
-_KEYS = {"type", "range", "choices", "also", "length", "increasing", "total", "above", "at_least", "at_most", "fields", "keys",
+_KEYS = {"type", "range", "choices", "also", "length", "increasing", "total", "above", "at_least", "at_most", "subset_of", "meets",
+         "fields", "keys",
          "optional", "given_when", "unit", "meaning", "paper", "source"}
 _INTERVAL = re.compile(r"^\s*([\[(])\s*([^,\s]+)\s*,\s*([^\])\s]+)\s*([\])])\s*$")
 MAX_INT = 2**53  # as fdp.validation: integers beyond it are not exact as floats
@@ -61,6 +65,8 @@ class Spec:
     above: str | None = None
     at_least: str | None = None
     at_most: str | None = None
+    subset_of: str | None = None
+    meets: str | None = None
     fields: tuple[Spec, ...] | None = None
     optional: bool = False
     given_when: tuple[str, tuple] | None = None  # an optional field given exactly when another field takes these values
@@ -112,7 +118,8 @@ def _spec(where: str, name: str, entry: dict) -> Spec:
     return Spec(name=name, type=kind, range=_interval(f"{where}: {name}", entry["range"]) if "range" in entry else None,
                 choices=tuple(choices) if choices is not None else None, also=tuple(entry.get("also", ())),
                 length=entry.get("length"), increasing=bool(entry.get("increasing", False)), total=entry.get("total"),
-                above=entry.get("above"), at_least=entry.get("at_least"), at_most=entry.get("at_most"), fields=fields,
+                above=entry.get("above"), at_least=entry.get("at_least"), at_most=entry.get("at_most"),
+                subset_of=entry.get("subset_of"), meets=entry.get("meets"), fields=fields,
                 optional=bool(entry.get("optional", False)),
                 given_when=None if when is None else (next(iter(when)), tuple(next(iter(when.values())))), unit=str(entry.get("unit", "") or ""),
                 meaning=" ".join(str(entry.get("meaning", "")).split()), paper=entry.get("paper"),
@@ -184,6 +191,8 @@ def _scalar_text(spec: Spec, kind: str) -> str:
     parts += [f"above {spec.above}"] if spec.above else []
     parts += [f"at least {spec.at_least}"] if spec.at_least else []
     parts += [f"at most {spec.at_most}"] if spec.at_most else []
+    parts += [f"among {spec.subset_of}"] if spec.subset_of else []
+    parts += [f"sharing a value with {spec.meets}"] if spec.meets else []
     return " ".join(parts)
 
 
@@ -242,14 +251,21 @@ def _scalar(where: str, spec: Spec, kind: str, value):
 
 
 def _relations(where: str, specs, values: dict) -> None:
-    """``above`` and ``at_most``: a value against another of the same scope (parameters, or one entry's fields)."""
+    """A value against another of the same scope (parameters, or one entry's fields): ``above``, ``at_least`` and
+    ``at_most`` (each entry of a list), ``subset_of`` (every entry among the other's) and ``meets`` (a value in
+    common with the other)."""
     for spec in specs:
         for key, holds, words in (("above", lambda a, b: a > b, "exceed"), ("at_least", lambda a, b: a >= b, "be at least"),
-                                  ("at_most", lambda a, b: a <= b, "be at most")):
+                                  ("at_most", lambda a, b: a <= b, "be at most"),
+                                  ("subset_of", lambda a, b: set(a) <= set(b), "be among the values of"),
+                                  ("meets", lambda a, b: bool(set(a) & set(b)), "share a value with")):
             other = getattr(spec, key)
-            if other and spec.name in values and other in values and not holds(values[spec.name], values[other]):
-                raise ValueError(f"{where}{spec.name} must {words} {where}{other} ({values[other]!r}), "
-                                 f"got {values[spec.name]!r}")
+            if not (other and spec.name in values and other in values):
+                continue
+            mine = values[spec.name]
+            each = key in ("above", "at_least", "at_most") and isinstance(mine, list)
+            if not all(holds(v, values[other]) for v in mine) if each else not holds(mine, values[other]):
+                raise ValueError(f"{where}{spec.name} must {words} {where}{other} ({values[other]!r}), got {mine!r}")
 
 
 def _value(name: str, spec: Spec, value):

@@ -27,7 +27,8 @@ from ..parallel import Execution, check_execution, children, chunks, run
 from ..validation import check_positive, check_positive_int
 from . import attacks, dpsgd
 
-__all__ = ["ATTACKS", "GameResult", "prior_game", "gradient_reconstructions", "nearest_prior_success", "fraction_within"]
+__all__ = ["ATTACKS", "GameResult", "check_split", "prior_game", "gradient_reconstructions", "nearest_prior_success",
+           "fraction_within"]
 
 #: attack name -> what it is (keys of :attr:`GameResult.success`)
 ATTACKS = {
@@ -76,6 +77,47 @@ class GameResult:
         if size not in self.prior_sizes:
             raise ValueError(f"prior_size must be one of {self.prior_sizes}, got {prior_size}")
         return attacks.success_rate(self.success[attack][:, self.prior_sizes.index(size)], confidence)
+
+
+def check_split(images: int, known: dict, draws: dict) -> None:
+    """Refuse an experiment design that the data cannot hold, before any game runs.
+
+    The images are split into a known training set D- and a pool that priors and targets are drawn from.
+
+    Parameters
+    ----------
+    images : int
+        Number of images in the data set.
+    known : dict
+        ``{name: size or list of sizes}`` of known sets D-; each must leave at least 2 images for the pool.
+    draws : dict
+        ``{name: (count or list of counts, known size[, reserved])}``: what is drawn from the pool left by a known set
+        of that size (a prior's candidates, or targets), with ``reserved`` images of the pool kept for something else
+        (the priors of those targets); each must fit.
+
+    Raises
+    ------
+    ValueError
+        Naming the caller's parameter (the keys of ``known`` and ``draws``).
+
+    Examples
+    --------
+    >>> check_split(100, {"known_size": 90}, {"prior_size": (10, 90)})
+    >>> check_split(100, {"known_size": 90}, {"prior_size": (11, 90)})
+    Traceback (most recent call last):
+    ...
+    ValueError: prior_size must be at most 10 (the pool: 100 images less 90 known), got 11
+    """
+    for name, sizes in known.items():
+        for m in np.atleast_1d(sizes):
+            if images - m < 2:
+                raise ValueError(f"{name} leaves fewer than 2 of the {images} images for the pool, got {m}")
+    for name, (counts, known_size, *reserved) in draws.items():
+        room = images - known_size - sum(reserved)
+        if max(np.atleast_1d(counts)) > room:
+            kept = f" less {sum(reserved)} kept for their priors" if reserved else ""
+            raise ValueError(f"{name} must be at most {room} (the pool: {images} images less {known_size} known{kept}), "
+                             f"got {counts}")
 
 
 def _check_data(x_known, y_known, x_pool, y_pool):
