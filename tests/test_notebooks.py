@@ -56,7 +56,7 @@ def test_quick_run(quick_runs, nb):
     executed = json.loads((out / f"{nb}.ipynb").read_text())
     streams = [o["text"] for c in executed["cells"] if c["cell_type"] == "code" for o in c.get("outputs", [])
                if o.get("output_type") == "stream" and o.get("name") == "stdout"]
-    said = "".join(streams)
+    said = "".join("".join(text) if isinstance(text, list) else text for text in streams)  # a list of lines on disk
     assert re.search(r"Estimated run time: about \d+(\.\d)? (s|min|h) on ", said), said[:500]
     if nb != "report":
         records = results.load(nb, res)

@@ -191,8 +191,6 @@ def _scalar_text(spec: Spec, kind: str) -> str:
     parts += [f"above {spec.above}"] if spec.above else []
     parts += [f"at least {spec.at_least}"] if spec.at_least else []
     parts += [f"at most {spec.at_most}"] if spec.at_most else []
-    parts += [f"among {spec.subset_of}"] if spec.subset_of else []
-    parts += [f"sharing a value with {spec.meets}"] if spec.meets else []
     return " ".join(parts)
 
 
@@ -205,6 +203,8 @@ def describe(spec: Spec) -> str:
         text = f"list of {count}" + _scalar_text(spec, spec.type[5:-1]).replace("number", "numbers", 1)
         text = text.replace("integer", "integers", 1).replace("text", "texts", 1)
         text += ", increasing" if spec.increasing else ""
+        text += f", each among {spec.subset_of}" if spec.subset_of else ""
+        text += f", sharing a value with {spec.meets}" if spec.meets else ""
         return text + (f", adding up to {spec.total:g}" if spec.total is not None else "")
     def optional(f):
         return (f" (only for {f.given_when[0]} {', '.join(f.given_when[1])})" if f.given_when else
