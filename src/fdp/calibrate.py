@@ -311,6 +311,15 @@ def level_keyword(target: str) -> str | None:
     """The keyword of :func:`noise_for_risk` and :func:`steps_for_risk` that holds a target's level: ``"fpr"`` for
     ``"tpr"`` and ``"rtm_tpr"``, ``"kappa"`` for ``"rero"``, None for the targets without one.
 
+    Parameters
+    ----------
+    target : str
+        One of :data:`TARGETS`.
+
+    Returns
+    -------
+    str or None
+
     Examples
     --------
     >>> level_keyword("rero"), level_keyword("mu")

@@ -142,6 +142,15 @@ def check_n_jobs(n_jobs) -> int:
 def worker_count(n_jobs) -> int:
     """The number of local workers ``n_jobs`` stands for (-1: every core of this machine).
 
+    Parameters
+    ----------
+    n_jobs : int
+        An integer >= 1, or -1.
+
+    Returns
+    -------
+    int
+
     Examples
     --------
     >>> worker_count(2)
