@@ -7,7 +7,7 @@ from scipy.stats import chi, kstest, ncx2
 from fdp.accounting import rtm
 from fdp.curves import tradeoff
 from fdp.experiments import audit, datasets
-from fdp.experiments.attacks import empirical_tradeoff
+from fdp.experiments.attacks import empirical_tradeoff, pooled_tradeoff
 from fdp.experiments.dpsgd import Training
 from fdp.parallel import Execution
 
@@ -238,3 +238,45 @@ def test_training_and_lira_are_the_same_bits_whatever_the_chunks_and_workers():
         audit.lira_offline_scores(x, y, runs.weights, xt, yt,
                                   Training(noise_multiplier=1.0, clip_norm=1.0, steps=1, learning_rate=1.0), shadow_models=6, target_models=4,
                                   execution=Execution(seed=4, n_jobs=0))
+
+
+
+def test_flipped_target_sets_hold_out_one_point_with_its_label_flipped():
+    xs, ys, xt, yt = audit.flipped_target_sets(3, 20, seed=5)
+    assert xs.shape == (3, 19, 1) and ys.shape == (3, 19) and xt.shape == (3, 1) and yt.shape == (3,)
+    rng = np.random.default_rng(5)
+    for r in range(3):  # run r: a fresh data set from the r-th draw, the held-out point appended with its label flipped
+        data = datasets.one_feature_classification(20, seed=int(rng.integers(2**31 - 1)))
+        held = int(rng.integers(20))
+        assert np.array_equal(xt[r], data.x[held]) and yt[r] == 1 - data.y[held]
+        assert np.array_equal(xs[r], np.delete(data.x, held, axis=0))
+    again = audit.flipped_target_sets(3, 20, seed=5)
+    assert all(np.array_equal(a, b) for a, b in zip(again, (xs, ys, xt, yt)))
+
+
+def test_the_fit_of_linear_runs_is_the_mean_cross_entropy_and_accuracy():
+    x = np.array([[[1.0], [-2.0], [0.5]]])
+    y = np.array([[1.0, 0.0, 0.0]])
+    runs = audit.LinearRuns(weights=np.array([[2.0, -0.5]]), final_gradients=np.zeros((1, 3, 2)))
+    loss, acc = runs.fit(x, y)
+    logits = 2.0 * x[0, :, 0] - 0.5
+    p = 1 / (1 + np.exp(-logits))
+    assert loss[0] == pytest.approx(-np.mean(y[0] * np.log(p) + (1 - y[0]) * np.log(1 - p)), rel=1e-12)
+    assert acc[0] == pytest.approx(np.mean((p > 0.5) == (y[0] == 1)))
+
+
+def test_pooled_curves_share_their_critical_values_and_span_the_square():
+    rng = np.random.default_rng(0)
+    s0, s1 = rng.normal(size=(4, 200)), rng.normal(1.0, size=(4, 200))
+    alpha, beta = pooled_tradeoff(s0, s1, thresholds=30)
+    assert alpha.shape == beta.shape and alpha.shape[0] == 4
+    assert np.all(alpha[:, 0] == 1.0) and np.all(beta[:, 0] == 0.0)  # the lowest critical value rejects every score
+    assert np.all(alpha[:, -1] == 0.0) and np.all(beta[:, -1] == 1.0)  # the highest: the largest score
+    assert np.all(np.diff(alpha, axis=1) <= 0) and np.all(np.diff(beta, axis=1) >= 0)
+    t = np.quantile(np.concatenate([s0.ravel(), s1.ravel()]), np.linspace(0, 1, 30))
+    t[0] = np.nextafter(t[0], -np.inf)
+    assert np.array_equal(alpha, empirical_tradeoff(s0, s1, np.unique(t))[1])
+    with pytest.raises(ValueError, match="thresholds"):
+        pooled_tradeoff(s0, s1, thresholds=1)
+    with pytest.raises(ValueError, match="repetitions, samples"):
+        pooled_tradeoff(s0[0], s1[0])

@@ -19,6 +19,7 @@ from ..validation import check_positive, check_positive_int, check_sampling_rate
 from . import dpsgd
 
 __all__ = [
+    "pooled_tradeoff",
     "empirical_tradeoff",
     "CurveComparison",
     "compare_to_curve",
@@ -92,6 +93,51 @@ def empirical_tradeoff(scores_h0, scores_h1, thresholds=50) -> tuple[np.ndarray,
     alpha = (s0[..., None, :] > t[:, None]).mean(axis=-1)
     beta = (s1[..., None, :] <= t[:, None]).mean(axis=-1)
     return t, alpha, beta
+
+
+def pooled_tradeoff(scores_h0, scores_h1, thresholds: int = 50) -> tuple[np.ndarray, np.ndarray]:
+    """Per-repetition empirical (alpha, beta) at critical values shared by every repetition (an audit's curves).
+
+    The critical values are ``thresholds`` quantiles of all scores pooled over the repetitions and both hypotheses,
+    the lowest moved just below the smallest score so that every curve starts at (1, 0); repeated values are kept
+    once.  The repetitions' curves are then averaged point by point (RTM App. 7.3: "the critical values were chosen
+    identically for each repetition").
+
+    Parameters
+    ----------
+    scores_h0, scores_h1 : array_like
+        (repetitions, samples) scores under H0 and H1 (higher means "H1").
+    thresholds : int, default 50
+        Number of critical values (>= 2).
+
+    Returns
+    -------
+    (alpha, beta) : tuple of numpy.ndarray
+        Each (repetitions, k) with k <= ``thresholds``.
+
+    References
+    ----------
+    RTM paper (Kaissis et al. 2023b) App. 7.3.
+
+    Examples
+    --------
+    >>> a, b = pooled_tradeoff([[0.0, 1.0]], [[2.0, 3.0]], thresholds=3)
+    >>> a[0].tolist(), b[0].tolist()
+    ([1.0, 0.0, 0.0], [0.0, 0.0, 1.0])
+    """
+    thresholds = check_positive_int("thresholds", thresholds)
+    if thresholds < 2:
+        raise ValueError(f"thresholds must be >= 2, got {thresholds}")
+    s0, s1 = np.asarray(scores_h0, dtype=np.float64), np.asarray(scores_h1, dtype=np.float64)
+    if s0.ndim != 2 or s1.ndim != 2:
+        raise ValueError(f"scores_h0 and scores_h1 must be (repetitions, samples), got shapes {s0.shape} and {s1.shape}")
+    pooled = np.concatenate([s0.ravel(), s1.ravel()])
+    if not np.all(np.isfinite(pooled)):
+        raise ValueError("scores_h0 and scores_h1 must be finite (found NaN or inf)")
+    t = np.quantile(pooled, np.linspace(0.0, 1.0, thresholds))
+    t[0] = np.nextafter(t[0], -np.inf)  # the lowest critical value rejects every score: the point (1, 0)
+    _, alpha, beta = empirical_tradeoff(s0, s1, np.unique(t))
+    return alpha, beta
 
 
 @dataclass(frozen=True)

@@ -29,12 +29,15 @@ from scipy import special
 
 from ..parallel import Execution, check_execution, map_runs
 from ..validation import check_positive, check_positive_int, check_sampling_rate
+from .datasets import one_feature_classification
 from .dpsgd import Training, check_training
 from .dpsgd import clip as clip_rows  # DP-SGD's per-sample clipping, one implementation
 
 __all__ = [
     "RUNS_PER_TASK",
     "LinearRuns",
+    "flipped_target_sets",
+    "logistic_logits",
     "clip_rows",
     "logistic_gradients",
     "train_linear_dpgd",
@@ -78,6 +81,60 @@ class LinearRuns:
     weights: np.ndarray
     final_gradients: np.ndarray
 
+    def fit(self, x, y) -> tuple[np.ndarray, np.ndarray]:
+        """Each run's mean cross-entropy and accuracy on its own data: ``x`` (runs, n, d) or one (n, d), ``y`` its
+        labels (a bias is the last weight when there is one more weight than features).
+
+        Parameters
+        ----------
+        x : array_like
+        y : array_like
+
+        Returns
+        -------
+        (loss, accuracy) : tuple of numpy.ndarray
+            Each (runs,).
+        """
+        x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+        intercept = self.weights.shape[1] == x.shape[-1] + 1
+        logits = logistic_logits(self.weights, _with_intercept(x, intercept))
+        loss = (np.logaddexp(0.0, logits) - y * logits).mean(axis=-1)
+        return loss, ((logits > 0) == (y == 1)).mean(axis=-1)
+
+
+def flipped_target_sets(runs: int, samples: int, seed) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The audits' data (RTM App. 7.3): per run a fresh :func:`~fdp.experiments.datasets.one_feature_classification`
+    set of ``samples`` points, one of which is held out as the target with its label flipped.
+
+    Parameters
+    ----------
+    runs : int
+    samples : int
+        Points per set, the target included (>= 2).
+    seed : int or numpy.random.SeedSequence
+
+    Returns
+    -------
+    (x, y, x_target, y_target) : tuple of numpy.ndarray
+        (runs, samples - 1, 1), (runs, samples - 1), (runs, 1) and (runs,).
+
+    References
+    ----------
+    RTM paper (Kaissis et al. 2023b) App. 7.3.
+    """
+    runs = check_positive_int("runs", runs)
+    rng = np.random.default_rng(seed)
+    xs, ys, x_target, y_target = [], [], [], []
+    for _ in range(runs):
+        data = one_feature_classification(samples, seed=int(rng.integers(2**31 - 1)))
+        held = int(rng.integers(samples))
+        keep = np.arange(samples) != held
+        xs.append(data.x[keep])
+        ys.append(data.y[keep])
+        x_target.append(data.x[held])
+        y_target.append(1 - data.y[held])  # the flipped label
+    return np.array(xs), np.array(ys), np.array(x_target), np.array(y_target)
+
 
 def _with_intercept(x: np.ndarray, fit_intercept: bool) -> np.ndarray:
     """Append the constant feature 1 that carries the bias (on the last axis)."""
@@ -112,11 +169,26 @@ def logistic_gradients(weights, features, labels) -> np.ndarray:
     >>> logistic_gradients(np.zeros((1, 2)), np.array([[1.0, 2.0]]), np.array([1.0])).tolist()  # (1/2 - 1) x
     [[[-0.5, -1.0]]]
     """
+    xb = np.asarray(features, dtype=np.float64)
+    return (special.expit(logistic_logits(weights, xb)) - labels)[..., None] * xb
+
+
+def logistic_logits(weights, features) -> np.ndarray:
+    """``w . x`` of a logistic unit per run and sample: ``weights`` (runs, p), ``features`` (n, p) or (runs, n, p)
+    (bias column included); returns (runs, n).
+
+    Parameters
+    ----------
+    weights : array_like
+    features : array_like
+
+    Returns
+    -------
+    numpy.ndarray
+    """
     w = np.asarray(weights, dtype=np.float64)
     xb = np.asarray(features, dtype=np.float64)
-    logits = np.einsum("...np,rp->rn", xb, w) if xb.ndim == 2 else np.einsum("rnp,rp->rn", xb, w)
-    p = special.expit(logits)
-    return (p - labels)[..., None] * xb
+    return np.einsum("np,rp->rn", xb, w) if xb.ndim == 2 else np.einsum("rnp,rp->rn", xb, w)
 
 
 def _train_runs(x, y, *, seeds, steps, learning_rate, clip_norm, noise_multiplier, sampling_rate, fit_intercept):
