@@ -232,9 +232,9 @@ def rerun(notebook: str, namespace: dict | None = None) -> str:
     book = _book_values(notebook)
     rows = parameters.table_rows(notebook)
     changed = {name: namespace[name] for name, *_ in rows if name in namespace and not results.same(namespace[name], book.get(name))}
-    header = ["parameter", "book's value"] + (["this run"] if changed else []) + ["values", "meaning", "the paper's value"]
+    header = ["parameter", "book's value"] + (["this run"] if changed else []) + ["meaning (values)", "the paper's value"]
     cells = [[f"`{name}`", value] + ([parameters.shown(changed[name]) if name in changed else ""] if changed else [])
-             + [values, meaning, paper] for name, value, values, meaning, paper in rows]
+             + [f"{meaning} ({values})", paper] for name, value, values, meaning, paper in rows]
     commands = [f'make run NB={notebook} PARAMS="-p {name} {value}"' for name, value in _examples(notebook)]
     # a list whose entries carry labels does not survive the shell: edit a copy of the book's parameter file instead
     # (papermill's -f; the copy is read after the book's file, so it wins)

@@ -37,6 +37,7 @@ from typing import Any
 
 import yaml
 
+from . import results
 from .paths import ROOT
 
 __all__ = ["Spec", "as_list", "check", "check_all", "declared", "describe", "paper_text", "schema", "schema_path", "shown", "table_rows"]
@@ -352,11 +353,14 @@ def shown(value) -> str:
     return str(value)
 
 
-def paper_text(spec: Spec) -> str:
-    """The paper's value and where it says so ("none" and the reason where the paper has no value)."""
+def paper_text(spec: Spec, book=None) -> str:
+    """The paper's value and where it says so ("none" and the reason where the paper has no value); a long value
+    equal to the book's value ``book`` is not written out twice."""
     if spec.paper is None:
         return f"none; {spec.source}" if spec.source else "none"
     value = spec.paper if isinstance(spec.paper, str) else shown(spec.paper)
+    if len(value) > 12 and not isinstance(spec.paper, str) and results.same(spec.paper, book):
+        value = "the book's value"
     return f"{value}; {spec.source}" if spec.source else value
 
 
@@ -369,5 +373,5 @@ def table_rows(notebook: str, values: dict | None = None) -> list[tuple[str, str
     rows = []
     for name, spec in specs.items():
         meaning = spec.meaning + (f" ({spec.unit})" if spec.unit else "")
-        rows.append((name, shown(values.get(name, book.get(name))), describe(spec), meaning, paper_text(spec)))
+        rows.append((name, shown(values.get(name, book.get(name))), describe(spec), meaning, paper_text(spec, book.get(name))))
     return rows
