@@ -204,15 +204,18 @@ pdf: chromium | $(STAMP)
 # --- one notebook with your own parameters ---------------------------------------------
 # PARAMS holds papermill options.  A `-p NAME VALUE` whose VALUE is a YAML list or mapping
 # ([...] or {...}) is passed as `-y "NAME: VALUE"` so that the notebook gets a list, not the
-# string papermill's -p would give; a -p/-r NAME that the notebook's parameters cell does not
-# define is an error (papermill itself only warns).  Results are written to a temporary folder
-# and moved, with the notebook, into the run's folder only when the run succeeds: a failed run
+# string papermill's -p would give.  Before the notebook starts, every parameter the options set
+# (-p, -r, -y and -f files alike) is checked against notebooks/schema/<name>.yaml
+# (python -m fdp_book check): an unknown name or a bad value stops the run with one line
+# (papermill itself only warns about unknown names).  HELP=1 prints the table and runs nothing.
+# Results are written to a temporary folder and moved, with the notebook, into the run's folder
+# only when the run succeeds: a failed run
 # leaves the previous run's notebook and results untouched (a consistent pair) and nothing partial.
 # The folder is _build/runs/<name>-<RUN>, RUN defaulting to a hash of PROFILE and the parameters PARAMS sets (in any order and spacing; a -f file by its content), so runs with
 # other parameters sit side by side (and may run at the same time: the temporary names carry the tag).
 # It holds <name>.ipynb, results/<name>.json and .csv, and the rerun's page,
 # page/_build/html/<name>.html (fdp_book.rerun), whose path is printed last.  The report reads the
-# book's registry, data/results (it records nothing).  -y 'NAME: VALUE' is checked like -p.
+# book's registry, data/results (it records nothing).
 NB_NAME := $(basename $(notdir $(NB)))
 RUNS := _build/runs
 export PARAMS
@@ -225,10 +228,11 @@ run: | $(STAMP)
 	@if [ ! -f notebooks/$(NB_NAME).ipynb ]; then \
 		echo 'error: NB=$(NB) names no notebook (no notebooks/$(NB_NAME).ipynb)' >&2; \
 		echo 'notebooks: $(NAMES)' >&2; exit 2; fi
-	@if [ -n "$(HELP)" ]; then $(PY) -m fdp_book params $(NB_NAME); exit 0; fi
+ifneq ($(strip $(HELP)),)
+	@$(PY) -m fdp_book params $(NB_NAME)
+else
 	@mkdir -p $(RUNS)
 	@eval "set -- $${PARAMS:-}"; \
-	known=" $$($(PY) -c 'import sys, papermill; print(" ".join(papermill.inspect_notebook(sys.argv[1])))' notebooks/$(NB_NAME).ipynb) "; \
 	args=(); canon=(); \
 	if [ -n "$(PROFILE)" ]; then \
 		if [ ! -f notebooks/params/$(NB_NAME).$(PROFILE).yaml ]; then \
@@ -240,9 +244,6 @@ run: | $(STAMP)
 		case "$$1" in \
 		-p|--parameters|-r|--parameters_raw) \
 			if [ $$# -lt 3 ]; then echo "error: PARAMS: $$1 needs a name and a value" >&2; exit 2; fi; \
-			case "$$known" in *" $$2 "*) ;; *) \
-				echo "error: PARAMS: notebooks/$(NB_NAME).ipynb has no parameter '$$2'" >&2; \
-				echo "parameters:$$known" >&2; exit 2;; esac; \
 			case "$$1:$$3" in \
 			-p:\[*|-p:\{*|--parameters:\[*|--parameters:\{*) args+=(-y "$$2: $$3");; \
 			*) args+=("$$1" "$$2" "$$3");; \
@@ -251,9 +252,6 @@ run: | $(STAMP)
 			shift 3;; \
 		-y|--yaml) \
 			if [ $$# -lt 2 ]; then echo "error: PARAMS: $$1 needs 'name: value'" >&2; exit 2; fi; \
-			case "$$known" in *" $${2%%:*} "*) ;; *) \
-				echo "error: PARAMS: notebooks/$(NB_NAME).ipynb has no parameter '$${2%%:*}'" >&2; \
-				echo "parameters:$$known" >&2; exit 2;; esac; \
 			args+=("$$1" "$$2"); canon+=("y:$$2"); shift 2;; \
 		-f|--parameters_file) \
 			if [ $$# -lt 2 ] || [ ! -f "$$2" ]; then echo "error: PARAMS: $$1 needs a YAML file that exists" >&2; exit 2; fi; \
@@ -266,6 +264,9 @@ run: | $(STAMP)
 	case "$$tag" in *[!A-Za-z0-9._-]*|.*|'') \
 		echo "error: RUN='$$tag': a run's name is letters, digits, '.', '_' and '-' (not starting with '.')" >&2; exit 2;; esac; \
 	dir="$(RUNS)/$(NB_NAME)-$$tag"; \
+	echo "run: $$dir"; \
+	: "every parameter the options set, checked against the notebook's schema before the notebook starts (unknown names too, also in a -f file)"; \
+	$(PY) -m fdp_book check $(NB_NAME) "$${args[@]}" || exit 2; \
 	tmp="$(RUNS)/.$(NB_NAME)-$$tag.tmp.ipynb"; tmpres="$(RUNS)/.$(NB_NAME)-$$tag.results.tmp"; \
 	rm -rf "$$tmpres"; mkdir -p "$$tmpres"; \
 	resdir="$(CURDIR)/$$tmpres"; \
@@ -282,6 +283,7 @@ run: | $(STAMP)
 		echo "error: notebooks/$(NB_NAME).ipynb failed (see the traceback above); the previous run's notebook and results, if any, are left as they were" >&2; \
 		exit 1; \
 	fi
+endif
 
 # --- checks ----------------------------------------------------------------------------
 test: $(STAMP)

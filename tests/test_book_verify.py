@@ -101,7 +101,9 @@ def test_params_lists_a_chapters_parameters_with_the_books_values(capsys):
     from fdp_book.__main__ import main
 
     assert main(["params", "guo_comparison"]) == 0
-    out = " ".join(capsys.readouterr().out.split())
+    printed = capsys.readouterr().out
+    assert max(len(line) for line in printed.splitlines()) <= 80  # a terminal of 80 columns (pytest's capture has no tty)
+    out = " ".join(printed.split())
     for name, value, values, meaning, paper in parameters.table_rows("guo_comparison"):
-        assert f" {name} {value} {meaning} values: {values} paper: {paper}" in out
+        assert f" {name} = {value} {meaning} values: {values} paper: {paper}" in out
     assert main(["params", "no_such_chapter"]) == 2 and "no parameter schema" in capsys.readouterr().err

@@ -197,3 +197,18 @@ def test_steps_for_risk_is_the_last_step_that_meets_the_target():
 def test_noise_for_risk_rejects_bad_targets(kwargs, name):
     with pytest.raises(ValueError, match=name):
         calibrate.noise_for_risk(sampling_rate=0.05, steps=10, discretization=1e-2, **kwargs)
+
+
+@pytest.mark.parametrize("target, value, level, message", [
+    ("advantage", 2.0, None, "advantage must lie in (0, 1), got 2.0"),
+    ("tpr", 0.05, 0.1, "tpr must exceed fpr"),
+    ("rero", 0.05, 0.1, "rero must exceed kappa"),
+    ("mu", 1.0, 0.1, "fpr applies to the targets 'tpr' and 'rtm_tpr'"),
+    ("eps", 1.0, None, "target must be one of"),
+])
+def test_a_risk_target_is_refused_before_any_work_naming_where_it_came_from(target, value, level, message):
+    with pytest.raises(ValueError) as err:
+        calibrate.check_risk_target(target, value, level, name="calibration_targets[2]")
+    assert str(err.value).startswith("calibration_targets[2]: ") and message in str(err.value)
+    calibrate.check_risk_target("tpr", 0.2, 0.1)  # a good target passes
+    assert calibrate.level_keyword("rtm_tpr") == "fpr" and calibrate.level_keyword("rero") == "kappa"

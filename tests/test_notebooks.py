@@ -128,11 +128,41 @@ def test_the_same_parameters_spelled_two_ways_run_into_one_folder():
         proc = subprocess.run(["make", "--no-print-directory", "run", "NB=guo_comparison", f"PARAMS={params}"], cwd=ROOT,
                               capture_output=True, text=True, timeout=600)
         assert proc.returncode != 0 and "sigmas[0] must be a number > 0, got -1.0" in proc.stdout + proc.stderr
-        return re.search(r"\.guo_comparison-(\w+)\.tmp\.ipynb", proc.stdout + proc.stderr).group(1)
+        return re.search(r"run: _build/runs/guo_comparison-(\w+)", proc.stdout + proc.stderr).group(1)
 
     a = output("-p sigmas '[-1.0]' -p prior_sizes '[10]'")
     assert output("-p prior_sizes '[10]'   -p sigmas '[-1.0]'") == a
     assert output("-p prior_sizes '[11]' -p sigmas '[-1.0]'") != a
+
+
+def test_help_prints_the_table_and_runs_nothing():
+    runs = ROOT / "_build" / "runs"
+    before = sorted(runs.iterdir()) if runs.is_dir() else []
+    proc = subprocess.run(["make", "--no-print-directory", "run", "NB=guo_comparison", "HELP=1"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and "parameters of notebooks/guo_comparison.ipynb" in proc.stdout
+    assert "executing" not in proc.stdout + proc.stderr and "papermill" not in proc.stdout + proc.stderr
+    assert (sorted(runs.iterdir()) if runs.is_dir() else []) == before
+
+
+@pytest.mark.parametrize("params, message", [
+    ("-p sigma 1.0", "guo_comparison has no parameter 'sigma'; its parameters: sigmas, prior_sizes"),
+    ("-y 'sigmas:[1.0]'", "must give 'name: value' pairs"),
+    ("-p mi_samples 1e3", "mi_samples must be an integer ≥ 1 (write 1000, not 1000.0"),
+])
+def test_a_bad_option_stops_make_run_in_one_line_before_the_notebook(params, message, tmp_path):
+    proc = subprocess.run(["make", "--no-print-directory", "run", "NB=guo_comparison", f"PARAMS={params}"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode != 0 and message in proc.stderr and "Traceback" not in proc.stderr
+    assert "executing" not in proc.stdout
+
+
+def test_an_unknown_name_in_a_parameter_file_is_refused(tmp_path):
+    mine = tmp_path / "mine.yaml"
+    mine.write_text("calibration_target: [[epsilon, 8.0]]\n")
+    proc = subprocess.run(["make", "--no-print-directory", "run", "NB=risk_report", f"PARAMS=-f {mine}"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode != 0 and "risk_report has no parameter 'calibration_target'" in proc.stderr
 
 
 def test_run_with_an_unknown_profile_names_the_profiles():

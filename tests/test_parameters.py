@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import math
+import re
 
 import pytest
 import yaml
@@ -60,8 +61,15 @@ def test_the_schemas_choices_are_the_librarys():
     ("rero_sampling_rate", {"rates": [0.1, 1.5]}, "rates[1] must be a number in (0, 1], got 1.5"),
     ("rero_sampling_rate", {"rates": "[0.1, oops"}, "rates must be a list"),
     ("rero_sampling_rate", {"rates": []}, "rates must be a non-empty list"),
-    ("rero_sampling_rate", {"hayes_steps": 3.0}, "hayes_steps must be an integer ≥ 1, got 3.0"),
-    ("rero_sampling_rate", {"hayes_steps": 2**60}, "hayes_steps must be an integer ≥ 1"),
+    ("rero_sampling_rate", {"hayes_steps": 3.0}, "hayes_steps must be an integer ≥ 1 (write 3, not 3.0"),
+    ("rero_sampling_rate", {"hayes_steps": 2.5}, "hayes_steps must be an integer ≥ 1, got 2.5"),
+    ("rero_sampling_rate", {"hayes_steps": 2**60}, "hayes_steps must be an integer ≥ 1, at most 2^53 in size"),
+    ("rero_sampling_rate", {"n_jobs": -1.0}, "n_jobs must be an integer ≥ 1 or -1 (write -1, not -1.0"),
+    ("rero_sampling_rate", {"rates": [0.1, 0.1]}, "rates must hold distinct entries (to six significant digits), got 0.1 at 0"),
+    ("guo_comparison", {"sigmas": [1.0, 1.0000001]}, "sigmas must hold distinct entries"),
+    ("rtm_dpsgd", {"workloads": [["a", 1.0, 0.1, 10, 1e-5], ["a", 2.0, 0.1, 10, 1e-5]]},
+     "workloads[].label must hold distinct entries"),
+    ("rtm_tradeoffs", {"sgm": "{mu: ["}, "sgm must be a mapping written in YAML"),
     ("rero_sampling_rate", {"sweep_prior_sizes": [1, 10]}, "sweep_prior_sizes[0] must be an integer ≥ 2, got 1"),
     ("rero_sampling_rate", {"n_jobs": 0}, "n_jobs must be an integer ≥ 1 or -1, got 0"),
     ("rero_sampling_rate", {"epsilons": 1.0}, "has no parameter 'epsilons'; its parameters: epsilon, delta, rates"),
@@ -83,7 +91,7 @@ def test_the_schemas_choices_are_the_librarys():
     ("reconstruction_attacks", {"dataset": "cifar"}, 'dataset must be one of "mnist", "digits", got'),
     ("reconstruction_attacks", {"progress": "yes"}, "progress must be true or false, got 'yes'"),
     ("reconstruction_attacks", {"fig1_epsilon": [1.0, 800.0]}, "fig1_epsilon[1] must be a number in (0, 700], got 800.0"),
-    ("report", {"book_dir": "/no/such/folder"}, "book_dir must be a folder that exists (or empty)"),
+    ("report", {"results_dir": "/no/such/folder"}, "results_dir must be a folder that exists (or empty)"),
 ])
 def test_a_bad_value_is_refused_naming_the_parameter(nb, values, message):
     with pytest.raises(ValueError) as err:
@@ -120,6 +128,13 @@ def test_a_number_is_accepted_exactly_inside_its_range(x):
     ({"type": "float", "colour": "red"}, "unknown keys ['colour']"),
     ({"type": "records"}, "'fields' go with type records"),
     ({"type": "mapping", "keys": {"a": {"type": "float", "optional": True}}}, "only the last field of a record"),
+    ({"type": "float", "range": "(a, b)"}, "range must be an interval of numbers"),
+    ({"type": "int", "also": -1}, "x.also must be a list"),
+    ({"type": "list[float]", "total": "100"}, "x.total must be a number"),
+    ({"type": "list[float]", "length": "2"}, "x.length must be an integer >= 1"),
+    ({"type": "str", "range": "(0, 1)"}, "are for numbers, not str"),
+    ({"type": "str", "choices": "abc"}, "x.choices must be a list"),
+    ({"type": "float", "above": "y"}, "x.above names 'y', which is not another parameter"),
 ])
 def test_a_bad_schema_is_refused(tmp_path, monkeypatch, entry, message):
     (tmp_path / "notebooks" / "schema").mkdir(parents=True)
@@ -130,18 +145,51 @@ def test_a_bad_schema_is_refused(tmp_path, monkeypatch, entry, message):
     assert message in str(err.value)
 
 
+@pytest.mark.parametrize("value", [1e-5, 1e20, 2.0, 0.12549019607843137, 0.007455935, 5e-324, 3, True, False, "laplace",
+                                   "De et al. (ε ≈ 8)", [1e-6, 2.5], {"mu": 0.2, "p": 1e-1}, [["a b", 1.0, 1e-5]]])
+def test_a_shown_value_reads_back_as_itself(value):
+    """What the table prints pastes back into make run: YAML (or papermill's -p) reads it as the same value."""
+    from papermill.cli import _resolve_type
+
+    text = parameters.shown(value)
+    back = _resolve_type(text) if isinstance(value, bool) else yaml.safe_load(text)
+    assert back == value and type(back) is type(value)
+
+
+def test_a_yaml_error_in_a_schema_names_the_file(tmp_path, monkeypatch):
+    (tmp_path / "notebooks" / "schema").mkdir(parents=True)
+    (tmp_path / "notebooks" / "schema" / "demo.yaml").write_text("x: {type: float\n")
+    monkeypatch.setattr(parameters, "ROOT", tmp_path)
+    with pytest.raises(ValueError, match="demo.yaml is not valid YAML"):
+        parameters.schema("demo")
+
+
+def test_the_command_line_is_read_as_papermill_reads_it(tmp_path):
+    mine = tmp_path / "mine.yaml"
+    mine.write_text("sigmas: [0.5]\nn_jobs: 1\n")
+    got = parameters.from_papermill(["-f", str(mine), "-y", "prior_sizes: [10]", "-p", "sensitivity", "2", "-p", "n_jobs", "3",
+                                     "-r", "alg1_seed", "7", "--log-output"])
+    assert got == {"sigmas": [0.5], "n_jobs": 3, "prior_sizes": [10], "sensitivity": 2, "alg1_seed": "7"}
+    assert parameters.check_command_line("guo_comparison", ["-p", "sensitivity", "2"]) == {"sensitivity": 2.0}
+    for args, message in ((["-p", "sigmas"], "-p needs a name and a value"), (["-f", str(tmp_path / "none.yaml")], "no such file"),
+                          (["-y", "sigmas:[1.0]"], "must give 'name: value' pairs"), (["-y", "a: ["], "is not YAML"),
+                          (["-f", str(mine), "-p", "sigma", "1"], "guo_comparison has no parameter 'sigma'")):
+        with pytest.raises(ValueError, match=re.escape(message)):
+            parameters.check_command_line("guo_comparison", args)
+
+
 def test_the_table_gives_values_meaning_and_the_papers_value():
     rows = {row[0]: row for row in parameters.table_rows("rero_sampling_rate")}
     assert rows["epsilon"] == ("epsilon", "4.0", "number > 0", "target ε of every calibration",
                                "4.0; ReRo Fig. 1f; Hayes et al. Sec. 4.3")
     assert rows["n_jobs"][2] == "integer ≥ 1 or -1" and rows["rtol"][4].startswith("none; ours")
-    assert parameters.shown(1e-5) == "1e-5" and parameters.shown(2.0) == "2.0" and parameters.shown(True) == "true"
+    assert parameters.shown(1e-5) == "1.0e-05" and parameters.shown(2.0) == "2.0" and parameters.shown(True) == "True"
     runs = {row[0]: row for row in parameters.table_rows("risk_report")}["runs"]
     assert runs[4].startswith("the book's value; ")  # a long list equal to the book's is not written out twice
 
 
 @pytest.mark.parametrize("values, message", [
-    ({"fig10_known_sizes": [4, 2000], "known_size": 999}, "fig10_known_sizes must be at most known_size (999), got [4, 2000]"),
+    ({"fig10_known_sizes": [4, 2000], "known_size": 999}, "fig10_known_sizes[1] must be at most known_size (999), got 2000"),
     ({"fig8_prior_sizes": [2, 3], "fig3_prior_sizes": [2, 4]}, "fig8_prior_sizes must be among the values of fig3_prior_sizes"),
     ({"fig1_epsilon": [1.0], "fig3_epsilon": [10.0]}, "fig1_epsilon must share a value with fig3_epsilon ([10.0]), got [1.0]"),
 ])

@@ -190,7 +190,7 @@ def test_a_design_the_data_cannot_hold_is_refused_naming_the_parameter():
     with pytest.raises(ValueError, match="known_size leaves fewer than 2 of the 1797 images"):
         reconstruction.check_split(1797, {"known_size": 1796}, {})
     with pytest.raises(ValueError, match=r"fig1_targets must be at most 3873 \(the pool: 5000 images less 999 known less "
-                                         r"128 kept for their priors\), got 3874"):
+                                         r"128 kept for the other candidates of their priors\), got 3874"):
         reconstruction.check_split(5000, {"known_size": 999}, {"fig1_targets": (3874, 999, 128)})
-    with pytest.raises(ValueError, match="fig3_prior_sizes must be at most"):
+    with pytest.raises(ValueError, match="fig3_prior_sizes must be at most 798 .*got 1024$"):
         reconstruction.check_split(1797, {}, {"fig3_prior_sizes": ([2, 1024], 999)})

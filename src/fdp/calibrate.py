@@ -33,7 +33,8 @@ from .validation import (
     check_sampling_rate,
 )
 
-__all__ = ["noise_multiplier_for", "TARGETS", "level_keyword", "Calibration", "noise_for_risk", "steps_for_risk"]
+__all__ = ["noise_multiplier_for", "TARGETS", "level_keyword", "check_risk_target", "Calibration", "noise_for_risk",
+           "steps_for_risk"]
 
 def noise_multiplier_for(
     epsilon: float,
@@ -328,6 +329,48 @@ def level_keyword(target: str) -> str | None:
     if target not in TARGETS:
         raise ValueError(f"target must be one of {TARGETS}, got {target!r}")
     return "kappa" if target == "rero" else "fpr" if target in ("tpr", "rtm_tpr") else None
+
+
+def check_risk_target(target: str, value: float, level: float | None = None, *, delta: float = 1e-5, dimension: int = 1,
+                      name: str | None = None) -> None:
+    """Refuse a risk target that :func:`noise_for_risk` and :func:`steps_for_risk` would refuse, before any work.
+
+    Parameters
+    ----------
+    target : str
+        One of :data:`TARGETS`.
+    value : float
+        The target's value.
+    level : float, optional
+        Its FPR (``"tpr"``, ``"rtm_tpr"``) or prior (``"rero"``); see :func:`level_keyword`.
+    delta : float, default 1e-5
+        The delta of ``"epsilon"``.
+    dimension : int, default 1
+        The dimension of ``"rtm_tpr"``.
+    name : str, optional
+        Where the target comes from, put before the message (``"calibration_targets[1]"``).
+
+    Raises
+    ------
+    ValueError
+
+    Examples
+    --------
+    >>> check_risk_target("advantage", 2.0, name="targets[0]")
+    Traceback (most recent call last):
+    ...
+    ValueError: targets[0]: advantage must lie in (0, 1), got 2.0
+    """
+    try:
+        keyword = level_keyword(target)
+        levels = {"fpr": None, "kappa": None} | ({keyword: level} if keyword else {})
+        if keyword is None and level is not None:
+            levels["fpr"] = level  # refused below: this target has no level
+        _check_target(target, value, delta, levels["fpr"], levels["kappa"], dimension)
+    except ValueError as exc:
+        if name:
+            raise ValueError(f"{name}: {exc}") from None
+        raise
 
 
 def _check_target(target, value, delta, fpr, kappa, dimension):

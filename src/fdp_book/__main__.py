@@ -1,6 +1,8 @@
 """``python -m fdp_book verify``: check the results registry against the papers' values (``make verify``);
 ``python -m fdp_book page RUN.ipynb``: render a ``make run`` notebook as one HTML page (:mod:`fdp_book.rerun`);
-``python -m fdp_book params NAME``: a chapter's parameters, the book's values and what they mean (``make run HELP=1``).
+``python -m fdp_book params NAME``: a chapter's parameters, the book's values and what they mean (``make run HELP=1``);
+``python -m fdp_book check NAME ARGS...``: the parameters papermill's ARGS would pass, checked against the chapter's
+schema (``make run`` does this before it starts the notebook).
 
 The book's command, apart from the library's (``python -m fdp``): it needs the book's repository (its
 notebooks and ``data/paper``), which an installed ``fdp`` does not have.
@@ -47,20 +49,23 @@ def _page(args) -> int:
 
 
 def _params(notebook: str) -> int:
-    """Print a chapter's parameters from their schema as a terminal shows them: name and the book's value (as it
-    pastes back into ``make run``: ``-p name value``), then the values it takes, its meaning and the paper's value."""
+    """Print a chapter's parameters from their schema, wrapped to the terminal: each name with the book's value (as
+    it pastes back into ``make run``: ``-p name value``), then its meaning, the values it takes and the paper's
+    value."""
+    import shutil
     import textwrap
 
     from . import parameters
 
-    rows = parameters.table_rows(notebook)
-    width = max(len(name) for name, *_ in rows)
-    print(f"parameters of notebooks/{notebook}.ipynb (the book's values; change one with "
-          f"make run NB={notebook} PARAMS=\"-p name value\"; schema: notebooks/schema/{notebook}.yaml):\n")
-    for name, value, values, meaning, paper in rows:
-        print(f"  {name:<{width}}  {value}")
+    width = min(shutil.get_terminal_size((80, 24)).columns, 100)
+    lines = [f"parameters of notebooks/{notebook}.ipynb, with the book's values (change one with "
+             f'make run NB={notebook} PARAMS="-p name value"; schema: notebooks/schema/{notebook}.yaml):', ""]
+    lines = [line for text in lines for line in (textwrap.wrap(text, width) or [""])]
+    for name, value, values, meaning, paper in parameters.table_rows(notebook):
+        lines += textwrap.wrap(f"{name} = {value}", width, subsequent_indent=" " * 8, break_on_hyphens=False)
         for label, text in (("", meaning), ("values: ", values), ("paper: ", paper)):
-            print(textwrap.fill(label + text, 110, initial_indent=" " * (width + 6), subsequent_indent=" " * (width + 8)))
+            lines += textwrap.wrap(label + text, width, initial_indent=" " * 4, subsequent_indent=" " * 6)
+    print("\n".join(lines))
     return 0
 
 
@@ -77,12 +82,20 @@ def main(argv=None) -> int:
     p.add_argument("--out", required=True, help="new or empty folder for the one-page book (or one it wrote before)")
     h = sub.add_parser("params", help="a chapter's parameters, the book's values and their meaning")
     h.add_argument("notebook", help="the chapter's name, e.g. guo_comparison")
+    c = sub.add_parser("check", help="check papermill's parameter options against a chapter's schema")
+    c.add_argument("notebook", help="the chapter's name, e.g. guo_comparison")
+    c.add_argument("args", nargs=argparse.REMAINDER, help="papermill's -f/-y/-p/-r options")
     args = parser.parse_args(argv)
     try:
         if args.command == "page":
             return _page(args)
         if args.command == "params":
             return _params(args.notebook)
+        if args.command == "check":
+            from .parameters import check_command_line
+
+            check_command_line(args.notebook, args.args)
+            return 0
         return verify(args.results_dir)
     except (ValueError, RuntimeError) as exc:  # a bad folder, or no book repository (paths.ROOT)
         print(f"{parser.prog} {args.command}: error: {exc}", file=sys.stderr)

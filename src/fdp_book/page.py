@@ -79,7 +79,6 @@ def glance(notebook: str, reproduces: str, directory: Path | None = None, namesp
         if results.same(value, spec.paper) or (isinstance(spec.paper, str) and _same_setting(parameters.shown(value), spec.paper)):
             continue  # the paper's value itself
         shown = parameters.shown(value)
-        shown = shown[1:-1] if shown.startswith("[") and shown.endswith("]") else shown
         paper = spec.paper if isinstance(spec.paper, str) else parameters.shown(spec.paper)
         scaled.append(f"{spec.meaning}: {shown} (the paper: {paper})")
     if scaled:
@@ -206,18 +205,27 @@ def _cell(text: str) -> str:
 
 def _examples(notebook: str) -> list[tuple[str, str]]:
     """``(name, value as typed)`` for the box's example commands: a number and a list of the page's own parameters,
-    at their values in the quick profile where it sets them (a short run), else at the book's."""
+    each at a value other than the book's (the quick profile's where it sets one: a short run; else a list without
+    its last entry), and one the schema accepts."""
     quick_path = ROOT / "notebooks" / "params" / f"{notebook}.quick.yaml"
     quick = (yaml.safe_load(quick_path.read_text()) or {}) if quick_path.is_file() else {}
     book = _book_values(notebook)
     specs = parameters.schema(notebook)
-    order = [n for n in specs if n in quick and not results.same(quick[n], book.get(n))] + list(specs)
     picks = []
     for wanted in (("float", "int"), ("list[float]", "list[int]")):
-        name = next((n for n in order if specs[n].type in wanted and n != "n_jobs"), None)
-        if name is not None:
-            value = parameters.shown(quick.get(name, book.get(name)))
-            picks.append((name, f"'{value}'" if value.startswith("[") else value))
+        for name in [n for n in specs if n in quick] + list(specs):
+            value = quick.get(name, book.get(name))
+            if results.same(value, book.get(name)) and wanted[0].startswith("list") and isinstance(value, list) and len(value) > 1:
+                value = value[:-1]
+            if specs[name].type not in wanted or name == "n_jobs" or results.same(value, book.get(name)):
+                continue
+            try:
+                parameters.check_all(notebook, {**book, name: value})
+            except ValueError:
+                continue
+            text = parameters.shown(value)
+            picks.append((name, f"'{text}'" if text.startswith("[") else text))
+            break
     return picks
 
 
@@ -235,7 +243,7 @@ def rerun(notebook: str, namespace: dict | None = None) -> str:
     header = ["parameter", "book's value"] + (["this run"] if changed else []) + ["meaning (values)", "the paper's value"]
     cells = [[f"`{name}`", value] + ([parameters.shown(changed[name]) if name in changed else ""] if changed else [])
              + [f"{meaning} ({values})", paper] for name, value, values, meaning, paper in rows]
-    commands = [f'make run NB={notebook} PARAMS="-p {name} {value}"' for name, value in _examples(notebook)]
+    commands = [f'make run NB={notebook} PARAMS="-p {name} {value}"' for name, value in _examples(notebook)] or [f"make run NB={notebook}"]
     # a list whose entries carry labels does not survive the shell: edit a copy of the book's parameter file instead
     # (papermill's -f; the copy is read after the book's file, so it wins)
     labelled = [name for name, spec in parameters.schema(notebook).items()

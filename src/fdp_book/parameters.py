@@ -40,15 +40,17 @@ import yaml
 from . import results
 from .paths import ROOT
 
-__all__ = ["Spec", "as_list", "check", "check_all", "declared", "describe", "paper_text", "schema", "schema_path", "shown", "table_rows"]
+__all__ = ["Spec", "as_list", "check", "check_all", "check_command_line", "declared", "describe", "from_papermill", "paper_text",
+           "schema", "schema_path", "shown", "table_rows"]
 
 _SCALARS = ("float", "int", "bool", "str", "folder")  # folder: empty, or a folder that exists
 _TYPES = (*_SCALARS, *(f"list[{t}]" for t in ("float", "int", "str")), "records", "mapping")
 _KEYS = {"type", "range", "choices", "also", "length", "increasing", "total", "above", "at_least", "at_most", "subset_of", "meets",
          "fields", "keys",
-         "optional", "given_when", "unit", "meaning", "paper", "source"}
+         "optional", "given_when", "distinct", "unit", "meaning", "paper", "source"}
 _INTERVAL = re.compile(r"^\s*([\[(])\s*([^,\s]+)\s*,\s*([^\])\s]+)\s*([\])])\s*$")
 MAX_INT = 2**53  # as fdp.validation: integers beyond it are not exact as floats
+_BASE = [Path(".")]  # what a folder parameter is relative to: the notebook's working directory
 
 
 @dataclass(frozen=True)
@@ -71,6 +73,7 @@ class Spec:
     fields: tuple[Spec, ...] | None = None
     optional: bool = False
     given_when: tuple[str, tuple] | None = None  # an optional field given exactly when another field takes these values
+    distinct: str | bool = False  # a list's entries (True) or a field of a record's entries (its name) all differ
     unit: str = ""
     meaning: str = ""
     paper: Any = None
@@ -85,7 +88,10 @@ def _interval(where: str, text: str) -> tuple[float, float, bool, bool]:
     m = _INTERVAL.match(str(text))
     if not m:
         raise ValueError(f"{where}: range must be an interval such as '(0, 1]', got {text!r}")
-    low, high = float(m.group(2)), float(m.group(3))
+    try:
+        low, high = float(m.group(2)), float(m.group(3))
+    except ValueError:
+        raise ValueError(f"{where}: range must be an interval of numbers such as '(0, 1]' or '[1, inf)', got {text!r}") from None
     if not low <= high:
         raise ValueError(f"{where}: range {text!r} is empty")
     return low, high, m.group(1) == "[", m.group(4) == "]"
@@ -113,16 +119,29 @@ def _spec(where: str, name: str, entry: dict) -> Spec:
             raise ValueError(f"{where}: {name}: fields and keys are scalars")
         if any(f.optional for f in fields[:-1]) or (kind == "mapping" and fields[-1].optional):
             raise ValueError(f"{where}: {name}: only the last field of a record may be optional")
-    choices, when = entry.get("choices"), entry.get("given_when")
-    if when is not None and not (entry.get("optional") and isinstance(when, dict) and len(when) == 1):
+    choices, when, also = entry.get("choices"), entry.get("given_when"), entry.get("also", [])
+    if when is not None and not (entry.get("optional") and isinstance(when, dict) and len(when) == 1
+                                 and isinstance(next(iter(when.values())), list)):
         raise ValueError(f"{where}: {name}: given_when is one {{field: [values]}} of an optional field")
+    for key, value in (("choices", choices), ("also", also)):
+        if value is not None and not isinstance(value, list):
+            raise ValueError(f"{where}: {name}.{key} must be a list, got {value!r}")
+    numeric = kind in ("float", "int", "list[float]", "list[int]")
+    if not numeric and any(k in entry for k in ("range", "total", "above", "at_least", "at_most", "increasing")):
+        raise ValueError(f"{where}: {name}: range, total, increasing and the relations above/at_least/at_most are for "
+                         f"numbers, not {kind}")
+    if "total" in entry and (isinstance(entry["total"], bool) or not isinstance(entry["total"], (int, float))):
+        raise ValueError(f"{where}: {name}.total must be a number, got {entry['total']!r}")
+    if "length" in entry and (isinstance(entry["length"], bool) or not isinstance(entry["length"], int) or entry["length"] < 1):
+        raise ValueError(f"{where}: {name}.length must be an integer >= 1, got {entry['length']!r}")
     return Spec(name=name, type=kind, range=_interval(f"{where}: {name}", entry["range"]) if "range" in entry else None,
-                choices=tuple(choices) if choices is not None else None, also=tuple(entry.get("also", ())),
+                choices=tuple(choices) if choices is not None else None, also=tuple(also),
                 length=entry.get("length"), increasing=bool(entry.get("increasing", False)), total=entry.get("total"),
                 above=entry.get("above"), at_least=entry.get("at_least"), at_most=entry.get("at_most"),
                 subset_of=entry.get("subset_of"), meets=entry.get("meets"), fields=fields,
                 optional=bool(entry.get("optional", False)),
-                given_when=None if when is None else (next(iter(when)), tuple(next(iter(when.values())))), unit=str(entry.get("unit", "") or ""),
+                given_when=None if when is None else (next(iter(when)), tuple(next(iter(when.values())))),
+                distinct=entry.get("distinct", False), unit=str(entry.get("unit", "") or ""),
                 meaning=" ".join(str(entry.get("meaning", "")).split()), paper=entry.get("paper"),
                 source=" ".join(str(entry.get("source", "") or "").split()))
 
@@ -132,10 +151,26 @@ def schema(notebook: str) -> dict[str, Spec]:
     path = schema_path(notebook)
     if not path.is_file():
         raise ValueError(f"no parameter schema {path.relative_to(ROOT)} (notebook {notebook!r})")
-    entries = yaml.safe_load(path.read_text()) or {}
+    try:
+        entries = yaml.safe_load(path.read_text()) or {}
+    except yaml.YAMLError as exc:
+        raise ValueError(f"{path.name} is not valid YAML: {' '.join(str(exc).split())}") from None
     if not isinstance(entries, dict) or not entries:
         raise ValueError(f"{path.name}: a schema is a mapping of parameter names to their description")
-    return {name: _spec(path.name, name, entry) for name, entry in entries.items()}
+    specs = {name: _spec(path.name, name, entry) for name, entry in entries.items()}
+    for scope, names in [(specs.values(), set(specs))] + [(s.fields, {f.name for f in s.fields}) for s in specs.values()
+                                                          if s.fields]:
+        for spec in scope:
+            for key in ("above", "at_least", "at_most", "subset_of", "meets"):
+                other = getattr(spec, key)
+                if other is not None and (other not in names or other == spec.name):
+                    raise ValueError(f"{path.name}: {spec.name}.{key} names {other!r}, which is not another parameter "
+                                     f"(or field) of the same scope")
+            if spec.given_when and spec.given_when[0] not in names:
+                raise ValueError(f"{path.name}: {spec.name}.given_when names {spec.given_when[0]!r}, not a field")
+            if isinstance(spec.distinct, str) and spec.distinct not in {f.name for f in spec.fields or ()}:
+                raise ValueError(f"{path.name}: {spec.name}.distinct names {spec.distinct!r}, not one of its fields")
+    return specs
 
 
 def declared(notebook: str) -> dict[str, str]:
@@ -203,7 +238,7 @@ def describe(spec: Spec) -> str:
         count = f"{spec.length} " if spec.length else ""
         text = f"list of {count}" + _scalar_text(spec, spec.type[5:-1]).replace("number", "numbers", 1)
         text = text.replace("integer", "integers", 1).replace("text", "texts", 1)
-        text += ", increasing" if spec.increasing else ""
+        text += ", increasing" if spec.increasing else ", distinct" if spec.distinct else ""
         text += f", each among {spec.subset_of}" if spec.subset_of else ""
         text += f", sharing a value with {spec.meets}" if spec.meets else ""
         return text + (f", adding up to {spec.total:g}" if spec.total is not None else "")
@@ -212,7 +247,8 @@ def describe(spec: Spec) -> str:
                 " (optional)" if f.optional else "")
 
     inner = ", ".join(f"{f.name}{optional(f)}: {describe(f)}" for f in spec.fields)
-    return f"list of [{inner}]" if spec.type == "records" else f"mapping {{{inner}}}"
+    distinct = f", {spec.distinct}s distinct" if isinstance(spec.distinct, str) else ""
+    return f"list of [{inner}]{distinct}" if spec.type == "records" else f"mapping {{{inner}}}"
 
 
 def _fail(where: str, spec: Spec, value, what: str | None = None):
@@ -224,7 +260,7 @@ def _fail(where: str, spec: Spec, value, what: str | None = None):
 
 def _scalar(where: str, spec: Spec, kind: str, value):
     """One value checked against a scalar spec; returned as its type (an int given for a float as float)."""
-    if type(value) in (int, float, str) and value in spec.also:
+    if any(type(value) is type(a) and value == a for a in spec.also):  # -1.0 is not the -1 of n_jobs
         return value
     words = _scalar_text(spec, kind)
     if kind == "bool":
@@ -232,11 +268,16 @@ def _scalar(where: str, spec: Spec, kind: str, value):
             _fail(where, spec, value, words)
         return value
     if kind in ("str", "folder"):
-        if not isinstance(value, str) or (kind == "folder" and value and not Path(value).is_dir()):
+        if not isinstance(value, str) or (kind == "folder" and value and not (_BASE[0] / value).is_dir()):
             _fail(where, spec, value, words)
     elif kind == "int":
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or abs(value) > MAX_INT:
+        if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+            _fail(where, spec, value, f"{words} (write {int(value)}, not {value!r}: a whole number without a point or "
+                  "exponent)")
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
             _fail(where, spec, value, words)
+        if abs(value) > MAX_INT:
+            _fail(where, spec, value, f"{words}, at most 2^53 in size")
         value = int(value)
     else:
         if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
@@ -264,8 +305,12 @@ def _relations(where: str, specs, values: dict) -> None:
             if not (other and spec.name in values and other in values):
                 continue
             mine = values[spec.name]
-            each = key in ("above", "at_least", "at_most") and isinstance(mine, list)
-            if not all(holds(v, values[other]) for v in mine) if each else not holds(mine, values[other]):
+            if key in ("above", "at_least", "at_most") and isinstance(mine, list):  # each entry: name the first bad one
+                bad = next((i for i, v in enumerate(mine) if not holds(v, values[other])), None)
+                if bad is not None:
+                    raise ValueError(f"{where}{spec.name}[{bad}] must {words} {where}{other} ({values[other]!r}), "
+                                     f"got {mine[bad]!r}")
+            elif not holds(mine, values[other]):
                 raise ValueError(f"{where}{spec.name} must {words} {where}{other} ({values[other]!r}), got {mine!r}")
 
 
@@ -274,7 +319,10 @@ def _value(name: str, spec: Spec, value):
         return _scalar(name, spec, spec.type, value)
     if spec.type == "mapping":
         if isinstance(value, str):
-            value = yaml.safe_load(value)
+            try:
+                value = yaml.safe_load(value)
+            except yaml.YAMLError as exc:
+                raise ValueError(f"{name} must be a mapping written in YAML, got {value!r} ({exc.__class__.__name__})") from None
         keys = [f.name for f in spec.fields]
         if not isinstance(value, dict) or set(value) != set(keys):
             _fail(name, spec, value, f"a mapping with the keys {', '.join(keys)}")
@@ -300,13 +348,29 @@ def _value(name: str, spec: Spec, value):
                                      f"{', '.join(values)}, got {entry!r}")
             _relations(f"{name}[{i}].", spec.fields, dict(zip(names, checked)))
             out.append(checked)
+        if spec.distinct:
+            _distinct(f"{name}[].{spec.distinct}", [e[names.index(spec.distinct)] for e in out])
         return out
     out = [_scalar(f"{name}[{i}]", spec, spec.type[5:-1], v) for i, v in enumerate(entries)]
     if spec.increasing and any(b <= a for a, b in zip(out, out[1:])):
         _fail(name, spec, value)
     if spec.total is not None and not math.isclose(sum(out), spec.total, rel_tol=1e-9):
         _fail(name, spec, value)
+    if spec.distinct:
+        _distinct(name, out)
     return out
+
+
+def _distinct(name: str, values: list) -> None:
+    """Refuse repeated entries, also entries that differ only beyond six significant digits (the records' keys and
+    the page's tables name a value by its ``:g`` form, so two such entries would be one)."""
+    seen = {}
+    for i, v in enumerate(values):
+        key = format(v, "g") if isinstance(v, float) else v
+        if key in seen:
+            raise ValueError(f"{name} must hold distinct entries (to six significant digits), got {values[seen[key]]!r} "
+                             f"at {seen[key]} and {v!r} at {i}")
+        seen[key] = i
 
 
 def check_all(notebook: str, values: dict) -> dict:
@@ -319,6 +383,63 @@ def check_all(notebook: str, values: dict) -> dict:
     out = {name: _value(name, specs[name], value) for name, value in values.items()}
     _relations("", [specs[name] for name in out], out)
     return out
+
+
+def from_papermill(args: list[str]) -> dict:
+    """The parameters papermill's command line ``args`` pass to a notebook, read as papermill reads them.
+
+    ``-f FILE`` (YAML files, in order), then ``-y 'name: value'`` (YAML), then ``-p name value`` (``True``,
+    ``False``, ``None``, an int or a float where the text is one, else the text), then ``-r name value`` (the text);
+    other options are skipped.  ValueError for an option without its value, a file that does not exist and text
+    that is not YAML.
+    """
+    from papermill.cli import _resolve_type  # papermill's own reading of -p (private, the version is pinned)
+
+    files, yamls, plain, raw, i = [], [], [], [], 0
+    while i < len(args):
+        option = args[i]
+        width = {"-p": 2, "--parameters": 2, "-r": 2, "--parameters_raw": 2, "-y": 1, "--parameters_yaml": 1,
+                 "-f": 1, "--parameters_file": 1}.get(option, 0)
+        if len(args) - i - 1 < width:
+            raise ValueError(f"{option} needs {'a name and a value' if width == 2 else 'a value'}")
+        values = args[i + 1:i + 1 + width]
+        if option in ("-f", "--parameters_file"):
+            files.append(values[0])
+        elif option in ("-y", "--parameters_yaml"):
+            yamls.append(values[0])
+        elif option in ("-p", "--parameters"):
+            plain.append(values)
+        elif option in ("-r", "--parameters_raw"):
+            raw.append(values)
+        i += 1 + width
+    out = {}
+    for where, text in [(f"-f {f}", None) for f in files] + [(f"-y {y!r}", y) for y in yamls]:
+        if text is None:
+            path = Path(where[3:])
+            if not path.is_file():
+                raise ValueError(f"{where}: no such file")
+            text = path.read_text()
+        try:
+            loaded = yaml.safe_load(text) or {}
+        except yaml.YAMLError as exc:
+            raise ValueError(f"{where} is not YAML ({' '.join(str(exc).split())[:200]})") from None
+        if not isinstance(loaded, dict):
+            raise ValueError(f"{where} must give 'name: value' pairs (YAML needs a space after the colon), got {loaded!r}")
+        out.update(loaded)
+    out.update({name: _resolve_type(value) for name, value in plain})
+    out.update({name: value for name, value in raw})
+    return out
+
+
+def check_command_line(notebook: str, args: list[str]) -> dict:
+    """What ``make run NB=<notebook> PARAMS=...`` checks before it starts papermill: every parameter the command line
+    sets (:func:`from_papermill`) against the notebook's schema, with folders relative to ``notebooks/`` (where the
+    notebook runs).  ValueError names the first unknown or bad parameter."""
+    _BASE[0] = ROOT / "notebooks"
+    try:
+        return check_all(notebook, from_papermill(args))
+    finally:
+        _BASE[0] = Path(".")
 
 
 def check(notebook: str, namespace: dict) -> dict:
@@ -337,19 +458,28 @@ def check(notebook: str, namespace: dict) -> dict:
     return checked
 
 
-def shown(value) -> str:
-    """A value as it is typed back into ``make run``: floats to 6 significant digits, ASCII quotes."""
+def shown(value, inside: bool = False) -> str:
+    """A value as it is typed back into ``make run`` (``-p name value``, a list as YAML): exactly (the shortest form
+    that reads back as the same float), with a point and a signed exponent (``1.0e-05``: YAML reads ``1e-5`` as
+    text), ``True``/``False`` (what papermill's ``-p`` reads as booleans), ASCII quotes where a text needs them.
+    ``inside``: an entry of a list or mapping."""
+    if hasattr(value, "tolist"):  # a numpy array or scalar
+        value = value.tolist()
     if isinstance(value, bool):
-        return "true" if value else "false"
+        return "True" if value else "False"
     if isinstance(value, float):
-        text = re.sub(r"e([+-])0*(\d)", lambda m: "e" + m.group(1).replace("+", "") + m.group(2), format(value, ".6g"))
+        text = repr(value)
+        if "e" in text:
+            mantissa, exponent = text.split("e")
+            text = f"{mantissa if '.' in mantissa else mantissa + '.0'}e{'' if exponent[0] in '+-' else '+'}{exponent}"
         return text if any(c in text for c in ".ein") else text + ".0"  # 2.0, not 2: the type stays visible
     if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(shown(v) for v in value) + "]"
+        return "[" + ", ".join(shown(v, True) for v in value) + "]"
     if isinstance(value, dict):
-        return "{" + ", ".join(f"{k}: {shown(v)}" for k, v in value.items()) + "}"
+        return "{" + ", ".join(f"{k}: {shown(v, True)}" for k, v in value.items()) + "}"
     if isinstance(value, str):
-        return repr(value)
+        plain = re.fullmatch(r"[A-Za-z_][\w./-]*", value) and value.lower() not in ("true", "false", "yes", "no", "null", "none", "on", "off")
+        return value if plain and (inside or value) else repr(value)
     return str(value)
 
 

@@ -2,7 +2,7 @@
 
 A notebook times one probe of each kind of work it repeats (one calibration, one game, one Algorithm 1 run), scales
 each by how many of them its parameters ask for and prints the sum before it starts (:func:`estimate`).  While it
-runs, :func:`step` prints the part that begins and the time so far, so that ``make run`` (which shows the notebook's
+runs, :func:`step` prints the part that begins and the time since the notebook started, so that ``make run`` (which shows the notebook's
 output as it comes) shows progress; under the book's build, where nobody watches, it prints nothing.
 """
 
@@ -15,7 +15,7 @@ from .paths import book_build
 
 __all__ = ["announce", "duration", "estimate", "step", "timed"]
 
-_started: list[float] = []
+_started: list[float] = [time.perf_counter()]  # the notebook's start (it imports this module first thing)
 
 
 def duration(seconds: float) -> str:
@@ -59,16 +59,14 @@ def estimate(parts: Iterable[tuple], *, workers: int = 1, what: str = "") -> flo
 
 
 def announce(seconds: float, *, where: str, what: str = "") -> None:
-    """Print an estimated run time (computed elsewhere: ``where`` it runs, ``what`` it counts) and start the clock
-    of :func:`step`."""
-    _started[:] = [time.perf_counter()]
+    """Print an estimated run time (computed elsewhere: ``where`` it runs, ``what`` it counts)."""
     print(f"Estimated run time: about {duration(seconds)} on {where}" + (f" ({what})" if what else "")
           + ", from a timed sample of each kind of work.", flush=True)
 
 
 def step(what: str) -> None:
-    """Outside the book's build, print ``what`` begins and the time since :func:`estimate` (progress for ``make run``)."""
+    """Outside the book's build, print ``what`` begins and the time since the notebook started (progress for
+    ``make run``)."""
     if book_build():
         return
-    since = f"{duration(time.perf_counter() - _started[0])} in" if _started else "start"
-    print(f"[{since}] {what}", flush=True)
+    print(f"[{duration(time.perf_counter() - _started[0])} in] {what}", flush=True)

@@ -114,10 +114,11 @@ def check_split(images: int, known: dict, draws: dict) -> None:
                 raise ValueError(f"{name} leaves fewer than 2 of the {images} images for the pool, got {m}")
     for name, (counts, known_size, *reserved) in draws.items():
         room = images - known_size - sum(reserved)
-        if max(np.atleast_1d(counts)) > room:
-            kept = f" less {sum(reserved)} kept for their priors" if reserved else ""
+        too_big = [c for c in np.atleast_1d(counts) if c > room]
+        if too_big:
+            kept = f" less {sum(reserved)} kept for the other candidates of their priors" if reserved else ""
             raise ValueError(f"{name} must be at most {room} (the pool: {images} images less {known_size} known{kept}), "
-                             f"got {counts}")
+                             f"got {int(too_big[0])}")
 
 
 def _check_data(x_known, y_known, x_pool, y_pool):
