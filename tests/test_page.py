@@ -73,9 +73,9 @@ def test_rerun_box_shows_changed_values_only_when_changed():
     box = page.rerun("rero_sampling_rate")
     assert box.startswith(":::{dropdown} Rerun this page") and "make run NB=rero_sampling_rate" in box
     assert "this run" not in box
-    assert "| `epsilon` | 4.0 | target ε of every calibration (number > 0) | 4.0; ReRo Fig. 1f; Hayes et al. Sec. 4.3 |" in box
+    assert "| `epsilon` | 4.0 | target ε of every calibration; number > 0 | 4.0; ReRo Fig. 1f; Hayes et al. Sec. 4.3 |" in box
     changed = page.rerun("rero_sampling_rate", {"epsilon": 2.0, "delta": 1e-5, "rates": (0.1, 0.5, 0.9)})
-    assert "| parameter | book's value | this run | meaning (values) | the paper's value |" in changed
+    assert "| parameter | book's value | this run | meaning; values | the paper's value |" in changed
     assert "| `epsilon` | 4.0 | 2.0 |" in changed and "| `delta` | 1.0e-05 |  |" in changed
     assert "| 0.012788340630066182 |" in page.rerun("rero_sampling_rate", {"epsilon": 0.012788340630066182})  # exact
 
@@ -207,7 +207,7 @@ def test_glance_says_how_the_run_compares_with_the_papers_set_up(recorded, monke
     monkeypatch.setattr(parameters, "ROOT", tmp_path)
     text = page.glance("demo_nb", "Table 1", namespace={"trials": 50})
     # the parameter's meaning, not its Python name; the paper's own value (1024) and a seed (no paper value) are not listed
-    assert ("**This run against the paper's set-up:** games: 50 (the paper: 10000); steps: 200 (the paper: 1M steps of "
+    assert ("**This run against the paper's set-up:** games: 50 (the paper: 10,000); steps: 200 (the paper: 1M steps of "
             "gradient descent).") in text
 
 

@@ -182,7 +182,7 @@ def test_the_table_gives_values_meaning_and_the_papers_value():
     rows = {row[0]: row for row in parameters.table_rows("rero_sampling_rate")}
     assert rows["epsilon"] == ("epsilon", "4.0", "number > 0", "target ε of every calibration",
                                "4.0; ReRo Fig. 1f; Hayes et al. Sec. 4.3")
-    assert rows["n_jobs"][2] == "integer ≥ 1 or -1" and rows["rtol"][4].startswith("none; ours")
+    assert rows["n_jobs"][2] == "integer ≥ 1 or -1" and rows["rtol"][4].startswith("ours: ")
     assert parameters.shown(1e-5) == "1.0e-05" and parameters.shown(2.0) == "2.0" and parameters.shown(True) == "True"
     runs = {row[0]: row for row in parameters.table_rows("risk_report")}["runs"]
     assert runs[4].startswith("the book's value; ")  # a long list equal to the book's is not written out twice

@@ -60,7 +60,8 @@ def glance(notebook: str, reproduces: str, directory: Path | None = None, namesp
                                                                (claims, "claim")) if n)
     outcomes = [f"{status.count('match')} match"] if "match" in status else []
     outcomes += [plural(len(explained), "explained deviation")] if explained else []
-    outcomes += [f"{uncompared} not compared (this run's parameters differ from the paper's)"] if uncompared else []
+    outcomes += [f"{uncompared} not compared (this run's parameters differ from the book's full run, the one set "
+                 "against the paper)"] if uncompared else []
     outcomes += [f"**{len(failing)} failing** ({', '.join(failing)})"] if failing else []
     besides = f" Besides, {own_outcome(ours)}." if ours else ""
     if records:
@@ -78,8 +79,8 @@ def glance(notebook: str, reproduces: str, directory: Path | None = None, namesp
         value = namespace.get(name, book.get(name))
         if results.same(value, spec.paper) or (isinstance(spec.paper, str) and _same_setting(parameters.shown(value), spec.paper)):
             continue  # the paper's value itself
-        shown = parameters.shown(value)
-        paper = spec.paper if isinstance(spec.paper, str) else parameters.shown(spec.paper)
+        shown = parameters.shown(value, prose=True)
+        paper = spec.paper if isinstance(spec.paper, str) else parameters.shown(spec.paper, prose=True)
         scaled.append(f"{spec.meaning}: {shown} (the paper: {paper})")
     if scaled:
         lines += ["", "**This run against the paper's set-up:** " + "; ".join(scaled) + "."]
@@ -240,9 +241,9 @@ def rerun(notebook: str, namespace: dict | None = None) -> str:
     book = _book_values(notebook)
     rows = parameters.table_rows(notebook)
     changed = {name: namespace[name] for name, *_ in rows if name in namespace and not results.same(namespace[name], book.get(name))}
-    header = ["parameter", "book's value"] + (["this run"] if changed else []) + ["meaning (values)", "the paper's value"]
+    header = ["parameter", "book's value"] + (["this run"] if changed else []) + ["meaning; values", "the paper's value"]
     cells = [[f"`{name}`", value] + ([parameters.shown(changed[name]) if name in changed else ""] if changed else [])
-             + [f"{meaning} ({values})", paper] for name, value, values, meaning, paper in rows]
+             + [f"{meaning}; {values}", paper] for name, value, values, meaning, paper in rows]
     commands = [f'make run NB={notebook} PARAMS="-p {name} {value}"' for name, value in _examples(notebook)] or [f"make run NB={notebook}"]
     # a list whose entries carry labels does not survive the shell: edit a copy of the book's parameter file instead
     # (papermill's -f; the copy is read after the book's file, so it wins)
@@ -252,13 +253,15 @@ def rerun(notebook: str, namespace: dict | None = None) -> str:
     if labelled:
         edit = (f"\n\nLists with labels ({', '.join(f'`{name}`' for name in labelled)}) are easiest changed in a copy of the "
                 "book's parameter file:\n\n```bash\n"
-                f"cp notebooks/params/{notebook}.yaml my_{notebook}.yaml   # edit the entries there\n"
-                f'make run NB={notebook} PARAMS="-f my_{notebook}.yaml" RUN=mine\n```')
+                "# copy, edit the entries, run\n"
+                f"cp notebooks/params/{notebook}.yaml mine.yaml\n"
+                f'make run NB={notebook} PARAMS="-f mine.yaml" RUN=mine\n```')
     body = ("Run this page with other parameters: change a value in a command below (a list is written as YAML, "
             f"in single quotes), or add more `-p name value` pairs from the table (`make run NB={notebook} HELP=1` "
             "prints it in a terminal). A value outside the table's range stops the run at once, naming the parameter."
             "\n\n```bash\n" + "\n".join(commands) + "\n```" + edit + "\n\nThe run, its results and its page (printed "
-            "last) go to `_build/runs/`; records whose parameters differ from the paper's are marked *not compared*.\n\n"
+            "last) go to `_build/runs/`; records whose parameters differ from the book's full run (the one set against "
+            "the paper) are marked *not compared*.\n\n"
             + table(header, cells))
     return f":::{{dropdown}} Rerun this page\n:class-container: rerun\n\n{body}\n:::\n"
 

@@ -224,10 +224,10 @@ def _scalar_text(spec: Spec, kind: str) -> str:
         return "one of " + ", ".join(json.dumps(c, ensure_ascii=False) for c in spec.choices)
     parts = [noun] + ([_range_text(spec)] if spec.range else [])
     parts += [f"or {', '.join(str(a) for a in spec.also)}"] if spec.also else []
-    parts += [f"above {spec.above}"] if spec.above else []
-    parts += [f"at least {spec.at_least}"] if spec.at_least else []
-    parts += [f"at most {spec.at_most}"] if spec.at_most else []
-    return " ".join(parts)
+    relations = [f"above {spec.above}"] if spec.above else []
+    relations += [f"at least {spec.at_least}"] if spec.at_least else []
+    relations += [f"at most {spec.at_most}"] if spec.at_most else []
+    return ", ".join([" ".join(parts)] + relations)
 
 
 def describe(spec: Spec) -> str:
@@ -458,15 +458,20 @@ def check(notebook: str, namespace: dict) -> dict:
     return checked
 
 
-def shown(value, inside: bool = False) -> str:
+def shown(value, inside: bool = False, prose: bool = False) -> str:
     """A value as it is typed back into ``make run`` (``-p name value``, a list as YAML): exactly (the shortest form
     that reads back as the same float), with a point and a signed exponent (``1.0e-05``: YAML reads ``1e-5`` as
     text), ``True``/``False`` (what papermill's ``-p`` reads as booleans), ASCII quotes where a text needs them.
-    ``inside``: an entry of a list or mapping."""
+    ``inside``: an entry of a list or mapping.  ``prose``: for a sentence instead (large integers with thousands
+    separators, floats to six significant digits)."""
     if hasattr(value, "tolist"):  # a numpy array or scalar
         value = value.tolist()
     if isinstance(value, bool):
         return "True" if value else "False"
+    if prose and isinstance(value, int) and not isinstance(value, bool):
+        return f"{value:,}"
+    if prose and isinstance(value, float):
+        return format(value, ".6g")
     if isinstance(value, float):
         text = repr(value)
         if "e" in text:
@@ -474,9 +479,9 @@ def shown(value, inside: bool = False) -> str:
             text = f"{mantissa if '.' in mantissa else mantissa + '.0'}e{'' if exponent[0] in '+-' else '+'}{exponent}"
         return text if any(c in text for c in ".ein") else text + ".0"  # 2.0, not 2: the type stays visible
     if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(shown(v, True) for v in value) + "]"
+        return "[" + ", ".join(shown(v, True, prose) for v in value) + "]"
     if isinstance(value, dict):
-        return "{" + ", ".join(f"{k}: {shown(v, True)}" for k, v in value.items()) + "}"
+        return "{" + ", ".join(f"{k}: {shown(v, True, prose)}" for k, v in value.items()) + "}"
     if isinstance(value, str):
         plain = re.fullmatch(r"[A-Za-z_][\w./-]*", value) and value.lower() not in ("true", "false", "yes", "no", "null", "none", "on", "off")
         return value if plain and (inside or value) else repr(value)
@@ -487,7 +492,7 @@ def paper_text(spec: Spec, book=None) -> str:
     """The paper's value and where it says so ("none" and the reason where the paper has no value); a long value
     equal to the book's value ``book`` is not written out twice."""
     if spec.paper is None:
-        return f"none; {spec.source}" if spec.source else "none"
+        return spec.source or "none"
     value = spec.paper if isinstance(spec.paper, str) else shown(spec.paper)
     if len(value) > 12 and not isinstance(spec.paper, str) and results.same(spec.paper, book):
         value = "the book's value"
@@ -502,6 +507,6 @@ def table_rows(notebook: str, values: dict | None = None) -> list[tuple[str, str
     values = values or {}
     rows = []
     for name, spec in specs.items():
-        meaning = spec.meaning + (f" ({spec.unit})" if spec.unit else "")
+        meaning = spec.meaning + (f", in {spec.unit}" if spec.unit else "")
         rows.append((name, shown(values.get(name, book.get(name))), describe(spec), meaning, paper_text(spec, book.get(name))))
     return rows

@@ -5,7 +5,8 @@
 
 * opens the page with what makes this run different: the parameters that differ from the book's (the values in
   ``notebooks/params/<name>.yaml``) and this run's recorded numbers beside the book's and the paper's, with the
-  status of each (a record whose parameters differ from the paper's is *not compared*, and says why);
+  status of each (a record whose parameters differ from the book's full run, the one set against the paper, is *not
+  compared*, and says why);
 * writes the records as CSV next to their JSON;
 * builds the page with jupyter-book from a one-page book whose configuration is the book's own (theme, MathJax,
   bibliography, extensions), so the glued figures and sentences sit in the prose as in the book.  Links to other
@@ -200,7 +201,8 @@ def build_page(run_notebook: Path, run_results: Path, out_dir: Path) -> Path:
                   "is nothing to set beside the book's and the paper's values; the prose below is written by this run.", ""]
     elif (run_results / f"{notebook}.json").is_file():
         lines += ["This run's recorded numbers beside the book's run and the paper's (a record whose parameters "
-                  "differ from the paper's is *not compared*; the prose below is written by this run):", "",
+                  "differ from the book's full run, the one set against the paper, is *not compared*; the prose below "
+                  "is written by this run):", "",
                   records_table(notebook, run_results), ""]
     lines.append(":::")
     if out_dir.exists():
