@@ -272,7 +272,8 @@ else
 	resdir="$(CURDIR)/$$tmpres"; \
 	if [ "$(NB_NAME)" = report ]; then resdir="$(CURDIR)/data/results"; fi; \
 	printf '%s ' executing notebooks/$(NB_NAME).ipynb "$${args[@]}"; echo; \
-	if FDP_RESULTS_DIR="$$resdir" FDP_DASK_SCHEDULER="$(SCHEDULER)" $(PAPERMILL) --stdout-file - --stderr-file - "$${args[@]}" notebooks/$(NB_NAME).ipynb "$$tmp"; then \
+	: "the notebook says its estimated run time and each part as it starts: papermill's bar of cells would cut those lines"; \
+	if FDP_RESULTS_DIR="$$resdir" FDP_DASK_SCHEDULER="$(SCHEDULER)" $(PAPERMILL) --no-progress-bar --stdout-file - --stderr-file - "$${args[@]}" notebooks/$(NB_NAME).ipynb "$$tmp"; then \
 		mkdir -p "$$dir/results"; rm -f "$$dir/results/$(NB_NAME).json" "$$dir/results/$(NB_NAME).csv"; \
 		if [ -f "$$tmpres/$(NB_NAME).json" ]; then mv -f "$$tmpres/$(NB_NAME).json" "$$dir/results/"; fi; \
 		mv -f "$$tmp" "$$dir/$(NB_NAME).ipynb"; rm -rf "$$tmpres"; \

@@ -27,7 +27,7 @@ from pathlib import Path
 import nbformat
 import yaml
 
-from . import page, results
+from . import page, parameters, results
 from .paths import BOOK_RESULTS, ERRATA, ROOT
 
 __all__ = ["build_page", "changed_parameters", "records_table", "write_csv"]
@@ -45,10 +45,6 @@ def changed_parameters(notebook: str, executed: nbformat.NotebookNode) -> dict[s
         return None
     passed = executed.metadata["papermill"].get("parameters", {}) or {}
     return {name: (book.get(name), value) for name, value in passed.items() if not results.same(value, book.get(name))}
-
-
-def _cell(value) -> str:
-    return " ".join(repr(value).split()).replace("|", "\\|")
 
 
 def _number(value) -> str:
@@ -193,7 +189,7 @@ def build_page(run_notebook: Path, run_results: Path, out_dir: Path) -> Path:
     elif changed:
         lines += ["Parameters that differ from the book's run:", "",
                   page.table(["parameter", "the book's run", "this run"],
-                             [[f"`{k}`", _cell(a), _cell(b)] for k, (a, b) in changed.items()]), ""]
+                             [[f"`{k}`", parameters.shown(a), parameters.shown(b)] for k, (a, b) in changed.items()]), ""]
     else:
         lines += ["Every parameter is the book's: this run should repeat the book's numbers.", ""]
     if (run_results / f"{notebook}.json").is_file() and not results.load(notebook, run_results):
