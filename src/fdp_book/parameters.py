@@ -50,7 +50,7 @@ _KEYS = {"type", "range", "choices", "also", "length", "increasing", "total", "a
          "optional", "given_when", "distinct", "unit", "meaning", "paper", "source"}
 _INTERVAL = re.compile(r"^\s*([\[(])\s*([^,\s]+)\s*,\s*([^\])\s]+)\s*([\])])\s*$")
 MAX_INT = 2**53  # as fdp.validation: integers beyond it are not exact as floats
-_BASE = [Path(".")]  # what a folder parameter is relative to: the notebook's working directory
+_PARSED: dict[tuple, dict] = {}  # parsed schemas by (file, modification time, size): each file is read once
 
 
 @dataclass(frozen=True)
@@ -151,6 +151,15 @@ def schema(notebook: str) -> dict[str, Spec]:
     path = schema_path(notebook)
     if not path.is_file():
         raise ValueError(f"no parameter schema {path.relative_to(ROOT)} (notebook {notebook!r})")
+    stat = path.stat()
+    version = (str(path), stat.st_mtime_ns, stat.st_size)
+    if version not in _PARSED:
+        _PARSED[version] = _parse(path)
+    return _PARSED[version]
+
+
+def _parse(path: Path) -> dict[str, Spec]:
+    """A schema file read and checked (see :func:`schema`)."""
     try:
         entries = yaml.safe_load(path.read_text()) or {}
     except yaml.YAMLError as exc:
@@ -267,8 +276,8 @@ def _scalar(where: str, spec: Spec, kind: str, value):
         if not isinstance(value, bool):
             _fail(where, spec, value, words)
         return value
-    if kind in ("str", "folder"):
-        if not isinstance(value, str) or (kind == "folder" and value and not (_BASE[0] / value).is_dir()):
+    if kind in ("str", "folder"):  # (whether a folder exists is checked by check_all, which knows where it runs)
+        if not isinstance(value, str):
             _fail(where, spec, value, words)
     elif kind == "int":
         if isinstance(value, float) and math.isfinite(value) and value.is_integer():
@@ -373,14 +382,18 @@ def _distinct(name: str, values: list) -> None:
         seen[key] = i
 
 
-def check_all(notebook: str, values: dict) -> dict:
+def check_all(notebook: str, values: dict, base: Path = Path(".")) -> dict:
     """Every parameter of ``notebook`` in ``values`` checked against its schema (ValueError naming the first bad one,
-    or listing the known names for an unknown one); the checked values, lists from YAML strings, ints for floats."""
+    or listing the known names for an unknown one); the checked values, lists from YAML strings, ints for floats.
+    A folder is relative to ``base`` (where the notebook runs)."""
     specs = schema(notebook)
     unknown = [name for name in values if name not in specs]
     if unknown:
         raise ValueError(f"{notebook} has no parameter {unknown[0]!r}; its parameters: {', '.join(specs)}")
     out = {name: _value(name, specs[name], value) for name, value in values.items()}
+    for name, value in out.items():
+        if specs[name].type == "folder" and value and not (base / value).is_dir():
+            _fail(name, specs[name], value)
     _relations("", [specs[name] for name in out], out)
     return out
 
@@ -435,11 +448,7 @@ def check_command_line(notebook: str, args: list[str]) -> dict:
     """What ``make run NB=<notebook> PARAMS=...`` checks before it starts papermill: every parameter the command line
     sets (:func:`from_papermill`) against the notebook's schema, with folders relative to ``notebooks/`` (where the
     notebook runs).  ValueError names the first unknown or bad parameter."""
-    _BASE[0] = ROOT / "notebooks"
-    try:
-        return check_all(notebook, from_papermill(args))
-    finally:
-        _BASE[0] = Path(".")
+    return check_all(notebook, from_papermill(args), base=ROOT / "notebooks")
 
 
 def check(notebook: str, namespace: dict) -> dict:
@@ -499,14 +508,13 @@ def paper_text(spec: Spec, book=None) -> str:
     return f"{value}; {spec.source}" if spec.source else value
 
 
-def table_rows(notebook: str, values: dict | None = None) -> list[tuple[str, str, str, str, str]]:
-    """``(name, value, values it takes, meaning with unit, the paper's value and source)`` per parameter; ``value`` is
-    the book's (``notebooks/params/<notebook>.yaml``) unless ``values`` gives another."""
+def table_rows(notebook: str) -> list[tuple[str, str, str, str, str]]:
+    """``(name, the book's value, values it takes, meaning with unit, the paper's value and source)`` per parameter
+    (the book's values: ``notebooks/params/<notebook>.yaml``)."""
     specs = schema(notebook)
     book = yaml.safe_load((ROOT / "notebooks" / "params" / f"{notebook}.yaml").read_text()) or {}
-    values = values or {}
     rows = []
     for name, spec in specs.items():
         meaning = spec.meaning + (f", in {spec.unit}" if spec.unit else "")
-        rows.append((name, shown(values.get(name, book.get(name))), describe(spec), meaning, paper_text(spec, book.get(name))))
+        rows.append((name, shown(book.get(name)), describe(spec), meaning, paper_text(spec, book.get(name))))
     return rows
