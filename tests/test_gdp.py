@@ -766,3 +766,24 @@ def test_mu_and_regret_dpsgd_certified(sigma, rate, steps):
         assert get_mu_and_regret_for_dpsgd(sigma, rate, steps)[0] < 0.99 * gdp.mu_star(bracket.upper, tail=1e-10)
     with pytest.raises(ValueError, match="method"):
         mechanism_gdp.mu_and_regret_dpsgd(Mechanism("gaussian", sigma, rate, steps), method="exact")
+
+
+@pytest.mark.parametrize("eps", [700.0, 1e3, 1e4, 1e5, 1e6])
+@pytest.mark.parametrize("delta", [1e-5, 1e-12])
+def test_profile_past_eps_700_against_mpmath(eps, delta):
+    # Hayes et al.'s Fig. 1 runs to eps = 10^4: the profile is computed in logs, so e^eps is never formed
+    mu = gdp.mu_from_eps_delta(eps, delta)
+    with mpmath.workdps(60):
+        exact = lambda m: mpmath.ncdf(-eps / m + m / 2) - mpmath.exp(eps) * mpmath.ncdf(-eps / m - m / 2)  # noqa: E731
+        assert exact(mpmath.mpf(mu)) >= delta  # an upper bound on the root
+        assert float(exact(mpmath.mpf(mu))) == pytest.approx(delta, rel=1e-9)
+        assert float(exact(mpmath.mpf(mu) * (1 - 1e-9))) < delta
+    assert gdp.gaussian_delta(eps, mu) == pytest.approx(delta, rel=1e-9)
+    assert gdp.eps_from_mu_delta(mu, delta) == pytest.approx(eps, rel=1e-9)
+
+
+def test_profile_eps_above_limit_refused():
+    with pytest.raises(ValueError, match="epsilon"):
+        gdp.mu_from_eps_delta(2e6, 1e-5)
+    with pytest.raises(ValueError, match="epsilon"):
+        gdp.gaussian_delta(2e6, 1.0)

@@ -96,6 +96,9 @@ __all__ = [
 
 #: The largest eps :func:`eps_from_mu_delta` looks for.
 _EPS_SEARCH_MAX = 1e300
+#: The largest eps :func:`gaussian_delta` and :func:`mu_from_eps_delta` take: the profile is computed in logs, so
+#: e^eps is never formed (Hayes et al.'s Fig. 1 runs to eps = 10^4); past 10^6 the float root loses digits
+PROFILE_EPS_MAX = 1e6
 #: alpha floor of an accountant's curve (gdpnum's ``err``): its truncated tails are ignored by eq. 21
 DPSGD_TAIL = 1e-10
 _GL_NODES, _GL_WEIGHTS = np.polynomial.legendre.leggauss(20)
@@ -213,7 +216,7 @@ def gaussian_delta(epsilon, mu):
 
     The hockey-stick divergence ``H_{e^eps}(N(mu, 1) || N(0, 1))`` (Balle & Wang 2018, Thm. 8;
     Dong, Roth, Su 2022, Cor. 2.13): a mechanism is mu-GDP iff it is (eps, delta(eps; mu))-DP for all
-    ``eps >= 0``.  Vectorised over ``epsilon`` (in [0, 700]) and ``mu`` (> 0), broadcast together.
+    ``eps >= 0``.  Vectorised over ``epsilon`` (in [0, 10^6]) and ``mu`` (> 0), broadcast together.
     Computed as ``Phi(a) * (1 - exp(eps + log(Phi(a - mu) / Phi(a))))``, ``a = -eps/mu + mu/2``, with
     ``expm1`` and, for short intervals, ``Phi(a) - Phi(a - mu)`` by Gauss-Legendre quadrature: no
     overflow, and relative error below 1e-10 against 60-digit arithmetic down to delta ~ 1e-300.
@@ -221,7 +224,7 @@ def gaussian_delta(epsilon, mu):
     Parameters
     ----------
     epsilon : float or array_like
-        In [0, 700].
+        In [0, 10^6].
     mu : float or array_like
         The GDP parameter, > 0.
 
@@ -241,7 +244,7 @@ def gaussian_delta(epsilon, mu):
     >>> round(float(mu_from_eps_delta(1.0, 0.1269367375066439)), 9)  # the inverse (Table 3)
     1.0
     """
-    epsilon = check_eps("epsilon", epsilon)
+    epsilon = check_array_in("epsilon", epsilon, 0.0, PROFILE_EPS_MAX)
     mu = check_array_in("mu", mu, 0.0, np.inf, open_low=True, open_high=True)
     out = _gaussian_delta(epsilon, mu)
     return out if out.ndim else float(out)
@@ -253,12 +256,12 @@ def mu_from_eps_delta(epsilon, delta):
     ``delta(eps; mu)`` (:func:`gaussian_delta`) increases strictly in ``mu`` from 0 to 1, so the
     root is unique; it is bracketed by expansion and found by bisection in ``log mu`` to machine
     precision.  This is GDP paper Table 3 (mu for common (eps, delta)).  Vectorised: ``epsilon`` in
-    [0, 700] and ``delta`` in (0, 1) are broadcast together.
+    [0, 10^6] and ``delta`` in (0, 1) are broadcast together.
 
     Parameters
     ----------
     epsilon : float or array_like
-        In [0, 700].
+        In [0, 10^6].
     delta : float or array_like
         In (0, 1).
 
@@ -276,7 +279,7 @@ def mu_from_eps_delta(epsilon, delta):
     >>> round(float(mu_from_eps_delta(8.0, 1e-5)), 4)
     1.666
     """
-    epsilon = check_eps("epsilon", epsilon)
+    epsilon = check_array_in("epsilon", epsilon, 0.0, PROFILE_EPS_MAX)
     delta = check_array_in("delta", delta, 0.0, 1.0, open_low=True, open_high=True)
     epsilon, delta = np.broadcast_arrays(epsilon, delta)
     fun = lambda log_mu: _gaussian_delta(epsilon, np.exp(log_mu))  # noqa: E731
