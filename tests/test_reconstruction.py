@@ -62,38 +62,6 @@ def test_clopper_pearson_interval():
         attacks.success_rate([True], confidence=1.0)
 
 
-@pytest.mark.parametrize("clip_norm", [0.05, 100.0])
-def test_gradient_attack_loss_gradient_matches_finite_differences(clip_norm):
-    rng = np.random.default_rng(2)
-    model = dpsgd.MLP(6, 5, 4)
-    params = model.init(3, rng) + 0.3 * rng.standard_normal((3, model.size))
-    resid = 0.05 * rng.standard_normal((3, model.size))
-    z = rng.random((2, 6))
-    loss, grad = attacks.gradient_attack_loss(model, params, resid, z, 2, clip_norm)
-    g = dpsgd.clip(dpsgd.per_example_gradients(model, params, z, np.array([2, 2])), clip_norm)
-    np.testing.assert_allclose(loss, (np.abs(g - resid[:, None]).sum(-1) - (g * resid[:, None]).sum(-1)).sum(0), atol=1e-12)
-    h = 1e-6
-    fd = np.array([(attacks.gradient_attack_loss(model, params, resid, z + h * e, 2, clip_norm)[0]
-                    - attacks.gradient_attack_loss(model, params, resid, z - h * e, 2, clip_norm)[0]) / (2 * h)
-                   for e in np.eye(6)]).T
-    np.testing.assert_allclose(grad, fd, rtol=1e-5, atol=1e-7)
-
-
-def test_gradient_attack_reconstructs_without_noise_and_fails_with_much_noise(digits_split):
-    data, known, pool = digits_split
-    targets = pool[:3]
-    kw = dict(restarts=2, iterations=200, attack_learning_rate=0.02, execution=Execution(seed=3))
-    clean = reconstruction.gradient_reconstructions(data.x[known], data.y[known], data.x[targets], data.y[targets],
-                                                    Training(noise_multiplier=1e-4, clip_norm=1.0, steps=20, learning_rate=1.0), **kw)
-    noisy = reconstruction.gradient_reconstructions(data.x[known], data.y[known], data.x[targets], data.y[targets],
-                                                    Training(noise_multiplier=100.0, clip_norm=1.0, steps=20, learning_rate=1.0), **kw)
-    mse_clean = ((clean - data.x[targets]) ** 2).mean(1)
-    mse_noisy = ((noisy - data.x[targets]) ** 2).mean(1)
-    assert mse_clean.max() < 0.05 < mse_noisy.min()
-    ok = reconstruction.nearest_prior_success(data.x[targets], data.x[targets], data.x[pool[3:]], 10, 5, seed=0)
-    assert ok.all()  # a perfect reconstruction is always nearest to its target
-
-
 @pytest.mark.slow
 def test_prior_game_is_sound_against_the_tight_bound(digits_split):
     # soundness at small scale: full batch and Poisson sampling, each success CI must reach the bound

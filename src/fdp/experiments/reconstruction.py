@@ -25,7 +25,7 @@ from joblib import delayed
 
 from ..parallel import Execution, check_execution, children, chunks, run
 from ..validation import check_positive, check_positive_int
-from . import attacks, dpsgd
+from . import attacks, dpsgd, inversion
 
 __all__ = ["ATTACKS", "GameResult", "check_split", "prior_game", "gradient_reconstructions", "nearest_prior_success",
            "fraction_within"]
@@ -224,9 +224,13 @@ def prior_game(
     )
 
 
-def _attack_one(model, params, residual, label, clip_norm, attack_kw, seed_seq):
-    z, _ = attacks.gradient_attack(model, params, residual, int(label), clip_norm, seed=seed_seq, **attack_kw)
-    return z
+def _invert_chunk(xk, yk, xt, yt, training, hidden, attack_kw, seed_seq):
+    train_seed, attack_seed = children(seed_seq, 2)
+    trace = dpsgd.train(xk, yk, xt, yt, training, hidden=hidden, seed=np.random.default_rng(train_seed), record=True)
+    # the adversary's view, per target: theta_t and g_t minus the known points' clipped gradients (Sec. 2)
+    objective = inversion.Eq1(dpsgd.MLP(xt.shape[1], hidden), trace.params.transpose(1, 0, 2),
+                              (trace.noisy - trace.known).transpose(1, 0, 2), yt, training.clip_norm)
+    return inversion.invert(objective, seed=attack_seed, **attack_kw)
 
 
 def gradient_reconstructions(
@@ -238,14 +242,16 @@ def gradient_reconstructions(
     *,
     hidden: int = 10,
     restarts: int = 5,
-    iterations: int = 300,
+    max_iterations: int = 10_000,
+    tolerance: float = 0.01,
     attack_learning_rate: float = 0.01,
     execution: Execution,
-) -> np.ndarray:
+) -> inversion.Inversion:
     """Full-batch DP-SGD on ``D_- + {z*_r}`` for every target r, then the eq. (1) attack on each run.
 
-    Returns the reconstructions, shape (R, d).  The adversary's view is recorded (memory
-    ``3 T R P`` floats), and ``gbar_t = g_t - known_t`` is formed as in Sec. 2.
+    The targets go out in chunks (``execution.chunk``, default 5): each chunk trains its runs and attacks them
+    together (:func:`fdp.experiments.inversion.invert`), with its own random stream, so the chunking, not the number
+    of workers, fixes the bits.
 
     Parameters
     ----------
@@ -256,39 +262,36 @@ def gradient_reconstructions(
     training : fdp.experiments.dpsgd.Training
         Full batches (``sampling_rate`` 1), as the attack of eq. (1) assumes.
     hidden : int, default 10
-    restarts, iterations : int
-        Of :func:`fdp.experiments.attacks.gradient_attack`.
+    restarts, max_iterations, tolerance : int, int, float
+        Of :func:`fdp.experiments.inversion.invert`.
     attack_learning_rate : float, default 0.01
     execution : fdp.parallel.Execution
-        Its ``seed``, ``n_jobs`` and ``progress`` (one task per target).
+        Its ``seed``, ``chunk``, ``n_jobs`` and ``progress`` (one task per chunk).
 
     Returns
     -------
-    numpy.ndarray
-        (R, d).
+    fdp.experiments.inversion.Inversion
+        Reconstructions (R, d), their losses, and each chunk's iterations and convergence.
 
     References
     ----------
     Hayes et al. (2023) Sec. 2, eq. 1, Fig. 1.
     """
     xt = np.asarray(x_targets, dtype=np.float64)
-    if xt.ndim != 2:
-        raise ValueError(f"x_targets must be (R, d), got shape {xt.shape}")
+    yt = np.asarray(y_targets)
+    if xt.ndim != 2 or yt.shape != xt.shape[:1]:
+        raise ValueError(f"x_targets must be (R, d) and y_targets (R,), got shapes {xt.shape} and {yt.shape}")
     training, execution = dpsgd.check_training(training), check_execution(execution)
     if training.sampling_rate != 1.0:
         raise ValueError(f"training.sampling_rate must be 1 (full batches) for the gradient attack, got {training.sampling_rate}")
-    clip_norm = training.clip_norm
-    train_seed, attack_seed = children(execution.seed, 2)
-    trace = dpsgd.train(x_known, y_known, xt, y_targets, training, hidden=hidden, seed=np.random.default_rng(train_seed),
-                        record=True)
-    model = dpsgd.MLP(xt.shape[1], hidden)
-    residual = trace.noisy - trace.known
-    kw = dict(restarts=restarts, iterations=iterations, learning_rate=attack_learning_rate)
-    seeds = children(attack_seed, len(xt))
-    tasks = (delayed(_attack_one)(model, trace.params[:, r], residual[:, r], y_targets[r], clip_norm, kw, seeds[r])
-             for r in range(len(xt)))
-    out = run(tasks, execution.n_jobs, total=len(xt), progress=execution.progress, desc="gradient attacks")
-    return np.array(out)
+    xk, yk = np.asarray(x_known, dtype=np.float64), np.asarray(y_known)
+    kw = dict(restarts=restarts, max_iterations=max_iterations, tolerance=tolerance, learning_rate=attack_learning_rate)
+    parts = chunks(len(xt), execution.chunk_or(5), execution.seed)
+    starts = np.cumsum([0] + [size for size, _ in parts])
+    tasks = (delayed(_invert_chunk)(xk, yk, xt[lo:lo + size], yt[lo:lo + size], training, hidden, kw, s)
+             for lo, (size, s) in zip(starts, parts))
+    out = run(tasks, execution.n_jobs, total=len(parts), progress=execution.progress, desc="gradient attacks")
+    return inversion.Inversion.concatenate(out)
 
 
 def nearest_prior_success(reconstructions, targets, pool, prior_size: int, priors: int, *, seed) -> np.ndarray:

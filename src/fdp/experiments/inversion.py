@@ -1,0 +1,287 @@
+"""The prior-oblivious gradient-based reconstruction attack (Hayes et al. 2023, Sec. 2, eq. 1), batched.
+
+The adversary of Balle et al. (2022) sees every parameter vector ``theta_t`` and privatised gradient of a
+full-batch DP-SGD run, subtracts the known points' clipped gradients, and looks for the input ``z`` whose
+clipped gradient best explains what is left (the residual ``r_t``)::
+
+    L(z) = sum_t  ||c_t g_t(z) - r_t||_1 - <c_t g_t(z), r_t>        (eq. 1, the label of the target known)
+
+with ``c_t = min(1, C / ||g_t(z)||)``.  :class:`Eq1` evaluates ``L`` and its gradient for many targets
+(each with its own training run) and many starting points at once.
+
+Why it is fast.  Almost all of the cost is the first layer's block, ``sum_ti sum_j |a_ti z_j - R_tij|`` with
+``a = c delta`` (h numbers per step) and ``R`` the residual's block (``T h d`` numbers).  With ``s = sign R``,
+``|x| = -s x + 2 max(0, s x)`` for any sign ``s``, so::
+
+    sum_j |a_i z_j - R_ij| = sum_j |R_ij| - a_i (S z)_i + 2 sum_{j in A_i} |a_i z_j - R_ij|,
+    A_i = {j : s_ij (a_i z_j - R_ij) > 0}.
+
+The first two terms are matrix products with fixed matrices (BLAS, shared by all starting points); ``A_i`` is
+exact but small, because ``j`` can be in it only if ``R_ij`` lies between 0 and ``a_i`` (``z_j`` is in
+[0, 1]): once each row of ``R`` is sorted, those ``j`` form one contiguous run found by binary search.  When
+the noise dominates (every eps the paper plots) ``A`` holds a few per cent of the entries at most.
+
+References
+----------
+Hayes et al. (2023) Sec. 2, eq. 1, App. A; Balle, Cherubin, Hayes (2022).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..validation import check_positive, check_positive_int
+from . import dpsgd
+
+__all__ = ["Eq1", "Inversion", "invert"]
+
+#: The thresholds tau_g = C * ratio^-g (g < size) to which |a_i| is rounded up when the candidates are looked up:
+#: at most 25 % more candidates than the exact run, down to |a_i| = 1e-6 C
+_GRID_RATIO = 1.25
+_GRID_SIZE = 64
+
+
+class Eq1:
+    """Eq. (1) of Hayes et al. for ``R`` targets, each with its own run, and its gradient with respect to the input.
+
+    Parameters
+    ----------
+    model : fdp.experiments.dpsgd.MLP
+    params : array_like
+        (R, T, P): ``theta_t`` of each target's run.
+    residual : array_like
+        (R, T, P): the privatised gradients minus the known points' clipped gradients.
+    labels : array_like of int
+        (R,): each target's label (known to the adversary, App. A).
+    clip_norm : float
+        C, > 0.
+    precision : {"single", "double"}, default "single"
+        Of the two products with the ``2 T h x d`` matrix that bound the cost (memory traffic).  Their results enter
+        the loss multiplied by ``a`` (``|a_i| <= C``), so single precision changes the loss by about 1e-7 of its
+        size; "double" gives the loss to rounding (the tests' finite differences use it).
+
+    Notes
+    -----
+    Memory: about ``5 R T h d`` floats (the first layer and the residual's block, stacked, and the sorted
+    residual with its order); 20 MB per target for the paper's MNIST model and T = 100.
+    """
+
+    def __init__(self, model: dpsgd.MLP, params, residual, labels, clip_norm: float, precision: str = "single"):
+        params = np.asarray(params, dtype=np.float64)
+        residual = np.asarray(residual, dtype=np.float64)
+        if params.ndim != 3 or params.shape != residual.shape or params.shape[2] != model.size:
+            raise ValueError(f"params and residual must both be (R, T, {model.size}), got {params.shape} and {residual.shape}")
+        if not (np.all(np.isfinite(params)) and np.all(np.isfinite(residual))):
+            raise ValueError("params and residual must be finite")
+        labels = np.asarray(labels)
+        if labels.shape != params.shape[:1] or not np.issubdtype(labels.dtype, np.integer):
+            raise ValueError(f"labels must be {params.shape[0]} integers, got {labels!r}")
+        if np.any((labels < 0) | (labels >= model.classes)):
+            raise ValueError(f"labels must lie in [0, {model.classes - 1}], got {labels.tolist()}")
+        self.model, self.clip_norm = model, check_positive("clip_norm", clip_norm)
+        if precision not in ("single", "double"):
+            raise ValueError(f"precision must be 'single' or 'double', got {precision!r}")
+        self._dtype = np.float32 if precision == "single" else np.float64
+        n, steps = params.shape[:2]
+        h, d = model.hidden, model.d
+        w1, self.b1, self.w2, self.b2 = model.unpack(params)
+        r1, self.rb1, self.rw2, self.rb2 = model.unpack(residual)
+        self.onehot = np.eye(model.classes)[labels][:, None, None, :]  # (R, 1, 1, k)
+        sign = np.where(r1 >= 0.0, 1.0, -1.0)
+        # one matrix product gives W1 z (the first layer) and (S + R) z (the dense part of the block's loss)
+        self.stacked = np.concatenate([w1.reshape(n, steps * h, d), (sign + r1).reshape(n, steps * h, d)], axis=1).astype(self._dtype)
+        self.l1_const = np.abs(r1).sum(axis=(1, 2, 3))  # (R,)
+        rows = r1.reshape(-1, d)
+        order = np.argsort(rows, axis=1, kind="stable")
+        self.sorted_abs = np.abs(np.take_along_axis(rows, order, axis=1)).ravel()
+        self.sorted_j = order.astype(np.int32).ravel()
+        # candidates for A: R_ij between 0 and a_i.  Per row, where the sorted entries cross 0 and +-tau_g on a geometric
+        # grid of thresholds up to C (|a_i| <= C); a is rounded up to the grid, so the run found holds every candidate
+        grid = self.clip_norm * _GRID_RATIO ** np.arange(1 - _GRID_SIZE, 1)
+        offset = (np.arange(len(rows)) * d)[:, None]
+        sorted_rows = np.take_along_axis(rows, order, axis=1)
+        zero = np.array([np.searchsorted(row, 0.0, side="left") for row in sorted_rows])[:, None]
+        upper = np.array([np.searchsorted(row, grid, side="left") for row in sorted_rows])
+        lower = np.array([np.searchsorted(row, -grid, side="right") for row in sorted_rows])
+        self._far = (offset + np.concatenate([lower, upper], axis=1)).ravel()  # (rows, 2 G): a_i < 0, then a_i >= 0
+        self._zero = (offset + zero).ravel()
+        self._row = np.arange(n * steps * h).reshape(n, steps, 1, h)
+        self.shape = (n, steps)
+
+    def __call__(self, z):
+        """``(loss (R, B), gradient (R, B, d))`` at inputs ``z`` (R, B, d): B starting points per target."""
+        z = np.asarray(z, dtype=np.float64)
+        n, steps = self.shape
+        h, d = self.model.hidden, self.model.d
+        if z.ndim != 3 or z.shape[0] != n or z.shape[2] != d:
+            raise ValueError(f"z must be ({n}, B, {d}), got shape {z.shape}")
+        b = z.shape[1]
+        prod = np.matmul(self.stacked, z.astype(self._dtype).transpose(0, 2, 1)).astype(np.float64).reshape(n, 2, steps, h, b).transpose(1, 0, 2, 4, 3)
+        a = prod[0] + self.b1[:, :, None, :]  # (R, T, B, h)
+        mz = prod[1]  # (S + R) z
+        hid, s = dpsgd.elu_parts(a)
+        s2 = np.where(a < 0.0, s, 0.0)  # elu''
+        p = dpsgd.softmax(np.einsum("rtkh,rtbh->rtbk", self.w2, hid) + self.b2[:, :, None, :], inplace=True)
+        e = p - self.onehot
+        back = np.einsum("rtkh,rtbk->rtbh", self.w2, e)  # W2^T e
+        delta = s * back
+        zsq = (z * z).sum(-1)[:, None, :]  # (R, 1, B)
+        norm = np.sqrt(np.maximum((delta * delta).sum(-1) * (zsq + 1.0) + (e * e).sum(-1) * ((hid * hid).sum(-1) + 1.0), 1e-300))
+        c = np.minimum(1.0, self.clip_norm / norm)  # (R, T, B)
+        alpha = c[..., None] * delta  # the clipped first-layer gradient is alpha z^T
+        corr, saz, sat_alpha = self._active(alpha, z)
+        # the small blocks, dense: b1 (clipped gradient alpha), b2 (c e) and W2 (c e hid^T)
+        ce = c[..., None] * e
+        rb1, rb2, rw2 = self.rb1[:, :, None], self.rb2[:, :, None], self.rw2
+        d_b1, d_b2 = alpha - rb1, ce - rb2
+        d_w2 = ce[..., :, None] * hid[..., None, :]
+        d_w2 -= rw2[:, :, None]
+        sd_w2 = np.sign(d_w2)
+        rw2_hid = np.einsum("rtkh,rtbh->rtbk", rw2, hid)
+        sd_hid = np.einsum("rtbkh,rtbh->rtbk", sd_w2, hid)
+        v_b1, v_b2 = np.sign(d_b1) - rb1, np.sign(d_b2) - rb2  # v = dL / d(clipped gradient)
+        per_step = (np.abs(d_b1).sum(-1) - (alpha * rb1).sum(-1) + np.abs(d_b2).sum(-1) - (ce * rb2).sum(-1)
+                    + np.abs(d_w2).sum(axis=(-2, -1)) - (ce * rw2_hid).sum(-1) - (alpha * mz).sum(-1))
+        loss = self.l1_const[:, None] + per_step.sum(axis=1) + 2.0 * corr
+        v_w1_z = 2.0 * saz - mz  # v_W1 z, v_W1 = sign(alpha z^T - R) - R
+        vg = (alpha * (v_w1_z + v_b1)).sum(-1) + (ce * (sd_hid - rw2_hid + v_b2)).sum(-1)  # <v, clipped gradient>
+        # through the clipping: u = c (v - proj g_clipped), proj = <v, g_clipped> / |g_clipped|^2 when clipped
+        proj = np.where(norm > self.clip_norm, vg / np.maximum(c * norm, 1e-300) ** 2, 0.0)[..., None]
+        cc = c[..., None]
+        m = cc * (v_w1_z + v_b1 - proj * (zsq[..., None] + 1.0) * alpha)  # u_W1 z + u_b1
+        n_vec = cc * (sd_hid - rw2_hid + v_b2 - proj * ((hid * hid).sum(-1, keepdims=True) + 1.0) * ce)  # u_W2 hid + u_b2
+        u_w2_e = cc * (np.einsum("rtbkh,rtbk->rtbh", sd_w2, e) - np.einsum("rtkh,rtbk->rtbh", rw2, e) - proj * (ce * e).sum(-1, keepdims=True) * hid)
+        v_o = n_vec + np.einsum("rtkh,rtbh->rtbk", self.w2, s * m)
+        pv = p * v_o - p * (p * v_o).sum(-1, keepdims=True)  # softmax Jacobian
+        d_a = s * np.einsum("rtkh,rtbk->rtbh", self.w2, pv) + s2 * back * m + s * u_w2_e
+        # W1^T d_a - (S + R)^T alpha in one product; then the active entries and the projection's z term
+        rhs = np.stack([d_a, -alpha], axis=1).transpose(0, 3, 1, 2, 4).reshape(n, b, 2 * steps * h)
+        grad = np.matmul(rhs.astype(self._dtype), self.stacked).astype(np.float64)
+        grad += 2.0 * sat_alpha
+        grad -= (c * proj[..., 0] * (alpha * delta).sum(-1)).sum(axis=1)[..., None] * z
+        return loss, grad
+
+    def _active(self, alpha, z):
+        """The exact correction of the first-layer block over its active entries ``A``.
+
+        Returns ``sum_A |a_i z_j - R_ij|`` per (target, start), ``(S o A) z`` (R, T, B, h) and
+        ``(S o A)^T a`` summed over steps (R, B, d).  An entry is active iff ``|a_i| z_j > |R_ij|`` with ``R_ij``
+        of the sign of ``a_i`` (``R_ij = 0`` counts as positive)."""
+        n, steps, b, h = alpha.shape
+        d = self.model.d
+        mag = np.abs(alpha)
+        g = np.ceil(np.log(np.maximum(mag, 1e-300) / self.clip_norm) / np.log(_GRID_RATIO) + 1e-9).astype(np.int64)
+        g = np.clip(g + _GRID_SIZE - 1, 0, _GRID_SIZE - 1)
+        up = alpha >= 0.0
+        far = self._far[self._row * (2 * _GRID_SIZE) + _GRID_SIZE * up + g]
+        zero = np.broadcast_to(self._zero[self._row], alpha.shape)
+        lo, hi = np.where(up, zero, far).ravel(), np.where(up, far, zero).ravel()
+        counts = np.maximum(hi - lo, 0)
+        first = np.cumsum(counts) - counts  # where each owner's candidates start in the flat list
+        pos = np.arange(counts.sum()) + np.repeat(lo - first, counts)
+        zbase = ((np.arange(n)[:, None] * b + np.arange(b)) * d)[:, None, :, None]  # (R, 1, B, 1)
+        col = np.repeat(np.broadcast_to(zbase, alpha.shape).ravel(), counts) + np.take(self.sorted_j, pos)
+        mag_rep = np.repeat(mag.ravel(), counts)
+        zj = np.take(z, col)
+        excess = mag_rep * zj - np.take(self.sorted_abs, pos)  # > 0 exactly on A, where it is |a_i z_j - R_ij|
+        act = excess > 0.0
+        # per owner (a_i of one step, target and start): its candidates are one contiguous segment
+        some = np.flatnonzero(counts)
+        per_owner = np.zeros((2, alpha.size))
+        if some.size:
+            per_owner[0, some] = np.add.reduceat(np.maximum(excess, 0.0), first[some])
+            per_owner[1, some] = np.add.reduceat(zj * act, first[some])
+        corr = per_owner[0].reshape(alpha.shape).sum(axis=(1, 3))
+        saz = np.where(up, 1.0, -1.0) * per_owner[1].reshape(alpha.shape)
+        # sum over the active (i, t) of s_ij a_i = |a_i|
+        sat = np.bincount(col, weights=mag_rep * act, minlength=n * b * d).reshape(n, b, d)
+        return corr, saz, sat
+
+
+@dataclass(frozen=True)
+class Inversion:
+    """What :func:`invert` found.
+
+    Attributes
+    ----------
+    reconstructions : numpy.ndarray
+        (R, d): per target, the start whose final loss is lowest.
+    loss : numpy.ndarray
+        (R,): eq. (1) at the reconstruction.
+    iterations : numpy.ndarray
+        (R,): Adam steps taken (the same for the targets optimised together).
+    converged : numpy.ndarray
+        (R,) booleans: whether the convergence test stopped the run (else ``max_iterations`` did).
+    """
+
+    reconstructions: np.ndarray
+    loss: np.ndarray
+    iterations: np.ndarray
+    converged: np.ndarray
+
+    @staticmethod
+    def concatenate(parts) -> "Inversion":
+        """The targets of several :class:`Inversion` in order, as one."""
+        return Inversion(*(np.concatenate([getattr(p, f) for p in parts]) for f in ("reconstructions", "loss", "iterations", "converged")))
+
+
+def invert(objective: Eq1, *, restarts: int = 5, learning_rate: float = 0.01, max_iterations: int = 10_000,
+           tolerance: float = 0.01, check_every: int = 50, seed) -> Inversion:
+    """Minimise eq. (1) over inputs in [0, 1]^d from ``restarts`` uniform random starts per target (Sec. 2, App. A).
+
+    Adam (step ``learning_rate``; the paper runs 10^6 steps of plain gradient descent) projected onto the box, all
+    targets and starts at once.  Every ``check_every`` steps the lowest loss reached so far by each start is compared
+    with the one a check earlier: the run stops when, for every start, the last ``check_every`` steps gained less
+    than ``tolerance`` times what all the steps before them gained (the objective stopped improving), or after
+    ``max_iterations`` steps.
+
+    Parameters
+    ----------
+    objective : Eq1
+    restarts : int, default 5
+    learning_rate : float, default 0.01
+    max_iterations : int, default 10,000
+    tolerance : float, default 0.01
+        In (0, 1).
+    check_every : int, default 50
+    seed : int or numpy.random.SeedSequence
+
+    Returns
+    -------
+    Inversion
+
+    References
+    ----------
+    Hayes et al. (2023) Sec. 2, eq. 1, App. A.
+    """
+    restarts = check_positive_int("restarts", restarts)
+    learning_rate = check_positive("learning_rate", learning_rate)
+    max_iterations = check_positive_int("max_iterations", max_iterations)
+    check_every = check_positive_int("check_every", check_every)
+    tolerance = float(tolerance)
+    if not 0.0 < tolerance < 1.0:
+        raise ValueError(f"tolerance must lie in (0, 1), got {tolerance!r}")
+    n = objective.shape[0]
+    z = np.random.default_rng(seed).random((n, restarts, objective.model.d))
+    m1, m2 = np.zeros_like(z), np.zeros_like(z)
+    loss, grad = objective(z)
+    first = best = last_check = loss
+    converged, i = False, 0
+    while i < max_iterations:
+        i += 1
+        m1 = 0.9 * m1 + 0.1 * grad
+        m2 = 0.999 * m2 + 0.001 * grad * grad
+        z = np.clip(z - learning_rate * (m1 / (1 - 0.9**i)) / (np.sqrt(m2 / (1 - 0.999**i)) + 1e-8), 0.0, 1.0)
+        loss, grad = objective(z)
+        best = np.minimum(best, loss)
+        if i % check_every == 0:
+            converged = bool(np.all(last_check - best < tolerance * (first - last_check)))
+            last_check = best
+            if converged:
+                break
+    pick = np.argmin(loss, axis=1)
+    rows = np.arange(n)
+    return Inversion(reconstructions=z[rows, pick], loss=loss[rows, pick], iterations=np.full(n, i),
+                     converged=np.full(n, converged))

@@ -1,0 +1,112 @@
+"""The batched gradient-based attack (fdp.experiments.inversion) against brute force, finite differences and known answers."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fdp.experiments import datasets, dpsgd, inversion, reconstruction
+from fdp.experiments.dpsgd import Training
+from fdp.parallel import Execution
+
+
+def brute_force_loss(model, params, residual, labels, clip_norm, z):
+    """Eq. (1) with every per-example gradient materialised and clipped: (R, B)."""
+    out = np.zeros(z.shape[:2])
+    for r in range(z.shape[0]):
+        for t in range(params.shape[1]):
+            g = dpsgd.clip(dpsgd.per_example_gradients(model, params[r, t][None], z[r][None], np.full((1, z.shape[1]), labels[r]))[0], clip_norm)
+            out[r] += np.abs(g - residual[r, t]).sum(-1) - g @ residual[r, t]
+    return out
+
+
+def problem(seed, noise, clip_norm=0.3, d=6, hidden=5, classes=4, runs=2, steps=3):
+    """A small model; the residual is a clipped gradient at a point plus noise, so the active sets are not empty."""
+    rng = np.random.default_rng(seed)
+    model = dpsgd.MLP(d, hidden, classes)
+    params = (model.init(runs * steps, rng) + 0.3 * rng.standard_normal((runs * steps, model.size))).reshape(runs, steps, -1)
+    labels = rng.integers(0, classes, runs)
+    point = rng.random((runs, d))
+    g = np.stack([dpsgd.clip(dpsgd.per_example_gradients(model, params[r], np.repeat(point[r][None], steps, 0)[:, None],
+                                                           np.full((steps, 1), labels[r]))[:, 0], clip_norm) for r in range(runs)])
+    return model, params, g + noise * rng.standard_normal(g.shape), labels, clip_norm
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10**6), noise=st.sampled_from([1e-4, 1e-2, 1.0]), clip_norm=st.sampled_from([0.01, 0.3, 100.0]))
+def test_loss_equals_brute_force(seed, noise, clip_norm):
+    # exact: the dense part, the active entries and the small blocks together give eq. (1) to rounding
+    model, params, resid, labels, c = problem(seed, noise, clip_norm)
+    z = np.random.default_rng(seed + 1).random((2, 3, model.d))
+    loss, _ = inversion.Eq1(model, params, resid, labels, c, precision="double")(z)
+    np.testing.assert_allclose(loss, brute_force_loss(model, params, resid, labels, c, z), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("noise", [1e-3, 0.05])
+@pytest.mark.parametrize("clip_norm", [0.05, 10.0])
+def test_gradient_matches_finite_differences(noise, clip_norm):
+    model, params, resid, labels, c = problem(2, noise, clip_norm)
+    objective = inversion.Eq1(model, params, resid, labels, c, precision="double")
+    z = np.random.default_rng(3).random((2, 2, model.d))
+    _, grad = objective(z)
+    h = 1e-7
+    fd = np.stack([(objective(z + h * e)[0] - objective(z - h * e)[0]) / (2 * h)
+                   for e in np.eye(model.d)[:, None, None, :] * np.ones((1, 2, 2, 1))], axis=-1)
+    np.testing.assert_allclose(grad, fd, rtol=1e-5, atol=1e-6)
+
+
+def test_single_precision_products_change_little():
+    model, params, resid, labels, c = problem(4, 0.01)
+    z = np.random.default_rng(5).random((2, 4, model.d))
+    l64, g64 = inversion.Eq1(model, params, resid, labels, c, precision="double")(z)
+    l32, g32 = inversion.Eq1(model, params, resid, labels, c)(z)
+    np.testing.assert_allclose(l32, l64, rtol=1e-6)
+    np.testing.assert_allclose(g32, g64, rtol=1e-4, atol=1e-6 * np.abs(g64).max())
+
+
+@pytest.fixture(scope="module")
+def digits_split():
+    data = datasets.digits()
+    perm = np.random.default_rng(0).permutation(len(data.y))
+    return data, perm[:199], perm[999:]
+
+
+def test_reconstructs_without_noise_and_fails_with_much_noise(digits_split):
+    # a case whose answer is known: with (almost) no noise the minimiser of eq. (1) is the target
+    data, known, pool = digits_split
+    targets = pool[:4]
+    kw = dict(restarts=2, max_iterations=3000, attack_learning_rate=0.02, execution=Execution(seed=3, chunk=3))
+    clean = reconstruction.gradient_reconstructions(data.x[known], data.y[known], data.x[targets], data.y[targets],
+                                                    Training(noise_multiplier=1e-6, clip_norm=1.0, steps=10, learning_rate=1.0), **kw)
+    noisy = reconstruction.gradient_reconstructions(data.x[known], data.y[known], data.x[targets], data.y[targets],
+                                                    Training(noise_multiplier=100.0, clip_norm=1.0, steps=10, learning_rate=1.0), **kw)
+    mse_clean = ((clean.reconstructions - data.x[targets]) ** 2).mean(1)
+    mse_noisy = ((noisy.reconstructions - data.x[targets]) ** 2).mean(1)
+    assert mse_clean.max() < 1e-3 < 0.05 < mse_noisy.min()
+    assert clean.converged.all() and noisy.converged.all() and clean.iterations.max() < 3000
+    assert clean.reconstructions.shape == (4, 64) and np.all((clean.reconstructions >= 0) & (clean.reconstructions <= 1))
+
+
+def test_invert_stops_at_max_iterations_and_checks_its_arguments():
+    model, params, resid, labels, c = problem(6, 0.01)
+    objective = inversion.Eq1(model, params, resid, labels, c)
+    out = inversion.invert(objective, restarts=3, max_iterations=7, check_every=50, seed=0)
+    assert out.iterations.tolist() == [7, 7] and not out.converged.any()
+    # the reconstruction is the start with the lowest loss
+    assert np.all(out.loss <= objective(np.random.default_rng(0).random((2, 3, model.d)))[0].max(axis=1))
+    for kw, name in ((dict(tolerance=1.0), "tolerance"), (dict(restarts=0), "restarts"), (dict(learning_rate=-1.0), "learning_rate"),
+                     (dict(max_iterations=0), "max_iterations")):
+        with pytest.raises(ValueError, match=name):
+            inversion.invert(objective, seed=0, **kw)
+
+
+def test_eq1_checks_its_arguments():
+    model, params, resid, labels, c = problem(7, 0.01)
+    with pytest.raises(ValueError, match="labels"):
+        inversion.Eq1(model, params, resid, np.array([0, 9]), c)
+    with pytest.raises(ValueError, match="params and residual"):
+        inversion.Eq1(model, params, resid[:, :2], labels, c)
+    with pytest.raises(ValueError, match="precision"):
+        inversion.Eq1(model, params, resid, labels, c, precision="half")
+    with pytest.raises(ValueError, match="z must be"):
+        inversion.Eq1(model, params, resid, labels, c)(np.zeros((3, 1, model.d)))
