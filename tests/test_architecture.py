@@ -129,7 +129,7 @@ LAYERS = (
     ("calibration", {"calibrate"}),
     ("interface", {"cli"}),
 )
-EXPERIMENTS = {"dpsgd", "attacks", "audit", "reconstruction", "datasets"}  # above accounting, beside the readings
+EXPERIMENTS = {"dpsgd", "attacks", "audit", "reconstruction", "inversion", "datasets"}  # above accounting, beside the readings
 
 
 SUBPACKAGES = {"curves", "accounting", "experiments"}

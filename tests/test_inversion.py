@@ -110,3 +110,30 @@ def test_eq1_checks_its_arguments():
         inversion.Eq1(model, params, resid, labels, c, precision="half")
     with pytest.raises(ValueError, match="z must be"):
         inversion.Eq1(model, params, resid, labels, c)(np.zeros((3, 1, model.d)))
+
+
+def test_target_loss_and_concatenation(digits_split):
+    data, known, pool = digits_split
+    targets = pool[:3]
+    out = reconstruction.gradient_reconstructions(data.x[known], data.y[known], data.x[targets], data.y[targets],
+                                                  Training(noise_multiplier=1.0, clip_norm=1.0, steps=5, learning_rate=1.0),
+                                                  restarts=1, max_iterations=20, execution=Execution(seed=1, chunk=2))
+    assert out.reconstructions.shape == (3, 64) and out.loss.shape == out.target_loss.shape == (3,)
+    assert out.iterations.tolist() == [20, 20, 20]  # two chunks (2 + 1 targets), each stopped by max_iterations
+    # the chunking fixes the bits: the same seed and chunk give the same reconstructions
+    again = reconstruction.gradient_reconstructions(data.x[known], data.y[known], data.x[targets], data.y[targets],
+                                                    Training(noise_multiplier=1.0, clip_norm=1.0, steps=5, learning_rate=1.0),
+                                                    restarts=1, max_iterations=20, execution=Execution(seed=1, chunk=2, n_jobs=2))
+    np.testing.assert_array_equal(out.reconstructions, again.reconstructions)
+
+
+def test_nearest_prior_rate_is_a_t_interval_over_targets():
+    from scipy import stats
+    rng = np.random.default_rng(0)
+    ok = rng.random((30, 40)) < rng.random((30, 1))  # targets with their own success probabilities
+    rate = reconstruction.nearest_prior_rate(ok)
+    per_target = ok.mean(axis=1)
+    lo, hi = stats.t.interval(0.95, len(per_target) - 1, loc=per_target.mean(), scale=stats.sem(per_target))
+    assert rate.estimate == pytest.approx(ok.mean()) and (rate.lower, rate.upper) == pytest.approx((max(lo, 0), min(hi, 1)))
+    with pytest.raises(ValueError, match="at least 2 targets"):
+        reconstruction.nearest_prior_rate(ok[:1])

@@ -214,17 +214,24 @@ class Inversion:
         (R,): Adam steps taken (the same for the targets optimised together).
     converged : numpy.ndarray
         (R,) booleans: whether the convergence test stopped the run (else ``max_iterations`` did).
+    target_loss : numpy.ndarray or None
+        (R,): eq. (1) at the true target, when known (:func:`fdp.experiments.reconstruction.gradient_reconstructions`
+        sets it).  A reconstruction whose loss is lower than its target's shows that the optimiser did its job and
+        the minimiser of eq. (1) is not the target: more steps cannot help.
     """
 
     reconstructions: np.ndarray
     loss: np.ndarray
     iterations: np.ndarray
     converged: np.ndarray
+    target_loss: np.ndarray | None = None
 
     @staticmethod
     def concatenate(parts) -> "Inversion":
         """The targets of several :class:`Inversion` in order, as one."""
-        return Inversion(*(np.concatenate([getattr(p, f) for p in parts]) for f in ("reconstructions", "loss", "iterations", "converged")))
+        fields = ("reconstructions", "loss", "iterations", "converged", "target_loss")
+        return Inversion(*(None if any(getattr(p, f) is None for p in parts) else np.concatenate([getattr(p, f) for p in parts])
+                           for f in fields))
 
 
 def invert(objective: Eq1, *, restarts: int = 5, learning_rate: float = 0.01, max_iterations: int = 10_000,

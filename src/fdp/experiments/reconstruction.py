@@ -8,27 +8,29 @@ ReRo bound (``fdp.curves.rero``) says no adversary succeeds with probability abo
 * :func:`prior_game` -- many games at once (vectorised DP-SGD runs, chunks in parallel with
   joblib), scored by the prior-aware attacks of :mod:`fdp.experiments.attacks`: Alg. 2, Alg. 3, the
   likelihood attack of App. G, and Alg. 2 without subtracting the known gradients (App. E).
-* :func:`gradient_reconstructions` -- the prior-oblivious gradient-based attack (eq. 1) on
-  full-batch runs, one run per joblib task.
+* :func:`gradient_reconstructions` -- the prior-oblivious gradient-based attack (eq. 1,
+  :mod:`fdp.experiments.inversion`) on full-batch runs, a chunk of targets per joblib task.
 * :func:`nearest_prior_success` -- App. D / footnote 5: a free-form reconstruction counts as a
-  success when the target is its nearest point in a random prior.
+  success when the target is its nearest point in a random prior; :func:`nearest_prior_rate` its rate
+  with an interval over targets.
 * :func:`fraction_within` -- App. I: the fraction of a reconstruction's coordinates within a radius of
   the target's (success when it reaches rho).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from joblib import delayed
+from scipy.stats import t as student_t
 
 from ..parallel import Execution, check_execution, children, chunks, run
 from ..validation import check_positive, check_positive_int
 from . import attacks, dpsgd, inversion
 
 __all__ = ["ATTACKS", "GameResult", "check_split", "prior_game", "gradient_reconstructions", "nearest_prior_success",
-           "fraction_within"]
+           "nearest_prior_rate", "fraction_within"]
 
 #: attack name -> what it is (keys of :attr:`GameResult.success`)
 ATTACKS = {
@@ -230,7 +232,8 @@ def _invert_chunk(xk, yk, xt, yt, training, hidden, attack_kw, seed_seq):
     # the adversary's view, per target: theta_t and g_t minus the known points' clipped gradients (Sec. 2)
     objective = inversion.Eq1(dpsgd.MLP(xt.shape[1], hidden), trace.params.transpose(1, 0, 2),
                               (trace.noisy - trace.known).transpose(1, 0, 2), yt, training.clip_norm)
-    return inversion.invert(objective, seed=attack_seed, **attack_kw)
+    found = inversion.invert(objective, seed=attack_seed, **attack_kw)
+    return replace(found, target_loss=objective(xt[:, None, :])[0][:, 0])
 
 
 def gradient_reconstructions(
@@ -349,6 +352,40 @@ def nearest_prior_success(reconstructions, targets, pool, prior_size: int, prior
         nearest_other = np.take_along_axis(d_pool[:, None, :], picks, axis=-1).min(axis=-1)
         out[i:i + block] = d_target[i:i + block, None] < nearest_other
     return out
+
+
+def nearest_prior_rate(successes, confidence: float = 0.95) -> attacks.Proportion:
+    """The App. D success rate over targets, with a Student-t interval over the targets' own rates.
+
+    The targets are the independent units (the random priors of one target share its reconstruction), so the
+    interval is that of the mean of the per-target rates ``successes.mean(axis=1)``, not a binomial interval over
+    all ``targets x priors`` indicators.
+
+    Parameters
+    ----------
+    successes : array_like
+        (R, priors) booleans of :func:`nearest_prior_success`, R >= 2.
+    confidence : float, default 0.95
+
+    Returns
+    -------
+    fdp.experiments.attacks.Proportion
+        The rate and its interval, clipped to [0, 1].
+
+    Examples
+    --------
+    >>> nearest_prior_rate([[True, True], [False, False], [True, False]]).estimate
+    0.5
+    """
+    per_target = np.asarray(successes, dtype=np.float64)
+    if per_target.ndim != 2 or len(per_target) < 2:
+        raise ValueError(f"successes must be (targets, priors) with at least 2 targets, got shape {per_target.shape}")
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must lie in (0, 1), got {confidence}")
+    per_target = per_target.mean(axis=1)
+    mean, n = float(per_target.mean()), len(per_target)
+    half = float(student_t.ppf(0.5 + confidence / 2, n - 1) * per_target.std(ddof=1) / np.sqrt(n))
+    return attacks.Proportion(mean, max(0.0, mean - half), min(1.0, mean + half))
 
 
 def fraction_within(reconstructions, targets, radius: float) -> np.ndarray:
