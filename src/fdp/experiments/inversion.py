@@ -99,13 +99,14 @@ class Eq1:
         self.sorted_j = order.astype(np.int32).ravel()
         # candidates for A: R_ij between 0 and a_i.  Per row, where the sorted entries cross 0 and +-tau_g on a geometric
         # grid of thresholds up to C (|a_i| <= C); a is rounded up to the grid, so the run found holds every candidate
-        grid = self.clip_norm * _GRID_RATIO ** np.arange(1 - _GRID_SIZE, 1)
+        # (and one at infinity, for an |a_i| that rounding puts above C)
+        grid = np.append(self.clip_norm * _GRID_RATIO ** np.arange(1 - _GRID_SIZE, 1), np.inf)
         offset = (np.arange(len(rows)) * d)[:, None]
         sorted_rows = np.take_along_axis(rows, order, axis=1)
         zero = np.array([np.searchsorted(row, 0.0, side="left") for row in sorted_rows])[:, None]
         upper = np.array([np.searchsorted(row, grid, side="left") for row in sorted_rows])
         lower = np.array([np.searchsorted(row, -grid, side="right") for row in sorted_rows])
-        self._far = (offset + np.concatenate([lower, upper], axis=1)).ravel()  # (rows, 2 G): a_i < 0, then a_i >= 0
+        self._far = (offset + np.concatenate([lower, upper], axis=1)).ravel()  # (rows, 2 (G + 1)): a_i < 0, then a_i >= 0
         self._zero = (offset + zero).ravel()
         self._row = np.arange(n * steps * h).reshape(n, steps, 1, h)
         self.shape = (n, steps)
@@ -173,9 +174,9 @@ class Eq1:
         d = self.model.d
         mag = np.abs(alpha)
         g = np.ceil(np.log(np.maximum(mag, 1e-300) / self.clip_norm) / np.log(_GRID_RATIO) + 1e-9).astype(np.int64)
-        g = np.clip(g + _GRID_SIZE - 1, 0, _GRID_SIZE - 1)
+        g = np.clip(g + _GRID_SIZE - 1, 0, _GRID_SIZE)  # the smallest threshold >= |a_i|
         up = alpha >= 0.0
-        far = self._far[self._row * (2 * _GRID_SIZE) + _GRID_SIZE * up + g]
+        far = self._far[self._row * (2 * _GRID_SIZE + 2) + (_GRID_SIZE + 1) * up + g]
         zero = np.broadcast_to(self._zero[self._row], alpha.shape)
         lo, hi = np.where(up, zero, far).ravel(), np.where(up, far, zero).ravel()
         counts = np.maximum(hi - lo, 0)
