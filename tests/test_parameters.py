@@ -90,7 +90,7 @@ def test_the_schemas_choices_are_the_librarys():
     ("gdp_tables", {"rdp_order_min": 1.0}, "rdp_order_min must be a number > 1, got 1.0"),
     ("reconstruction_attacks", {"dataset": "cifar"}, 'dataset must be one of "mnist", "digits", got'),
     ("reconstruction_attacks", {"progress": "yes"}, "progress must be true or false, got 'yes'"),
-    ("reconstruction_attacks", {"fig1_epsilon": [1.0, 2e6]}, "fig1_epsilon[1] must be a number in (0, 1000000], got 2000000.0"),
+    ("reconstruction_attacks", {"fig1_epsilon": [1.0, 2e6]}, "fig1_epsilon[1] must be a number in (0, 1e+06], got 2000000.0"),
     ("report", {"results_dir": "/no/such/folder"}, "results_dir must be a folder that exists (or empty)"),
 ])
 def test_a_bad_value_is_refused_naming_the_parameter(nb, values, message):

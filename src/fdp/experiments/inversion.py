@@ -18,8 +18,9 @@ Why it is fast.  Almost all of the cost is the first layer's block, ``sum_ti sum
 
 The first two terms are matrix products with fixed matrices (BLAS, shared by all starting points); ``A_i`` is
 exact but small, because ``j`` can be in it only if ``R_ij`` lies between 0 and ``a_i`` (``z_j`` is in
-[0, 1]): once each row of ``R`` is sorted, those ``j`` form one contiguous run found by binary search.  When
-the noise dominates (every eps the paper plots) ``A`` holds a few per cent of the entries at most.
+[0, 1]): once each row of ``R`` is sorted, those ``j`` form one contiguous run, looked up in a table of each row's
+crossings of a geometric grid of thresholds.  On the paper's MNIST set-up those candidates are about 0.01 % of the
+block at eps = 1, 0.6 % at eps = 100 and 8 % at eps = 10^4 (``benchmarks/bench_inversion.py``).
 
 References
 ----------
