@@ -38,6 +38,7 @@ def test_loss_equals_brute_force(seed, noise, clip_norm):
     # exact: the dense part, the active entries and the small blocks together give eq. (1) to rounding
     model, params, resid, labels, c = problem(seed, noise, clip_norm)
     z = np.random.default_rng(seed + 1).random((2, 3, model.d))
+    z[:, 0, :2] = 0.0, 1.0  # the box's corners, where the active set's bound is tight
     loss, _ = inversion.Eq1(model, params, resid, labels, c, precision="double")(z)
     np.testing.assert_allclose(loss, brute_force_loss(model, params, resid, labels, c, z), rtol=1e-12, atol=1e-12)
 
@@ -92,12 +93,21 @@ def test_invert_stops_at_max_iterations_and_checks_its_arguments():
     objective = inversion.Eq1(model, params, resid, labels, c)
     out = inversion.invert(objective, restarts=3, max_iterations=7, check_every=50, seed=0)
     assert out.iterations.tolist() == [7, 7] and not out.converged.any()
-    # the reconstruction is the start with the lowest loss
-    assert np.all(out.loss <= objective(np.random.default_rng(0).random((2, 3, model.d)))[0].max(axis=1))
     for kw, name in ((dict(tolerance=1.0), "tolerance"), (dict(restarts=0), "restarts"), (dict(learning_rate=-1.0), "learning_rate"),
                      (dict(max_iterations=0), "max_iterations")):
         with pytest.raises(ValueError, match=name):
             inversion.invert(objective, seed=0, **kw)
+
+
+def test_invert_stops_on_a_flat_objective_and_keeps_the_best_start():
+    model, params, resid, labels, c = problem(6, 0.01)
+    model.unpack(params)[3][1, :, labels[1]] = 1e4  # target 1: a saturated softmax, eq. (1) constant in z
+    objective = inversion.Eq1(model, params, resid, labels, c)
+    out = inversion.invert(objective, restarts=3, max_iterations=5000, seed=0)
+    assert out.converged.all() and out.iterations.max() < 5000
+    # the reconstruction is the start with the lowest final loss
+    final = objective(np.stack([out.reconstructions] * 3, axis=1))[0][:, 0]
+    np.testing.assert_allclose(final, out.loss)
 
 
 def test_eq1_checks_its_arguments():
@@ -110,6 +120,12 @@ def test_eq1_checks_its_arguments():
         inversion.Eq1(model, params, resid, labels, c, precision="half")
     with pytest.raises(ValueError, match="z must be"):
         inversion.Eq1(model, params, resid, labels, c)(np.zeros((3, 1, model.d)))
+    for z in (np.full((2, 1, model.d), 1.5), np.full((2, 1, model.d), -0.1), np.full((2, 1, model.d), np.nan)):
+        with pytest.raises(ValueError, match=r"z must lie in \[0, 1\]"):
+            inversion.Eq1(model, params, resid, labels, c)(z)
+    for kw, name in ((dict(tolerance="x"), "tolerance"), (dict(seed=-1), "seed")):
+        with pytest.raises(ValueError, match=name):
+            inversion.invert(inversion.Eq1(model, params, resid, labels, c), **{"seed": 0, **kw})
 
 
 def test_target_loss_and_concatenation(digits_split):
@@ -127,13 +143,38 @@ def test_target_loss_and_concatenation(digits_split):
     np.testing.assert_array_equal(out.reconstructions, again.reconstructions)
 
 
-def test_nearest_prior_rate_is_a_t_interval_over_targets():
-    from scipy import stats
+def test_gradient_reconstructions_checks_its_targets(digits_split):
+    data, known, pool = digits_split
+    run = Training(noise_multiplier=1.0, clip_norm=1.0, steps=5, learning_rate=1.0)
+    for xt, match in ((16 * data.x[pool[:2]], r"x_targets must lie in \[0, 1\]"), (data.x[pool[:0]], "R >= 1")):
+        with pytest.raises(ValueError, match=match):
+            reconstruction.gradient_reconstructions(data.x[known], data.y[known], xt, data.y[pool[:len(xt)]], run,
+                                                    execution=Execution(seed=0))
+    with pytest.raises(ValueError, match="tolerance"):
+        reconstruction.gradient_reconstructions(data.x[known], data.y[known], data.x[pool[:2]], data.y[pool[:2]], run,
+                                                tolerance=2.0, execution=Execution(seed=0))
+
+
+def test_nearest_prior_rate_covers_near_chance():
+    # per-target rates in [0, 1] with mean p, most at 0 and a few at 1 (as near chance): the interval must still cover p
     rng = np.random.default_rng(0)
-    ok = rng.random((30, 40)) < rng.random((30, 1))  # targets with their own success probabilities
+    for p, spread in ((1 / 8, 2.0), (1 / 128, 2.0), (1 / 2, 0.5), (1 / 8, 1e6)):
+        below = above = 0
+        for _ in range(300):
+            ok = rng.random((50, 200)) < rng.beta(spread * p, spread * (1 - p), size=(50, 1))
+            rate = reconstruction.nearest_prior_rate(ok)
+            below += rate.upper < p
+            above += rate.lower > p
+        assert below <= 15 and above <= 15, (p, spread, below, above)  # nominal 2.5 % per side: 7.5 of 300
+
+
+def test_nearest_prior_rate_is_clopper_pearson_of_the_summed_rates():
+    from scipy import stats
+    ok = np.array([[True, True], [False, False], [True, False], [True, True]])
     rate = reconstruction.nearest_prior_rate(ok)
-    per_target = ok.mean(axis=1)
-    lo, hi = stats.t.interval(0.95, len(per_target) - 1, loc=per_target.mean(), scale=stats.sem(per_target))
-    assert rate.estimate == pytest.approx(ok.mean()) and (rate.lower, rate.upper) == pytest.approx((max(lo, 0), min(hi, 1)))
-    with pytest.raises(ValueError, match="at least 2 targets"):
-        reconstruction.nearest_prior_rate(ok[:1])
+    k = 2.5  # the targets' rates 1, 0, 1/2 and 1, summed
+    assert rate.estimate == pytest.approx(k / 4)
+    assert (rate.lower, rate.upper) == pytest.approx((stats.beta.ppf(0.025, k, 4 - k + 1), stats.beta.ppf(0.975, k + 1, 4 - k)))
+    for bad in (ok.astype(float), ok[:0], ok[:, :0], ok[0]):
+        with pytest.raises(ValueError, match="successes"):
+            reconstruction.nearest_prior_rate(bad)

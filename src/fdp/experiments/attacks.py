@@ -29,6 +29,7 @@ __all__ = [
     "log_likelihood_guess",
     "Proportion",
     "success_rate",
+    "clopper_pearson",
 ]
 
 
@@ -438,7 +439,35 @@ def success_rate(successes, confidence: float = 0.95) -> Proportion:
         raise ValueError("successes must hold at least one trial")
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must lie in (0, 1), got {confidence}")
-    k, n = int(s.sum()), s.size
+    return clopper_pearson(int(s.sum()), s.size, confidence)
+
+
+def clopper_pearson(successes: float, trials: int, confidence: float = 0.95) -> Proportion:
+    """The Clopper-Pearson interval of ``successes`` out of ``trials``; a real count is read through the beta quantiles.
+
+    Parameters
+    ----------
+    successes : float
+        In [0, trials].
+    trials : int
+        >= 1.
+    confidence : float, default 0.95
+
+    Returns
+    -------
+    Proportion
+
+    Examples
+    --------
+    >>> clopper_pearson(5, 10) == success_rate([True] * 5 + [False] * 5)
+    True
+    """
+    n = check_positive_int("trials", trials)
+    k = float(successes)
+    if not 0.0 <= k <= n:
+        raise ValueError(f"successes must lie in [0, {n}], got {successes!r}")
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must lie in (0, 1), got {confidence}")
     a = 1.0 - confidence
     low = 0.0 if k == 0 else float(beta_dist.ppf(a / 2, k, n - k + 1))
     high = 1.0 if k == n else float(beta_dist.ppf(1 - a / 2, k + 1, n - k))

@@ -33,13 +33,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..validation import check_positive, check_positive_int
+from ..parallel import seed_sequence
+from ..validation import check_open_unit, check_positive, check_positive_int
 from . import dpsgd
 
 __all__ = ["Eq1", "Inversion", "invert"]
 
-#: The thresholds tau_g = C * ratio^-g (g < size) to which |a_i| is rounded up when the candidates are looked up:
-#: at most 25 % more candidates than the exact run, down to |a_i| = 1e-6 C
+#: The thresholds tau_g = C * ratio^-g (g < size) to which |a_i| is rounded up when the candidates are looked up: a
+#: threshold at most 25 % above |a_i|, down to |a_i| = 1e-6 C
 _GRID_RATIO = 1.25
 _GRID_SIZE = 64
 
@@ -59,14 +60,17 @@ class Eq1:
     clip_norm : float
         C, > 0.
     precision : {"single", "double"}, default "single"
-        Of the two products with the ``2 T h x d`` matrix that bound the cost (memory traffic).  Their results enter
-        the loss multiplied by ``a`` (``|a_i| <= C``), so single precision changes the loss by about 1e-7 of its
-        size; "double" gives the loss to rounding (the tests' finite differences use it).
+        Of the two products with the ``2 T h x d`` matrix that bound the cost (memory traffic): the first layer's
+        pre-activations ``W1 z`` and the block's ``(S + R) z`` (and their transposes for the gradient).  On the paper's
+        MNIST set-up single precision changes the loss by about 1e-8 of its size and the gradient by about 1e-6;
+        "double" gives both to rounding (the tests' finite differences use it).
 
     Notes
     -----
-    Memory: about ``5 R T h d`` floats (the first layer and the residual's block, stacked, and the sorted
-    residual with its order); 20 MB per target for the paper's MNIST model and T = 100.
+    Memory: the stacked matrix (``2 T h d`` numbers in the chosen precision), the sorted residual's block with its
+    order (``T h d`` floats and int32) and its table of grid crossings: about 16 MB per target for the paper's MNIST
+    model and T = 100 in single precision, 22 MB in double; building it takes a few times that for a moment.
+    The inputs ``z`` must lie in [0, 1]^d, the attack's box (the active entries are searched for under that bound).
     """
 
     def __init__(self, model: dpsgd.MLP, params, residual, labels, clip_norm: float, precision: str = "single"):
@@ -117,8 +121,10 @@ class Eq1:
         z = np.asarray(z, dtype=np.float64)
         n, steps = self.shape
         h, d = self.model.hidden, self.model.d
-        if z.ndim != 3 or z.shape[0] != n or z.shape[2] != d:
-            raise ValueError(f"z must be ({n}, B, {d}), got shape {z.shape}")
+        if z.ndim != 3 or z.shape[0] != n or z.shape[2] != d or z.shape[1] < 1:
+            raise ValueError(f"z must be ({n}, B, {d}) with B >= 1, got shape {z.shape}")
+        if not np.all((z >= 0.0) & (z <= 1.0)):  # also refuses NaN
+            raise ValueError("z must lie in [0, 1] (the attack's box), got entries outside it")
         b = z.shape[1]
         prod = np.matmul(self.stacked, z.astype(self._dtype).transpose(0, 2, 1)).astype(np.float64).reshape(n, 2, steps, h, b).transpose(1, 0, 2, 4, 3)
         a = prod[0] + self.b1[:, :, None, :]  # (R, T, B, h)
@@ -218,8 +224,9 @@ class Inversion:
         (R,) booleans: whether the convergence test stopped the run (else ``max_iterations`` did).
     target_loss : numpy.ndarray or None
         (R,): eq. (1) at the true target, when known (:func:`fdp.experiments.reconstruction.gradient_reconstructions`
-        sets it).  A reconstruction whose loss is lower than its target's shows that the optimiser did its job and
-        the minimiser of eq. (1) is not the target: more steps cannot help.
+        sets it).  A reconstruction whose loss is lower than its target's shows that eq. (1) prefers other points to
+        the target: its error is then mostly the objective's, not the optimisation's (longer runs may still lower
+        it a little).
     """
 
     reconstructions: np.ndarray
@@ -242,8 +249,8 @@ def invert(objective: Eq1, *, restarts: int = 5, learning_rate: float = 0.01, ma
 
     Adam (step ``learning_rate``; the paper runs 10^6 steps of plain gradient descent) projected onto the box, all
     targets and starts at once.  Every ``check_every`` steps the lowest loss reached so far by each start is compared
-    with the one a check earlier: the run stops when, for every start, the last ``check_every`` steps gained less
-    than ``tolerance`` times what all the steps before them gained (the objective stopped improving), or after
+    with the one a check earlier: the run stops when, for every start, the last ``check_every`` steps gained at most
+    ``tolerance`` times what all the steps before them gained (the objective stopped improving), or after
     ``max_iterations`` steps.
 
     Parameters
@@ -269,11 +276,9 @@ def invert(objective: Eq1, *, restarts: int = 5, learning_rate: float = 0.01, ma
     learning_rate = check_positive("learning_rate", learning_rate)
     max_iterations = check_positive_int("max_iterations", max_iterations)
     check_every = check_positive_int("check_every", check_every)
-    tolerance = float(tolerance)
-    if not 0.0 < tolerance < 1.0:
-        raise ValueError(f"tolerance must lie in (0, 1), got {tolerance!r}")
+    tolerance = check_open_unit("tolerance", tolerance)
     n = objective.shape[0]
-    z = np.random.default_rng(seed).random((n, restarts, objective.model.d))
+    z = np.random.default_rng(seed_sequence(seed)).random((n, restarts, objective.model.d))
     m1, m2 = np.zeros_like(z), np.zeros_like(z)
     loss, grad = objective(z)
     first = best = last_check = loss
@@ -286,7 +291,8 @@ def invert(objective: Eq1, *, restarts: int = 5, learning_rate: float = 0.01, ma
         loss, grad = objective(z)
         best = np.minimum(best, loss)
         if i % check_every == 0:
-            converged = bool(np.all(last_check - best < tolerance * (first - last_check)))
+            # (<=: a start whose loss has not moved at all, on a flat objective, has converged too)
+            converged = bool(np.all(last_check - best <= tolerance * (first - last_check)))
             last_check = best
             if converged:
                 break

@@ -23,10 +23,9 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 from joblib import delayed
-from scipy.stats import t as student_t
 
 from ..parallel import Execution, check_execution, children, chunks, run
-from ..validation import check_positive, check_positive_int
+from ..validation import check_open_unit, check_positive, check_positive_int
 from . import attacks, dpsgd, inversion
 
 __all__ = ["ATTACKS", "GameResult", "check_split", "prior_game", "gradient_reconstructions", "nearest_prior_success",
@@ -282,13 +281,16 @@ def gradient_reconstructions(
     """
     xt = np.asarray(x_targets, dtype=np.float64)
     yt = np.asarray(y_targets)
-    if xt.ndim != 2 or yt.shape != xt.shape[:1]:
-        raise ValueError(f"x_targets must be (R, d) and y_targets (R,), got shapes {xt.shape} and {yt.shape}")
+    if xt.ndim != 2 or yt.shape != xt.shape[:1] or len(xt) == 0:
+        raise ValueError(f"x_targets must be (R, d) with R >= 1 and y_targets (R,), got shapes {xt.shape} and {yt.shape}")
+    if not np.all((xt >= 0.0) & (xt <= 1.0)):
+        raise ValueError("x_targets must lie in [0, 1], the box the attack searches")
     training, execution = dpsgd.check_training(training), check_execution(execution)
     if training.sampling_rate != 1.0:
         raise ValueError(f"training.sampling_rate must be 1 (full batches) for the gradient attack, got {training.sampling_rate}")
     xk, yk = np.asarray(x_known, dtype=np.float64), np.asarray(y_known)
-    kw = dict(restarts=restarts, max_iterations=max_iterations, tolerance=tolerance, learning_rate=attack_learning_rate)
+    kw = dict(restarts=check_positive_int("restarts", restarts), max_iterations=check_positive_int("max_iterations", max_iterations),
+              tolerance=check_open_unit("tolerance", tolerance), learning_rate=check_positive("attack_learning_rate", attack_learning_rate))
     parts = chunks(len(xt), execution.chunk_or(5), execution.seed)
     starts = np.cumsum([0] + [size for size, _ in parts])
     tasks = (delayed(_invert_chunk)(xk, yk, xt[lo:lo + size], yt[lo:lo + size], training, hidden, kw, s)
@@ -355,37 +357,34 @@ def nearest_prior_success(reconstructions, targets, pool, prior_size: int, prior
 
 
 def nearest_prior_rate(successes, confidence: float = 0.95) -> attacks.Proportion:
-    """The App. D success rate over targets, with a Student-t interval over the targets' own rates.
+    """The App. D success rate over targets, with a conservative interval over the targets.
 
     The targets are the independent units (the random priors of one target share its reconstruction), so the
-    interval is that of the mean of the per-target rates ``successes.mean(axis=1)``, not a binomial interval over
-    all ``targets x priors`` indicators.
+    interval is one for the mean of the per-target rates ``successes.mean(axis=1)``, values in [0, 1].  For a given
+    mean, such values vary most when each is 0 or 1; the interval is the Clopper-Pearson interval of that case, ``R``
+    targets with ``R x rate`` successes (a real count, through the beta quantiles).  Student's t, which trusts the
+    sample's own spread, covers far too rarely when most targets sit at 0 and a few at 1, as near chance they do.
 
     Parameters
     ----------
-    successes : array_like
-        (R, priors) booleans of :func:`nearest_prior_success`, R >= 2.
+    successes : array_like of bool
+        (R, priors) of :func:`nearest_prior_success`, R >= 1 targets, priors >= 1.
     confidence : float, default 0.95
 
     Returns
     -------
     fdp.experiments.attacks.Proportion
-        The rate and its interval, clipped to [0, 1].
 
     Examples
     --------
     >>> nearest_prior_rate([[True, True], [False, False], [True, False]]).estimate
     0.5
     """
-    per_target = np.asarray(successes, dtype=np.float64)
-    if per_target.ndim != 2 or len(per_target) < 2:
-        raise ValueError(f"successes must be (targets, priors) with at least 2 targets, got shape {per_target.shape}")
-    if not 0.0 < confidence < 1.0:
-        raise ValueError(f"confidence must lie in (0, 1), got {confidence}")
-    per_target = per_target.mean(axis=1)
-    mean, n = float(per_target.mean()), len(per_target)
-    half = float(student_t.ppf(0.5 + confidence / 2, n - 1) * per_target.std(ddof=1) / np.sqrt(n))
-    return attacks.Proportion(mean, max(0.0, mean - half), min(1.0, mean + half))
+    ok = np.asarray(successes)
+    if ok.dtype != bool or ok.ndim != 2 or ok.size == 0:
+        raise ValueError(f"successes must be a non-empty (targets, priors) array of booleans, got {ok.dtype} of shape {ok.shape}")
+    # the targets' rates, summed: a real number of successes out of R
+    return attacks.clopper_pearson(min(float(ok.mean(axis=1).sum()), len(ok)), len(ok), confidence)
 
 
 def fraction_within(reconstructions, targets, radius: float) -> np.ndarray:
