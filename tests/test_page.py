@@ -292,6 +292,9 @@ def test_a_yes_no_claim_reads_in_words():
         "does not hold: ours 1, the claim needs 0 ± 0.01"  # (a fraction of 1 is not a yes/no: its number is shown)
     assert page._claim_cell({"value": 0.5, "paper": 1.0, "tol": 0.1}, "check") == \
         "does not hold: ours 0.5, the check needs 1 ± 0.1"
+    # a claim that is a range ("above the baseline", "at least 1/n") is said as its ends
+    assert page._claim_cell({"value": 0.27, "paper": 0.75, "tol": 0.25}) == "does not hold: ours 0.27, the claim needs 0.5 to 1"
+    assert page._claim_cell({"value": 0.02, "paper": 0.0833333, "tol": 0.0833334}) == "holds: ours 0.02, the claim needs 0 to 0.167"
 
 
 def test_legend_draws_wide_bar_markers_at_handle_length():
@@ -352,3 +355,14 @@ def test_own_checks_say_not_compared_and_failing_apart():
     assert page.own_outcome([match] * 3) == "3 checks of our own (all hold)"
     mixed = [match, dict(match, key="b", value=5.0), dict(match, key="c", not_compared="other parameters")]
     assert page.own_outcome(mixed) == "3 checks of our own (1 holds, 1 not compared, **1 failing**)"
+
+
+def test_a_long_records_table_folds_its_matches():
+    # deviations stay in view; the matches of a table longer than FOLD_MATCHES_OVER go to a dropdown
+    rec = dict(source="Somebody 2023, Fig. 1 (a number)", kind="exact", paper=1.0, tol=0.01, quantity="", key="k")
+    matching = [dict(rec, key=f"m{i}", value=1.0) for i in range(page.FOLD_MATCHES_OVER)]
+    off = dict(rec, key="off", value=2.0, expected=2.0, expected_tol=0.1, explanation="why", errata="e")
+    text = page.records_table(matching + [off])
+    assert ":::{dropdown} 20 more values that match the paper" in text
+    assert text.index("explained") < text.index(":::{dropdown}")
+    assert ":::{dropdown}" not in page.records_table(matching)  # short enough: one table

@@ -295,14 +295,14 @@ def records_table(records: list[dict], chapter: str | None = None) -> str:
 
     parts = []
     if printed:
-        parts.append("**Values printed in the paper**\n\n" + table(
-                         ["in the paper: what", "ours", "paper", "tolerance", "status"],
-                         [[where(r), results.shown(r, 5), f"{r['paper']:.5g}", f"{r['tol']:.2g} ({r['kind']})",
-                           _status_cell(r)] for r in printed]))
+        parts.append("**Values printed in the paper**\n\n" + _folding_matches(
+            printed, ["in the paper: what", "ours", "paper", "tolerance", "status"],
+            lambda r: [where(r), results.shown(r, 5), f"{r['paper']:.5g}", f"{r['tol']:.2g} ({r['kind']})", _status_cell(r)],
+            "value"))
     if claims:
-        parts.append("**Claims of the paper**\n\n"
-                     + table(["in the paper: claim", "tested by", "outcome"],
-                             [[where(r), r.get("quantity", ""), _claim_cell(r) + _unless_match(r)] for r in claims]))
+        parts.append("**Claims of the paper**\n\n" + _folding_matches(
+            claims, ["in the paper: claim", "tested by", "outcome"],
+            lambda r: [where(r), r.get("quantity", ""), _claim_cell(r) + _unless_match(r)], "claim"))
     if ours:  # statements we test beside the paper's (marked "our addition" in data/paper): not the paper's claims
         parts.append("**Our own checks beside the paper's** (not claims of the paper)\n\n"
                      + table(["beside the paper's", "tested by", "outcome"],
@@ -324,6 +324,24 @@ def records_table(records: list[dict], chapter: str | None = None) -> str:
         return "No records."
     body = "\n\n".join(parts)
     return f"````{{container}} records\n{body}\n````"
+
+
+#: A records table longer than this shows its deviations and folds its matches (the report stays a page to scan)
+FOLD_MATCHES_OVER = 20
+
+
+def _folding_matches(records: list[dict], header: list[str], row, noun: str) -> str:
+    """A table of ``records``, one ``row(record)`` each; when there are more than :data:`FOLD_MATCHES_OVER`, the
+    matching ones go to a folded table below the others (deviations, records not compared and failures stay in
+    view)."""
+    if len(records) <= FOLD_MATCHES_OVER:
+        return table(header, [row(r) for r in records])
+    shown = [r for r in records if results.status_of(r) != "match"]
+    matching = [r for r in records if results.status_of(r) == "match"]
+    counted = plural(len(matching), ("more " if shown else "") + noun)
+    folded = (f":::{{dropdown}} {counted} that match{'es' if len(matching) == 1 else ''} the paper\n\n"
+              f"{table(header, [row(r) for r in matching])}\n:::")
+    return (table(header, [row(r) for r in shown]) + "\n\n" if shown else "") + folded
 
 
 def _unless_match(rec: dict) -> str:
@@ -353,6 +371,10 @@ def _claim_cell(rec: dict, noun: str = "claim") -> str:
     verdict = "holds" if holds else "does not hold"
     if holds and rec["value"] in (0, 1) and rec["paper"] in (0, 1) and rec["tol"] < 0.5:  # a yes/no that holds: its 0/1
         return f"{verdict} in our run"  # says nothing (one that does not hold shows its number: it may be a fraction)
+    if rec["paper"] != 0 and rec["tol"] >= 0.2 * abs(rec["paper"]):  # a range ("above the baseline"): its ends
+        low, high = rec["paper"] - rec["tol"], rec["paper"] + rec["tol"]
+        low = 0.0 if abs(low) < 1e-6 * abs(high) else low  # a range that starts at 0, written as 0
+        return f"{verdict}: ours {rec['value']:.3g}, the {noun} needs {low:.3g} to {high:.3g}"
     return f"{verdict}: ours {rec['value']:.3g}, the {noun} needs {rec['paper']:.3g} ± {rec['tol']:.2g}"
 
 
