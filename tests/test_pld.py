@@ -258,7 +258,10 @@ def test_certified_lower_curve_one_step_property(sigma, p):
     curve = pld.certified_lower_curve(Mechanism("gaussian", sigma, p, 1), discretization=1e-3)
     tradeoff.check_valid(curve, curve.alphas)
     gap = exact(a) - curve(a)
-    assert np.all(gap >= -1e-15) and np.max(gap) <= 1e-4
+    # below the exact curve up to the rounding of the curve's running sums, (2 n + 8) u relative in 1 - beta, the
+    # margin Bracket.gamma moves outward (found 1.7e-15 above at sigma 0.0817, rate 0.3125, alpha 1e-10)
+    rounding = (2.0 * curve.alphas.size + 8.0) * 2.0**-53 * (1.0 - exact(a)) + 1e-15
+    assert np.all(gap >= -rounding) and np.max(gap) <= 1e-4
     sym = pld.certified_lower_curve(Mechanism("gaussian", sigma, p, 1), discretization=1e-3, direction="symmetrised")
     above = tradeoff.symmetrise(exact, grid=np.sort(a))  # on or above the exact C
     assert np.all(sym(a) <= above(a) + 1e-15)

@@ -556,7 +556,9 @@ def certified_lower_curve(
     Returns
     -------
     PiecewiseLinear
-        A valid trade-off curve below the exact one.
+        A valid trade-off curve below the exact one up to the rounding of its running sums: ``1 - beta`` may be up to
+        ``(2 n + 8) u`` of itself too small (``n`` breakpoints, ``u = 2^-53``; 1.7e-15 above the exact one-step curve
+        at noise 0.0817, rate 0.3125, alpha 1e-10), the margin :meth:`Bracket.gamma` moves outward.
 
     References
     ----------
