@@ -294,7 +294,7 @@ def test_a_yes_no_claim_reads_in_words():
         "does not hold: ours 0.5, the check needs 1 ± 0.1"
     # a claim that is a range ("above the baseline", "at least 1/n") is said as its ends
     assert page._claim_cell({"value": 0.27, "paper": 0.75, "tol": 0.25}) == "does not hold: ours 0.27, the claim needs 0.5 to 1"
-    assert page._claim_cell({"value": 0.02, "paper": 0.0833333, "tol": 0.0833334}) == "holds: ours 0.02, the claim needs 0 to 0.167"
+    assert page._claim_cell({"value": 0.02, "paper": 0.0833333, "tol": 0.0833334}) == "holds: ours 0.02, the claim needs 0 to 0.1667"
 
 
 def test_legend_draws_wide_bar_markers_at_handle_length():

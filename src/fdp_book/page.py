@@ -374,7 +374,7 @@ def _claim_cell(rec: dict, noun: str = "claim") -> str:
     if rec["paper"] != 0 and rec["tol"] >= 0.2 * abs(rec["paper"]):  # a range ("above the baseline"): its ends
         low, high = rec["paper"] - rec["tol"], rec["paper"] + rec["tol"]
         low = 0.0 if abs(low) < 1e-6 * abs(high) else low  # a range that starts at 0, written as 0
-        return f"{verdict}: ours {rec['value']:.3g}, the {noun} needs {low:.3g} to {high:.3g}"
+        return f"{verdict}: ours {rec['value']:.3g}, the {noun} needs {low:.4g} to {high:.4g}"
     return f"{verdict}: ours {rec['value']:.3g}, the {noun} needs {rec['paper']:.3g} ± {rec['tol']:.2g}"
 
 
