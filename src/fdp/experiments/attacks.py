@@ -437,8 +437,6 @@ def success_rate(successes, confidence: float = 0.95) -> Proportion:
     s = np.asarray(successes, dtype=bool).ravel()
     if s.size == 0:
         raise ValueError("successes must hold at least one trial")
-    if not 0.0 < confidence < 1.0:
-        raise ValueError(f"confidence must lie in (0, 1), got {confidence}")
     return clopper_pearson(int(s.sum()), s.size, confidence)
 
 

@@ -100,15 +100,15 @@ class Eq1:
         self.l1_const = np.abs(r1).sum(axis=(1, 2, 3))  # (R,)
         rows = r1.reshape(-1, d)
         order = np.argsort(rows, axis=1, kind="stable")
-        self.sorted_abs = np.abs(np.take_along_axis(rows, order, axis=1)).ravel()
+        sorted_rows = np.take_along_axis(rows, order, axis=1)
+        self.sorted_abs = np.abs(sorted_rows).ravel()
         self.sorted_j = order.astype(np.int32).ravel()
         # candidates for A: R_ij between 0 and a_i.  Per row, where the sorted entries cross 0 and +-tau_g on a geometric
         # grid of thresholds up to C (|a_i| <= C); a is rounded up to the grid, so the run found holds every candidate
         # (and one at infinity, for an |a_i| that rounding puts above C)
         grid = np.append(self.clip_norm * _GRID_RATIO ** np.arange(1 - _GRID_SIZE, 1), np.inf)
         offset = (np.arange(len(rows)) * d)[:, None]
-        sorted_rows = np.take_along_axis(rows, order, axis=1)
-        zero = np.array([np.searchsorted(row, 0.0, side="left") for row in sorted_rows])[:, None]
+        zero = (sorted_rows < 0.0).sum(axis=1, keepdims=True)  # where each sorted row crosses 0
         upper = np.array([np.searchsorted(row, grid, side="left") for row in sorted_rows])
         lower = np.array([np.searchsorted(row, -grid, side="right") for row in sorted_rows])
         self._far = (offset + np.concatenate([lower, upper], axis=1)).ravel()  # (rows, 2 (G + 1)): a_i < 0, then a_i >= 0
