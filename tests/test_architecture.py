@@ -22,6 +22,8 @@ MODULES = sorted(p for p in PACKAGE.rglob("*.py") if p.name not in ("__init__.py
 PACKAGES = sorted(p.parent for p in PACKAGE.rglob("__init__.py") if p.parent != PACKAGE)
 BOOK = Path(fdp_book.__file__).resolve().parent
 BOOK_MODULES = sorted(p for p in BOOK.glob("*.py") if p.name != "__init__.py")
+BOOK_PACKAGES = sorted(p.parent for p in BOOK.rglob("__init__.py") if p.parent != BOOK)
+BOOK_SUBMODULES = sorted(p for d in BOOK_PACKAGES for p in d.glob("*.py") if p.name != "__init__.py")
 
 
 def _name(path: Path) -> str:
@@ -239,6 +241,8 @@ def test_readme_lists_every_module():
     section = section[: section.index("\n## ")]
     listed = set(re.findall(r"`(fdp(?:_book)?(?:\.\w+)+)`", section))
     book = {"fdp_book." + p.stem for p in BOOK_MODULES}
+    book |= {"fdp_book." + ".".join(p.relative_to(BOOK).parts) for p in BOOK_PACKAGES}
+    book |= {"fdp_book." + ".".join(p.relative_to(BOOK).with_suffix("").parts) for p in BOOK_SUBMODULES}
     assert listed == {_name(p) for p in MODULES} | {_name(p / "x.py").removesuffix(".x") for p in PACKAGES} | book
 
 

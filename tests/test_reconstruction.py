@@ -162,3 +162,62 @@ def test_a_design_the_data_cannot_hold_is_refused_naming_the_parameter():
         reconstruction.check_split(5000, {"known_size": 999}, {"fig1_targets": (3874, 999, 128)})
     with pytest.raises(ValueError, match="fig3_prior_sizes must be at most 798 .*got 1024$"):
         reconstruction.check_split(1797, {}, {"fig3_prior_sizes": ([2, 1024], 999)})
+
+
+def test_full_batch_noise_gives_exactly_the_requested_epsilon():
+    # sqrt(T)/sigma-GDP is (eps, delta)-DP with delta from the GDP profile (Dong et al. Cor. 2.13)
+    for eps, delta, steps in ((1.0, 1e-5, 1), (10.0, 1e-5, 100), (3000.0, 1e-5, 100)):
+        sigma = reconstruction.full_batch_noise(eps, delta, steps)
+        assert gdp.gaussian_delta(eps, np.sqrt(steps) / sigma) == pytest.approx(delta, rel=1e-6)
+    with pytest.raises(ValueError, match="steps"):
+        reconstruction.full_batch_noise(1.0, 1e-5, 0)
+
+
+def _settings(sigma, q, steps, sizes=(10,)):
+    return reconstruction.GameResult(success={}, prior_sizes=list(sizes), mean_norm=0.0, frac_clipped=0.0, accuracy=0.0,
+                                     settings=dict(noise_multiplier=sigma, sampling_rate=q, steps=steps))
+
+
+def test_success_bound_is_the_gaussian_curve_for_full_batch_and_above_it_under_sampling():
+    mu = np.sqrt(100) / 5.0
+    exact = float(rero.gamma(tradeoff.gaussian(mu), 0.1))
+    assert reconstruction.success_bound(_settings(5.0, 1.0, 100)) == pytest.approx(exact, rel=1e-12)
+    assert reconstruction.success_bound(_settings(5.0, 1.0, 100), prior_size=2) == pytest.approx(
+        float(rero.gamma(tradeoff.gaussian(mu), 0.5)), rel=1e-12)
+    # one step at rate 1 through the PLD route is the Gaussian curve, from above (the pessimistic curve lies below f)
+    one = reconstruction.success_bound(_settings(1.0, 0.999999, 1))
+    assert one >= float(rero.gamma(tradeoff.gaussian(1.0 * 0.999999), 0.1)) - 1e-9
+    assert one == pytest.approx(float(rero.gamma(tradeoff.gaussian(1.0), 0.1)), abs=5e-3)
+    with pytest.raises(ValueError, match="prior_size"):
+        reconstruction.success_bound(_settings(5.0, 1.0, 100), prior_size=-1)
+
+
+def test_the_baselines_of_figure_1_against_direct_computations():
+    rng = np.random.default_rng(3)
+    x = rng.random((40, 12))
+    brute = np.mean([min(np.mean((x[i] - x[j]) ** 2) for j in range(40) if j != i) for i in range(40)])
+    assert reconstruction.nearest_neighbour_mse(x) == pytest.approx(brute, rel=1e-10)
+    u = rng.random((200_000, 12))
+    mc = np.mean((u[:, None, :] - x[None, :3, :]) ** 2)  # noise against three of the images
+    assert reconstruction.uniform_noise_mse(x[:3]) == pytest.approx(mc, rel=5e-3)
+    with pytest.raises(ValueError, match="images"):
+        reconstruction.nearest_neighbour_mse(x[:1])
+
+
+def test_class_correlation_signs():
+    x = np.array([[1.0, 0.0, 0.0, 0.0], [0.9, 0.1, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0], [0.0, 0.1, 0.9, 0.0]])
+    y = np.array([0, 0, 1, 1])
+    shape0, shape1 = x[:2].mean(0) - x.mean(0), x[2:].mean(0) - x.mean(0)
+    by_hand = (np.corrcoef(x[0], shape0)[0, 1] + np.corrcoef(x[2], shape1)[0, 1]) / 2
+    assert reconstruction.class_correlation(x[[0, 2]], y[[0, 2]], x, y) == pytest.approx(by_hand, rel=1e-12)
+    assert by_hand > 0.5
+    assert reconstruction.class_correlation(x[[2, 0]], y[[0, 2]], x, y) < -0.5  # each looks like the other class
+    with pytest.raises(ValueError, match="labels"):
+        reconstruction.class_correlation(x[:1], [7], x, y)
+
+
+def test_resolvable_difference_is_three_standard_errors_at_one_half():
+    n1, n2 = 200, 50
+    assert attacks.resolvable_difference(n1, n2) == pytest.approx(3 * np.sqrt(0.25 / n1 + 0.25 / n2))
+    with pytest.raises(ValueError, match="trials_2"):
+        attacks.resolvable_difference(10, 0)

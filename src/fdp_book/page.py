@@ -185,13 +185,19 @@ def glue(name: str, value) -> None:
 
     Under the book's build that is all; run anywhere else (Jupyter, ``make run``) the value is also shown where it
     is computed, Markdown as :func:`commonmark` (bare numbers are not shown on their own), tagged
-    :data:`JUPYTER_COPY` so that the rerun's page does not show it twice."""
+    :data:`JUPYTER_COPY` so that the rerun's page does not show it twice.  A matplotlib figure is closed once glued
+    (the inline backend would otherwise show it again at the end of the cell)."""
     from IPython.display import Markdown, display
+    from matplotlib.figure import Figure
     from myst_nb import glue as myst_glue
 
     myst_glue(name, value, display=False)
     if SHOW and not isinstance(value, (str, int, float)):
         display(Markdown(commonmark(value.data)) if isinstance(value, Markdown) else value, metadata=JUPYTER_COPY)
+    if isinstance(value, Figure):
+        import matplotlib.pyplot as plt
+
+        plt.close(value)
 
 
 def paste(**values) -> None:

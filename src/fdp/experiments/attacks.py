@@ -30,6 +30,7 @@ __all__ = [
     "Proportion",
     "success_rate",
     "clopper_pearson",
+    "resolvable_difference",
 ]
 
 
@@ -470,3 +471,31 @@ def clopper_pearson(successes: float, trials: int, confidence: float = 0.95) -> 
     low = 0.0 if k == 0 else float(beta_dist.ppf(a / 2, k, n - k + 1))
     high = 1.0 if k == n else float(beta_dist.ppf(1 - a / 2, k + 1, n - k))
     return Proportion(k / n, low, high)
+
+
+def resolvable_difference(trials_1: int, trials_2: int, z: float = 3.0) -> float:
+    """The smallest difference of two success rates, measured in ``trials_1`` and ``trials_2`` games, that ``z``
+    standard errors resolve at the worst case p = 1/2: a claim of "no difference" tested with fewer games is only as
+    strong as this.
+
+    Parameters
+    ----------
+    trials_1, trials_2 : int
+        >= 1.
+    z : float, default 3.0
+        > 0.
+
+    Returns
+    -------
+    float
+        ``z * sqrt(1/(4 n1) + 1/(4 n2))``.
+
+    Examples
+    --------
+    >>> resolvable_difference(100, 100)
+    0.21213203435596426
+    """
+    n1, n2 = check_positive_int("trials_1", trials_1), check_positive_int("trials_2", trials_2)
+    if not z > 0:
+        raise ValueError(f"z must be > 0, got {z!r}")
+    return float(z * np.sqrt(0.25 / n1 + 0.25 / n2))

@@ -15,6 +15,10 @@ ReRo bound (``fdp.curves.rero``) says no adversary succeeds with probability abo
   with an interval over targets.
 * :func:`fraction_within` -- App. I: the fraction of a reconstruction's coordinates within a radius of
   the target's (success when it reaches rho).
+* :func:`full_batch_noise` and :func:`success_bound` -- the noise of a full-batch run at (epsilon, delta) and the
+  ReRo bound of a game's training run, the reference every measured success is compared with.
+* :func:`nearest_neighbour_mse`, :func:`uniform_noise_mse` and :func:`class_correlation` -- the baselines and the
+  diagnostic that Figure 1's reconstruction errors are read against.
 """
 
 from __future__ import annotations
@@ -24,12 +28,16 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 from joblib import delayed
 
+from ..accounting import pld
+from ..accounting.privacy_loss import Mechanism
+from ..curves import gdp, rero, tradeoff
 from ..parallel import Execution, check_execution, children, chunks, run
 from ..validation import check_open_unit, check_positive, check_positive_int
 from . import attacks, dpsgd, inversion
 
 __all__ = ["ATTACKS", "GameResult", "check_split", "prior_game", "gradient_reconstructions", "nearest_prior_success",
-           "nearest_prior_rate", "fraction_within"]
+           "nearest_prior_rate", "fraction_within", "full_batch_noise", "success_bound", "nearest_neighbour_mse",
+           "uniform_noise_mse", "class_correlation"]
 
 #: attack name -> what it is (keys of :attr:`GameResult.success`)
 ATTACKS = {
@@ -420,3 +428,152 @@ def fraction_within(reconstructions, targets, radius: float) -> np.ndarray:
         raise ValueError(f"reconstructions and targets must both be (R, d), got {rec.shape} and {tgt.shape}")
     radius = check_positive("radius", radius)
     return (np.abs(rec - tgt) < radius).mean(axis=1)
+
+
+def full_batch_noise(epsilon: float, delta: float, steps: int) -> float:
+    """The noise multiplier of full-batch DP-SGD with ``steps`` steps that is exactly (epsilon, delta)-DP.
+
+    Full-batch DP-SGD with T steps and noise multiplier sigma is exactly sqrt(T)/sigma-GDP (Dong et al. 2022), so
+    sigma = sqrt(T) / mu(epsilon, delta), with no accounting error.
+
+    Parameters
+    ----------
+    epsilon : float
+        > 0.
+    delta : float
+        In (0, 1).
+    steps : int
+        >= 1.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> round(full_batch_noise(1.0, 1e-5, 1), 4)
+    3.7306
+    """
+    steps = check_positive_int("steps", steps)
+    return float(np.sqrt(steps) / gdp.mu_from_eps_delta(epsilon, delta))
+
+
+def success_bound(result: GameResult, prior_size: int | None = None, discretization: float = 1e-3) -> float:
+    """The ReRo bound ``gamma = 1 - f(1/n)`` on the success of any attack in the games of ``result``.
+
+    For full batch ``f`` is the exact Gaussian curve of mu = sqrt(T)/sigma; under Poisson sampling it is the
+    pessimistic (connect-the-dots) PLD curve of the "add" direction, which lies below the true curve, so the gamma
+    it gives is an upper bound.
+
+    Parameters
+    ----------
+    result : GameResult
+        Its ``settings`` hold the training run's noise_multiplier, sampling_rate and steps.
+    prior_size : int, optional
+        n (default: the game's first prior size).
+    discretization : float, default 1e-3
+        The PLD grid under sampling.
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    Hayes et al. (2023) Cor. 4.
+    """
+    s = result.settings
+    kappa = 1.0 / check_positive_int("prior_size", prior_size or result.prior_sizes[0])
+    if s["sampling_rate"] == 1.0:
+        return float(rero.gamma(tradeoff.gaussian(np.sqrt(s["steps"]) / s["noise_multiplier"]), kappa))
+    mechanism = Mechanism("gaussian", s["noise_multiplier"], s["sampling_rate"], s["steps"])
+    return float(rero.gamma(pld.tradeoff_curve(pld.mechanism_pld(mechanism, discretization=discretization), "add"), kappa))
+
+
+def _images(name: str, images) -> np.ndarray:
+    x = np.asarray(images, dtype=np.float64)
+    if x.ndim != 2 or len(x) < 2:
+        raise ValueError(f"{name} must be an (N, d) array with N >= 2, got shape {x.shape}")
+    return x
+
+
+def nearest_neighbour_mse(images) -> float:
+    """Hayes et al.'s nearest-neighbour baseline: the mean over images of the MSE to the nearest other image.
+
+    Pairwise distances through ``|a|^2 + |b|^2 - 2 a.b`` (no (N, N, d) array).
+
+    Parameters
+    ----------
+    images : array_like
+        (N, d), N >= 2.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> nearest_neighbour_mse([[0.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    0.5
+    """
+    x = _images("images", images)
+    sq = (x**2).sum(axis=1)
+    d2 = (sq[:, None] + sq[None, :] - 2.0 * x @ x.T) / x.shape[1]
+    np.fill_diagonal(d2, np.inf)
+    return float(np.maximum(d2.min(axis=1), 0.0).mean())
+
+
+def uniform_noise_mse(images) -> float:
+    """The expected MSE of uniform noise on [0, 1]^d scored against ``images``: E(U - x)^2 = x^2 - x + 1/3.
+
+    Parameters
+    ----------
+    images : array_like
+        (N, d) in [0, 1].
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> round(uniform_noise_mse([[0.0, 1.0], [0.5, 0.5]]), 4)
+    0.2083
+    """
+    x = _images("images", images)
+    return float(np.mean(x**2 - x + 1.0 / 3.0))
+
+
+def class_correlation(reconstructions, labels, images, image_labels) -> float:
+    """The mean correlation of each reconstruction with its class's mean image minus the mean of all ``images``.
+
+    Negative: the reconstructions look unlike their own class (Figure 1's diagnostic of the small-epsilon regime).
+
+    Parameters
+    ----------
+    reconstructions : array_like
+        (R, d).
+    labels : array_like
+        (R,) the targets' classes, each present in ``image_labels``.
+    images, image_labels : array_like
+        (N, d) and (N,): the images the class means come from.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> round(class_correlation([[1.0, 0.0, 1.0]], [0], [[1.0, 0.0, 1.0], [0.0, 1.0, 0.0]], [0, 1]), 12)
+    1.0
+    """
+    rec, x = np.asarray(reconstructions, dtype=np.float64), _images("images", images)
+    y, yx = np.asarray(labels), np.asarray(image_labels)
+    if rec.ndim != 2 or rec.shape[1] != x.shape[1] or len(y) != len(rec) or len(yx) != len(x):
+        raise ValueError(f"reconstructions (R, d) with R labels and images (N, d) with N labels expected, got "
+                         f"{rec.shape}, {y.shape}, {x.shape}, {yx.shape}")
+    missing = sorted(set(y.tolist()) - set(yx.tolist()))
+    if missing:
+        raise ValueError(f"labels {missing} have no image in image_labels")
+    shape = {c: x[yx == c].mean(axis=0) - x.mean(axis=0) for c in set(y.tolist())}
+    return float(np.mean([np.corrcoef(r, shape[c])[0, 1] for r, c in zip(rec, y.tolist())]))

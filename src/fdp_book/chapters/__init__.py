@@ -1,0 +1,8 @@
+"""The figures and run-dependent prose of the book's chapters, one module per notebook.
+
+A chapter's notebook runs the experiments (through :mod:`fdp`), records the numbers the paper prints and glues
+what this package draws and writes from them: each function here takes numbers the run computed and returns a
+figure, the rows of a table or a "What we see" paragraph in Markdown.  Nothing here runs an experiment.  A
+sentence that depends on the outcome is chosen here, so that a rerun with other parameters writes prose that agrees
+with its own figures, and a reader who opens the notebook meets the steps of the chapter, not its typesetting.
+"""

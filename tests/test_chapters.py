@@ -1,0 +1,67 @@
+"""The run-dependent prose of the chapters (fdp_book.chapters): each sentence says what its numbers show."""
+
+import numpy as np
+import pytest
+
+from fdp.experiments.inversion import Inversion
+from fdp.experiments.reconstruction import GameResult
+from fdp_book.chapters import reconstruction_attacks as ra
+
+
+def _game(rates, trials=100):
+    """A GameResult whose prior-aware attack succeeds at ``rates`` (one per prior size)."""
+    success = np.zeros((trials, len(rates)), dtype=bool)
+    for j, r in enumerate(rates):
+        success[: int(round(r * trials)), j] = True
+    return GameResult(success={"prior-aware": success}, prior_sizes=list(range(2, 2 + len(rates))), mean_norm=0.0,
+                      frac_clipped=0.0, accuracy=0.0)
+
+
+@pytest.mark.parametrize("gaps, says", [((0.1, 0.2, 0.3), "it grows with"), ((0.3, 0.2, 0.1), "it shrinks as"),
+                                        ((0.1, 0.3, 0.2), "does not move in one direction")])
+def test_figure_3_says_how_the_gap_moves_with_epsilon(gaps, says):
+    eps, sizes = [1.0, 10.0, 100.0], [2, 3]
+    fig3 = {e: _game([0.5, 0.4]) for e in eps}
+    bounds = {e: [0.5 + g, 0.4] for e, g in zip(eps, gaps)}
+    text = ra.see_fig3(fig3, bounds, eps, sizes, sound=True)
+    assert says in text
+    assert ", ".join(f"{g:.3f} at ε = {e:g}" for g, e in zip(gaps, eps)) in text
+    assert "saturated" not in text  # no bound is at 1
+
+
+def _fig1(means, n=4, class_corr=0.1):
+    out = {}
+    for e, m in means.items():
+        out[e] = dict(mse=np.full(n, m) + np.linspace(-1e-3, 1e-3, n), class_corr=class_corr, below_target=n,
+                      inv=Inversion(reconstructions=np.zeros((n, 2)), loss=np.zeros(n), iterations=np.full(n, 100),
+                                    converged=np.ones(n, dtype=bool), target_loss=np.ones(n)))
+    return out
+
+
+def test_figure_1_names_the_knee_or_says_there_is_none():
+    base = dict(nearest_neighbour=0.03, noise=0.33)
+    fig1 = _fig1({1.0: 0.3, 100.0: 0.1, 1000.0: 0.02})
+    eps = sorted(fig1)
+    assert ra.knee(fig1, eps, 0.03) == 1000.0
+    text = ra.see_fig1(fig1, eps, base, 3000)
+    assert "below the nearest-neighbour baseline at ε = 1000**" in text and "(at ε = 100 it is 0.1000)" in text
+    assert "The optimiser is not what limits the attack" in text  # every run settled, every loss below its target's
+    fig1 = _fig1({1.0: 0.34, 10.0: 0.2})
+    assert ra.knee(fig1, [1.0, 10.0], 0.03) is None
+    text = ra.see_fig1(fig1, [1.0, 10.0], base, 3000)
+    assert "At no ε of this run" in text and "optimiser" not in text
+    assert "at ε = 1 the reconstructions are farther from their targets than uniform noise" in text
+
+
+def test_figure_1_reports_reconstructions_unlike_their_class():
+    text = ra.see_fig1(_fig1({1.0: 0.3, 10.0: 0.2}, class_corr=-0.11), [1.0, 10.0], dict(nearest_neighbour=0.03, noise=0.33), 3000)
+    assert "At ε = 1, 10 the reconstructions look unlike their own class" in text and "-0.110" in text
+
+
+def test_the_image_strip_places_targets_above_their_reconstructions():
+    targets = np.arange(8.0).reshape(2, 4) / 8
+    strip = ra.image_strip(targets, [targets[::-1]], side=2)
+    assert strip.shape == (5, 5)
+    np.testing.assert_array_equal(strip[:2, :2], targets[0].reshape(2, 2))
+    np.testing.assert_array_equal(strip[3:, :2], targets[1].reshape(2, 2))
+    assert np.all(strip[2] == 1.0) and np.all(strip[:, 2] == 1.0)  # white between images
