@@ -65,3 +65,24 @@ def test_the_image_strip_places_targets_above_their_reconstructions():
     np.testing.assert_array_equal(strip[:2, :2], targets[0].reshape(2, 2))
     np.testing.assert_array_equal(strip[3:, :2], targets[1].reshape(2, 2))
     assert np.all(strip[2] == 1.0) and np.all(strip[:, 2] == 1.0)  # white between images
+
+
+def test_figures_7_and_8_name_the_runs_beyond_two_regrets():
+    from fdp_book.chapters import gdp_tables as gt
+
+    text = gt.see_fig78({(9.4, 2000): 1.3, (3.0, 875): 1.004, (1.5, 500): 1.2})
+    assert "to within 1 % for the runs with noise 3" in text
+    assert "1.30 for noise 9.4, T 2000, 1.20 for noise 1.5, T 500" in text
+    assert "also fails for noise 1.5 " in text  # noise 9.4 is the paper's own exception
+    assert "also fails" not in gt.see_fig78({(9.4, 2000): 1.3})
+
+
+def test_the_rule_of_thumb_verdict_follows_the_threshold():
+    from fdp_book.chapters import gdp_tables as gt
+
+    worst = dict(regret=0.012, noise=2.0, steps=400, rate=0.3)
+    text = gt.rule_sentence(worst, (0.013, 0.31), (2.0, 400, 0.01), [3.0], drawn=[1.0, 2.0])
+    assert "too generous" in text and "noise 3 or more keeps every grid point below 0.01" in text and "not drawn" in text
+    assert gt.rule_sentence(dict(worst, regret=0.004), (0.005, 0.31), (2.0, 400, 0.01), [2.0], [2.0]).endswith(
+        "The rule holds on this grid.")
+    assert gt.noise_sentence([]) == "More noise gives a lower regret at every grid point."
