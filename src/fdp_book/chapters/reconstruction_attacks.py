@@ -394,18 +394,24 @@ def see_fig8(fig8, epsilons, sizes, tenfold, n_targets, ink):
 
 # --- Figures 4, 5b and 14: mini-batches and the sampling rate ------------------------------------------------------
 
+def _bound_bars(fig, ax, bounds, epsilons, prior_size, ylabel):
+    """The bound as a bar at each epsilon, the prior as a dotted line, and the legend, on a panel of attacks."""
+    x = np.arange(len(epsilons))
+    ax.plot(x, bounds, "_", ms=30, mew=2, color="k", zorder=1.5, label="upper bound")
+    ax.axhline(1.0 / prior_size, color="0.6", ls=":", lw=1, label=r"prior $\kappa$")
+    ax.set_xticks(x, [f"ε = {e:g}" for e in epsilons])
+    ax.set(ylim=(0, 1.05), ylabel=ylabel)
+    plotting.legend(ax, loc="center left", bbox_to_anchor=(1.0, 0.5))
+    return fig
+
+
 def figure4(fig4, bounds, epsilons, prior_size):
     """Figure 4: Algorithms 2 and 3 and the likelihood attack under sampling, and the bound."""
     fig, (ax,) = plotting.column_figure(1, 1, row_height=3.2)
     x = np.arange(len(epsilons))
     for k, (key, name) in enumerate((("prior-aware", "Alg. 2"), ("improved", "Alg. 3 (top qT)"), ("likelihood", "App. G likelihood"))):
         errorbars(ax, x + 0.1 * (k - 1), [fig4[e].rate(key) for e in epsilons], fmt="o", color=f"C{k}", label=name)
-    ax.plot(x, bounds, "_", ms=30, mew=2, color="k", zorder=1.5, label="upper bound")
-    ax.axhline(1.0 / prior_size, color="0.6", ls=":", lw=1, label=r"prior $\kappa$")
-    ax.set_xticks(x, [f"ε = {e:g}" for e in epsilons])
-    ax.set(ylim=(0, 1.05), ylabel="success probability")
-    plotting.legend(ax, loc="center left", bbox_to_anchor=(1.0, 0.5))
-    return fig
+    return _bound_bars(fig, ax, bounds, epsilons, prior_size, "success probability")
 
 
 def see_fig4(fig4, epsilons):
@@ -532,12 +538,7 @@ def figure9(data_prior, noise_prior, bounds, epsilons, prior_size, data_name):
     x = np.arange(len(epsilons))
     errorbars(ax, x - 0.08, [data_prior[e].rate("prior-aware") for e in epsilons], fmt="o", color="C0", label=f"{data_name} prior")
     errorbars(ax, x + 0.08, [noise_prior[e].rate("prior-aware") for e in epsilons], fmt="s", color="C1", label="uniform-noise prior")
-    ax.plot(x, bounds, "_", ms=30, mew=2, color="k", zorder=1.5, label="upper bound")
-    ax.axhline(1.0 / prior_size, color="0.6", ls=":", lw=1, label=r"prior $\kappa$")
-    ax.set_xticks(x, [f"ε = {e:g}" for e in epsilons])
-    ax.set(ylim=(0, 1.05), ylabel="success probability (Alg. 2)")
-    plotting.legend(ax, loc="center left", bbox_to_anchor=(1.0, 0.5))
-    return fig
+    return _bound_bars(fig, ax, bounds, epsilons, prior_size, "success probability (Alg. 2)")
 
 
 def see_fig9(data_prior, noise_prior, bounds, epsilons, trials):
