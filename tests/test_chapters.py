@@ -86,3 +86,27 @@ def test_the_rule_of_thumb_verdict_follows_the_threshold():
     assert gt.rule_sentence(dict(worst, regret=0.004), (0.005, 0.31), (2.0, 400, 0.01), [2.0], [2.0]).endswith(
         "The rule holds on this grid.")
     assert gt.noise_sentence([]) == "More noise gives a lower regret at every grid point."
+
+
+def test_figure_14_says_when_a_drop_exceeds_what_the_games_resolve():
+    small = ra.see_fig14({(8.0, 2): -0.02, (8.0, 10): 0.1}, [0.01, 0.99], 60)
+    assert "consistent with the claim" in small
+    big = ra.see_fig14({(8.0, 2): -0.5, (8.0, 10): 0.1}, [0.01, 0.99], 60)
+    assert "contradicts the claim" in big and "consistent" not in big
+
+
+def test_soundness_lists_as_monte_carlo_error_only_the_intervals_that_reach_below_the_bound():
+    pairs = [("A", "x", 0.9, 0.85, 0.5),  # interval entirely above: a violation
+             ("B", "y", 0.52, 0.40, 0.5)]  # point above, interval below: Monte-Carlo error
+    text, excess, above = ra.see_soundness(pairs)
+    assert (excess, above) == (1, 1) and "B, y" in text and "A, x: 0.9000" not in text
+
+
+def test_gdp_prose_follows_the_signs():
+    from fdp_book.chapters import gdp_tables as gt
+
+    text = gt.see_speed((1.0, 2.0, 0.5), (1.5, 1.6, 1.55), (0.0012, 0.001), [0.001], [(1.0, 0.1, 10)])
+    assert "20.0 % above ours" in text
+    assert "On other runs the gap is larger" not in text  # 0.1 % is not larger than this run's 3 %
+    worst = dict(regret=0.008, noise=2.0, steps=400, rate=0.3)
+    assert "not between them" in gt.rule_sentence(worst, (0.02, 0.31), (2.0, 400, 0.01), [], [2.0])

@@ -221,3 +221,37 @@ def test_resolvable_difference_is_three_standard_errors_at_one_half():
     assert attacks.resolvable_difference(n1, n2) == pytest.approx(3 * np.sqrt(0.25 / n1 + 0.25 / n2))
     with pytest.raises(ValueError, match="trials_2"):
         attacks.resolvable_difference(10, 0)
+
+
+def test_success_bound_refuses_bad_settings_and_never_rounds_below_the_closed_form():
+    import mpmath
+
+    with pytest.raises(ValueError, match="prior_size"):
+        reconstruction.success_bound(_settings(1.0, 1.0, 1), prior_size=0)
+    with pytest.raises(ValueError, match="steps"):
+        reconstruction.success_bound(_settings(1.0, 1.0, 0))
+    with pytest.raises(ValueError, match="noise_multiplier"):
+        reconstruction.success_bound(_settings(float("inf"), 1.0, 1))
+    assert reconstruction.success_bound(_settings(1.0, 1.0, 1), prior_size=1) == 1.0
+    mpmath.mp.dps = 50
+    for n, sigma in ((10**15, 1.0), (10, 3.0), (2, 0.5), (10**6, 0.2)):
+        kappa = mpmath.mpf(1) / n
+        exact = mpmath.ncdf(mpmath.sqrt(2) * mpmath.erfinv(2 * kappa - 1) + 1 / mpmath.mpf(sigma))  # Phi(Phi^-1(kappa) + mu)
+        got = reconstruction.success_bound(_settings(sigma, 1.0, 1), prior_size=n)
+        assert got >= exact and got <= exact * (1 + 1e-12)
+
+
+def test_the_baselines_refuse_what_they_cannot_score():
+    with pytest.raises(ValueError, match="finite"):
+        reconstruction.nearest_neighbour_mse([[0.1, np.nan], [0.2, 0.3]])
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        reconstruction.uniform_noise_mse([[255.0, 0.0]])
+    rng = np.random.default_rng(1)
+    x = rng.random((20, 30)) * 1e-4 + 1e4  # a large shared offset: centring keeps the distances
+    brute = np.mean([min(np.mean((x[i] - x[j]) ** 2) for j in range(20) if j != i) for i in range(20)])
+    assert reconstruction.nearest_neighbour_mse(x) == pytest.approx(brute, rel=1e-4)
+    r, imgs, labels = rng.random((3, 30)), rng.random((10, 30)), [0, 1] * 5
+    assert reconstruction.class_correlation(r * 1e-200, [0, 1, 0], imgs, labels) == pytest.approx(
+        reconstruction.class_correlation(r, [0, 1, 0], imgs, labels), rel=1e-12)
+    with pytest.raises(ValueError, match="constant"):
+        reconstruction.class_correlation(np.full((2, 30), 0.5), [0, 1], imgs, labels)

@@ -488,7 +488,7 @@ def resolvable_difference(trials_1: int, trials_2: int, z: float = 3.0) -> float
     Returns
     -------
     float
-        ``z * sqrt(1/(4 n1) + 1/(4 n2))``.
+        ``z * sqrt(1/(4 n1) + 1/(4 n2))``, capped at 1 (two rates never differ by more).
 
     Examples
     --------
@@ -496,6 +496,5 @@ def resolvable_difference(trials_1: int, trials_2: int, z: float = 3.0) -> float
     0.21213203435596426
     """
     n1, n2 = check_positive_int("trials_1", trials_1), check_positive_int("trials_2", trials_2)
-    if not z > 0:
-        raise ValueError(f"z must be > 0, got {z!r}")
-    return float(z * np.sqrt(0.25 / n1 + 0.25 / n2))
+    z = check_positive("z", z)
+    return float(min(1.0, z * np.sqrt(0.25 / n1 + 0.25 / n2)))

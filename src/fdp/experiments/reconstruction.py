@@ -32,7 +32,7 @@ from ..accounting import pld
 from ..accounting.privacy_loss import Mechanism
 from ..curves import gdp, rero, tradeoff
 from ..parallel import Execution, check_execution, children, chunks, run
-from ..validation import check_open_unit, check_positive, check_positive_int
+from ..validation import check_discretization, check_open_unit, check_positive, check_positive_int
 from . import attacks, dpsgd, inversion
 
 __all__ = ["ATTACKS", "GameResult", "check_split", "prior_game", "gradient_reconstructions", "nearest_prior_success",
@@ -431,17 +431,20 @@ def fraction_within(reconstructions, targets, radius: float) -> np.ndarray:
 
 
 def full_batch_noise(epsilon: float, delta: float, steps: int) -> float:
-    """The noise multiplier of full-batch DP-SGD with ``steps`` steps that is exactly (epsilon, delta)-DP.
+    """The noise multiplier of full-batch DP-SGD with ``steps`` steps that is (epsilon, delta)-DP, to 1e-10 relative.
 
     Full-batch DP-SGD with T steps and noise multiplier sigma is exactly sqrt(T)/sigma-GDP (Dong et al. 2022), so
-    sigma = sqrt(T) / mu(epsilon, delta), with no accounting error.
+    sigma = sqrt(T) / mu(epsilon, delta).  ``mu`` is the root of the GDP profile as
+    :func:`fdp.curves.gdp.mu_from_eps_delta` finds it, at or just above the true root: the noise can lie up to
+    about 1e-10 relative below the exact one.  Made for experiments at a given privacy level (the book's
+    reconstruction games), not for certifying a release (:mod:`fdp.calibrate` does that, on the safe side).
 
     Parameters
     ----------
     epsilon : float
         > 0.
     delta : float
-        In (0, 1).
+        In [1e-300, 1) (below, the profile cannot be inverted to this accuracy).
     steps : int
         >= 1.
 
@@ -455,22 +458,26 @@ def full_batch_noise(epsilon: float, delta: float, steps: int) -> float:
     3.7306
     """
     steps = check_positive_int("steps", steps)
+    epsilon = check_positive("epsilon", epsilon)
+    if not 1e-300 <= check_open_unit("delta", delta):
+        raise ValueError(f"delta must be at least 1e-300 (a smaller one cannot be inverted accurately), got {delta!r}")
     return float(np.sqrt(steps) / gdp.mu_from_eps_delta(epsilon, delta))
 
 
 def success_bound(result: GameResult, prior_size: int | None = None, discretization: float = 1e-3) -> float:
-    """The ReRo bound ``gamma = 1 - f(1/n)`` on the success of any attack in the games of ``result``.
+    """An upper bound on the success of any attack in the games of ``result``: ``gamma = 1 - f(1/n)``.
 
-    For full batch ``f`` is the exact Gaussian curve of mu = sqrt(T)/sigma; under Poisson sampling it is the
-    pessimistic (connect-the-dots) PLD curve of the "add" direction, which lies below the true curve, so the gamma
-    it gives is an upper bound.
+    For full batch ``f`` is the Gaussian curve of mu = sqrt(T)/sigma, and gamma is its closed form moved up past its
+    float error (:func:`fdp.curves.tradeoff.gaussian_power_bounds`); under Poisson sampling ``f`` is the pessimistic
+    (connect-the-dots) PLD curve of the "add" direction, which lies below the true curve, so the gamma it gives is an
+    upper bound.  A prior of one candidate gives 1.
 
     Parameters
     ----------
     result : GameResult
         Its ``settings`` hold the training run's noise_multiplier, sampling_rate and steps.
     prior_size : int, optional
-        n (default: the game's first prior size).
+        n >= 1 (default: the game's first prior size).
     discretization : float, default 1e-3
         The PLD grid under sampling.
 
@@ -483,24 +490,37 @@ def success_bound(result: GameResult, prior_size: int | None = None, discretizat
     Hayes et al. (2023) Cor. 4.
     """
     s = result.settings
-    kappa = 1.0 / check_positive_int("prior_size", prior_size or result.prior_sizes[0])
-    if s["sampling_rate"] == 1.0:
-        return float(rero.gamma(tradeoff.gaussian(np.sqrt(s["steps"]) / s["noise_multiplier"]), kappa))
-    mechanism = Mechanism("gaussian", s["noise_multiplier"], s["sampling_rate"], s["steps"])
-    return float(rero.gamma(pld.tradeoff_curve(pld.mechanism_pld(mechanism, discretization=discretization), "add"), kappa))
+    mechanism = Mechanism("gaussian", s["noise_multiplier"], s["sampling_rate"], s["steps"])  # checks the settings
+    if prior_size is None:
+        if not result.prior_sizes:
+            raise ValueError("result has no prior size: pass prior_size")
+        prior_size = result.prior_sizes[0]
+    n = check_positive_int("prior_size", prior_size)
+    if n == 1:
+        return 1.0
+    kappa = 1.0 / n
+    if mechanism.sampling_rate == 1.0:
+        return float(max(tradeoff.gaussian_power_bounds(mechanism.full_batch_mu, kappa)[1][0], kappa))
+    dist = pld.mechanism_pld(mechanism, discretization=check_discretization("discretization", discretization))
+    return float(rero.gamma(pld.tradeoff_curve(dist, "add"), kappa))
 
 
-def _images(name: str, images) -> np.ndarray:
+def _images(name: str, images, least: int = 2, unit: bool = False) -> np.ndarray:
     x = np.asarray(images, dtype=np.float64)
-    if x.ndim != 2 or len(x) < 2:
-        raise ValueError(f"{name} must be an (N, d) array with N >= 2, got shape {x.shape}")
+    if x.ndim != 2 or len(x) < least or x.shape[1] == 0:
+        raise ValueError(f"{name} must be an (N, d) array with N >= {least} and d >= 1, got shape {x.shape}")
+    if not np.all(np.isfinite(x)):
+        raise ValueError(f"{name} must be finite")
+    if unit and (x.min() < 0.0 or x.max() > 1.0):
+        raise ValueError(f"{name} must lie in [0, 1], got values from {x.min()!r} to {x.max()!r}")
     return x
 
 
 def nearest_neighbour_mse(images) -> float:
     """Hayes et al.'s nearest-neighbour baseline: the mean over images of the MSE to the nearest other image.
 
-    Pairwise distances through ``|a|^2 + |b|^2 - 2 a.b`` (no (N, N, d) array).
+    Pairwise distances through ``|a|^2 + |b|^2 - 2 a.b`` of the centred images (no (N, N, d) array; centring keeps
+    the cancellation small when the images share a large offset).  Memory: one (N, N) array.
 
     Parameters
     ----------
@@ -517,6 +537,7 @@ def nearest_neighbour_mse(images) -> float:
     0.5
     """
     x = _images("images", images)
+    x = x - x.mean(axis=0)
     sq = (x**2).sum(axis=1)
     d2 = (sq[:, None] + sq[None, :] - 2.0 * x @ x.T) / x.shape[1]
     np.fill_diagonal(d2, np.inf)
@@ -529,7 +550,7 @@ def uniform_noise_mse(images) -> float:
     Parameters
     ----------
     images : array_like
-        (N, d) in [0, 1].
+        (N, d) in [0, 1], N >= 1.
 
     Returns
     -------
@@ -540,7 +561,7 @@ def uniform_noise_mse(images) -> float:
     >>> round(uniform_noise_mse([[0.0, 1.0], [0.5, 0.5]]), 4)
     0.2083
     """
-    x = _images("images", images)
+    x = _images("images", images, least=1, unit=True)
     return float(np.mean(x**2 - x + 1.0 / 3.0))
 
 
@@ -567,13 +588,22 @@ def class_correlation(reconstructions, labels, images, image_labels) -> float:
     >>> round(class_correlation([[1.0, 0.0, 1.0]], [0], [[1.0, 0.0, 1.0], [0.0, 1.0, 0.0]], [0, 1]), 12)
     1.0
     """
-    rec, x = np.asarray(reconstructions, dtype=np.float64), _images("images", images)
+    rec, x = _images("reconstructions", reconstructions, least=1), _images("images", images)
     y, yx = np.asarray(labels), np.asarray(image_labels)
-    if rec.ndim != 2 or rec.shape[1] != x.shape[1] or len(y) != len(rec) or len(yx) != len(x):
+    if rec.shape[1] != x.shape[1] or y.shape != (len(rec),) or yx.shape != (len(x),):
         raise ValueError(f"reconstructions (R, d) with R labels and images (N, d) with N labels expected, got "
                          f"{rec.shape}, {y.shape}, {x.shape}, {yx.shape}")
     missing = sorted(set(y.tolist()) - set(yx.tolist()))
     if missing:
         raise ValueError(f"labels {missing} have no image in image_labels")
     shape = {c: x[yx == c].mean(axis=0) - x.mean(axis=0) for c in set(y.tolist())}
-    return float(np.mean([np.corrcoef(r, shape[c])[0, 1] for r, c in zip(rec, y.tolist())]))
+    if any(np.ptp(v) == 0 for v in [*shape.values(), *rec]):
+        raise ValueError("the correlation is undefined for a constant reconstruction or class mean image")
+    return float(np.mean([np.dot(_unit(r), _unit(shape[c])) for r, c in zip(rec, y.tolist())]))
+
+
+def _unit(v: np.ndarray) -> np.ndarray:
+    """``v`` centred and scaled to norm 1, through its largest entry first (no underflow or overflow)."""
+    v = v - v.mean()
+    v = v / np.abs(v).max()
+    return v / np.linalg.norm(v)

@@ -156,9 +156,14 @@ def _fig1_noise(fig1, epsilons, noise_mse):
 def see_fig1(fig1, epsilons, baselines, max_iterations):
     """Figure 1's paragraph: the fall of the error, Guo et al.'s bound, the knee, the optimiser, the class, noise."""
     means = [fig1[x]["mse"].mean() for x in epsilons]
-    out = [f"The error of the attack falls from {means[0]:.3f} at ε = {epsilons[0]:g} to {means[-1]:.4f} at "
-           f"ε = {epsilons[-1]:g} (nearest-neighbour baseline {baselines['nearest_neighbour']:.4f}, random baseline "
-           f"{RANDOM_MSE:.3f}, uniform noise against these images {baselines['noise']:.3f})."]
+    refs = (f"(nearest-neighbour baseline {baselines['nearest_neighbour']:.4f}, random baseline {RANDOM_MSE:.3f}, uniform "
+            f"noise against these images {baselines['noise']:.3f})")
+    if len(epsilons) == 1:
+        out = [f"The error of the attack is {means[0]:.4f} at ε = {epsilons[0]:g} {refs}."]
+    else:
+        how = ("falls" if np.all(np.diff(means) < 0) else "rises" if np.all(np.diff(means) > 0) else "goes")
+        out = [f"The error of the attack {how} from {means[0]:.3f} at ε = {epsilons[0]:g} to {means[-1]:.4f} at "
+               f"ε = {epsilons[-1]:g}" + ("" if how != "goes" else " (not monotonically; the table gives every ε)") + f" {refs}."]
     big = [x for x in epsilons if 5 <= x <= 700]  # e^eps stays finite
     if big:
         out.append(f"Guo et al.'s lower bound is far below the attack once $\\varepsilon$ is large (at ε = {big[0]:g}: "
@@ -296,8 +301,8 @@ def see_fig2(fig2, epsilons, found):
                f"gradients {g['orth']:.3f}.")
     if found["likelihood_no_better"]:
         out.append(f"The likelihood attack, optimal on these very runs, scores higher than Algorithm 2 at "
-                   f"{found['likelihood_higher']} of {len(epsilons)} values of ε, but never significantly (the 95 % "
-                   "intervals overlap at every ε) and far from the bound, so the gap is not a weakness of Algorithm 2. Even "
+                   f"{found['likelihood_higher']} of {len(epsilons)} values of ε, but never significantly (its 95 % "
+                   "interval never lies entirely above Algorithm 2's) and far from the bound, so the gap is not a weakness of Algorithm 2. Even "
                    "with perfectly orthogonal candidate gradients the optimal attack reaches only the grey reference, below "
                    "the bound for a finite prior (the bound is attained only by a test that is not a choice among $n$ "
                    "candidates); the rest of the gap comes from correlated gradients of similar images (the paper's $A > 0$ "
@@ -328,7 +333,11 @@ def see_fig3(fig3, bounds, epsilons, sizes, sound):
     trend = ("" if len(gaps) < 2 else "; it grows with $\\varepsilon$" if np.all(steps > 0) else
              "; it shrinks as $\\varepsilon$ grows" if np.all(steps < 0) else "; it does not move in one direction with $\\varepsilon$")
     saturated = [e for e in epsilons if min(bounds[e]) > 0.99]
-    return see(["Both the bound and the attack fall as the prior grows, and the attack's interval "
+    falls = all(np.all(np.diff(bounds[e]) <= 0) and np.all(np.diff([fig3[e].rate("prior-aware", n)[0] for n in sizes]) <= 0)
+                for e in epsilons)
+    return see([("Both the bound and the attack fall as the prior grows" if falls else
+                 "The bound and the attack do not both fall at every step as the prior grows (the table gives every size)")
+                + ", and the attack's interval "
                 + ("never lies entirely above the bound" if sound else "**lies entirely above the bound somewhere**")
                 + ". The largest gap between bound and attack is " + ", ".join(f"{g:.3f} at ε = {e:g}" for g, e in zip(gaps, epsilons))
                 + trend + (f", while the bound is saturated at 1 for every prior size at ε = {listing(saturated)}" if saturated else "")
@@ -383,8 +392,11 @@ def see_fig8(fig8, epsilons, sizes, tenfold, n_targets, ink):
         f"At ε = {e8:g} the prior-aware attack succeeds with probability "
         + ", ".join(f"{fig8[(e8, n)]['prior_aware'][0]:.3f} (prior {n})" for n in sizes)
         + " and the converted gradient-based attack with " + ", ".join(f"{fig8[(e8, n)]['gradient'].estimate:.3f}" for n in sizes)
-        + ". Knowing the candidates is worth far more than free-form reconstruction at the same ε, the paper's point: a "
-          "guarantee tuned against prior-oblivious attacks would let ε grow too far. The paper calls the difference an order "
+        + (". Knowing the candidates is worth far more than free-form reconstruction at the same ε, the paper's point: a "
+           "guarantee tuned against prior-oblivious attacks would let ε grow too far."
+           if all(fig8[(e8, n)]["prior_aware"][0] > fig8[(e8, n)]["gradient"].estimate for n in sizes) else
+           ". At this ε the prior-aware attack is not ahead at every prior size, unlike in the paper.")
+        + " The paper calls the difference an order "
           "of magnitude; as a ratio of success probabilities that is impossible once the gradient-based attack exceeds 0.1, "
           "so we read it along ε: "
         + (f"the prior-aware attack at ε beats the gradient-based one at 10ε in {len(beaten)} of the {len(tenfold)} "
@@ -450,7 +462,7 @@ def fig5_trend(fig5, bounds, rates):
     grows = {"bound": all(bounds[a] < bounds[b] for a, b in zip(rates, rates[1:])),
              "attack": all(a < b for a, b in zip(attack, attack[1:]))}
     return dict(higher=bounds[rates[-1]] > bounds[rates[0]] and attack[-1] > attack[0], both_grow=all(grows.values()),
-                bound_grows=grows["bound"], attack=attack)
+                bound_grows=grows["bound"], attack_grows=grows["attack"], attack=attack)
 
 
 def see_fig5(fig5, bounds, rates, clip_norm, states):
@@ -458,7 +470,8 @@ def see_fig5(fig5, bounds, rates, clip_norm, states):
     t = fig5_trend(fig5, bounds, rates)
     q_lo, q_hi = rates[0], rates[-1]
     trend = ("both grow with $q$" if t["both_grow"] else f"both are higher at q = {q_hi:g} than at q = {q_lo:g} ("
-             + ("the bound grows with $q$, the attack not at every step" if t["bound_grows"] else "neither grows at every step") + ")")
+             + ("the bound grows with $q$, the attack not at every step" if t["bound_grows"] else
+                "the attack grows with $q$, the bound not at every step" if t["attack_grows"] else "neither grows at every step") + ")")
     out = [f"From q = {q_lo:g} to q = {q_hi:g} the bound goes from {bounds[q_lo]:.3f} to {bounds[q_hi]:.3f} and Algorithm 3 "
            f"from {t['attack'][0]:.3f} to {t['attack'][-1]:.3f}"
            + (f": at fixed $\\varepsilon$ {trend}, so, as the paper finds, an $(\\varepsilon, \\delta)$ guarantee alone does "
@@ -496,13 +509,15 @@ def figure14(fig14, bounds, epsilons, rates, sizes):
 def see_fig14(grows, rates, trials):
     """Figure 14's paragraph; ``grows`` maps (eps, n) to the change of success from the smallest rate to the largest."""
     up = [k for k, v in grows.items() if v > 0]
-    top = max(grows, key=grows.get)
+    top, low = max(grows, key=grows.get), min(grows, key=grows.get)
+    resolution = attacks.resolvable_difference(trials, trials)
     return see([f"From q = {rates[0]:g} to q = {rates[-1]:g} the attack's success rises in {len(up)} of the {len(grows)} "
                 "(ε, prior) settings" + (f", by up to {grows[top]:.2f} (ε = {top[0]:g}, prior {top[1]})" if up else "")
                 + ". The paper sees smaller success at smaller q in every setting, with the largest changes at large ε."
-                + f" With {trials} games per setting a drop smaller than about "
-                  f"{attacks.resolvable_difference(trials, trials):.2f} (three standard errors) would go unnoticed: our runs "
-                  "are consistent with the claim, a weak test of it."])
+                + (f" With {trials} games per setting a drop smaller than about {resolution:.2f} (three standard errors) would "
+                   "go unnoticed: our runs are consistent with the claim, a weak test of it." if -grows[low] <= resolution else
+                   f" **At ε = {low[0]:g}, prior {low[1]}, the success falls by {-grows[low]:.2f}**, more than the "
+                   f"{resolution:.2f} that {trials} games per setting resolve: this run contradicts the claim there.")])
 
 
 # --- Figures 10, 9 and 7: known gradients, a prior of noise, model size ---------------------------------------------
@@ -604,6 +619,10 @@ def figure13(runs, bounds, clip_norms, epsilons):
 def see_fig13(clip_range, gaps, e, k):
     """Figure 13's paragraph: the clipped fractions and the gap at epsilon ``e`` (index ``k``) at the two ends of C."""
     lo_c, hi_c = min(clip_range), max(clip_range)
+    if lo_c == hi_c:
+        return see([f"At C = {lo_c:g} between {clip_range[lo_c][0]:.0%} and {clip_range[lo_c][1]:.0%} of the per-example "
+                    f"gradients are clipped; the gap to the bound at ε = {e:g} is {gaps[lo_c][k]:.3f}. This run has one "
+                    "clipping norm, so it cannot compare them."])
     return see([" ".join(f"At C = {C:g} between {a:.0%} and {b:.0%} of the per-example gradients are clipped."
                          for C, (a, b) in clip_range.items())
                 + " The paper reports every gradient clipped at C = 0.1 on MNIST, and at C = 1 a mean norm falling from 0.9 to "
@@ -619,14 +638,15 @@ def see_fig13(clip_range, gaps, e, k):
 def see_soundness(soundness):
     """The soundness paragraph: intervals above their bound, point estimates above it, the closest approach."""
     excess = [s for s in soundness if s[3] > s[4]]
-    above = sorted((s for s in soundness if s[2] > s[4]), key=lambda s: -(s[2] - s[4]) / max(s[2] - s[3], 1e-12))
+    above = sorted((s for s in soundness if s[2] > s[4] and s[3] <= s[4]), key=lambda s: -(s[2] - s[4]) / max(s[2] - s[3], 1e-12))
     # the closest approach relative to the error: in units of the interval's lower half-width (about 2 standard errors)
     closest = max(soundness, key=lambda s: (s[2] - s[4]) / max(s[2] - s[3], 1e-12))
     listed = "; ".join(f"{s[0]}, {s[1]}: {s[2]:.4f} against {s[4]:.4f} (interval from {s[3]:.3f})" for s in above[:3])
     listed += f"; and {len(above) - 3} more, each nearer its bound relative to its error" if len(above) > 3 else ""
     return (f"{len(soundness)} (setting, attack) pairs checked; 95 % intervals entirely above the bound: **{len(excess)}**. "
             + (f"{len(above)} point estimates lie above their bound, each with an interval that reaches below it (Monte-Carlo "
-               f"error, not a violation): {listed}. " if above else "No point estimate lies above its bound. ")
+               f"error, not a violation): {listed}. " if above else
+               "No other point estimate lies above its bound. " if excess else "No point estimate lies above its bound. ")
             + f"The closest approach relative to its error: {closest[0]}, attack '{closest[1]}': success {closest[2]:.3f}, "
               f"interval from {closest[3]:.3f}, bound {closest[4]:.3f}."), len(excess), len(above)
 
