@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from fdp.experiments.attacks import Proportion
 from fdp.experiments.inversion import Inversion
 from fdp.experiments.reconstruction import GameResult
 from fdp_book.chapters import reconstruction_attacks as ra
@@ -33,6 +34,7 @@ def _fig1(means, n=4, class_corr=0.1):
     out = {}
     for e, m in means.items():
         out[e] = dict(mse=np.full(n, m) + np.linspace(-1e-3, 1e-3, n), class_corr=class_corr, below_target=n,
+                      app_d=Proportion(0.01, 0.0, 0.05) if e < 10 else Proportion(0.04, 0.005, 0.14),
                       inv=Inversion(reconstructions=np.zeros((n, 2)), loss=np.zeros(n), iterations=np.full(n, 100),
                                     converged=np.ones(n, dtype=bool), target_loss=np.ones(n)))
     return out
@@ -43,19 +45,21 @@ def test_figure_1_names_the_knee_or_says_there_is_none():
     fig1 = _fig1({1.0: 0.3, 100.0: 0.1, 1000.0: 0.02})
     eps = sorted(fig1)
     assert ra.knee(fig1, eps, 0.03) == 1000.0
-    text = ra.see_fig1(fig1, eps, base, 3000)
+    text = ra.see_fig1(fig1, eps, base, 3000, 0.1)
     assert "below the nearest-neighbour baseline at ε = 1000**" in text and "(at ε = 100 it is 0.1000)" in text
     assert "The optimiser is not what limits the attack" in text  # every run settled, every loss below its target's
     fig1 = _fig1({1.0: 0.34, 10.0: 0.2})
     assert ra.knee(fig1, [1.0, 10.0], 0.03) is None
-    text = ra.see_fig1(fig1, [1.0, 10.0], base, 3000)
+    text = ra.see_fig1(fig1, [1.0, 10.0], base, 3000, 0.1)
     assert "At no ε of this run" in text and "optimiser" not in text
     assert "at ε = 1 the reconstructions are farther from their targets than uniform noise" in text
 
 
 def test_figure_1_reports_reconstructions_unlike_their_class():
-    text = ra.see_fig1(_fig1({1.0: 0.3, 10.0: 0.2}, class_corr=-0.11), [1.0, 10.0], dict(nearest_neighbour=0.03, noise=0.33), 3000)
+    text = ra.see_fig1(_fig1({1.0: 0.3, 10.0: 0.2}, class_corr=-0.11), [1.0, 10.0], dict(nearest_neighbour=0.03, noise=0.33), 3000,
+                       0.1)
     assert "At ε = 1, 10 the reconstructions look unlike their own class" in text and "-0.110" in text
+    assert "falls below chance at ε = 1 (" in text  # at ε = 10 the interval (0.005 to 0.14) includes chance 0.1
 
 
 def test_the_image_strip_places_targets_above_their_reconstructions():
