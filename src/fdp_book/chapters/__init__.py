@@ -6,3 +6,8 @@ figure, the rows of a table or a "What we see" paragraph in Markdown.  Nothing h
 sentence that depends on the outcome is chosen here, so that a rerun with other parameters writes prose that agrees
 with its own figures, and a reader who opens the notebook meets the steps of the chapter, not its typesetting.
 """
+
+
+def see(sentences) -> str:
+    """A "What we see" paragraph from its sentences."""
+    return "**What we see.** " + " ".join(sentences)

@@ -14,6 +14,7 @@ from fdp.curves import tradeoff
 from fdp.formatting import upper
 
 from .. import plotting
+from . import see
 
 #: Figure 1's summaries, in the order of panel c, and their colours
 NAMES = {"eps_dp": r"$\varepsilon$-DP", "eps_delta": r"$(\varepsilon,\delta)$-DP", "zcdp": r"$\rho$-zCDP",
@@ -25,10 +26,6 @@ def join(values, fmt) -> str:
     """Numbers separated by commas; ``fmt`` "up4": upper bounds rounded up to 4 significant digits (as every page prints
     them), else a format specification."""
     return ", ".join(upper(v, 4, keep_zeros=True) if fmt == "up4" else format(v, fmt) for v in values)
-
-
-def see(sentences) -> str:
-    return "**What we see.** " + " ".join(sentences)
 
 
 def see_table3(mu3, epsilons, deltas, distances, statuses):

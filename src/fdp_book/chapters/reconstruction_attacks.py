@@ -18,6 +18,7 @@ from fdp.experiments import attacks
 from fdp.formatting import times_ten, times_ten_log10
 
 from .. import plotting
+from . import see
 
 RANDOM_MSE = 1.0 / 6.0  # E(U - V)^2 for independent uniforms on [0, 1]: the paper's random baseline
 
@@ -37,10 +38,6 @@ def interval(rate) -> str:
 def listing(values) -> str:
     """"1, 10 and 100" style lists of epsilons (":g")."""
     return ", ".join(f"{v:g}" for v in values)
-
-
-def see(sentences) -> str:
-    return "**What we see.** " + " ".join(sentences)
 
 
 # --- Figure 1: the gradient-based attack ---------------------------------------------------------------------------

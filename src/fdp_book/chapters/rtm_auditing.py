@@ -12,13 +12,10 @@ import numpy as np
 from fdp.formatting import upper
 
 from .. import plotting
+from . import see
 
 #: The header of the tables that compare an audit with its theory (rows from :func:`summary_row`)
 COMPARISON = ["comparison", "largest gap", "at α", "largest s.e.", "violation"]
-
-
-def see(sentences) -> str:
-    return "**What we see.** " + " ".join(sentences)
 
 
 def plot_audit(ax, a, b, curves, title, legend=True):

@@ -11,16 +11,13 @@ from __future__ import annotations
 import numpy as np
 
 from .. import plotting
+from . import see
 
 J_STYLE = dict(color="C0", lw=2.2, label=r"RTM $J = C(j, j^{-1})$")
 j_STYLE = dict(color="C1", lw=1.2, ls="--", label=r"RTM $j$")
 jinv_STYLE = dict(color="C2", lw=1.2, ls="-.", label=r"RTM $j^{-1}$")
 F_STYLE = dict(color="k", lw=1.5, label=r"DPTM $f$")
 J_b_STYLE = dict(color="C3", lw=2, label=r"RTM $J$, reading (b)")
-
-
-def see(sentences) -> str:
-    return "**What we see.** " + " ".join(sentences)
 
 
 def violation(upper, lower) -> float:
