@@ -6,6 +6,7 @@ import pytest
 from fdp.experiments.attacks import Proportion
 from fdp.experiments.inversion import Inversion
 from fdp.experiments.reconstruction import GameResult
+from fdp_book.chapters import guo_comparison as guo
 from fdp_book.chapters import reconstruction_attacks as ra
 
 
@@ -114,3 +115,57 @@ def test_gdp_prose_follows_the_signs():
     assert "On other runs the gap is larger" not in text  # 0.1 % is not larger than this run's 3 %
     worst = dict(regret=0.008, noise=2.0, steps=400, rate=0.3)
     assert "not between them" in gt.rule_sentence(worst, (0.02, 0.31), (2.0, 400, 0.01), [], [2.0])
+
+
+# guo_comparison
+
+
+def _guo_run(ours, mc, analytic, printed_ours=None):
+    """A one-prior-size, one-noise run: the three bounds and what Table 2 prints for them."""
+    table = {(10, "ours"): [ours], (10, "guo_mc"): [mc], (10, "guo_analytic"): [analytic]}
+    printed = {(10, "ours", 1.0): printed_ours, (10, "guo_mc", 1.0): None, (10, "guo_analytic", 1.0): analytic}
+    return table, printed
+
+
+@pytest.mark.parametrize("printed, exact, gap", [(0.5004, 0.5, 0.0), (0.5, 0.5004, 0.0), (0.502, 0.5, 0.0015),
+                                                 (0.498, 0.5, -0.0015)])
+def test_guo_rounding_gap_is_zero_inside_the_printed_rounding(printed, exact, gap):
+    assert guo.rounding_gap(printed, exact) == pytest.approx(gap, abs=1e-12)
+
+
+def test_guo_z_text_never_reads_as_three_beyond_three():
+    assert guo.z_text(3.0001) == "+3.0001" and guo.z_text(-0.001) == "+0.00" and guo.z_text(2.5) == "+2.50"
+
+
+@pytest.mark.parametrize("values, says", [((0.2, 0.3, 0.4), "holds at every cell"), ((0.35, 0.3, 0.4), "fails at some")])
+def test_guo_figure11_says_whether_the_papers_ordering_holds(values, says):
+    table, printed = _guo_run(*values)
+    curves = {10: {"ours": [values[0]], "guo_mc": [values[1]], "guo_analytic": [values[2]]}}
+    text = guo.see_figure11(table, curves, {10: [0.35]}, printed)
+    assert says in text and "between the two Fano bounds" in text and "above the trade-off bound" in text
+    text = guo.see_figure11(table, curves, {10: [0.1]}, printed)
+    assert "below the trade-off bound" in text and "below both" in text
+
+
+def test_guo_distance_check_counts_the_cells_outside_their_rounding():
+    table, printed = _guo_run(0.2, 0.3, 0.4)
+    assert "reproduces all 1 printed" in guo.distance_check(table, printed, [1.0])
+    printed[10, "guo_analytic", 1.0] = 0.402
+    assert "1 of the 1 printed analytic cells lie outside" in guo.distance_check(table, printed, [1.0])
+    printed[10, "guo_analytic", 1.0] = None
+    assert "no printed analytic cell" in guo.distance_check(table, printed, [1.0])
+
+
+def test_guo_z_verdict_counts_the_far_cells_and_judges_the_stated_count():
+    z = {(10, 0.5): {1000: 0.5, 100_000: 12.0}, (10, 1.0): {1000: -1.0, 100_000: 2.0}}
+    text = guo.z_verdict(z, [1000, 100_000], 100_000)
+    assert "with N = 1,000 samples, 0 of the 2 printed cells lie" in text and "N = 100,000 samples, 1 of the 2" in text
+    assert "the farthest 12.00" in text and "the printed row is not what Algorithm 1 produces." in text
+    assert guo.z_verdict(z, [1000], 100_000).endswith("states 100,000 samples.")
+
+
+def test_guo_summary_follows_the_statuses():
+    text = guo.summary(["match", "match"], ["match", "deviation"], 100_000)
+    assert "matches the print in every cell" in text and "in 1 of the 2 printed cells compared;" in text
+    assert "not compared with the print in this run (its sensitivity" in guo.summary(["not compared"], ["not compared"], 10)
+    assert "holds no printed cell" in guo.summary([], [], 10)

@@ -250,3 +250,21 @@ def test_mc_bad_mechanism():
         mc.gamma_mc(Mechanism("cauchy", 1.0, 0.5, 5), [0.1], samples=100)
     with pytest.raises(ValueError, match="mechanism must be a fdp.Mechanism"):
         mc.gamma_mc("laplace", [0.1], samples=100)
+
+
+def test_gamma_spread_is_the_asymptotic_standard_error():
+    # 40 independent runs scatter by about the estimator's asymptotic standard error
+    mechanism, kappa, n = Mechanism("gaussian", 1.0), 0.1, 20_000
+    spread = mc.gamma_spread(mechanism, kappa, n, seeds=range(40))
+    se = mc.gamma_from_log_ratios(mc.log_likelihood_ratios(mechanism, n, seed=99), kappa).std_error[0]
+    assert 0.6 < spread / se < 1.6
+    assert mc.gamma_spread(mechanism, kappa, n, seeds=[1, 2]) == mc.gamma_spread(mechanism, kappa, n, seeds=[1, 2])
+
+
+@pytest.mark.parametrize("kwargs, name", [(dict(seeds=[1]), "seeds"), (dict(seeds=[1, -2]), "seeds"),
+                                          (dict(kappa=1.0), "kappa"), (dict(mechanism=1.0), "mechanism"),
+                                          (dict(samples=50), "samples")])
+def test_gamma_spread_bad_arguments(kwargs, name):
+    args = dict(mechanism=Mechanism("gaussian", 1.0), kappa=0.1, samples=1_000, seeds=[1, 2]) | kwargs
+    with pytest.raises(ValueError, match=name):
+        mc.gamma_spread(**args)

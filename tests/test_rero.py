@@ -379,3 +379,21 @@ def test_log_kappa_box_against_the_binomial_tail_and_the_paper():
 def test_small_prior_bad_input(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_fano_advantage_mc_error_is_the_spread_over_independent_runs():
+    # the delta-method standard error of one run against the spread of the advantage over 40 independent runs
+    runs = [rero.fano_advantage_mc(rero.guo_mutual_information_mc(1.0, 10, samples=5_000, seed=s), 10) for s in range(40)]
+    spread = np.std([adv for adv, _ in runs], ddof=1)
+    assert 0.6 < np.mean([se for _, se in runs]) / spread < 1.6
+    est = rero.guo_mutual_information_mc(1.0, 10, samples=5_000, seed=0)
+    assert rero.fano_advantage_mc(est, 10)[0] == rero.fano_advantage(est.estimate, 10)
+
+
+def test_fano_advantage_mc_at_zero_information_and_bad_input():
+    adv, se = rero.fano_advantage_mc(rero.MutualInformationEstimate(0.0, 0.01, 100, 0), 10)
+    assert adv == pytest.approx(0.0, abs=1e-15) and se > 0  # a one-sided slope at 0
+    with pytest.raises(ValueError, match="estimate"):
+        rero.fano_advantage_mc(0.3, 10)
+    with pytest.raises(ValueError, match="prior_size"):
+        rero.fano_advantage_mc(rero.MutualInformationEstimate(0.3, 0.01, 100, 0), 1)

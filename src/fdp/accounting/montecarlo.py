@@ -45,6 +45,7 @@ __all__ = [
     "log_likelihood_ratios",
     "gamma_from_log_ratios",
     "gamma_mc",
+    "gamma_spread",
 ]
 
 
@@ -341,3 +342,44 @@ def gamma_mc(
     lr = log_likelihood_ratios(mechanism, samples, seed=seed, n_jobs=n_jobs)
     res = gamma_from_log_ratios(lr, kappa, confidence=confidence, interval=interval)
     return MonteCarloGamma(**{**res.__dict__, "seed": seed})
+
+
+def gamma_spread(mechanism: Mechanism, kappa: float, samples: int, seeds) -> float:
+    """The standard deviation of Algorithm 1's estimate of gamma over independent runs, one per seed.
+
+    What a single run of ``samples`` draws scatters by: a printed Monte-Carlo value more than a few of these from
+    the exact gamma is not what such a run produces (Hayes et al. App. H, Table 2's "Ours" row).  Each run draws
+    :func:`log_likelihood_ratios` with its own seed and applies :func:`gamma_from_log_ratios`.
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+    kappa : float
+        In (0, 1); needs ``kappa * samples >= MIN_KEPT``.
+    samples : int
+        Draws per run.
+    seeds : sequence of int
+        One per run, at least two.
+
+    Returns
+    -------
+    float
+        The sample standard deviation (``ddof=1``) of the runs' estimates.
+
+    References
+    ----------
+    Hayes et al. (2023) Alg. 1, App. H.
+
+    Examples
+    --------
+    >>> sd = gamma_spread(Mechanism("gaussian", 1.0), 0.1, 10_000, seeds=range(20))
+    >>> bool(0.001 < sd < 0.02)
+    True
+    """
+    seeds = [check_seed("seeds", s) for s in seeds]
+    if len(seeds) < 2:
+        raise ValueError(f"seeds must hold at least two seeds (one per run), got {len(seeds)}")
+    check_mechanism(mechanism)
+    kappa = check_open_unit("kappa", kappa)
+    runs = [gamma_from_log_ratios(log_likelihood_ratios(mechanism, samples, seed=s), kappa).estimate[0] for s in seeds]
+    return float(np.std(runs, ddof=1))

@@ -18,7 +18,8 @@ output (``1/n`` for a uniform prior over n candidates and exact matching).
   Hayes et al. Sec. 3.4): a reference between the bound and attacks on real data.
 * The Fano bound of Guo, Sablayrolles, Sanjabi (2022) as used in Hayes et al. App. H:
   :func:`fano_advantage` with :func:`guo_mutual_information_bound` (analytic) or
-  :func:`guo_mutual_information_mc` (Monte Carlo).
+  :func:`guo_mutual_information_mc` (Monte Carlo), and :func:`fano_advantage_mc` with the standard error the
+  Monte-Carlo information carries into the bound.
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ __all__ = [
     "advantage",
     "orthogonal_prior_success",
     "fano_advantage",
+    "fano_advantage_mc",
     "guo_mutual_information_bound",
     "guo_mutual_information_mc",
     "MutualInformationEstimate",
@@ -492,3 +494,41 @@ def guo_mutual_information_mc(
     mean = total / samples
     var = max(total_sq / samples - mean**2, 0.0)
     return MutualInformationEstimate(mean, float(np.sqrt(var / samples)), samples, seed)
+
+
+def fano_advantage_mc(estimate: MutualInformationEstimate, prior_size: int) -> tuple[float, float]:
+    """The Fano advantage bound of a Monte-Carlo mutual information, with its standard error.
+
+    The error is carried through the root of eq. (5) by the delta method: the slope of :func:`fano_advantage`
+    at the estimate (a central difference, one-sided at 0) times the estimate's standard error.  It scales as
+    ``1 / sqrt(samples)``: a run with ``m`` samples has ``std_error * sqrt(estimate.samples / m)``.
+
+    Parameters
+    ----------
+    estimate : MutualInformationEstimate
+        From :func:`guo_mutual_information_mc`.
+    prior_size : int
+        ``|pi|`` >= 2.
+
+    Returns
+    -------
+    (float, float)
+        The advantage bound and its standard error.
+
+    References
+    ----------
+    Hayes et al. (2023) eq. 5, App. H ("Guo et al. (MC)").
+
+    Examples
+    --------
+    >>> adv, se = fano_advantage_mc(MutualInformationEstimate(0.5, 0.001, 10**6, 0), 10)
+    >>> adv == fano_advantage(0.5, 10), bool(0 < se < 0.01)
+    (True, True)
+    """
+    if not isinstance(estimate, MutualInformationEstimate):
+        raise ValueError(f"estimate must be a MutualInformationEstimate, got {type(estimate).__name__}")
+    info = estimate.estimate
+    h = 1e-5 * max(info, 1e-3)
+    low = max(info - h, 0.0)
+    slope = (fano_advantage(info + h, prior_size) - fano_advantage(low, prior_size)) / (info + h - low)
+    return fano_advantage(info, prior_size), abs(slope) * estimate.std_error
