@@ -131,7 +131,7 @@ LAYERS = (
     ("calibration", {"calibrate"}),
     ("interface", {"cli"}),
 )
-EXPERIMENTS = {"dpsgd", "attacks", "audit", "reconstruction", "inversion", "datasets"}  # above accounting, beside the readings
+EXPERIMENTS = {"dpsgd", "attacks", "audit", "reconstruction", "inversion", "datasets", "estimators"}  # above accounting, beside the readings
 
 
 SUBPACKAGES = {"curves", "accounting", "experiments"}

@@ -8,6 +8,7 @@ from fdp.experiments.inversion import Inversion
 from fdp.experiments.reconstruction import GameResult
 from fdp_book.chapters import guo_comparison as guo
 from fdp_book.chapters import reconstruction_attacks as ra
+from fdp_book.chapters import rero_bounds as rb
 
 
 def _game(rates, trials=100):
@@ -169,3 +170,41 @@ def test_guo_summary_follows_the_statuses():
     assert "matches the print in every cell" in text and "in 1 of the 2 printed cells compared;" in text
     assert "not compared with the print in this run (its sensitivity" in guo.summary(["not compared"], ["not compared"], 10)
     assert "holds no printed cell" in guo.summary([], [], 10)
+
+
+# rero_bounds
+def _errors(invalid=0, miss=0, collapsed=0):
+    return dict(ew_gap=0.01, invalid=invalid, clt_gap=0.1, mc_gap=0.2, mc_miss=miss, mc_collapsed=collapsed)
+
+
+def test_rero_bounds_monte_carlo_sentence_names_each_flag_and_miss():
+    text = rb.mc_summary({"a": _errors(), "d": _errors(miss=1, collapsed=3)}, 8)
+    assert "flags the collapse at 3 of 8 points in panel d" in text and "without being flagged: 1 of 8 points in panel d." in text
+    text = rb.mc_summary({"a": _errors()}, 8)
+    assert "flags no collapse" in text and "no unflagged interval misses" in text
+
+
+def test_rero_bounds_edgeworth_validity_counts_the_gaps():
+    assert rb.ew_validity({"a": _errors(), "b": _errors()}, 8).startswith("In this run it is a valid distribution at every")
+    assert "not a distribution at 3 of 16 points" in rb.ew_validity({"a": _errors(invalid=3), "b": _errors()}, 8)
+
+
+def test_rero_bounds_mpmath_sentences_follow_the_distance():
+    assert "overlap at all 4 points" in rb.mpmath_agreement(4, 0.0)
+    assert "disagrees" in rb.mpmath_agreement(4, 2e-3) and "2.0e-03 apart" in rb.mpmath_text(4, 2e-3, 3e-3)
+    assert "does not check" in rb.mpmath_agreement(0, 0.0) and "no mpmath" in rb.mpmath_text(0, 0.0, 0.0)
+
+
+@pytest.mark.parametrize("bracket, riskcal, says", [(2.0, 1.0, "2.0 times as fast"), (1.0, 2.0, "2.0 times as slow"),
+                                                     (1.0, 1.01, "as fast as the bracket")])
+def test_rero_bounds_riskcal_speed_reads_the_ratio(bracket, riskcal, says):
+    assert rb.riskcal_speed(bracket, riskcal).startswith(says)
+
+
+def test_rero_bounds_workloads_summary_follows_the_tolerance():
+    from types import SimpleNamespace
+
+    close = SimpleNamespace(edgeworth_error=0.01, clt_vs_edgeworth=0.02)
+    assert "agree with the certified value within 5%" in rb.workloads_summary([close, close])
+    far = SimpleNamespace(edgeworth_error=0.01, clt_vs_edgeworth=0.2)
+    assert "leave the certified value" in rb.workloads_summary([close, far])

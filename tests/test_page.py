@@ -118,13 +118,19 @@ def test_table_is_markdown_with_escaped_pipes():
         page.table([], [])
 
 
+def test_table_right_aligns_columns_of_numbers():
+    text = page.table(["σ", "bound", "method", "ε"], [["0.5", "0.123 (0.120)", "PLD", "≤ 1.5"], ["1", "-2e-3", "4 runs", "10"]])
+    assert text.splitlines()[1] == "|---:|---:|---|---:|"
+    assert page.table(["a"], []).splitlines()[1] == "|---|"  # no rows: nothing to align
+
+
 def test_show_displays_a_captioned_table(monkeypatch):
     import IPython.display
 
     shown = []
     monkeypatch.setattr(IPython.display, "display", lambda obj: shown.append(obj.data))
     page.show(["μ*", "regret"], [[1.5, 0.001]], "μ* and regret")
-    assert shown == ["**μ\\* and regret**\n\n| μ* | regret |\n|---|---|\n| 1.5 | 0.001 |"]
+    assert shown == ["**μ\\* and regret**\n\n| μ* | regret |\n|---:|---:|\n| 1.5 | 0.001 |"]
     with pytest.raises(ValueError, match="caption"):
         page.show(["a"], [[1]], "")
 
@@ -136,7 +142,7 @@ def test_a_folded_table_sits_in_a_dropdown_titled_by_its_caption(monkeypatch):
     shown = []
     monkeypatch.setattr(IPython.display, "display", lambda obj: shown.append(obj.data))
     page.show(["μ*"], [[1.5]], "μ* of\n  the run", folded=True)
-    assert shown == [":::{dropdown} μ\\* of the run\n\n| μ* |\n|---|\n| 1.5 |\n:::\n"]
+    assert shown == [":::{dropdown} μ\\* of the run\n\n| μ* |\n|---:|\n| 1.5 |\n:::\n"]
 
 
 def test_glue_shows_a_readable_copy_outside_the_books_build_only(monkeypatch):

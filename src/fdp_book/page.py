@@ -132,8 +132,13 @@ def _book_values(notebook: str) -> dict:
     return (yaml.safe_load(path.read_text()) or {}) if path.is_file() else {}
 
 
+#: A cell that starts with a number (a sign or a comparison may come first): its column is right-aligned.
+_NUMERIC = re.compile(r"^[-+\u2212\u2011≤≥<>~≈]?\s?\.?\d")
+
+
 def table(header, rows) -> str:
-    """A Markdown table (rendered as an HTML table by the book) from a header and rows of cells."""
+    """A Markdown table (rendered as an HTML table by the book) from a header and rows of cells; a column whose every
+    cell starts with a number is right-aligned, so that its digits line up."""
     header = [str(h) for h in header]
     if not header:
         raise ValueError("header must name at least one column")
@@ -141,7 +146,8 @@ def table(header, rows) -> str:
     bad = [r for r in rows if len(r) != len(header)]
     if bad:
         raise ValueError(f"every row must have {len(header)} cells (the header's), got {bad[0]!r}")
-    lines = ["| " + " | ".join(_cell(h) for h in header) + " |", "|" + "---|" * len(header)]
+    numeric = [bool(rows) and all(_NUMERIC.match(r[j].strip()) for r in rows) for j in range(len(header))]
+    lines = ["| " + " | ".join(_cell(h) for h in header) + " |", "|" + "".join("---:|" if n else "---|" for n in numeric)]
     return "\n".join(lines + ["| " + " | ".join(_cell(c) for c in r) + " |" for r in rows])
 
 

@@ -1,0 +1,305 @@
+"""How the approximate ReRo bounds compare with a certified one (the ReRo paper, Kaissis et al. 2023a, Fig. 1, App. Fig. 2).
+
+For a mechanism and a prior success probability kappa, ``gamma = 1 - f(kappa)`` is computed four ways:
+
+* certified: the PLD bracket (:func:`fdp.accounting.pld.tradeoff_bracket`), or the closed form of Corollary 2 for
+  full-batch Gaussian noise (:func:`certified_gamma`);
+* the 4th-order Edgeworth approximation (:func:`edgeworth_gamma`, NaN where the truncated series is not a distribution);
+* the CLT approximation (:func:`fdp.accounting.edgeworth.clt_curve`);
+* Algorithm 1 of Hayes et al., Monte Carlo with a confidence interval (:func:`fdp.accounting.montecarlo.gamma_mc`).
+
+:func:`gamma_sweep` evaluates them along effect sizes at one kappa (Figure 1a-d) and :func:`gamma_curves` along
+kappa for one mechanism (Figure 1e and App. Figure 2), each timed.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..accounting import edgeworth, montecarlo, pld
+from ..accounting.privacy_loss import Mechanism, check_mechanism, subsampled
+from ..curves import rero, tradeoff
+from ..validation import check_array_in, check_open_unit
+
+__all__ = ["certified_gamma", "edgeworth_gamma", "figure_epsilon", "GammaSweep", "gamma_sweep", "GammaCurves", "gamma_curves"]
+
+
+def certified_gamma(mechanism: Mechanism, kappa, *, discretization: float = 1e-3, max_grid: int = 4000):
+    """The certified bracket ``(lower, upper)`` of gamma at ``kappa``: the closed form of the ReRo paper's Corollary 2
+    for full-batch Gaussian noise (both ends equal), else the PLD bracket at ``discretization`` (lattice of at most
+    ``max_grid`` points).
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+    kappa : float or array_like
+        In (0, 1).
+    discretization : float, default 1e-3
+        The PLD lattice spacing.
+    max_grid : int, default 4000
+        The most lattice points of one step.
+
+    Returns
+    -------
+    (lower, upper)
+        Floats or arrays of the shape of ``kappa``.
+
+    References
+    ----------
+    Kaissis et al. (2023a) Thm. 1, Cor. 2.
+
+    Examples
+    --------
+    >>> low, up = certified_gamma(Mechanism("gaussian", 1.0, 1.0, 4), 0.1)  # G_2 at kappa 0.1
+    >>> bool(low == up == rero.gamma(tradeoff.gaussian(2.0), 0.1))
+    True
+    """
+    noise, sigma, p, steps = check_mechanism(mechanism).args
+    if noise == "gaussian" and p == 1.0:
+        exact = rero.gamma(tradeoff.gaussian_composition(1.0 / sigma, steps=steps), kappa)
+        return exact, exact
+    return pld.tradeoff_bracket(mechanism, discretization=discretization, max_grid=max_grid).gamma(kappa)
+
+
+def edgeworth_gamma(mechanism: Mechanism, kappa):
+    """The 4th-order Edgeworth gamma (:func:`fdp.accounting.edgeworth.gamma_edgeworth`), NaN where the truncated
+    series is not a distribution (the library refuses it; a plot leaves a gap there).
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+    kappa : float or array_like
+        In (0, 1).
+
+    Returns
+    -------
+    float or numpy.ndarray
+
+    Examples
+    --------
+    >>> bool(0.1 < edgeworth_gamma(Mechanism("gaussian", 1.0, 0.1, 100), 0.1) < 1)
+    True
+    """
+    try:
+        return edgeworth.gamma_edgeworth(mechanism, kappa)
+    except ValueError:
+        return np.full(np.shape(kappa), np.nan)
+
+
+def figure_epsilon(mechanism: Mechanism, delta: float, discretization: float = 1e-3) -> float:
+    """The epsilon the ReRo paper's Figure 1 quotes for a mechanism: pure DP ``N log(1 + p (e^{1/b} - 1))`` for
+    Laplace noise, else epsilon at ``delta`` of the pessimistic PLD at ``discretization``.
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+    delta : float
+        In (0, 1); not used for Laplace noise.
+    discretization : float, default 1e-3
+        The PLD lattice spacing.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> round(figure_epsilon(Mechanism("laplace", 0.5, 1.0, 10), 1e-6), 6)  # 10 steps of pure 2-DP
+    20.0
+    """
+    noise, b, p, steps = check_mechanism(mechanism).args
+    if noise == "laplace":
+        return float(steps * subsampled(1.0 / b, p))
+    return pld.epsilon_for_delta(pld.mechanism_pld(mechanism, discretization=discretization), check_open_unit("delta", delta))
+
+
+@dataclass(frozen=True)
+class GammaSweep:
+    """gamma at one kappa along effect sizes, by each method (arrays over ``effect_sizes``).
+
+    Attributes
+    ----------
+    effect_sizes : numpy.ndarray
+        ``1 / noise_multiplier`` of each point.
+    low, up : numpy.ndarray
+        The certified bracket (:func:`certified_gamma`).
+    edgeworth, clt : numpy.ndarray
+        The approximations (NaN where Edgeworth is not a distribution).
+    mc, mc_low, mc_up : numpy.ndarray
+        Algorithm 1's estimate and confidence interval.
+    mc_collapsed : numpy.ndarray
+        Where Algorithm 1 flags its own collapse (and reports ``[kappa, 1]``).
+    seconds : dict
+        Time spent by ``"bracket"``, ``"edgeworth"`` and ``"mc"`` over the sweep.
+    """
+
+    effect_sizes: np.ndarray
+    low: np.ndarray
+    up: np.ndarray
+    edgeworth: np.ndarray
+    clt: np.ndarray
+    mc: np.ndarray
+    mc_low: np.ndarray
+    mc_up: np.ndarray
+    mc_collapsed: np.ndarray
+    seconds: dict = field(repr=False)
+
+    @property
+    def truth(self) -> np.ndarray:
+        """The bracket's midpoint (its width is far below every error compared with it)."""
+        return 0.5 * (self.low + self.up)
+
+    def errors(self) -> dict:
+        """Largest absolute distance of each approximation to the truth, with the points where Edgeworth is not a
+        distribution (``invalid``; NaN gap if everywhere), Algorithm 1's intervals that miss the bracket
+        (``mc_miss``) and its flagged collapses (``mc_collapsed``)."""
+        valid = np.isfinite(self.edgeworth)
+        return dict(ew_gap=float(np.max(np.abs(self.edgeworth[valid] - self.truth[valid]))) if valid.any() else np.nan,
+                    invalid=int(np.sum(~valid)), clt_gap=float(np.max(np.abs(self.clt - self.truth))),
+                    mc_gap=float(np.max(np.abs(self.mc - self.truth))),
+                    mc_miss=int(np.sum((self.mc_low > self.up) | (self.mc_up < self.low))),
+                    mc_collapsed=int(np.sum(self.mc_collapsed)))
+
+
+def gamma_sweep(noise: str, sampling_rate: float, steps: int, effect_sizes, kappa: float, *, mc_samples: int = 1_000_000,
+                mc_seed: int = 0, discretization: float = 1e-3, max_grid: int = 4000, n_jobs: int = 1) -> GammaSweep:
+    """gamma at ``kappa`` along ``effect_sizes`` (``1 / noise_multiplier``) of ``steps``-fold subsampled ``noise``:
+    certified, Edgeworth, CLT and Algorithm 1 (``mc_samples`` draws; the i-th point seeded ``mc_seed + i``).
+
+    Parameters
+    ----------
+    noise : {"gaussian", "laplace"}
+    sampling_rate : float
+        In (0, 1].
+    steps : int
+    effect_sizes : array_like
+        Each > 0.
+    kappa : float
+        In (0, 1).
+    mc_samples, mc_seed : int
+        Algorithm 1's draws per point and first seed.
+    discretization : float, default 1e-3
+    max_grid : int, default 4000
+        The bracket's lattice (:func:`certified_gamma`).
+    n_jobs : int, default 1
+        Algorithm 1's workers.
+
+    Returns
+    -------
+    GammaSweep
+
+    References
+    ----------
+    Kaissis et al. (2023a) Fig. 1a-d; Hayes et al. (2023) Alg. 1.
+
+    Examples
+    --------
+    >>> s = gamma_sweep("gaussian", 1.0, 4, [1.0], 0.1, mc_samples=20_000)
+    >>> bool(s.low[0] == s.up[0] and s.mc_low[0] <= s.up[0] <= s.mc_up[0])
+    True
+    """
+    mus = check_array_in("effect_sizes", np.atleast_1d(effect_sizes), 0.0, np.inf, open_low=True)
+    kappa = check_open_unit("kappa", kappa)
+    rows = {k: [] for k in ("low", "up", "edgeworth", "clt", "mc", "mc_low", "mc_up", "mc_collapsed")}
+    seconds = dict(bracket=0.0, edgeworth=0.0, mc=0.0)
+    for i, mu in enumerate(mus):
+        mechanism = Mechanism(noise, 1.0 / mu, sampling_rate, steps)
+        t0 = time.perf_counter()
+        low, up = certified_gamma(mechanism, kappa, discretization=discretization, max_grid=max_grid)
+        t1 = time.perf_counter()
+        ew = edgeworth_gamma(mechanism, kappa)
+        t2 = time.perf_counter()
+        mc = montecarlo.gamma_mc(mechanism, [kappa], samples=mc_samples, seed=mc_seed + i, n_jobs=n_jobs)
+        t3 = time.perf_counter()
+        seconds["bracket"] += t1 - t0
+        seconds["edgeworth"] += t2 - t1
+        seconds["mc"] += t3 - t2
+        for key, value in (("low", low), ("up", up), ("edgeworth", ew), ("mc", mc.estimate[0]), ("mc_low", mc.lower[0]),
+                           ("mc_up", mc.upper[0]), ("mc_collapsed", mc.collapsed[0]),
+                           ("clt", rero.gamma(edgeworth.clt_curve(mechanism), kappa))):
+            rows[key].append(float(np.squeeze(value)))
+    return GammaSweep(effect_sizes=mus, **{k: np.array(v) for k, v in rows.items()}, seconds=seconds)
+
+
+@dataclass(frozen=True)
+class GammaCurves:
+    """gamma of one mechanism along kappa: the certified bracket, Edgeworth and the CLT (arrays over ``kappa``).
+
+    Attributes
+    ----------
+    kappa, low, up, edgeworth, clt : numpy.ndarray
+    seconds : dict
+        Time of ``"bracket"`` and ``"edgeworth"``.
+    """
+
+    kappa: np.ndarray
+    low: np.ndarray
+    up: np.ndarray
+    edgeworth: np.ndarray
+    clt: np.ndarray
+    seconds: dict = field(repr=False)
+
+    @property
+    def truth(self) -> np.ndarray:
+        """The bracket's midpoint."""
+        return 0.5 * (self.low + self.up)
+
+    @property
+    def edgeworth_error(self) -> float:
+        """Largest relative distance of Edgeworth to the truth (NaN points left out)."""
+        return float(np.nanmax(np.abs(self.edgeworth - self.truth) / self.truth))
+
+    @property
+    def clt_vs_edgeworth(self) -> float:
+        """Largest relative distance of the CLT to Edgeworth (the comparison of the paper's App. Figure 2)."""
+        return float(np.nanmax(np.abs(self.clt - self.edgeworth) / self.edgeworth))
+
+    @property
+    def relative_width(self) -> float:
+        """Largest width of the bracket relative to the truth."""
+        return float(np.max((self.up - self.low) / self.truth))
+
+
+def gamma_curves(mechanism: Mechanism, kappa, *, discretization: float = 1e-4, level_min: float | None = None) -> GammaCurves:
+    """gamma of ``mechanism`` at each ``kappa``: the PLD bracket (its lattice reaching down to ``level_min``, by default
+    the smallest kappa), Edgeworth and the CLT, the first two timed.
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+    kappa : array_like
+        Each in (0, 1).
+    discretization : float, default 1e-4
+        The PLD lattice spacing.
+    level_min : float, optional
+        The smallest level the bracket's lattice resolves.
+
+    Returns
+    -------
+    GammaCurves
+
+    References
+    ----------
+    Kaissis et al. (2023a) Fig. 1e, App. Fig. 2.
+
+    Examples
+    --------
+    >>> c = gamma_curves(Mechanism("gaussian", 2.0, 0.1, 100), [1e-3, 0.1])
+    >>> bool(np.all(c.low <= c.up)), c.relative_width < 1e-3
+    (True, True)
+    """
+    mechanism = check_mechanism(mechanism)
+    kappas = check_array_in("kappa", np.atleast_1d(kappa), 0.0, 1.0, open_low=True, open_high=True)
+    level_min = float(kappas.min()) if level_min is None else level_min
+    t0 = time.perf_counter()
+    low, up = pld.tradeoff_bracket(mechanism, discretization=discretization, level_min=level_min).gamma(kappas)
+    t1 = time.perf_counter()
+    ew = edgeworth_gamma(mechanism, kappas)
+    t2 = time.perf_counter()
+    clt = rero.gamma(edgeworth.clt_curve(mechanism), kappas)
+    return GammaCurves(kappa=kappas, low=np.asarray(low), up=np.asarray(up), edgeworth=np.asarray(ew), clt=np.asarray(clt),
+                       seconds=dict(bracket=t1 - t0, edgeworth=t2 - t1))
+
