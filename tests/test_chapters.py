@@ -9,6 +9,7 @@ from fdp.experiments.reconstruction import GameResult
 from fdp_book.chapters import guo_comparison as guo
 from fdp_book.chapters import reconstruction_attacks as ra
 from fdp_book.chapters import rero_bounds as rb
+from fdp_book.chapters import rtm_dpsgd as rd
 
 
 def _game(rates, trials=100):
@@ -208,3 +209,46 @@ def test_rero_bounds_workloads_summary_follows_the_tolerance():
     assert "agree with the certified value within 5%" in rb.workloads_summary([close, close])
     far = SimpleNamespace(edgeworth_error=0.01, clt_vs_edgeworth=0.2)
     assert "leave the certified value" in rb.workloads_summary([close, far])
+
+
+# rtm_dpsgd
+WORKLOADS = [("CIFAR-10", 10.5, 0.08, 1000, 1e-5), ("SNLI", 1.15, 0.0075, 405, 1.8e-6)]
+
+
+def _dp(stated=(8.0, 1.0), pld=(7.5, 1.1)):
+    return {label: dict(rdp=p + 0.2, pld=p, stated=s, noise_rdp=1.2, noise_pld=1.1)
+            for (label, *_), s, p in zip(WORKLOADS, stated, pld)}
+
+
+def test_rtm_dpsgd_dp_paragraph_names_what_each_accountant_certifies():
+    text = rd.see_dp(WORKLOADS, _dp(), {"CIFAR-10": "match", "SNLI": "deviation"})
+    assert "CIFAR-10's settings give" in text and "does not certify ε = 1 (it needs noise 1.200)" in text
+    assert "certifies CIFAR-10 at or below" in text  # SNLI's PLD epsilon 1.1 is above its stated 1
+    text = rd.see_dp(WORKLOADS, _dp(pld=(7.5, 0.9)), {"CIFAR-10": "match", "SNLI": "match"})
+    assert "certifies both CIFAR-10 and SNLI" in text
+
+
+def _calib(tensor, summed, paper):
+    return [dict(label=label, eps_rtm_paper=p, tensor=dict(upper=t, lower=t / 2, eps_upper=t, eps_lower=2 * t),
+                 sum=dict(upper=s, lower=s / 2, eps_upper=s, eps_lower=2 * s))
+            for (label, *_), t, s, p in zip(WORKLOADS, tensor, summed, paper)]
+
+
+def test_rtm_dpsgd_reading_b_and_the_calibration_paragraph_follow_the_numbers():
+    assert rd.reading_b(_calib((1, 1), (2, 2), (1, 1))).startswith("it needs more noise for the same curve on every")
+    assert "on CIFAR-10, but not on SNLI" in rd.reading_b(_calib((1, 1), (2, 1), (1, 1)))
+    assert rd.reading_b(_calib((1, 1), (1, 0.5), (1, 1))).startswith("it needs no more noise")
+    text = rd.see_calibration(_calib((2.0, 1.0), (1.0, 2.0), (4.0, 2.0)))
+    assert "gives 0.50-0.50 times the printed ε and keeps the printed order" in text and "reverses the order" in text
+    assert "No workload" in rd.see_calibration(_calib((1, 1), (1, 1), (None, None)))
+
+
+def test_rtm_dpsgd_figure7_paragraph_and_summary_follow_the_claim():
+    fig7 = {label: [dict(eps=1.0, noise=5.0, dp=0.2, rtm=0.15, edgeworth=0.21), dict(eps=8.0, noise=1.0, dp=0.9, rtm=rtm, edgeworth=np.nan)]
+            for (label, *_), rtm in zip(WORKLOADS, (0.5, 0.95))}
+    text = rd.see_figure7(WORKLOADS, fig7, 0.1)
+    assert text.startswith("**What we see.** **The RTM bound is not below") and "1.0e-02 (CIFAR-10)" in text
+    assert "the gap is 5.0 percentage points at ε = 1 and 40.0 at ε = 8" in text
+    assert "is **not** below" in rd.summary(WORKLOADS, _dp(), fig7)
+    fig7["SNLI"][1]["rtm"] = 0.5
+    assert "The claim holds at every budget" in rd.see_figure7(WORKLOADS, fig7, 0.1)

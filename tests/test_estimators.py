@@ -60,3 +60,15 @@ def test_gamma_curves_measure_relative_distances_to_the_bracket():
     assert c.clt_vs_edgeworth == pytest.approx(np.max(np.abs(c.clt - c.edgeworth) / c.edgeworth))
     with pytest.raises(ValueError, match="kappa"):
         estimators.gamma_curves(Mechanism("gaussian", 2.0, 0.05, 200), [0.0, 0.1])
+
+
+def test_gamma_threat_models_at_full_batch_are_the_closed_forms():
+    # one full-batch Gaussian step: the DP curve is G_mu, the RTM curve the one-dimensional chi-square test of Thm. 2
+    from fdp.accounting import rtm
+
+    g = estimators.gamma_threat_models(Mechanism("gaussian", 1.0, 1.0, 1), 0.1, discretization=1e-4, rtm_discretization=1e-4)
+    assert g["dp"] == pytest.approx(rero.gamma(tradeoff.gaussian(1.0), 0.1), abs=2e-3)
+    assert g["rtm"] == pytest.approx(rero.gamma(rtm.gaussian(1.0, 1), 0.1), abs=2e-3)
+    assert g["edgeworth"] == pytest.approx(g["dp"], abs=0.05) and g["rtm"] < g["dp"]
+    with pytest.raises(ValueError, match="mechanism"):
+        estimators.gamma_threat_models(Mechanism("laplace", 1.0), 0.1)

@@ -9,7 +9,8 @@ For a mechanism and a prior success probability kappa, ``gamma = 1 - f(kappa)`` 
 * Algorithm 1 of Hayes et al., Monte Carlo with a confidence interval (:func:`fdp.accounting.montecarlo.gamma_mc`).
 
 :func:`gamma_sweep` evaluates them along effect sizes at one kappa (Figure 1a-d) and :func:`gamma_curves` along
-kappa for one mechanism (Figure 1e and App. Figure 2), each timed.
+kappa for one mechanism (Figure 1e and App. Figure 2), each timed.  :func:`gamma_threat_models` sets the bound under
+the DP threat model beside the one under the relaxed threat model of the RTM paper (its App. Figure 7).
 """
 
 from __future__ import annotations
@@ -19,12 +20,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..accounting import edgeworth, montecarlo, pld
+from ..accounting import edgeworth, montecarlo, pld, rtm
 from ..accounting.privacy_loss import Mechanism, check_mechanism, subsampled
 from ..curves import rero, tradeoff
 from ..validation import check_array_in, check_open_unit
 
-__all__ = ["certified_gamma", "edgeworth_gamma", "figure_epsilon", "GammaSweep", "gamma_sweep", "GammaCurves", "gamma_curves"]
+__all__ = ["certified_gamma", "edgeworth_gamma", "figure_epsilon", "GammaSweep", "gamma_sweep", "GammaCurves", "gamma_curves",
+           "gamma_threat_models"]
 
 
 def certified_gamma(mechanism: Mechanism, kappa, *, discretization: float = 1e-3, max_grid: int = 4000):
@@ -303,3 +305,44 @@ def gamma_curves(mechanism: Mechanism, kappa, *, discretization: float = 1e-4, l
     return GammaCurves(kappa=kappas, low=np.asarray(low), up=np.asarray(up), edgeworth=np.asarray(ew), clt=np.asarray(clt),
                        seconds=dict(bracket=t1 - t0, edgeworth=t2 - t1))
 
+
+
+def gamma_threat_models(mechanism: Mechanism, kappa: float, dimension: int = 1, *, discretization: float = 1e-4,
+                        rtm_discretization: float = 1e-4) -> dict:
+    """gamma at ``kappa`` of Gaussian DP-SGD under the DP threat model (the tight PLD curve, add direction), under the
+    relaxed threat model (reading (a): the tensor product of the one-step RTM curves in ``dimension`` d) and by the
+    Edgeworth approximation the RTM paper used (NaN where it is not a distribution).
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+        Gaussian noise.
+    kappa : float
+        In (0, 1).
+    dimension : int, default 1
+        d of the RTM curves.
+    discretization, rtm_discretization : float, default 1e-4
+        The lattice spacings of the PLD and of the RTM composition.
+
+    Returns
+    -------
+    dict
+        ``dp``, ``rtm`` and ``edgeworth``, floats.
+
+    References
+    ----------
+    Kaissis et al. (2023b) App. 7.3, App. Fig. 7; Kaissis et al. (2023a) Thm. 1.
+
+    Examples
+    --------
+    >>> g = gamma_threat_models(Mechanism("gaussian", 2.0, 0.1, 10), 0.1, discretization=1e-3, rtm_discretization=1e-3)
+    >>> bool(0.1 <= g["rtm"] <= g["dp"] < 1)
+    True
+    """
+    noise, sigma, rate, steps = check_mechanism(mechanism).args
+    if noise != "gaussian":
+        raise ValueError(f"mechanism: the RTM curves here are for Gaussian noise, got {noise!r}")
+    kappa = check_open_unit("kappa", kappa)
+    dp = pld.tradeoff_curve(pld.mechanism_pld(mechanism, discretization=discretization), "add")
+    relaxed = rtm.tensor_composition("gaussian", 1.0 / sigma, rate, steps, dimension, discretization=rtm_discretization)
+    return dict(dp=float(rero.gamma(dp, kappa)), rtm=float(rero.gamma(relaxed, kappa)), edgeworth=float(edgeworth_gamma(mechanism, kappa)))
