@@ -9,6 +9,7 @@ from fdp.experiments.reconstruction import GameResult
 from fdp_book.chapters import guo_comparison as guo
 from fdp_book.chapters import reconstruction_attacks as ra
 from fdp_book.chapters import rero_bounds as rb
+from fdp_book.chapters import rero_sampling_rate as rs
 from fdp_book.chapters import rtm_dpsgd as rd
 
 
@@ -252,3 +253,23 @@ def test_rtm_dpsgd_figure7_paragraph_and_summary_follow_the_claim():
     assert "is **not** below" in rd.summary(WORKLOADS, _dp(), fig7)
     fig7["SNLI"][1]["rtm"] = 0.5
     assert "The claim holds at every budget" in rd.see_figure7(WORKLOADS, fig7, 0.1)
+
+
+# rero_sampling_rate
+def test_rero_sampling_rate_one_step_sentence_confirms_only_a_certain_order():
+    assert "certainly lower at p = 0.1 than at p = 0.9" in rs.one_step_text(0.02, 0.1, 0.9)
+    assert "does not confirm" in rs.one_step_text(-0.001, 0.1, 0.9) and "does not confirm" in rs.one_step_text(0.0, 0.1, 0.9)
+
+
+def test_rero_sampling_rate_curves_coincide_only_within_the_tolerance():
+    assert "coincide (largest spreads 3.0e-03 and 4.0e-03)" in rs.coincide_text(3e-3, 4e-3, 2000)
+    assert "has not yet made them one mechanism" in rs.coincide_text(3e-3, 0.05, 2000)
+
+
+def test_rero_sampling_rate_figure5a_claim_reads_the_table():
+    fig5 = {"pld": [(1.0, 0.19, 0.2), (2.0, 0.3, 0.31)], "rdp": [(1.1, 0.18, 0.19), (2.1, 0.29, 0.3)]}
+    text = rs.figure5a_claim([0.01, 0.5], fig5, {0.01: 0.2, 0.99: 0.35})
+    assert text.startswith("with the tight accountant the upper end of the bracket is 0.200 at q = 0.01 where the text says about 0.20.")
+    assert "σ is larger and the bound smaller at every rate" in text
+    fig5["rdp"][1] = (1.9, 0.3, 0.4)
+    assert "not always larger and the bound not always smaller" in rs.figure5a_claim([0.02, 0.5], fig5, {0.01: 0.2})

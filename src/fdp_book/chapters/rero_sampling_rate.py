@@ -1,0 +1,158 @@
+"""Figures and run-dependent prose of the chapter on the sampling rate at a fixed (epsilon, delta) (Kaissis et al.
+2023a, Figure 1f and App. Figures 3-4; Hayes et al. 2023, Figures 5a, 14 and 15).
+
+Each mechanism is calibrated to the same (epsilon, delta): ``noise[p]`` is the noise multiplier of sampling rate p.
+``fig5[accountant]`` lists, per rate, ``(sigma, gamma lower, gamma upper)`` of the calibration by that accountant;
+``sweep[eps]`` lists, per rate, ``(sigma, [gamma upper per prior size])``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import plotting
+
+DIRECTIONS = (("add", "-"), ("remove", ":"), ("symmetrised", "--"))
+MARKERS = "osD^vP*X"
+
+
+def _profile_panel(ax, eps_grid, epsilon, delta):
+    ax.axvline(epsilon, color="0.5", lw=0.8)
+    ax.axhline(delta, color="0.5", lw=0.8)
+    ax.set(xlabel=r"$\varepsilon$", ylabel=r"$\delta(\varepsilon)$", ylim=(1e-8, 1), title="a: privacy profiles")
+    plotting.legend(ax)
+
+
+def one_step_figure(noise: dict, profiles: dict, curves: dict, gammas: dict, grids: dict, epsilon: float, delta: float):
+    """Four panels for one step: (a) the privacy profiles ``profiles[p]`` on ``grids["eps"]``, (b) the trade-off curves
+    ``curves[p][direction]`` on ``grids["alpha"]``, (c) the ReRo bound ``gammas[p]`` on ``grids["kappa"]``, (d) the
+    noise each rate needs."""
+    fig, axes = plotting.column_figure(2, 2)
+    for i, p in enumerate(noise):
+        axes[0].semilogy(grids["eps"], np.maximum(profiles[p], 1e-12), color=f"C{i}", label=f"p = {p:g}")
+        for direction, ls in DIRECTIONS:
+            axes[1].plot(grids["alpha"], curves[p][direction], color=f"C{i}", ls=ls)
+        axes[2].loglog(grids["kappa"], gammas[p], color=f"C{i}", label=f"p = {p:g}")
+        axes[3].plot([p], [noise[p]], "o", color=f"C{i}", ms=7)
+        axes[3].annotate(f"σ = {noise[p]:.3f}", (p, noise[p]), textcoords="offset points", xytext=(8, -4), fontsize=9)
+    for direction, ls in DIRECTIONS:
+        axes[1].plot([], [], color="0.3", ls=ls, label=direction)
+    _profile_panel(axes[0], grids["eps"], epsilon, delta)
+    axes[1].set(xlabel=r"type-I error $\alpha$", ylabel="type-II error", title="b: trade-off curves")
+    plotting.legend(axes[1])
+    axes[2].loglog(grids["kappa"], grids["kappa"], color="0.6", ls=":", label=r"$\gamma = \kappa$")
+    axes[2].set(xlabel=r"prior $\kappa$", ylabel=r"bound $\gamma$", title="c: ReRo bound")
+    plotting.legend(axes[2])
+    axes[3].plot(list(noise), list(noise.values()), color="0.6", lw=0.8, zorder=0)
+    axes[3].set(xlabel="sampling rate p", ylabel=r"calibrated noise $\sigma$", xlim=(0, 1.15),
+                title=rf"d: noise for ({epsilon:g}, {delta:g})-DP, one step")
+    return fig
+
+
+def one_step_text(gap: float, low: float, high: float, kappa: float = 0.1) -> str:
+    """How the certified bounds at the smallest and the largest rate compare (``gap``: the lower end at the largest
+    rate minus the upper end at the smallest), as a sentence."""
+    if gap > 0:
+        return (f"At κ = {kappa:g} the bound is certainly lower at p = {low:g} than at p = {high:g}: the same (ε, δ) leaves "
+                "a different reconstruction risk, as Kaissis et al. state.")
+    return (f"At κ = {kappa:g} the certified brackets at p = {low:g} and p = {high:g} do not separate the two rates in this "
+            "run, so it does not confirm Kaissis et al.'s statement that the bound grows with the rate.")
+
+
+def many_steps_figure(noise: dict, profiles: dict, curves: dict, grids: dict, epsilon: float, delta: float):
+    """Two panels for many steps: (a) the privacy profiles, (b) the CLT and the PLD trade-off curves
+    ``curves[p] = (clt, pld)`` of each rate."""
+    fig, axes = plotting.column_figure(1, 2, row_height=3.2)
+    for i, p in enumerate(noise):
+        axes[0].semilogy(grids["eps"], np.maximum(profiles[p], 1e-12), color=f"C{i}", ls=["-", "--", ":"][i % 3],
+                         label=f"p = {p:g}, σ = {noise[p]:.3f}")
+        for kind, values, ls in (("CLT", curves[p][0], "-"), ("PLD", curves[p][1], "--")):
+            axes[1].plot(grids["alpha"], values, color=f"C{i}", ls=ls, label=f"p = {p:g}, {kind}")
+    _profile_panel(axes[0], grids["eps"], epsilon, delta)
+    axes[1].set(xlabel=r"type-I error $\alpha$", ylabel="type-II error", title="b: trade-off curves")
+    plotting.legend(axes[1], ncol=1)
+    return fig
+
+
+def coincide_text(profile_gap: float, curve_gap: float, steps: int, tolerance: float = 0.01) -> str:
+    """The summary's sentence on the many-step mechanisms: whether the curves coincide within the recorded ``tolerance``."""
+    if max(profile_gap, curve_gap) <= tolerance:
+        return (f"After {steps:,} steps the central limit theorem has made them one Gaussian mechanism: the profiles and all "
+                f"six curves coincide (largest spreads {profile_gap:.1e} and {curve_gap:.1e}).")
+    return (f"After {steps:,} steps the curves still differ by up to {curve_gap:.1e} and the profiles by {profile_gap:.1e}: "
+            "in this run the central limit theorem has not yet made them one mechanism.")
+
+
+def figure5a(rates, fig5: dict, paper: dict):
+    """Hayes et al.'s Figure 5a: the noise (left) and the bound's upper end (right) against the rate, PLD and RDP
+    calibrated, with the values their text states (``paper[q]``) as open circles."""
+    fig, axes = plotting.column_figure(1, 2, row_height=3.0)
+    for acc, ls in (("pld", "-"), ("rdp", "--")):
+        arr = np.array(fig5[acc])
+        axes[0].plot(rates, arr[:, 0], ls=ls, marker=".", label=acc.upper())
+        axes[1].plot(rates, arr[:, 2], ls=ls, marker=".", label=f"σ from {acc.upper()}")
+    for i, (q, value) in enumerate(paper.items()):
+        axes[1].plot([q], [value], color="k", **plotting.PAPER_STYLE, label="paper (stated in its text)" if i == 0 else None)
+    for ax, ylabel in zip(axes, (r"noise multiplier $\sigma$", r"bound $\gamma$")):
+        ax.set_xscale("log")  # the bound changes most between 0.01 and 0.1
+        ax.set(xlabel="sampling rate q (log scale)", ylabel=ylabel)
+        plotting.legend(ax)
+    return fig
+
+
+def figure5a_rows(rates, fig5: dict) -> tuple[list, list]:
+    """(header, rows) of Figure 5a."""
+    return ["q", "σ (PLD)", "γ bracket (PLD σ)", "σ (RDP)", "γ, RDP σ"], [
+        [f"{q:g}", f"{a[0]:.4f}", f"[{a[1]:.4f}, {a[2]:.4f}]", f"{b[0]:.4f}", f"{b[2]:.4f}"]
+        for q, a, b in zip(rates, fig5["pld"], fig5["rdp"])]
+
+
+def figure5a_claim(rates, fig5: dict, paper: dict) -> str:
+    """The summary's sentence on Figure 5a: the bound where the text states one, and how RDP calibration moves it."""
+    stated = [f"{fig5['pld'][list(rates).index(q)][2]:.3f} at q = {q:g} where the text says about {value:.2f}"
+              for q, value in paper.items() if q in rates]
+    more_noise = all(b[0] >= a[0] for a, b in zip(fig5["pld"], fig5["rdp"]))
+    lower_bound = all(b[2] <= a[2] for a, b in zip(fig5["pld"], fig5["rdp"]))
+    return (("with the tight accountant the upper end of the bracket is " + "; ".join(stated) + ". " if stated else "")
+            + "With RDP calibration σ is " + ("larger" if more_noise else "not always larger") + " and the bound "
+            + ("smaller" if lower_bound else "not always smaller") + " at every rate of this run.")
+
+
+def _sweep_panels(prior_sizes):
+    return plotting.column_figure((len(prior_sizes) + 1) // 2, 2 if len(prior_sizes) > 1 else 1, row_height=2.8)
+
+
+def _title(j, n):
+    return f"{chr(97 + j)}: prior size {n} (κ = {1 / n:g})"
+
+
+def figure14(rates, sweep: dict, prior_sizes):
+    """Hayes et al.'s Figure 14 (upper-bound part): the bound against the rate, a panel per prior size, a line per epsilon."""
+    fig, axes = _sweep_panels(prior_sizes)
+    for j, n in enumerate(prior_sizes):
+        for k, (e, points) in enumerate(sweep.items()):
+            axes[j].plot(rates, [pt[1][j] for pt in points], marker=MARKERS[k % len(MARKERS)], ms=4, label=f"ε = {e:g}")
+        axes[j].set(title=_title(j, n), xlabel="sampling rate q (log scale)", ylabel=r"bound $\gamma$", ylim=(0.0, 1.02))
+        plotting.log_rate_axis(axes[j], rates)
+    if plotting.spare_panels(axes, len(prior_sizes), source=axes[0], title="calibrated to (ε, δ)") is None:
+        plotting.legend(axes[0])
+    return fig
+
+
+def figure15(rates, sweep: dict, prior_sizes):
+    """Hayes et al.'s Figure 15: the calibrated noise against the rate, each marker coloured by the bound."""
+    fig, axes = _sweep_panels(prior_sizes)
+    for j, n in enumerate(prior_sizes):
+        for k, (e, points) in enumerate(sweep.items()):
+            marker, sig = MARKERS[k % len(MARKERS)], [pt[0] for pt in points]
+            axes[j].plot(rates, sig, color="0.6", lw=0.7, zorder=0)
+            colours = axes[j].scatter(rates, sig, c=[pt[1][j] for pt in points], cmap="viridis", vmin=0.0, vmax=1.0, s=36,
+                                      marker=marker, edgecolors="0.3", linewidths=0.4)
+            axes[j].plot([], [], color="0.6", lw=0.7, marker=marker, mfc="white", mec="0.3", label=f"ε = {e:g}")
+        axes[j].set_yscale("log")
+        axes[j].set(title=_title(j, n), xlabel="sampling rate q (log scale)", ylabel=r"noise multiplier $\sigma$")
+        plotting.log_rate_axis(axes[j], rates)
+    fig.colorbar(colours, ax=axes[:len(prior_sizes)], label=r"bound $\gamma$ (one scale for every panel)", shrink=0.8)
+    if plotting.spare_panels(axes, len(prior_sizes), source=axes[0], title="calibrated to (ε, δ): marker") is None:
+        plotting.legend(axes[0])
+    return fig
