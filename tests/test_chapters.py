@@ -1,5 +1,7 @@
 """The run-dependent prose of the chapters (fdp_book.chapters): each sentence says what its numbers show."""
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 
@@ -10,6 +12,7 @@ from fdp_book.chapters import guo_comparison as guo
 from fdp_book.chapters import reconstruction_attacks as ra
 from fdp_book.chapters import rero_bounds as rb
 from fdp_book.chapters import rero_sampling_rate as rs
+from fdp_book.chapters import risk_report as rr
 from fdp_book.chapters import rtm_dpsgd as rd
 
 
@@ -204,8 +207,6 @@ def test_rero_bounds_riskcal_speed_reads_the_ratio(bracket, riskcal, says):
 
 
 def test_rero_bounds_workloads_summary_follows_the_tolerance():
-    from types import SimpleNamespace
-
     close = SimpleNamespace(edgeworth_error=0.01, clt_vs_edgeworth=0.02)
     assert "agree with the certified value within 5%" in rb.workloads_summary([close, close])
     far = SimpleNamespace(edgeworth_error=0.01, clt_vs_edgeworth=0.2)
@@ -273,3 +274,29 @@ def test_rero_sampling_rate_figure5a_claim_reads_the_table():
     assert "σ is larger and the bound smaller at every rate" in text
     fig5["rdp"][1] = (1.9, 0.3, 0.4)
     assert "not always larger and the bound not always smaller" in rs.figure5a_claim([0.02, 0.5], fig5, {0.01: 0.2})
+
+
+# risk_report
+def _calibration(noise, achieved=0.05, achieved_lower=0.049):
+    return SimpleNamespace(noise_multiplier=noise, achieved=achieved, achieved_lower=achieved_lower, noise_lower=noise * 0.99,
+                           seconds=1.0)
+
+
+def test_risk_report_calibration_paragraph_compares_the_threat_models_and_the_steps():
+    targets = [("epsilon", 8.0, None), ("tpr", 0.05, 1e-3), ("rtm_tpr", 0.05, 1e-3)]
+    names = [rr.target_text(*t, 1e-5, 1) for t in targets]
+    assert names == ["ε ≤ 8 at δ = 1e-05", "TPR ≤ 0.05 at FPR 0.001", "RTM TPR ≤ 0.05 at FPR 0.001 (d = 1)"]
+    steps = rr.steps_text(SimpleNamespace(steps=1500), names[0], 9.4, 2000)
+    assert "finds that 1500 steps keep the first target (ε ≤ 8 at δ = 1e-05); the run took 2000." in steps
+    text = rr.see_calibration(targets, names, [_calibration(9.0), _calibration(12.0), _calibration(3.0)], 9.4, steps)
+    assert "from 3 (RTM TPR" in text and "to 12 (TPR ≤ 0.05" in text and "3.00, 4.0 times less" in text
+    text = rr.see_calibration(targets[:2], names[:2], [_calibration(9.0), _calibration(12.0)], 9.4, "")
+    assert "RTM adversary" not in text
+    assert rr.steps_text(ValueError("too noisy"), names[0], 9.4, 2000).endswith("fails: too noisy.")
+
+
+def test_risk_report_rtm_factor_names_the_range_of_runs():
+    reports = [SimpleNamespace(tpr=np.array([0.1]), rtm=SimpleNamespace(tpr_upper=np.array([t]))) for t in (0.05, 0.01)]
+    runs = [("A", 1.0, 0.1, 10), ("B", 1.0, 0.1, 10)]
+    assert rr.rtm_factor(runs, reports, np.array([1e-3])) == "from 2.0 times (A) to 10.0 times (B)"
+    assert rr.rtm_factor(runs[:1], reports[:1], np.array([1e-3])) == "2.0 times (A)"

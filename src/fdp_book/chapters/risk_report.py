@@ -1,0 +1,154 @@
+"""Tables and run-dependent prose of the chapter that reads DP-SGD runs four ways (:func:`fdp.risk.report`) and
+calibrates the noise to a risk target (:func:`fdp.calibrate.noise_for_risk`).
+
+A run is ``(label, noise, rate, steps)``; ``reports`` holds one :class:`fdp.risk.Report` per run, at the levels
+``kappa``, ``fpr`` and ``prior`` (arrays).  A target is ``(target, value, level)``; ``calibrations`` holds one
+:class:`fdp.calibrate.Calibration` per target.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from fdp import risk
+from fdp.accounting import pld
+from fdp.formatting import lower, times_ten, upper
+
+from . import see
+
+
+def _up(value, digits=4):  # an upper bound in the table: rounded up, trailing zeros kept (one precision per row)
+    return upper(value, digits, keep_zeros=True)
+
+
+def _low(value, digits=4):
+    return lower(value, digits, keep_zeros=True)
+
+
+def _relative_width(low, up) -> str:
+    return times_ten(float(np.max((up - low) / up)), 2)
+
+
+def report_rows(runs, reports, delta: float, kappa, fpr, prior) -> tuple[list, list]:
+    """(header, rows) of the reports side by side, one column per run, one row per reading."""
+    rows = [["noise, rate, steps"] + [f"{n:g}, {q:.5g}, {t}" for _, n, q, t in runs],
+            [f"ε at δ = {delta:g}, PLD"] + [_up(r.epsilon_pld) if r.epsilon_pld is not None else "inf" for r in reports],
+            [f"ε at δ = {delta:g}, RDP"] + [_up(r.epsilon_rdp) if r.epsilon_rdp is not None else "inf" for r in reports],
+            ["μ* (α, β ≥ 1e-10)"] + [_up(r.gdp.mu, 5) for r in reports],
+            ["μ* lies in (certified)"] + [f"[{_low(r.gdp.mu_lower, 5)}, {_up(r.gdp.mu, 5)}]" for r in reports],
+            ["regret Δ(C, f_μ*)"] + [times_ten(r.gdp.regret, 3) + (" (above the paper's 0.01)" if r.gdp.regret > 1e-2 else "")
+                                     for r in reports]]
+    rows += [[f"μ* (α, β ≥ {floor:g})"] + [_up(r.mu_at_floor[floor], 5) for r in reports] for floor in risk.REPORT_FLOORS]
+    rows += [[f"TPR at FPR {a:g}, at most"] + [_up(r.tpr[i]) for r in reports] for i, a in enumerate(fpr)]
+    rows.append(["advantage, at most"] + [_up(r.advantage) for r in reports])
+    rows += [[f"Bayes success at prior {p:g}, at most (guessing alone: {max(p, 1 - p):g})"]
+             + [_up(r.bayes_success[i]) for r in reports] for i, p in enumerate(prior)]
+    rows += [[f"ReRo γ at κ = {k:g}, at most"] + [_up(r.rero.upper[i]) for r in reports] for i, k in enumerate(kappa)]
+    rows += [[f"RTM TPR at FPR {a:g}, at most"] + [_up(r.rtm.tpr_upper[i]) for r in reports] for i, a in enumerate(fpr)]
+    rows += [[f"RTM γ at κ = {k:g}, at most"] + [_up(r.rtm.gamma_upper[i]) for r in reports] for i, k in enumerate(kappa)]
+    rows.append(["ReRo bracket, relative width"] + [_relative_width(r.rero.lower, r.rero.upper) for r in reports])
+    rows.append(["RTM bracket, relative width"] + [_relative_width(np.r_[r.rtm.tpr_lower, r.rtm.gamma_lower],
+                                                                   np.r_[r.rtm.tpr_upper, r.rtm.gamma_upper]) for r in reports])
+    rows.append(["time to compute the report (s)"] + [f"{r.seconds:.1f}" for r in reports])
+    return ["reading"] + [label for label, *_ in runs], rows
+
+
+def warnings_text(runs, reports) -> str:
+    """The reports' warnings, run by run, as a Markdown list ("" if none); the library's plain-text mu* is written as
+    on the page, its asterisks escaped so that Markdown reads no emphasis."""
+    notes = [f"* **{label}**: " + w.replace("mu*", "μ*").replace("*", r"\*") for (label, *_), r in zip(runs, reports)
+             for w in r.warnings]
+    return "The report's warnings:\n\n" + "\n".join(notes) if notes else ""
+
+
+def _lowest_fpr(fpr) -> int:
+    return min(range(len(fpr)), key=lambda i: (fpr[i] <= 0, fpr[i]))  # the smallest positive FPR
+
+
+def see_report(runs, reports, delta: float, kappa, fpr, dimension: int) -> str:
+    """The paragraph under the table: RDP against PLD, the delta of each paper, how far mu* moves with the floor,
+    ReRo against membership at equal levels, and how far the RTM adversary falls below the DP bound."""
+    rdp_over = max((r.epsilon_rdp - r.epsilon_pld) / r.epsilon_pld for r in reports
+                   if r.epsilon_pld is not None and r.epsilon_rdp is not None)
+    floor = max(risk.REPORT_FLOORS)
+    floor_drop = max((r.gdp.mu - r.mu_at_floor[floor]) / r.gdp.mu for r in reports)
+    out = [f"The RDP accountant overstates ε by up to {100 * rdp_over:.0f} % against the tight PLD accountant (the report's "
+           f"PLD lattice is the coarsest whose ε is within {100 * pld.EPSILON_RTOL:g} % of a converged one, so a chapter "
+           "that uses a finer lattice, like the RTM chapter, can show an ε smaller in the fourth digit; both are upper bounds).",
+           f"Every run is read at one δ = {delta:g}; the RTM paper states its SNLI run at δ = 1.8e-6 and De et al. their "
+           "ImageNet run at δ = 8e-7, so those two ε are not the papers' (the RTM chapter reads SNLI at its own δ). The RTM "
+           "chapter's Figure 7 also recalibrates the noise multiplier to each ε with the RDP accountant, so at ε = 1 its "
+           "noise is not the printed one and its ReRo bounds differ from this table's in the third digit.",
+           f"$\\mu^*$ falls by up to {100 * floor_drop:.2g} % when it only has to hold for $\\alpha, \\beta \\ge {floor:g}$: "
+           "the Gaussian summary is set by the far tails of the curve."]
+    common = [float(k) for k in kappa if k in fpr]
+    if common:
+        same = max(abs(r.rero.upper[list(kappa).index(k)] - r.tpr[list(fpr).index(k)]) / r.rero.upper[list(kappa).index(k)]
+                   for k in common for r in reports)
+        out.append(f"Where a prior equals a false-positive rate, the ReRo bound and the membership TPR bound agree to "
+                   f"{times_ten(same, 1)} (relative): both are $1 - f$ at that level, read from the add curve and from the "
+                   "symmetrised one, which coincide near $\\alpha = 0$ here.")
+    i = _lowest_fpr(fpr)
+    share = max(r.rtm.tpr_upper[i] / r.tpr[i] for r in reports)
+    out.append(f"At FPR {fpr[i]:g} the RTM adversary ($d$ = {dimension}) reaches at most {100 * share:.1f} % of the DP "
+               "bound on the TPR in every run"
+               + (f", and at most {max(r.rtm.tpr_upper[i] / fpr[i] for r in reports):.1f} times the FPR itself (the TPR of "
+                  "guessing)." if fpr[i] > 0 else "."))
+    return see(out)
+
+
+def rtm_factor(runs, reports, fpr) -> str:
+    """The summary's phrase: how many times below the DP bound the RTM bound on the TPR lies, at the smallest FPR."""
+    i = _lowest_fpr(fpr)
+    factors = [r.tpr[i] / r.rtm.tpr_upper[i] for r in reports]
+    weakest, strongest = int(np.argmin(factors)), int(np.argmax(factors))
+    if weakest == strongest:
+        return f"{factors[weakest]:.1f} times ({runs[weakest][0]})"
+    return f"from {factors[weakest]:.1f} times ({runs[weakest][0]}) to {factors[strongest]:.1f} times ({runs[strongest][0]})"
+
+
+def target_text(target: str, value: float, level, delta: float, dimension: int) -> str:
+    """A calibration target as the page writes it (``ε ≤ 8 at δ = 1e-05``)."""
+    return {"epsilon": f"ε ≤ {value:g} at δ = {delta:g}", "mu": f"μ* ≤ {value:g}", "advantage": f"advantage ≤ {value:g}",
+            "tpr": f"TPR ≤ {value:g} at FPR {level}", "rero": f"ReRo γ ≤ {value:g} at κ = {level}",
+            "rtm_tpr": f"RTM TPR ≤ {value:g} at FPR {level} (d = {dimension})"}[target]
+
+
+def calibration_rows(names, calibrations) -> tuple[list, list]:
+    """(header, rows): per target (``names``, from :func:`target_text`), the noise, the certified smallest noise and the
+    risk reached."""
+    rows = []
+    for name, c in zip(names, calibrations):
+        reached = _up(c.achieved, 5) if c.achieved_lower is None else f"[{_low(c.achieved_lower, 5)}, {_up(c.achieved, 5)}]"
+        exact = "-" if c.noise_lower is None else f"({_low(c.noise_lower, 5)}, {_up(c.noise_multiplier, 5)}]"
+        rows.append([name, _up(c.noise_multiplier, 5), exact, reached, f"{c.seconds:.1f}"])
+    return ["target", "noise multiplier", "smallest noise that meets it", "risk reached (certified)", "seconds"], rows
+
+
+def steps_text(budget, first: str, run_noise: float, run_steps: int) -> str:
+    """The dual question for the first target: how many steps the run's own noise allows (``budget``: the result of
+    :func:`fdp.calibrate.steps_for_risk`, or the ValueError it raised)."""
+    if isinstance(budget, ValueError):  # a target the noise cannot meet even in one step, or meets beyond max_steps
+        return f"At the run's own noise {run_noise:g} the steps search for the first target fails: {budget}."
+    return (f"Turned around, at the run's own noise {run_noise:g} the same search over the number of steps "
+            "(`fdp.calibrate.steps_for_risk`; `--noise-multiplier` instead of `--steps` on the command line) finds that "
+            f"{budget.steps} steps keep the first target ({first}); the run took {run_steps}.")
+
+
+def see_calibration(targets, names, calibrations, run_noise: float, steps: str) -> str:
+    """The paragraph under the calibration table: the range of noises, how tight they are, the same TPR target in both
+    threat models (when the targets hold it) and the steps search ``steps``."""
+    widest = max((c.achieved - c.achieved_lower) / c.achieved for c in calibrations if c.achieved_lower is not None)
+    noises = [c.noise_multiplier for c in calibrations]
+    loudest, quietest = int(np.argmax(noises)), int(np.argmin(noises))
+    out = [f"At the first run's rate and steps the targets ask for noise multipliers from {upper(noises[quietest])} "
+           f"({names[quietest]}) to {upper(noises[loudest])} ({names[loudest]}); the run itself used {run_noise:g}. The "
+           f"certified intervals of the risk reached are at most {100 * widest:.2g} % wide (relative), so each noise is close "
+           "to the smallest that meets its target, and none is optimistic."]
+    pairs = [(c, d) for (t, v, a), c in zip(targets, calibrations) if t == "tpr"
+             for (t2, v2, a2), d in zip(targets, calibrations) if t2 == "rtm_tpr" and (v2, a2) == (v, a)]
+    if pairs:
+        dp, relaxed = pairs[0]
+        out.append(f"Against the RTM adversary the same TPR target needs a noise multiplier of {relaxed.noise_multiplier:.2f}, "
+                   f"{dp.noise_multiplier / relaxed.noise_multiplier:.1f} times less than in the DP threat model.")
+    return see(out + [steps])
