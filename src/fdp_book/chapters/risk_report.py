@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from fdp import risk
+from fdp import presentation, risk
 from fdp.accounting import pld
 from fdp.formatting import lower, times_ten, upper
 
+from .. import plotting
 from . import see
 
 
@@ -51,6 +52,13 @@ def report_rows(runs, reports, delta: float, kappa, fpr, prior) -> tuple[list, l
                                                                    np.r_[r.rtm.tpr_upper, r.rtm.gamma_upper]) for r in reports])
     rows.append(["time to compute the report (s)"] + [f"{r.seconds:.1f}" for r in reports])
     return ["reading"] + [label for label, *_ in runs], rows
+
+
+def report_figure(report):
+    """The report's four panels (:func:`fdp.presentation.figure`) at the book's column width."""
+    fig, axes = plotting.column_figure(nrows=2, ncols=2, row_height=3.0)
+    presentation.figure(report, axes=axes)
+    return fig
 
 
 def warnings_text(runs, reports) -> str:
