@@ -10,6 +10,7 @@ from fdp.experiments.inversion import Inversion
 from fdp.experiments.reconstruction import GameResult
 from fdp_book.chapters import guo_comparison as guo
 from fdp_book.chapters import reconstruction_attacks as ra
+from fdp_book.chapters import report
 from fdp_book.chapters import rero_bounds as rb
 from fdp_book.chapters import rero_sampling_rate as rs
 from fdp_book.chapters import risk_report as rr
@@ -300,3 +301,26 @@ def test_risk_report_rtm_factor_names_the_range_of_runs():
     runs = [("A", 1.0, 0.1, 10), ("B", 1.0, 0.1, 10)]
     assert rr.rtm_factor(runs, reports, np.array([1e-3])) == "from 2.0 times (A) to 10.0 times (B)"
     assert rr.rtm_factor(runs[:1], reports[:1], np.array([1e-3])) == "2.0 times (A)"
+
+
+# report
+def _record(key, source, status, kind="figure"):
+    """A record of that status (results.status_of): a match, a pinned deviation or a value not compared."""
+    rec = dict(key=key, source=source, kind=kind, value=1.0, paper=1.0, tol=0.1)
+    if status == "explained":
+        rec |= dict(value=2.0, expected=2.0, expected_tol=0.1)
+    if status == "not compared":
+        rec["not_compared"] = "another setting"
+    return rec
+
+
+def test_report_counts_records_by_page_and_says_none_failing_only_when_none_fail():
+    registry = {"rero_bounds": [_record("a", "Kaissis et al. 2023a (ReRo), Fig. 1", "match"),
+                                _record("b", "Kaissis et al. 2023a (ReRo), Fig. 1", "explained", kind="claim")],
+                "gdp_tables": [_record("c", "Gomez et al. 2025 (GDP), Table 2", "not compared")]}
+    header, rows = report.summary_rows(registry)
+    assert rows[0][:8] == ["{doc}`rero_bounds`", 2, 1, 1, 1, 0, 0, 0] and rows[-1][1] == "**3**"
+    assert "3 numbers and claims" in report.verdict(registry) and "**none failing**" in report.verdict(registry)
+    assert report.headline(registry)["n_match"] == "1"
+    with pytest.raises(ValueError, match="none of the four papers"):
+        report.by_paper({"x": [_record("d", "Somebody 2020", "match")]})
