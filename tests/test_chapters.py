@@ -8,6 +8,7 @@ import pytest
 from fdp.experiments.attacks import Proportion
 from fdp.experiments.inversion import Inversion
 from fdp.experiments.reconstruction import GameResult
+from fdp_book.chapters import gdp_tables as gt
 from fdp_book.chapters import guo_comparison as guo
 from fdp_book.chapters import reconstruction_attacks as ra
 from fdp_book.chapters import report
@@ -80,8 +81,6 @@ def test_the_image_strip_places_targets_above_their_reconstructions():
 
 
 def test_figures_7_and_8_name_the_runs_beyond_two_regrets():
-    from fdp_book.chapters import gdp_tables as gt
-
     text = gt.see_fig78({(9.4, 2000): 1.3, (3.0, 875): 1.004, (1.5, 500): 1.2})
     assert "to within 1 % for the runs with noise 3" in text
     assert "1.30 for noise 9.4, T 2000, 1.20 for noise 1.5, T 500" in text
@@ -90,8 +89,6 @@ def test_figures_7_and_8_name_the_runs_beyond_two_regrets():
 
 
 def test_the_rule_of_thumb_verdict_follows_the_threshold():
-    from fdp_book.chapters import gdp_tables as gt
-
     worst = dict(regret=0.012, noise=2.0, steps=400, rate=0.3)
     text = gt.rule_sentence(worst, (0.013, 0.31), (2.0, 400, 0.01), [3.0], drawn=[1.0, 2.0])
     assert "too generous" in text and "noise 3 or more keeps every grid point below 0.01" in text and "not drawn" in text
@@ -115,8 +112,6 @@ def test_soundness_lists_as_monte_carlo_error_only_the_intervals_that_reach_belo
 
 
 def test_gdp_prose_follows_the_signs():
-    from fdp_book.chapters import gdp_tables as gt
-
     text = gt.see_speed((1.0, 2.0, 0.5), (1.5, 1.6, 1.55), (0.0012, 0.001), [0.001], [(1.0, 0.1, 10)])
     assert "20.0 % above ours" in text
     assert "On other runs the gap is larger" not in text  # 0.1 % is not larger than this run's 3 %
@@ -324,3 +319,28 @@ def test_report_counts_records_by_page_and_says_none_failing_only_when_none_fail
     assert report.headline(registry)["n_match"] == "1"
     with pytest.raises(ValueError, match="none of the four papers"):
         report.by_paper({"x": [_record("d", "Somebody 2020", "match")]})
+
+
+# gdp_tables
+def test_gdp_tables_summary_gives_a_verdict_per_group_and_the_rule_of_thumb():
+    text = gt.summary({"Table 3": ["match", "match"], "TopDown": ["match", "explained"]}, [{"mu": 1.23456}],
+                      dict(regret=0.0123, noise=2.0, steps=400, rate=0.05), (0.0131, 0.061))
+    assert "* Table 3: reproduced to the printed digits." in text and "* TopDown: 1 of 2 printed values reproduced." in text
+    assert "μ* = 1.235" in text and "worst regret 0.0123 on the grid (noise 2, T = 400, rate 0.05), 0.0131 at its peak" in text
+    assert "rule of thumb" not in gt.summary({}, [])
+
+
+def test_gdp_tables_off_interval_and_gdpnum_row_sign_the_distance():
+    assert gt.off_interval(1.0, 1.1, 1.2) == pytest.approx(-0.1) and gt.off_interval(1.15, 1.1, 1.2) == 0.0
+    assert gt.gdpnum_row((1.5, 0.05, 400), 0.95, 1.0, 1.1)[-1] == "-5.00 %"
+
+
+def test_gdp_tables_figure1_texts_say_whether_gdp_has_the_smallest_regret():
+    alpha = np.linspace(0, 1, 11)
+    lap = dict(regret=dict(eps_dp=0.03, eps_delta=0.031, zcdp=0.05, rdp=0.04, gdp=0.02), eq24=dict(zcdp=0.06, rdp=0.05),
+               reps=dict(eps_dp=lambda a: 1 - a, eps_delta=lambda a: 1 - a))
+    sgd = dict(regret=dict(eps_delta=0.2, zcdp=0.05, rdp=0.06, gdp=0.001), rho=0.5, int_rdp=0.07, eq24_int_rdp=0.08)
+    texts = gt.figure1_texts(lap, sgd, (0.1, 0.3, 0.35), alpha, 0.0512, 0.49, 1001.0)
+    assert texts["f1_lap_gdp_best"] == "is" and texts["f1_sgd_gdp_best"] == "the smallest" and texts["f1_zcdp_gap"] == "0.12"
+    sgd["regret"]["gdp"] = 0.3
+    assert gt.figure1_texts(lap, sgd, (0.1, 0.3, 0.35), alpha, None, 0.49, 1001.0)["f1_sgd_gdp_best"] == "not the smallest"

@@ -787,3 +787,33 @@ def test_profile_eps_above_limit_refused():
         gdp.mu_from_eps_delta(2e6, 1e-5)
     with pytest.raises(ValueError, match="epsilon"):
         gdp.gaussian_delta(2e6, 1.0)
+
+
+def test_representations_are_the_summaries_and_their_exact_regrets():
+    # the Laplace mechanism with b = 1: pure 1-DP; each regret is the Delta-divergence of that summary's curve
+    m, orders = Mechanism("laplace", 1.0), np.geomspace(1.01, 200.0, 60)
+    curve = pld.tradeoff_curve(pld.mechanism_pld(m, discretization=1e-4), "symmetrised", normalise=True)
+    r = conversions.representations(curve, delta=1e-5, epsilon=1.0, orders=orders, rdp=rdp.renyi_dp(m, orders),
+                                    eps_grid=np.linspace(0, 4, 401), tail=1e-10, eps_pure=1.0)
+    assert set(r["reps"]) == {"eps_dp", "eps_delta", "zcdp", "rdp"} and set(r["regret"]) == set(r["reps"]) | {"gdp"}
+    assert r["regret"]["zcdp"] == gdp.delta_divergence(curve, conversions.zcdp_tradeoff(r["rho"]))
+    assert 0 < r["regret"]["eps_dp"] == gdp.delta_divergence(curve, tradeoff.eps_delta(1.0, 0.0)) < 0.05
+    assert r["eq24"]["rdp"] >= r["regret"]["rdp"] - 1e-9  # eq. 24 on converted profiles overstates
+    # rho_limit only ever raises rho (eq. 25 is a supremum over every order)
+    assert conversions.representations(curve, delta=1e-5, epsilon=1.0, orders=orders, rdp=rdp.renyi_dp(m, orders),
+                                       eps_grid=np.linspace(0, 4, 401), tail=1e-10, rho_limit=10.0)["rho"] == 10.0
+    with pytest.raises(ValueError, match="curve"):
+        conversions.representations("laplace", delta=1e-5, epsilon=1.0, orders=orders, rdp=orders, eps_grid=[0.0])
+
+
+def test_regret_peak_lies_above_the_grid_points_around_it():
+    rates = [0.02, 0.05, 0.2]
+    regrets = [mechanism_gdp.mu_and_regret_dpsgd(Mechanism("gaussian", 2.0, q, 400))[1] for q in rates]
+    peak, rate = mechanism_gdp.regret_peak(2.0, 400, rates[0], rates[-1], xatol=0.02)
+    assert rates[0] <= rate <= rates[-1] and peak >= max(regrets) - 1e-6
+    assert peak == pytest.approx(mechanism_gdp.mu_and_regret_dpsgd(Mechanism("gaussian", 2.0, rate, 400))[1], abs=1e-12)
+    assert mechanism_gdp.regret_peak(2.0, 400, 0.05, 0.05) == (regrets[1], 0.05)
+    with pytest.raises(ValueError, match="rate_low"):
+        mechanism_gdp.regret_peak(2.0, 400, 0.2, 0.05)
+    with pytest.raises(ValueError, match="steps"):
+        mechanism_gdp.regret_peak(2.0, 0, 0.05, 0.2)

@@ -41,3 +41,11 @@ def test_progress_is_said_outside_the_books_build_only(capsys, monkeypatch):
     time.sleep(0.01)
     runtime.step("Figure 2")
     assert capsys.readouterr().out == "[1 s in] Figure 2\n"
+
+
+def test_best_of_returns_the_value_and_the_shortest_time():
+    calls = []
+    value, seconds = runtime.best_of(lambda: calls.append(1) or len(calls), 3)
+    assert value == 3 and len(calls) == 3 and 0 <= seconds < 1
+    with pytest.raises(ValueError, match="repeats"):
+        runtime.best_of(lambda: None, 0)

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 
 from .paths import book_build
 
-__all__ = ["announce", "duration", "estimate", "step", "timed"]
+__all__ = ["announce", "best_of", "duration", "estimate", "step", "timed"]
 
 _started: list[float] = [time.perf_counter()]  # the notebook's start (it imports this module first thing)
 
@@ -32,6 +32,19 @@ def timed(probe: Callable[[], object]) -> float:
     t = time.perf_counter()
     probe()
     return time.perf_counter() - t
+
+
+def best_of(call: Callable[[], object], repeats: int) -> tuple[object, float]:
+    """``call``'s value and the shortest of ``repeats`` timings of it (the least disturbed by other work), for a page
+    that compares speeds."""
+    if repeats < 1:
+        raise ValueError(f"repeats must be >= 1, got {repeats!r}")
+    best, value = float("inf"), None
+    for _ in range(repeats):
+        t = time.perf_counter()
+        value = call()
+        best = min(best, time.perf_counter() - t)
+    return value, best
 
 
 def estimate(parts: Iterable[tuple], *, workers: int = 1, what: str = "") -> float:

@@ -17,6 +17,7 @@ from typing import Literal
 
 import numpy as np
 from joblib import delayed
+from scipy.optimize import minimize_scalar
 
 from ..curves import conversions
 from ..curves.gdp import DPSGD_TAIL, Alg1, MuRegret, alg1, check_tail, gdp_regret, mu_from_eps_delta, mu_laplace, mu_pure_dp
@@ -33,6 +34,7 @@ __all__ = [
     "mu_and_regret_dpsgd",
     "mu_and_regret_lattice",
     "mu_and_regret_dpsgd_grid",
+    "regret_peak",
     "mu_and_regret_closed_form",
 ]
 
@@ -325,3 +327,47 @@ def mu_and_regret_closed_form(noise: Literal["gaussian", "laplace", "randomized-
     delta = check_open_unit("delta", 1e-5 if delta is None else delta)
     return MuRegret(float(mu_from_eps_delta(eps, delta)), 0.0)
 
+
+
+def regret_peak(noise_multiplier: float, steps: int, rate_low: float, rate_high: float, *, tail: float = DPSGD_TAIL,
+                xatol: float = 1e-3) -> tuple[float, float]:
+    """The largest GDP regret of DP-SGD between two sampling rates: where a grid of rates puts its worst point, the
+    peak between the neighbours can lie higher (the GDP paper's Figure 4 and its rule of thumb).
+
+    The regret of :func:`mu_and_regret_dpsgd` is maximised over ``log q`` in ``[log rate_low, log rate_high]`` by
+    bounded Brent search (to ``xatol`` in ``log q``); it finds a local peak, so the bracket should hold one.
+
+    Parameters
+    ----------
+    noise_multiplier : float
+    steps : int
+    rate_low, rate_high : float
+        The sampling rates in (0, 1] between which to search, ``rate_low <= rate_high``.
+    tail : float, default 1e-10
+    xatol : float, default 1e-3
+
+    Returns
+    -------
+    (float, float)
+        The regret at the peak found and its sampling rate.
+
+    References
+    ----------
+    Gomez et al. (2025) Sec. 5, Fig. 4.
+
+    Examples
+    --------
+    >>> regret, rate = regret_peak(2.0, 400, 0.05, 0.2, xatol=0.05)
+    >>> bool(0.05 <= rate <= 0.2), regret >= mu_and_regret_dpsgd(Mechanism("gaussian", 2.0, 0.05, 400))[1]
+    (True, True)
+    """
+    low, high = check_sampling_rate("rate_low", rate_low), check_sampling_rate("rate_high", rate_high)
+    if low > high:
+        raise ValueError(f"rate_low must not exceed rate_high, got {low!r} > {high!r}")
+    if low == high:  # nothing between: the regret at that rate
+        return float(mu_and_regret_dpsgd(Mechanism("gaussian", noise_multiplier, low, steps), tail=tail)[1]), low
+    Mechanism("gaussian", noise_multiplier, low, steps)  # checks the noise and the steps, naming them
+    found = minimize_scalar(lambda lq: -mu_and_regret_dpsgd(Mechanism("gaussian", noise_multiplier, float(np.exp(lq)), steps),
+                                                            tail=tail)[1],
+                            bounds=(np.log(low), np.log(high)), method="bounded", options={"xatol": check_positive("xatol", xatol)})
+    return float(-found.fun), float(np.exp(found.x))

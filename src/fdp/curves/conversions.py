@@ -3,10 +3,10 @@
 GDP paper (Gomez et al. 2025) App. A.6, C.2 and C.3, which compares mu-GDP with the usual summaries of a
 mechanism: the (eps, delta)-DP curve (eq. 2) and randomized response, the curve of a privacy profile (eq. 3)
 and its inverse, the profile of a curve, the (eps, delta) profiles implied by Renyi DP and zCDP and their
-curves, the tight zCDP parameter of an RDP curve (eq. 25), and the Delta-divergence between two profiles
-(eq. 24).  The curves are :class:`fdp.curves.tradeoff.PiecewiseLinear`, so that
-:func:`fdp.curves.gdp.delta_divergence` is exact on them.  The Renyi divergences of the mechanisms themselves
-(Laplace, subsampled Gaussian) are in :mod:`fdp.accounting.rdp`.
+curves, the tight zCDP parameter of an RDP curve (eq. 25), the Delta-divergence between two profiles
+(eq. 24), and :func:`representations`, which sets them side by side with their regrets (Fig. 1c).  The curves
+are :class:`fdp.curves.tradeoff.PiecewiseLinear`, so that :func:`fdp.curves.gdp.delta_divergence` is exact on them.
+The Renyi divergences of the mechanisms themselves (Laplace, subsampled Gaussian) are in :mod:`fdp.accounting.rdp`.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from ..validation import (
     check_positive,
     check_positive_int,
 )
+from . import gdp
 from .tradeoff import PiecewiseLinear, check_piecewise, eps_delta
 
 __all__ = [
@@ -35,6 +36,7 @@ __all__ = [
     "rho_from_rdp",
     "tradeoff_profile",
     "profile_divergence",
+    "representations",
 ]
 
 
@@ -482,3 +484,65 @@ def profile_divergence(epsilon, delta, delta_rep) -> float:
     if not (e.ndim == 1 and e.shape == d.shape == r.shape):
         raise ValueError(f"epsilon, delta and delta_rep must be 1-d arrays of one length, got {e.shape}, {d.shape}, {r.shape}")
     return float(max(0.0, np.max((r - d) / (1.0 + np.exp(e)))))
+
+
+def representations(curve: PiecewiseLinear, *, delta: float, epsilon: float, orders, rdp, eps_grid, tail: float = 0.0,
+                    eps_pure: float | None = None, rho_limit: float = 0.0) -> dict:
+    """The summaries of a mechanism's curve and what each costs: the GDP paper's Figure 1c (App. C.2).
+
+    The mechanism's (eps, delta)-DP curve at its ``epsilon`` (and the pure-DP curve at ``eps_pure``, if given), its
+    zCDP curve at the tight rho of its Renyi DP ``rdp`` at ``orders`` (eq. 25; at least ``rho_limit``, the limit of
+    eps(t) / t where the ratio still rises at the grid's largest order: eq. 25 takes the supremum over every t > 1),
+    its RDP curve and its mu*-GDP.  The regret of each is the exact Delta-divergence to ``curve``
+    (:func:`fdp.curves.gdp.delta_divergence`; mu*'s is the GDP regret); ``eq24`` holds the paper's route for zCDP and
+    RDP, eq. 24 between the exact profile on ``eps_grid`` and the converted one, which overstates the regret.
+
+    Parameters
+    ----------
+    curve : PiecewiseLinear
+        The mechanism's trade-off curve.
+    delta, epsilon : float
+        The (eps, delta) pair it satisfies.
+    orders, rdp : array_like
+        Its Renyi DP at those orders (> 1).
+    eps_grid : array_like
+        The eps grid of eq. 24.
+    tail : float, default 0
+        The floor of mu* (:func:`fdp.curves.gdp.mu_and_regret`).
+    eps_pure : float, optional
+        Its pure-DP epsilon, if it has one.
+    rho_limit : float, default 0
+
+    Returns
+    -------
+    dict
+        ``curve``, ``reps`` (name -> curve: ``eps_dp``, ``eps_delta``, ``zcdp``, ``rdp``), ``mu``, ``rho``, ``regret``
+        (name -> regret, with ``gdp``), ``eq24`` (``zcdp``, ``rdp``), ``eps_adp`` (= ``epsilon``) and ``profile`` (the
+        exact profile on ``eps_grid``).
+
+    References
+    ----------
+    Gomez et al. (2025) Fig. 1c, App. C.2, eqs. 24-25.
+
+    Examples
+    --------
+    >>> from fdp import Mechanism
+    >>> from fdp.accounting import pld, rdp
+    >>> m, orders = Mechanism("gaussian", 1.0), np.linspace(1.5, 64, 200)  # one Gaussian step: 1-GDP, 0.5-zCDP
+    >>> r = representations(pld.mechanism_tradeoff(m, discretization=1e-4), delta=1e-5, epsilon=4.38, orders=orders,
+    ...                     rdp=rdp.renyi_dp(m, orders), eps_grid=np.linspace(0, 8, 801), tail=1e-10)
+    >>> r["regret"]["gdp"] < 1e-6 < r["regret"]["zcdp"] < r["regret"]["eps_delta"], round(r["rho"], 6)
+    (True, 0.5)
+    """
+    check_piecewise("curve", curve)
+    reps = {} if eps_pure is None else {"eps_dp": eps_delta(eps_pure, 0.0)}
+    reps["eps_delta"] = eps_delta(epsilon, delta)
+    rho = max(rho_from_rdp(orders, rdp), rho_limit)
+    reps["zcdp"] = zcdp_tradeoff(rho)
+    mu, regret_gdp = gdp.mu_and_regret(curve, symmetrise=False, tail=tail)
+    reps["rdp"] = rdp_tradeoff(orders, rdp)
+    regret = {k: gdp.delta_divergence(curve, g) for k, g in reps.items()} | {"gdp": regret_gdp}
+    profile = tradeoff_profile(curve, eps_grid)
+    eq24 = {"zcdp": profile_divergence(eps_grid, profile, zcdp_delta(eps_grid, rho)),
+            "rdp": profile_divergence(eps_grid, profile, rdp_delta(eps_grid, orders, rdp))}
+    return dict(curve=curve, reps=reps, mu=mu, rho=rho, regret=regret, eq24=eq24, eps_adp=epsilon, profile=profile)

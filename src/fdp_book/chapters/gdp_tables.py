@@ -315,3 +315,77 @@ def verdict(states) -> str:
     """"reproduced to the printed digits" when every state is a match, else how many are."""
     return ("reproduced to the printed digits" if all(s == "match" for s in states) else
             f"{states.count('match')} of {len(states)} printed values reproduced")
+
+
+def _pct(value: float) -> str:
+    return f"{100 * value:.2f} %"
+
+
+def figure1_texts(lap: dict, sgd: dict, tpr: tuple, alpha_grid, printed_zcdp, rho_grid: float, order_max: float) -> dict:
+    """The numbers Figure 1's prose quotes (each from :func:`fdp.curves.conversions.representations` of the Laplace
+    mechanism ``lap`` and of DP-SGD ``sgd``, with ``sgd["int_rdp"]`` and ``sgd["eq24_int_rdp"]`` for the integer orders);
+    ``tpr`` = (fpr, TPR bound of the curve, TPR bound of its (eps, delta) curve)."""
+    concise = [lap["regret"][k] for k in ("eps_dp", "eps_delta", "zcdp", "gdp")]
+    other = [sgd["regret"][k] for k in ("eps_delta", "zcdp")]
+    fpr, tpr_curve, tpr_adp = tpr
+    return dict(
+        f1_lap_range=f"{_pct(min(concise))}-{_pct(max(concise))}", f1_lap_gdp=_pct(lap["regret"]["gdp"]),
+        f1_lap_gdp_best="is not" if lap["regret"]["gdp"] > min(concise) else "is",
+        f1_sgd_gdp=_pct(sgd["regret"]["gdp"]),
+        f1_sgd_gdp_best=("the smallest" if sgd["regret"]["gdp"] < min(v for k, v in sgd["regret"].items() if k != "gdp")
+                         else "not the smallest"),
+        f1_sgd_other=f"{_pct(min(other))}-{_pct(max(other))}", f1_sgd_rdp=_pct(sgd["regret"]["rdp"]),
+        f1_tpr=upper(tpr_curve, 4, keep_zeros=True), f1_tpr_adp=upper(tpr_adp, 5, keep_zeros=True), f1_fpr=f"{fpr:g}",
+        f1_lap_eps_dp=f"{100 * lap['regret']['eps_dp']:.4f} %", f1_lap_eps_delta=f"{100 * lap['regret']['eps_delta']:.4f} %",
+        f1_sgd_eps_delta=f"{100 * sgd['regret']['eps_delta']:.3f} %",
+        f1_lap_gap=f"{float(np.max(np.abs(lap['reps']['eps_dp'](alpha_grid) - lap['reps']['eps_delta'](alpha_grid)))):.0e}",
+        f1_lap_zcdp=_pct(lap["regret"]["zcdp"]), f1_lap_rdp=_pct(lap["regret"]["rdp"]),
+        f1_lap_zcdp24=_pct(lap["eq24"]["zcdp"]), f1_lap_rdp24=_pct(lap["eq24"]["rdp"]),
+        f1_int_rdp=_pct(sgd["int_rdp"]), f1_int_rdp24=_pct(sgd["eq24_int_rdp"]), f1_sgd_zcdp=_pct(sgd["regret"]["zcdp"]),
+        f1_zcdp_gap=f"{abs(100 * (sgd['regret']['zcdp'] - printed_zcdp)):.2f}" if printed_zcdp else "",
+        f1_rho=f"{sgd['rho']:.2f}", f1_rho_grid=f"{rho_grid:.2f}", f1_order_max=f"{order_max:g}")
+
+
+def figure5_rows(mu_continuous, topdown, rr, rr_epsilon, pieces, paper) -> tuple[list, list]:
+    """(header, rows) of Figure 5: TopDown as continuous and as ``pieces`` discrete Gaussians (``topdown`` = (mu,
+    regret)), randomized response (``rr`` = (mu, regret)); ``paper`` = (TopDown's mu, randomized response's regret)."""
+    return ["mechanism", "μ*", "regret", "paper"], [
+        ["TopDown, continuous Gaussians: √(2ρ)", f"{mu_continuous:.5f}", "0", f"μ {paper[0]:g}"],
+        [f"TopDown, {pieces} discrete Gaussians", f"{topdown[0]:.5f}", f"{topdown[1]:.1e}", f"μ {paper[0]:g}"],
+        [f"randomized response, ε = {rr_epsilon:g}", f"{rr[0]:.5f}", f"{rr[1]:.5f}", f"regret {paper[1]:g}"]]
+
+
+def off_interval(mu: float, low: float, high: float) -> float:
+    """How far ``mu`` lies outside [low, high] (negative below, 0 inside)."""
+    return min(0.0, mu - low) + max(0.0, mu - high)
+
+
+def speed_rows(gdpnum, same, ours, h_ours: float, interval) -> list:
+    """The rows of the speed table: ``gdpnum``, ``same`` (ours at gdpnum's spacing) and ``ours`` (at our default spacing
+    ``h_ours``), each ((mu, regret), seconds), against the certified ``interval`` of mu*."""
+    return [[route, lattice, f"{mu:.6f}", f"{off_interval(mu, *interval):+.1e}", f"{reg:.4e}", f"{t:.3f}"]
+            for route, lattice, ((mu, reg), t) in (("gdpnum 0.1.2", "1e-4", gdpnum), ("fdp (certified)", "1e-4", same),
+                                                   ("fdp (certified)", f"{h_ours:.0e}", ours))]
+
+
+def gdpnum_row(run, mu: float, low: float, high: float) -> list:
+    """A row of the gdpnum table: the run, gdpnum's mu*, the certified interval, and how far outside it gdpnum lies."""
+    noise, rate, steps = run
+    return [f"{noise:g}", f"{rate:g}", f"{steps}", f"{mu:.6f}", f"[{low:.6f}, {high:.6f}]",
+            f"{100 * off_interval(mu, low, high) / low:+.2f} %"]
+
+
+def summary(statuses: dict, in_table2, worst=None, peak=None) -> str:
+    """The Summary's bullets: a verdict per recorded group (``statuses``: title -> statuses of its records), Table 2's
+    mu row, the eq. 24 caveat, and the rule of thumb (``worst``: the worst grid point, ``peak`` = (regret, rate))."""
+    out = [f"* {title}: {verdict(states)}." for title, states in statuses.items()]
+    if in_table2:
+        out.append(f"* Table 2's μ row: with the hyperparameters as published, μ* = {join([r['mu'] for r in in_table2], 'up4')} "
+                   "(see the {ref}`erratum <gdp-table2-dataset-size>`).")
+    out.append("* Fig. 1c's regrets of zCDP and RDP come from eq. 24 applied to converted profiles, which overstates them, "
+               "and the RDP curve of DP-SGD misses the orders between 1 and 2; the exact regrets are smaller, the ranking unchanged.")
+    if worst is not None:
+        out.append(f"* The rule of thumb of Fig. 4: worst regret {worst['regret']:.4f} on the grid (noise {worst['noise']:g}, "
+                   f"T = {worst['steps']}, rate {worst['rate']:.2g}), {peak[0]:.4f} at its peak between grid points (rate "
+                   f"{peak[1]:.3g}).")
+    return "\n".join(out)
