@@ -16,6 +16,7 @@ from fdp_book.chapters import rero_bounds as rb
 from fdp_book.chapters import rero_sampling_rate as rs
 from fdp_book.chapters import risk_report as rr
 from fdp_book.chapters import rtm_dpsgd as rd
+from fdp_book.chapters import rtm_tradeoffs as rt
 
 
 def _game(rates, trials=100):
@@ -344,3 +345,13 @@ def test_gdp_tables_figure1_texts_say_whether_gdp_has_the_smallest_regret():
     assert texts["f1_lap_gdp_best"] == "is" and texts["f1_sgd_gdp_best"] == "the smallest" and texts["f1_zcdp_gap"] == "0.12"
     sgd["regret"]["gdp"] = 0.3
     assert gt.figure1_texts(lap, sgd, (0.1, 0.3, 0.35), alpha, None, 0.49, 1001.0)["f1_sgd_gdp_best"] == "not the smallest"
+
+
+# rtm_tradeoffs
+def test_rtm_tradeoffs_fig1f_and_appfig5a_paragraphs_follow_the_claims():
+    m = dict(gap_lo=0.2, gap_hi=0.1, gap_f=0.3)
+    assert rt.see_fig1f(m, (1, 30), True).startswith("**What we see.** The claim holds: the $d$ = 30 curve lies above")
+    assert "**The $d$ = 30 curve falls below" in rt.see_fig1f(m, (1, 30), False) and "noise of 29 more coordinates" in rt.see_fig1f(m, (1, 30), True)
+    m = dict(gap_l=0.2, gap_ls=0.05)
+    assert "As stated" in rt.see_appfig5a(m, True, True) and "stays above the DP curve" in rt.see_appfig5a(m, True, True)
+    assert "**Subsampling does not move" in rt.see_appfig5a(m, False, False) and "falls below" in rt.see_appfig5a(m, False, False)

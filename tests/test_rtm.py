@@ -682,3 +682,11 @@ def test_tensor_bracket_holds_in_high_dimension(d, sigma):
     low, up = rtm.tensor_bracket(Mechanism("gaussian", sigma, 1.0, 1), d).gamma(kappa)
     assert np.all(low <= exact + 1e-12) and np.all(exact <= up + 1e-12)
     assert np.all(up - low <= 1e-4 * exact)
+
+
+def test_laplace_branch_error_finds_the_printed_discontinuity_and_none_corrected():
+    e = rtm.laplace_branch_error(1.5, np.linspace(0, 1, 201))
+    assert e["switch_printed"] == pytest.approx(0.5 - 0.5 * np.exp(-1.5)) and e["switch_corrected"] > e["switch_printed"]
+    assert e["error_corrected"] < 1e-9 and e["error_printed"] > 1e-3 and e["jump"] > 1e-3
+    with pytest.raises(ValueError, match="mu"):
+        rtm.laplace_branch_error(0.0, [0.5])

@@ -58,6 +58,7 @@ __all__ = [
     "FoldedLaplace",
     "from_test_statistic",
     "laplace",
+    "laplace_branch_error",
     "gaussian",
     "gaussian_1d",
     "composition_noncentrality",
@@ -317,6 +318,46 @@ def laplace(mu: float, branch: str = "corrected") -> TradeOffCurve:
 
     label = "" if branch == "corrected" else " (eq. 3 as printed)"
     return TradeOffCurve(f, inverse, power, name=f"RTM Laplace mu={mu:g}{label}")
+
+
+def laplace_branch_error(mu: float, grid) -> dict:
+    """How far eq. 3 (the inverse of the Laplace RTM curve) lies from the inverse computed from Definition 2, with the
+    branch point as printed (``1/2 - e^{-mu}/2``) and as corrected (``1/2 - e^{-2 mu}/2``).
+
+    The distances are the largest over ``grid`` and 201 points between the two branch points; ``jump`` is the step of
+    the printed form at its branch point (0 for a continuous inverse).
+
+    Parameters
+    ----------
+    mu : float
+        ``Delta_1 / b``, > 0.
+    grid : array_like
+        Levels in [0, 1].
+
+    Returns
+    -------
+    dict
+        ``switch_printed``, ``switch_corrected``, ``error_printed``, ``error_corrected``, ``jump``.
+
+    References
+    ----------
+    RTM paper (Kaissis et al. 2023b) Thm. 1, eq. 3, Def. 2.
+
+    Examples
+    --------
+    >>> e = laplace_branch_error(1.0, np.linspace(0, 1, 101))
+    >>> e["error_corrected"] < 1e-9 < e["error_printed"], round(e["jump"], 3) > 0
+    (True, True)
+    """
+    mu = check_positive("mu", mu)
+    direct = from_test_statistic(Exponential(), FoldedLaplace(mu))
+    printed, corrected = laplace(mu, branch="printed"), laplace(mu)
+    switch_printed, switch_corrected = 0.5 - 0.5 * np.exp(-mu), 0.5 - 0.5 * np.exp(-2 * mu)
+    dense = np.union1d(check_array_in("grid", grid, 0.0, 1.0), np.linspace(switch_printed, switch_corrected, 201))
+    return dict(switch_printed=switch_printed, switch_corrected=switch_corrected,
+                error_printed=float(np.max(np.abs(printed.inverse(dense) - direct.inverse(dense)))),
+                error_corrected=float(np.max(np.abs(corrected.inverse(dense) - direct.inverse(dense)))),
+                jump=float(printed.inverse(np.array([switch_printed - 1e-12]))[0] - printed.inverse(np.array([switch_printed]))[0]))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -183,3 +183,69 @@ def summary(claims, dims):
         "* Composition of subsampled mechanisms (numbers on the {doc}`rtm_dpsgd` page): the paper's numbers fit the tensor "
         "product of the one-step RTM curves (reading a) much better than one statistic of all releases (reading b), but "
         "reading (b) describes a realistic and stronger RTM adversary."])
+
+
+def fig1e_rows(m: dict) -> list:
+    """The rows of Figure 1e's table: the gap of each curve, the violation of the claim and the asymmetry of j."""
+    return [["DPTM f (tight PLD)", f"{m['gap_f']:.4f}", "", ""],
+            ["RTM J, (a) tensor product", f"{m['gap_a']:.4f}", f"{m['viol_a']:.1e}", f"{m['asym_a']:.4f}"],
+            ["RTM J, (b) norm of the sum", f"{m['gap_b']:.4f}", f"{m['viol_b']:.1e}", f"{m['asym_b']:.4f}"]]
+
+
+def figure1f(f, low: tuple, high: tuple, mu: float, grid):
+    """Figure 1f: the DP curve and the RTM curves j and J in two dimensions, ``low`` = (d, j, J) and ``high``."""
+    curves = [(f, F_STYLE)]
+    for (d, j, big_j), color in ((low, "C0"), (high, "C3")):
+        curves += [(big_j, dict(color=color, lw=2, label=f"RTM $J$, d = {d}")), (j, dict(color=color, lw=1, ls="--", label=f"$j$, d = {d}"))]
+    return one_panel(curves, f"(f) GM, $\\Delta_2/\\sigma$ = {mu:g}", grid)
+
+
+def see_fig1f(m: dict, dims: tuple, claim_holds: bool) -> str:
+    """Figure 1f's paragraph: whether the higher dimension's curve lies above, and the gaps."""
+    low, high = dims
+    return see([(f"The claim holds: the $d$ = {high} curve lies above the $d$ = {low} curve everywhere" if claim_holds else
+                 f"**The $d$ = {high} curve falls below the $d$ = {low} curve**")
+                + f", and its largest distance below $1-\\alpha$ is {m['gap_hi']:.3f} against {m['gap_lo']:.3f} ($f$: "
+                f"{m['gap_f']:.3f}).", f"The statistic $\\|\\theta\\|^2$ adds the noise of {high - low} more coordinates that carry "
+                "no signal."])
+
+
+#: The forms of eq. 7 (Theorem 3) drawn in Figure 2a, and their styles
+EQ7_FORMS = {"clt": "eq. 7 left, corrected", "gaussian": "eq. 7 right, corrected",
+             "clt_printed": "eq. 7 left, printed", "gaussian_printed": "eq. 7 right, printed"}
+EQ7_STYLES = {"clt": dict(color="C3", lw=1.5, ls="--"), "gaussian": dict(color="C4", lw=1.5, ls=":"),
+              "clt_printed": dict(color="C5", lw=1.2, ls="-."), "gaussian_printed": dict(color="C7", lw=1.2, ls="-.")}
+
+
+def figure2a(exact, forms: dict, title: str, grid):
+    """Figure 2a: the exact j and its inverse against each form of eq. 7 (``forms``: key of :data:`EQ7_FORMS` -> curve)."""
+    curves = [(exact, dict(color="C1", lw=2.5, label=r"exact $j$")), (exact.swapped(), dict(color="C2", lw=1.5, label=r"exact $j^{-1}$"))]
+    return one_panel(curves + [(curve, dict(EQ7_STYLES[k], label=EQ7_FORMS[k])) for k, curve in forms.items()], title, grid)
+
+
+def see_fig2a(asymmetry: float, exact_gap: float, gaps: dict, shifts: dict) -> str:
+    """Figure 2a's paragraph: how close the corrected forms of eq. 7 lie, and what the printed shifts would draw."""
+    return see([f"The exact curves are nearly symmetric (largest $|j - j^{{-1}}|$ {asymmetry:.4f}) and at most {exact_gap:.3f} "
+                f"below the off-diagonal, and the corrected forms of eq. 7 lie within {max(gaps['clt'], gaps['gaussian']):.4f} of "
+                "them, which is what the paper's figure shows.",
+                f"The left side as printed has a shift {shifts['clt'] / shifts['clt_printed']:.0f} times too small and lies almost "
+                f"on $1-\\alpha$; the right side as printed has a shift of {shifts['gaussian_printed']:.2f} instead of "
+                f"{shifts['gaussian']:.2f} and describes a nearly perfect adversary.",
+                "The paper's plot therefore cannot have used the printed formula; we record the printed forms as deviations "
+                "({ref}`rtm-thm3-eq7`)."])
+
+
+def appfig5a(f, f_sub, big_j, big_j_sub, j_sub, mu: float, rate: float, grid):
+    """App. Figure 5a: the Laplace mechanism's DP and RTM curves with and without subsampling at ``rate``."""
+    return one_panel([(f, dict(color="k", lw=1, ls="--", label="DPTM $f$, LM")), (f_sub, dict(color="k", lw=1.5, label=f"DPTM $f$, p = {rate:g}")),
+                      (big_j, dict(color="C1", lw=2, label="RTM $J$, LM")), (big_j_sub, dict(color="C0", lw=2, label=f"RTM $J$, p = {rate:g}")),
+                      (j_sub, dict(color="C0", lw=1, ls="--", label=f"RTM $j_p$, p = {rate:g}"))], f"LM, $\\Delta_1/b$ = {mu:g}", grid)
+
+
+def see_appfig5a(m: dict, moves: bool, above: bool) -> str:
+    """App. Figure 5a's paragraph: whether subsampling moves the RTM curve towards 1 - alpha, and stays above DP."""
+    return see([("As stated: with subsampling the RTM curve moves towards $1-\\alpha$" if moves else
+                 "**Subsampling does not move the RTM curve towards $1-\\alpha$ everywhere**")
+                + f" (largest distance below it {m['gap_ls']:.3f} against {m['gap_l']:.3f})"
+                + (", and it stays above the DP curve of the subsampled LM." if above else
+                   ", but it falls below the DP curve of the subsampled LM.")])
