@@ -362,4 +362,4 @@ def test_reconstruction_setup_texts_follow_the_data_set():
     assert "stand-in for MNIST" in ra.data_note("digits", 1797)
     texts = ra.setup_texts(dict(known_size=999, steps=100, clip_norm=0.1, delta=1e-5, lr_times_clip=1.0, trials=200,
                                 prior_size=10), 5000, 784, "MNIST")
-    assert texts["pool_size"] == "4,001" and texts["n_params"] == "7,980" and texts["delta"] == "1e-05"
+    assert texts["pool_size"] == "4,001" and texts["n_params"] == "7,960" and texts["delta"] == "1e-05"
