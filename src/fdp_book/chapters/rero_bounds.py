@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from fdp import Mechanism
+from fdp.accounting import lattice, montecarlo, pld
 from fdp.formatting import upper
 
-from .. import plotting
+from .. import page, plotting, runtime
 
 
 def _nb(text: str) -> str:
@@ -168,3 +170,24 @@ def mpmath_agreement(checks: int, apart: float) -> str:
     if apart == 0.0:
         return f"It agrees with the independent mpmath computation: the two intervals overlap at all {checks} points checked."
     return f"It disagrees with the independent mpmath computation: their intervals are up to {apart:.1e} apart."
+
+
+def estimate(p: dict, panels: dict, workers: int) -> float:
+    """Print the chapter's estimated run time and return it.  Per panel, a bracket and a Monte-Carlo run at each effect
+    size (probed at the largest, with 10^4 samples: the time grows with the samples), the mpmath ground truth at two
+    points of the subsampled few-step panels (probed on 100 grid points: it grows with the grid), and a bracket per
+    workload."""
+    probe_samples, probe_grid, kappa, points = 10_000, 100, p["kappa"], p["points"]
+    parts = []
+    for cfg in panels.values():
+        m = Mechanism(cfg["mechanism"], 1 / cfg["mu_max"], cfg["sampling_rate"], cfg["steps"])
+        parts += [(lambda m=m: pld.tradeoff_bracket(m, discretization=p["discretization"], max_grid=p["max_grid"]).gamma(kappa),
+                   points, False),
+                  (lambda m=m: montecarlo.gamma_mc(m, [kappa], samples=probe_samples, seed=0), points * p["mc_samples"] / probe_samples)]
+        if cfg["sampling_rate"] < 1.0 and cfg["steps"] <= 10:
+            parts.append((lambda m=m: lattice.gamma_ground_truth(m, [kappa], grid=probe_grid), 2 * p["mpmath_grid"] / probe_grid, False))
+    _, noise, rate, steps, _ = p["workloads"][0]
+    parts.append((lambda: pld.tradeoff_bracket(Mechanism("gaussian", noise, rate, steps), discretization=p["workload_discretization"],
+                                               level_min=p["kappa_min"]).gamma([p["kappa_min"]]), 2 * len(p["workloads"]), False))
+    return runtime.estimate(parts, workers=workers, what=f"{len(panels) * points} points of Figure 1 with {p['mc_samples']:,} "
+                            f"Monte-Carlo samples each, {page.plural(len(p['workloads']), 'workload')}")

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import plotting
+from fdp import Mechanism, calibrate
+from fdp.accounting import pld
+
+from .. import plotting, runtime
 
 DIRECTIONS = (("add", "-"), ("remove", ":"), ("symmetrised", "--"))
 MARKERS = "osD^vP*X"
@@ -156,3 +159,21 @@ def figure15(rates, sweep: dict, prior_sizes):
     if plotting.spare_panels(axes, len(prior_sizes), source=axes[0], title="calibrated to (ε, δ): marker") is None:
         plotting.legend(axes[0])
     return fig
+
+
+def estimate(p: dict, workers: int) -> float:
+    """Print the chapter's estimated run time and return it.  The unit of every figure is one calibration and the
+    bracket of its mechanism, probed at each figure's costliest corner (the smallest rate, the largest epsilon), so that
+    the estimate errs long."""
+    def probe(eps, rate, steps, fine=False):
+        sigma = calibrate.noise_multiplier_for(eps, p["delta"], rate, steps, discretization=p["discretization"], rtol=p["rtol"])
+        pld.tradeoff_bracket(Mechanism("gaussian", sigma, rate, steps), discretization=p["discretization"])
+        if fine:  # the one-step figure also draws each mechanism's PLD on a ten times finer lattice
+            pld.mechanism_pld(Mechanism("gaussian", sigma, rate, 1), discretization=p["discretization"] / 10)
+
+    rates, hayes, sweep = p["rates"], p["hayes_rates"], len(p["sweep_epsilon"]) * len(p["sweep_rates"])
+    return runtime.estimate([(lambda: probe(p["epsilon"], min(rates), 1, fine=True), len(rates), False),
+                             (lambda: probe(p["epsilon"], min(rates), p["clt_steps"]), len(rates)),
+                             (lambda: probe(p["epsilon"], min(hayes), p["hayes_steps"]), 2 * len(hayes)),
+                             (lambda: probe(max(p["sweep_epsilon"]), min(p["sweep_rates"]), p["hayes_steps"]), sweep)],
+                            workers=workers, what=f"{2 * len(hayes) + sweep + 2 * len(rates)} calibrations")

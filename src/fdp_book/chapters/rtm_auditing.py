@@ -7,11 +7,18 @@ of :func:`fdp.experiments.attacks.pooled_tradeoff`.
 
 from __future__ import annotations
 
+import os
+from dataclasses import replace
+
 import numpy as np
 
+from fdp import parallel
+from fdp.experiments import audit, datasets
+from fdp.experiments.dpsgd import Training
 from fdp.formatting import upper
+from fdp.parallel import Execution
 
-from .. import plotting
+from .. import plotting, runtime
 from . import see
 
 #: The header of the tables that compare an audit with its theory (rows from :func:`summary_row`)
@@ -146,3 +153,31 @@ def summary(canary_violations, high, one):
                        "reaches the DP curve $G_1$ and lies below the RTM curve. Only its two-sided (magnitude) version is an "
                        "RTM test.")
     return "\n".join(bullets)
+
+
+def estimate(p: dict, workers: int) -> float:
+    """Print the chapter's estimated run time and return it: each repeated step timed on one task's worth of runs and
+    scaled to the parameters ``p`` (the work grows linearly in the runs, the training steps and the releases); the
+    tasks of a step are shared among the workers."""
+    runs, samples, releases = p["runs"], p["samples"], p["target_models"]
+    probe = min(runs, audit.RUNS_PER_TASK)
+    chunks = runs / probe  # tasks of each repeated step
+    data = datasets.one_feature_classification(samples, seed=0)
+    held = np.random.default_rng(0).integers(samples, size=probe)
+    x, y = data.x[1:], data.y[1:]  # |D| = samples - 1, one data set for every probed run
+    short = Training(noise_multiplier=1.0, clip_norm=1.0, steps=5, learning_rate=p["learning_rate"])
+    models = audit.train_linear_dpgd(x, y, short, runs=probe, execution=Execution(seed=0))
+    diab, latent = datasets.diabetes(), p["diabetes_latent"]
+    cluster = os.environ.get(parallel.SCHEDULER_ENV, "").strip()
+    return runtime.estimate([
+        (lambda: audit.train_linear_dpgd(x, y, short, runs=probe, execution=Execution(seed=0)), 3 * chunks * p["train_steps"] / 5),
+        (lambda: audit.lira_offline_scores(x, y, models.weights, data.x[held], 1 - data.y[held], replace(short, steps=1),
+                                           shadow_models=p["shadow_models"], target_models=releases, execution=Execution(seed=0)),
+         chunks),
+        (lambda: audit.canary_audit(models.final_gradients, 1.0, 1.0, releases, execution=Execution(seed=0)), 3 * chunks),
+        (lambda: audit.canary_audit(np.zeros((probe, latent * (diab.x.shape[1] + 2) + 1)), 1.0, 1.0, releases,
+                                    execution=Execution(seed=0)), chunks),
+        (lambda: audit.train_linear_network_dpgd(diab.x, diab.y, replace(short, learning_rate=p["diabetes_learning_rate"]),
+                                                 latent=latent, seed=0), p["diabetes_steps"] / 5, False)],
+        workers=min(workers, -(-runs // audit.RUNS_PER_TASK)), what=f"{runs:,} runs, {releases:,} releases per hypothesis" + (
+            f"; estimated for {workers} local workers, not the Dask cluster at {cluster}" if cluster else ""))

@@ -13,9 +13,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from fdp import Mechanism, calibrate
+from fdp.accounting import pld, rtm
+from fdp.experiments import estimators
 from fdp.formatting import upper
 
-from .. import plotting
+from .. import page, plotting, runtime
 from . import see
 
 READINGS = ("tensor", "sum")
@@ -180,3 +183,25 @@ def quoted(workloads, dp, calib) -> dict:
     for r in calib:
         out |= {f"{key(r['label'])}_rtm_eps_{reading}": upper(r[reading]["eps_upper"], 3) for reading in READINGS}
     return out
+
+
+def estimate(p: dict, workloads) -> float:
+    """Print the chapter's estimated run time and return it.  The units of work, each timed on the first workload: a
+    point of Figure 7 (calibration, then gamma under both threat models) at the largest budget, the RTM sandwich of a
+    reading (the "sum" reading costs about the same), a calibration of the DP accounting; they run one after the other."""
+    _, noise, rate, steps, delta = workloads[0]
+
+    def figure7_point(eps):
+        sigma = calibrate.noise_multiplier_for(eps, delta, rate, steps, accountant=p["fig7_accountant"])
+        estimators.gamma_threat_models(Mechanism("gaussian", sigma, rate, steps), p["fig7_kappa"], p["fig7_d"],
+                                       discretization=p["pld_discretization"], rtm_discretization=p["rtm_discretization"])
+
+    def sandwich():
+        h = p["sandwich_discretization"]
+        target = pld.tradeoff_curve(pld.mechanism_pld(Mechanism("gaussian", noise, rate, steps), discretization=h), "symmetrised")
+        rtm.sandwich_noise(target, rate, steps, 1, "tensor", bounds=p["sandwich_bounds"], rtol=p["sandwich_rtol"], discretization=h)
+
+    points = len(workloads) * len(p["fig7_epsilon"])
+    return runtime.estimate([(lambda: figure7_point(max(p["fig7_epsilon"])), points), (sandwich, 2 * len(workloads)),
+                             (lambda: calibrate.noise_multiplier_for(1.0, delta, rate, steps, accountant="pld"), 2 * len(workloads))],
+                            what=f"{page.plural(len(workloads), 'workload')}, {page.plural(points, 'point')} of Figure 7")

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import plotting
+from fdp import Mechanism
+from fdp.accounting import pld, rtm
+
+from .. import plotting, runtime
 from . import see
 
 J_STYLE = dict(color="C0", lw=2.2, label=r"RTM $J = C(j, j^{-1})$")
@@ -249,3 +252,28 @@ def see_appfig5a(m: dict, moves: bool, above: bool) -> str:
                 + f" (largest distance below it {m['gap_ls']:.3f} against {m['gap_l']:.3f})"
                 + (", and it stays above the DP curve of the subsampled LM." if above else
                    ", but it falls below the DP curve of the subsampled LM.")])
+
+
+def estimate(p: dict, grid) -> float:
+    """Print the chapter's estimated run time and return it: Figure 1e (the tensor compositions on both lattices and
+    the DP curve of the subsampled Gaussian), a point of the costlier power sweep (Figure 2c) at the largest effect
+    size, and the asymptotic forms of Figure 2a."""
+    sgm, h, h_pld = p["sgm"], p["discretization"], p["pld_discretization"]
+    rate, steps = p["power_p"], p["power_steps"]
+
+    def figure1e():
+        for pessimistic in (True, False):
+            rtm.tensor_composition("gaussian", sgm["mu"], sgm["p"], sgm["steps"], sgm["d"], discretization=h, pessimistic=pessimistic)
+        pld.mechanism_pld(Mechanism("gaussian", 1 / sgm["mu"], sgm["p"], sgm["steps"]), discretization=h_pld)
+
+    def power_point(mu):
+        if steps == 1:
+            rtm.subsampled_gaussian(mu, rate, 1, grid)
+        else:
+            rtm.tensor_composition("gaussian", mu, rate, steps, discretization=h)
+            pld.mechanism_pld(Mechanism("gaussian", 1 / mu, rate, steps), discretization=h_pld)
+
+    a = p["asymptotic_setting"]
+    return runtime.estimate([(figure1e, 2), (lambda: power_point(p["power_mu_max"]), 2 * p["power_points"]),
+                             (lambda: rtm.asymptotic_gap(a["mu"], a["d"], a["steps"], "clt", grid), 3)],
+                            what=f"Figure 1e and appendix Figure 5a, {p['power_points']} effect sizes per power sweep")
