@@ -372,3 +372,20 @@ def test_a_long_records_table_folds_its_matches():
     assert ":::{dropdown} 20 more values that match the paper" in text
     assert text.index("explained") < text.index(":::{dropdown}")
     assert ":::{dropdown}" not in page.records_table(matching)  # short enough: one table
+
+
+def test_every_chapter_says_what_it_reproduces_with_a_citation(tmp_path):
+    for path in sorted((ROOT / "data" / "paper").glob("*.yaml")):
+        assert "{cite" in results.reproduces(path.stem), path.name
+    (tmp_path / "demo.yaml").write_text("records: {}\n")
+    with pytest.raises(ValueError, match="reproduces"):
+        results.reproduces("demo", tmp_path)
+
+
+def test_boxes_glue_the_glance_and_the_rerun_box(monkeypatch):
+    glued = {}
+    monkeypatch.setattr(page, "glue", lambda name, value: glued.setdefault(name, value.data))
+    monkeypatch.setattr(page, "glance", lambda nb, reproduces, namespace=None: f"glance of {nb}: {reproduces}")
+    monkeypatch.setattr(page, "rerun", lambda nb, namespace=None: f"rerun of {nb}")
+    page.boxes("guo_comparison", {})
+    assert glued == {"glance": f"glance of guo_comparison: {results.reproduces('guo_comparison')}", "rerun": "rerun of guo_comparison"}

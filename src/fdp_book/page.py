@@ -93,6 +93,15 @@ def glance(notebook: str, reproduces: str, directory: Path | None = None, namesp
     return f":::{{admonition}} Results at a glance\n:class: tip\n\n{body}\n:::\n"
 
 
+def boxes(notebook: str, namespace: dict, reproduces: str | None = None) -> None:
+    """Glue the page's "Results at a glance" (``glance``) and "Rerun this page" (``rerun``) boxes, written from this
+    run's records and parameters; ``reproduces`` defaults to the chapter's ``reproduces:`` in data/paper."""
+    from IPython.display import Markdown
+
+    glue("glance", Markdown(glance(notebook, reproduces or results.reproduces(notebook), namespace=namespace)))
+    glue("rerun", Markdown(rerun(notebook, namespace)))
+
+
 def _numbers(text: str) -> list[float]:
     """The numbers written in ``text``: ``1,000``, ``1_000_000``, ``10^6``, ``1M`` and plain decimals."""
     text = re.sub(r"(?<=\d)[,_](?=\d{3})", "", text)

@@ -136,6 +136,16 @@ def paper_setting(notebook: str, directory: Path | None = None) -> dict:
     return {} if loaded is None else loaded[1]
 
 
+def reproduces(notebook: str, directory: Path | None = None) -> str:
+    """What ``notebook``'s page reproduces, with citations: ``reproduces:`` in its data/paper file (the first line of
+    its "Results at a glance" box)."""
+    path = Path(directory or paper_dir()) / f"{notebook}.yaml"
+    text = (yaml.safe_load(path.read_text()) or {}).get("reproduces") if path.exists() else None
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError(f"{path}: needs 'reproduces:', the figures and tables the page reproduces (with citations)")
+    return text
+
+
 def same(a, b) -> bool:
     """Parameter values equal as data: tuples and arrays compare as lists, ints as floats."""
     if isinstance(a, dict) or isinstance(b, dict):
