@@ -13,6 +13,8 @@ from dataclasses import replace
 import numpy as np
 
 from fdp import parallel
+from fdp.accounting import rtm
+from fdp.curves import tradeoff
 from fdp.experiments import audit, datasets
 from fdp.experiments.dpsgd import Training
 from fdp.formatting import upper
@@ -181,3 +183,45 @@ def estimate(p: dict, workers: int) -> float:
                                                  latent=latent, seed=0), p["diabetes_steps"] / 5, False)],
         workers=min(workers, -(-runs // audit.RUNS_PER_TASK)), what=f"{runs:,} runs, {releases:,} releases per hypothesis" + (
             f"; estimated for {workers} local workers, not the Dask cluster at {cluster}" if cluster else ""))
+
+
+def figure3b(gaussian: tuple, laplace: tuple):
+    """Figure 3b and App. Figure 5b side by side: each audit (a, b) against its RTM curve j and inverse and the DP
+    curve; ``gaussian`` = (a, b, j, d, Delta/sigma), ``laplace`` = (a, b, j, Delta_1/b)."""
+    a, b, j, d, mu = gaussian
+    a_lap, b_lap, j_lap, mu_lap = laplace
+    return audit_figure(a, b, [(j, "C1-", f"RTM $j$ ($d$ = {d}, $\\Delta/\\sigma$ = {mu:g})"), (j.swapped(), "C1--", "RTM $j^{-1}$"),
+                               (tradeoff.gaussian(mu), "k-.", "DP threat model")], "Fig. 3b: Gaussian mechanism",
+                        second=(a_lap, b_lap, [(j_lap, "C1-", f"RTM $j_{{Lap}}$ ($\\Delta_1/b$ = {mu_lap:g})"),
+                                               (j_lap.swapped(), "C1--", "RTM $j_{Lap}^{-1}$"),
+                                               (tradeoff.laplace(mu_lap), "k-.", "DP threat model")], "App. Fig. 5b: Laplace mechanism"))
+
+
+def figure3c(a, b, j, symmetric, mu: float, d: int, comparisons: tuple, z_error: float):
+    """Figure 3c: the diabetes audit against the exact j in d dimensions, Theorem 3's symmetric form and j at d = 1, and
+    its distance to the first two (``comparisons`` = (exact, symmetric))."""
+    exact, sym = comparisons
+    return audit_figure(a, b, [(j, "C1-", f"RTM $j$ ($d$ = {d}, $\\Delta/\\sigma$ = {mu:g})"), (j.swapped(), "C1--", "RTM $j^{-1}$"),
+                               (symmetric, "C3:", "Thm. 3 symmetric form"), (rtm.gaussian(mu, 1), "k--", "RTM $j$, $d$ = 1")],
+                        f"a: Fig. 3c, diabetes, {d:,} parameters",
+                        gaps=[(exact, "C1-", f"exact $j$ ($d$ = {d:,})"), (sym, "C3:", "Thm. 3 symmetric form")], z_error=z_error)
+
+
+def appfig6(a, b, curves: tuple, mu: float, rate: float, comparisons: tuple, z_error: float):
+    """App. Figure 6: the subsampled Gaussian's audit against j_p at Delta/sigma = ``mu`` and at its square root (the
+    literal reading); ``curves`` and ``comparisons`` = (at mu, literal)."""
+    j, literal = curves
+    root = f"{np.sqrt(mu):.3g}"
+    return audit_figure(a, b, [(j, "C1-", f"RTM $j_p$ ($\\Delta/\\sigma$ = {mu:g}, $p$ = {rate:g})"), (j.swapped(), "C1--", "RTM $j_p^{-1}$"),
+                               (literal, "C3:", f"$j_p$ at $\\Delta/\\sigma$ = {root} (literal)")],
+                        "a: App. Fig. 6, subsampled Gaussian",
+                        gaps=[(comparisons[0], "C1-", f"$j_p$, $\\Delta/\\sigma$ = {mu:g}"),
+                              (comparisons[1], "C3:", f"$j_p$, $\\Delta/\\sigma$ = {root} (literal)")], z_error=z_error)
+
+
+def quoted(lira: dict, high, sgm: tuple, sgm_mu: float) -> dict:
+    """Numbers other pages quote ({result}`rtm_auditing:<name>`, the errata), formatted once from this run: the LiRA
+    comparisons, the diabetes audit and the subsampled audit at mu and at its square root."""
+    return dict(lira_gap_rtm=upper(lira["one-sided vs RTM j"].max_gap, 2), lira_gap_dp=upper(lira["one-sided vs DP curve G"].max_gap, 2),
+                lira_two_sided_gap=upper(lira["two-sided vs RTM j"].max_gap, 2), diabetes_gap=upper(high.max_gap, 2),
+                sgm_gap=upper(sgm[0].max_gap, 2), sgm_literal_gap=upper(sgm[1].max_gap, 2), sgm_literal_mu=f"{np.sqrt(sgm_mu):.3g}")
