@@ -745,3 +745,85 @@ def setup_texts(p: dict, images: int, dim: int, data_name: str) -> dict:
                 steps=f"{p['steps']}", clip_norm=f"{p['clip_norm']:g}", delta=f"{p['delta']:g}",
                 lr_times_clip=f"{p['lr_times_clip']:g}", trials=f"{p['trials']}", prior_size=f"{p['prior_size']}",
                 data_name=data_name)
+
+
+def fig3_rows(fig3, bounds, epsilons, sizes):
+    """The rows of Figure 3's table: per prior size, Alg. 2's success / the bound at each epsilon."""
+    return [[n] + [f"{fig3[e].rate('prior-aware', n)[0]:.3f} / {bounds[e][j]:.3f}" for e in epsilons] for j, n in enumerate(sizes)]
+
+
+def fig4_rows(fig4, bounds, epsilons):
+    """The rows of Figure 4's table: each attack's success with its interval, and the bound."""
+    return [[f"{e:g}", *(interval(fig4[e].rate(a)) for a in ("prior-aware", "improved", "likelihood")), f"{b:.3f}"]
+            for e, b in zip(epsilons, bounds)]
+
+
+def fig5_rows(fig5, bounds, rates):
+    """The rows of Figure 5b's table: per sampling rate the noise, Alg. 3 with its interval, the likelihood attack,
+    the bound and the fraction of clipped gradients."""
+    return [[f"{q:g}", f"{fig5[q].settings['noise_multiplier']:.3f}", interval(fig5[q].rate("improved")),
+             f"{fig5[q].rate('likelihood')[0]:.3f}", f"{bounds[q]:.3f}", f"{fig5[q].frac_clipped:.3f}"] for q in rates]
+
+
+def fig8_rows(fig8, epsilons, sizes):
+    """The rows of Figure 8's table: per epsilon and prior size, both attacks with their intervals and the grey control."""
+    return [[f"{e:g}", n, interval(fig8[(e, n)]["prior_aware"]), interval(fig8[(e, n)]["gradient"]), f"{fig8[(e, n)]['grey'].estimate:.3f}"]
+            for e in epsilons for n in sizes]
+
+
+def fig7_rows(fig7, bounds, widths, epsilons, params):
+    """The rows of Figure 7's table: per hidden width and epsilon, the games, Alg. 2, the likelihood attack, the
+    fraction clipped and the bound (``params[width]``: the model's parameters)."""
+    return [[h, f"{params[h]:,}", f"{e:g}", fig7[(h, e)].trials, interval(fig7[(h, e)].rate("prior-aware")),
+             f"{fig7[(h, e)].rate('likelihood')[0]:.3f}", f"{fig7[(h, e)].frac_clipped:.3f}", f"{bounds[e]:.3f}"]
+            for h in widths for e in epsilons]
+
+
+def fig9_rows(data_prior, noise_prior, bounds, epsilons):
+    """The rows of Figure 9's table: Alg. 2 with the data's prior and with the noise prior, the bound, the noise
+    games' fraction clipped."""
+    return [[f"{e:g}", interval(data_prior[e].rate("prior-aware")), interval(noise_prior[e].rate("prior-aware")), f"{b:.3f}",
+             f"{noise_prior[e].frac_clipped:.3f}"] for e, b in zip(epsilons, bounds)]
+
+
+def fig10_rows(fig10, known_sizes, epsilons):
+    """The rows of Figure 10's table: Alg. 2 with and without subtracting the known gradients."""
+    return [[m, f"{e:g}", interval(fig10[(m, e)].rate("prior-aware")), interval(fig10[(m, e)].rate("no subtraction"))]
+            for m in known_sizes for e in epsilons]
+
+
+def fig14_rows(fig14, bounds, epsilons, rates, sizes):
+    """The rows of Figure 14's table: per epsilon and rate the noise, then Alg. 3 / the bound per prior size."""
+    return [[f"{e:g}", f"{q:g}", f"{fig14[(e, q)].settings['noise_multiplier']:.3f}"]
+            + [f"{fig14[(e, q)].rate('improved', n)[0]:.3f} / {bounds[(e, q, n)]:.3f}" for n in sizes] for e in epsilons for q in rates]
+
+
+def quoted(fig2, fig13: tuple, fig10: tuple, fig12: tuple) -> dict:
+    """Numbers other pages quote ({result}`reconstruction_attacks:<name>`, the errata), formatted once from this run:
+    Section 4.1's example (epsilon 10, else the largest), Figure 13's norms, clipping and gap (``fig13`` = (runs,
+    epsilons, clip norms, gaps, clip range)), Figure 10's largest D_- with power (``fig10`` = (games, known sizes, those
+    at chance, epsilon)) and Figure 12a's priors (``fig12`` = (log kappa, the paper's, rho, blank-guess rates))."""
+    e = 10.0 if 10.0 in fig2 else max(fig2)
+    r = fig2[e]
+    rate = r["res"].rate("prior-aware")[0]
+    out = dict(sec41_eps=f"{e:g}", sec41_prior_aware=f"{rate:.3f}", sec41_bound=f"{r['bound']:.3f}", sec41_gap=f"{r['bound'] - rate:.2f}",
+               sec41_likelihood=f"{r['res'].rate('likelihood')[0]:.3f}", sec41_orthogonal=f"{r['orth']:.3f}")
+    runs, epsilons, norms, gaps, clipped = fig13
+    lo, hi = min(norms), max(norms)
+    relative = [runs[(lo, x)].mean_norm / lo for x in epsilons]
+    out |= dict(norm_lo_c=f"{lo:g}", norm_lo_min=f"{min(relative):.2f}", norm_lo_max=f"{max(relative):.2f}",
+                unclipped_lo_c=f"{1 - clipped[lo][1]:.0%}-{1 - clipped[lo][0]:.0%}",
+                unclipped_hi_c=f"{1 - clipped[hi][1]:.0%}-{1 - clipped[hi][0]:.0%}",
+                top_gap_eps=f"{epsilons[-1]:g}", top_gap=f"{max(gaps[c][-1] for c in norms):.3f}")
+    games, known_sizes, at_chance, top = fig10
+    powered = [m for m in known_sizes if m not in at_chance]
+    if powered:
+        out |= dict(fig10_largest_with_power=f"{max(powered):,}", fig10_power=f"{games[(max(powered), top)].rate('no subtraction')[0]:.3f}",
+                    fig10_eps=f"{top:g}")
+    log_kappa, log_kappa_paper, rho, blank = fig12
+    if 0.5 in log_kappa:
+        out |= dict(kappa_half_binomial=f"{log_kappa[0.5] / np.log(10):.0f}", kappa_half_paper=f"{log_kappa_paper[0.5] / np.log(10):.0f}")
+    always = [r for r in rho if blank[r] == 1.0]
+    if always:
+        out["blank_always_rho"] = f"{max(always):g}"
+    return out
