@@ -19,7 +19,7 @@ from scipy import optimize
 from scipy.stats import norm
 
 from fdp import Mechanism
-from fdp.accounting import mechanism_gdp, pld, rdp
+from fdp.accounting import accountants, mechanism_gdp, pld, rdp
 from fdp.curves import conversions, gdp, tradeoff
 from fdp.curves.tradeoff import PiecewiseLinear
 
@@ -817,3 +817,13 @@ def test_regret_peak_lies_above_the_grid_points_around_it():
         mechanism_gdp.regret_peak(2.0, 400, 0.2, 0.05)
     with pytest.raises(ValueError, match="steps"):
         mechanism_gdp.regret_peak(2.0, 0, 0.05, 0.2)
+
+
+def test_dpsgd_readings_are_the_accountants_and_the_curves():
+    m = Mechanism("gaussian", 1.5, 0.02, 300)
+    r = mechanism_gdp.dpsgd_readings(m, delta=1e-5, discretization=1e-3)
+    assert r["eps_pld"] == accountants.epsilon(m, 1e-5, discretization=1e-3) <= r["eps_rdp"] == accountants.epsilon(m, 1e-5, accountant="rdp")
+    assert (r["mu"], r["regret"]) == tuple(gdp.mu_and_regret(pld.mechanism_tradeoff(m, discretization=1e-3), symmetrise=False,
+                                                             tail=1e-10))
+    with pytest.raises(ValueError, match="delta"):
+        mechanism_gdp.dpsgd_readings(m, delta=0.0)

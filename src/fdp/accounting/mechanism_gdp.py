@@ -19,12 +19,13 @@ import numpy as np
 from joblib import delayed
 from scipy.optimize import minimize_scalar
 
-from ..curves import conversions
+from ..curves import conversions, gdp
 from ..curves.gdp import DPSGD_TAIL, Alg1, MuRegret, alg1, check_tail, gdp_regret, mu_from_eps_delta, mu_laplace, mu_pure_dp
 from ..curves.tradeoff import check_piecewise
 from ..parallel import check_n_jobs, run
 from ..validation import check_array_in, check_discretization, check_open_unit, check_positive, check_positive_int, check_sampling_rate
-from .pld import certified_lower_curve, default_discretization, mechanism_pld, tradeoff_curve
+from . import accountants
+from .pld import certified_lower_curve, default_discretization, mechanism_pld, mechanism_tradeoff, tradeoff_curve
 from .privacy_loss import Mechanism, check_mechanism
 
 __all__ = [
@@ -35,6 +36,7 @@ __all__ = [
     "mu_and_regret_lattice",
     "mu_and_regret_dpsgd_grid",
     "regret_peak",
+    "dpsgd_readings",
     "mu_and_regret_closed_form",
 ]
 
@@ -371,3 +373,41 @@ def regret_peak(noise_multiplier: float, steps: int, rate_low: float, rate_high:
                                                             tail=tail)[1],
                             bounds=(np.log(low), np.log(high)), method="bounded", options={"xatol": check_positive("xatol", xatol)})
     return float(-found.fun), float(np.exp(found.x))
+
+
+def dpsgd_readings(mechanism: Mechanism, *, delta: float, discretization: float = 1e-4, tail: float = DPSGD_TAIL) -> dict:
+    """A DP-SGD run read the ways the GDP paper's Table 2 and App. Tables 4-5 compare: its trade-off curve (the
+    pessimistic PLD's, :func:`fdp.accounting.pld.mechanism_tradeoff`), mu* and the exact regret of that curve, and
+    epsilon at ``delta`` by the PLD and by the RDP accountant.
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+        Gaussian noise (DP-SGD).
+    delta : float
+        In (0, 1).
+    discretization : float, default 1e-4
+        The PLD lattice spacing.
+    tail : float, default 1e-10
+        The floor of mu*.
+
+    Returns
+    -------
+    dict
+        ``curve``, ``mu``, ``regret``, ``eps_pld``, ``eps_rdp``.
+
+    References
+    ----------
+    Gomez et al. (2025) Table 2, App. Tables 4-5.
+
+    Examples
+    --------
+    >>> r = dpsgd_readings(Mechanism("gaussian", 2.0, 0.05, 100), delta=1e-5, discretization=1e-3)
+    >>> bool(r["eps_pld"] <= r["eps_rdp"]), round(r["mu"], 2)
+    (True, 0.31)
+    """
+    curve = mechanism_tradeoff(mechanism, discretization=discretization)
+    mu, regret = gdp.mu_and_regret(curve, symmetrise=False, tail=tail)
+    return dict(curve=curve, mu=mu, regret=regret,
+                eps_pld=accountants.epsilon(mechanism, delta, discretization=discretization),
+                eps_rdp=accountants.epsilon(mechanism, delta, accountant="rdp"))

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from fdp import Mechanism
+from fdp.accounting import mechanism_gdp
 from fdp.curves import tradeoff
 from fdp.formatting import upper
 
-from .. import plotting
+from .. import plotting, runtime
 from . import see
 
 #: Figure 1's summaries, in the order of panel c, and their colours
@@ -389,3 +391,24 @@ def summary(statuses: dict, in_table2, worst=None, peak=None) -> str:
                    f"T = {worst['steps']}, rate {worst['rate']:.2g}), {peak[0]:.4f} at its peak between grid points (rate "
                    f"{peak[1]:.3g}).")
     return "\n".join(out)
+
+
+def estimate(p: dict, workers: int) -> float:
+    """Print the chapter's estimated run time and return it.  The unit of work is one DP-SGD run's mu* and regret
+    (Table 2, Figure 4, the gdpnum comparisons), probed on the Figure 1 run; a run of Table 2 also has its PLD and RDP
+    epsilons (about one more unit); the Figure 4 grid is shared among the workers."""
+    points = len(set(p["fig4_noise_multipliers"]) | set(p["rule_noise_multipliers"])) * p["fig4_rate_points"] * len(p["fig4_steps"])
+    unit = Mechanism("gaussian", p["fig1_noise_multiplier"], p["batch_size"] / p["dataset_size"], p["fig1_steps"])
+    runs = 2 * len(p["cifar_runs"]) + len(p["finetune_runs"])
+    return runtime.estimate(
+        [(lambda: mechanism_gdp.mu_and_regret_dpsgd(unit, tail=p["tail"], discretization=p["discretization"]),
+          2 * runs + 3 * p["speed_repeats"] + 2 * len(p["gdpnum_runs"]) + 6, False),
+         (lambda: mechanism_gdp.mu_and_regret_dpsgd(unit, tail=p["tail"]), points)],
+        workers=workers, what=f"{runs} runs of Table 2, {points} points of Figure 4")
+
+
+def runs_rows(runs, with_mu: bool = False) -> list:
+    """The rows of a table of DP-SGD runs (App. Tables 4-5): De et al.'s epsilon, the noise, the steps, epsilon by RDP
+    and by PLD (upper bounds rounded up), and with ``with_mu`` mu* and the regret."""
+    return [[f"{r['eps']:g}", f"{r['noise']:g}", r["steps"], upper(r["eps_rdp"], 4, keep_zeros=True), upper(r["eps_pld"], 4, keep_zeros=True)]
+            + ([upper(r["mu"], 5, keep_zeros=True), f"{r['regret']:.2e}"] if with_mu else []) for r in runs]
