@@ -389,3 +389,10 @@ def test_boxes_glue_the_glance_and_the_rerun_box(monkeypatch):
     monkeypatch.setattr(page, "rerun", lambda nb, namespace=None: f"rerun of {nb}")
     page.boxes("guo_comparison", {})
     assert glued == {"glance": f"glance of guo_comparison: {results.reproduces('guo_comparison')}", "rerun": "rerun of guo_comparison"}
+
+
+def test_numbers_write_parameters_as_the_prose_does():
+    assert page.numbers({"runs": 1024, "delta": 1e-5, "rate": 0.5, "x": 3}, "runs", "delta", "rate") == {
+        "runs": "1,024", "delta": "1e-05", "rate": "0.5"}
+    with pytest.raises(ValueError, match="flag"):
+        page.numbers({"flag": True}, "flag")

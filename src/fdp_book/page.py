@@ -215,6 +215,18 @@ def glue(name: str, value) -> None:
         plt.close(value)
 
 
+def numbers(values: dict, *names: str) -> dict:
+    """The parameters ``names`` of ``values`` as the prose writes them, keyed by name for :func:`paste`: integers with
+    thousands separators ("1,024"), other numbers in their shortest form ("0.5", "1e-05")."""
+    out = {}
+    for name in names:
+        value = values[name]
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ValueError(f"{name} must be a number to be written in the prose, got {value!r}")
+        out[name] = f"{value:,}" if isinstance(value, int) else f"{value:g}"
+    return out
+
+
 def paste(**values) -> None:
     """Glue numbers and run-dependent sentences for the page's prose ({glue:text} and {glue:md}); see :func:`glue`."""
     for name, value in values.items():

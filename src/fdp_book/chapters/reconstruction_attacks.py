@@ -19,7 +19,7 @@ from fdp.experiments.dpsgd import Training
 from fdp.formatting import times_ten, times_ten_log10
 from fdp.parallel import Execution
 
-from .. import plotting, runtime
+from .. import page, plotting, runtime
 from . import see
 
 RANDOM_MSE = 1.0 / 6.0  # E(U - V)^2 for independent uniforms on [0, 1]: the paper's random baseline
@@ -740,11 +740,11 @@ def data_note(dataset: str, images: int) -> str:
 
 def setup_texts(p: dict, images: int, dim: int, data_name: str) -> dict:
     """The set-up's numbers for the page's prose: the data's and D_-'s sizes, the model's parameters, the training."""
-    return dict(n_images=f"{images:,}", known_size=f"{p['known_size']:,}", pool_size=f"{images - p['known_size']:,}",
+    return dict(n_images=f"{images:,}", pool_size=f"{images - p['known_size']:,}", data_name=data_name,
                 n_params=f"{dim * 10 + 10 + 10 * 10 + 10:,}",  # the MLP d -> 10 -> 10 with biases
-                steps=f"{p['steps']}", clip_norm=f"{p['clip_norm']:g}", delta=f"{p['delta']:g}",
-                lr_times_clip=f"{p['lr_times_clip']:g}", trials=f"{p['trials']}", prior_size=f"{p['prior_size']}",
-                data_name=data_name)
+                **page.numbers(p, "known_size", "steps", "clip_norm", "delta", "lr_times_clip", "trials", "prior_size",
+                               "fig1_restarts", "fig1_max_iterations", "fig1_targets", "fig1_tolerance", "fig3_known_size",
+                               "fig3_trials", "fig4_known_size", "fig4_trials", "fig4_rate", "fig4_steps", "fig7_trials"))
 
 
 def fig3_rows(fig3, bounds, epsilons, sizes):
