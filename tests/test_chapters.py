@@ -4,6 +4,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+import yaml
 
 from fdp.experiments.attacks import Proportion
 from fdp.experiments.inversion import Inversion
@@ -17,6 +18,7 @@ from fdp_book.chapters import rero_sampling_rate as rs
 from fdp_book.chapters import risk_report as rr
 from fdp_book.chapters import rtm_dpsgd as rd
 from fdp_book.chapters import rtm_tradeoffs as rt
+from fdp_book.paths import ROOT
 
 
 def _game(rates, trials=100):
@@ -360,6 +362,7 @@ def test_rtm_tradeoffs_fig1f_and_appfig5a_paragraphs_follow_the_claims():
 def test_reconstruction_setup_texts_follow_the_data_set():
     assert ra.data_note("mnist", 5000).startswith("**Data.** The paper's MNIST") and "5,000 MNIST" in ra.data_note("mnist", 5000)
     assert "stand-in for MNIST" in ra.data_note("digits", 1797)
-    texts = ra.setup_texts(dict(known_size=999, steps=100, clip_norm=0.1, delta=1e-5, lr_times_clip=1.0, trials=200,
-                                prior_size=10), 5000, 784, "MNIST")
+    book = yaml.safe_load((ROOT / "notebooks" / "params" / "reconstruction_attacks.yaml").read_text())
+    texts = ra.setup_texts(book, 5000, 784, "MNIST")
     assert texts["pool_size"] == "4,001" and texts["n_params"] == "7,960" and texts["delta"] == "1e-05"
+    assert texts["fig1_max_iterations"] == f"{book['fig1_max_iterations']:,}" and texts["fig4_rate"] == f"{book['fig4_rate']:g}"
