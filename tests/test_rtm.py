@@ -690,3 +690,23 @@ def test_laplace_branch_error_finds_the_printed_discontinuity_and_none_corrected
     assert e["error_corrected"] < 1e-9 and e["error_printed"] > 1e-3 and e["jump"] > 1e-3
     with pytest.raises(ValueError, match="mu"):
         rtm.laplace_branch_error(0.0, [0.5])
+
+
+def test_powers_of_one_full_batch_step_are_the_closed_forms():
+    # j is T(chi2_1, chi2_1(mu^2)): its power at alpha is P(ncx2_1(mu^2) > chi2_1's upper alpha quantile)
+    mu, alpha = 1.5, 0.01
+    w = rtm.powers(mu, alpha, np.linspace(0, 1, 2001))
+    assert w["j"] == pytest.approx(ncx2.sf(chi2.isf(alpha, 1), 1, mu**2), rel=1e-9)
+    assert w["dp"] == pytest.approx(norm.sf(norm.isf(alpha) - mu), rel=1e-12)
+    assert w["clt"] == pytest.approx(norm.sf(norm.isf(alpha) - np.sqrt(np.expm1(mu**2))), rel=1e-12)
+    assert max(w["j"], w["jinv"], w["J"]) <= w["dp"] + 1e-12
+
+
+def test_powers_subsampled_and_composed_stay_below_the_dp_power():
+    grid = np.linspace(0, 1, 1001)
+    one = rtm.powers(2.0, 0.05, grid, sampling_rate=0.3)
+    assert one["j"] == pytest.approx(0.3 * rtm.powers(2.0, 0.05, grid)["j"] + 0.7 * 0.05, rel=1e-9)  # p j_GM + (1 - p) alpha
+    many = rtm.powers(1.0, 0.05, grid, sampling_rate=0.3, steps=3, discretization=1e-3, pld_discretization=1e-3)
+    assert max(many["j"], many["jinv"], many["J"]) <= many["dp"] + 1e-3
+    with pytest.raises(ValueError, match="alpha"):
+        rtm.powers(1.0, 1.0, grid)

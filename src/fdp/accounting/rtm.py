@@ -68,6 +68,7 @@ __all__ = [
     "asymptotic",
     "asymptotic_gap",
     "subsampled_gaussian",
+    "powers",
     "subsampled_laplace",
     "tensor_composition",
     "tensor_bracket",
@@ -732,6 +733,61 @@ def subsampled_gaussian(mu: float, sampling_rate: float, dimension: int = 1, gri
     d = dimension  # d in the RTM paper
     sampling_rate = check_sampling_rate("sampling_rate", sampling_rate)
     return _subsampled(gaussian(mu, d), sampling_rate, grid, f"RTM J, subsampled Gaussian mu={mu:g} d={d} p={sampling_rate:g}")
+
+
+def powers(mu: float, alpha: float, grid, *, sampling_rate: float = 1.0, steps: int = 1, discretization: float = 1e-4,
+           pld_discretization: float = 1e-4) -> dict:
+    """The power at ``alpha`` of the relaxed-threat-model adversaries and of the DP one against the Gaussian mechanism
+    (d = 1, effect size ``mu``), Poisson-subsampled at ``sampling_rate`` and composed over ``steps``: the RTM paper's
+    Figure 2b (one full-batch step) and 2c.
+
+    The RTM curve j (its power and that of its inverse, ``1 - j^{-1}(alpha)``), its symmetrisation J on ``grid``, the
+    DP curve (exact for one step: ``G_mu``, or its subsampled symmetrisation; the pessimistic PLD's for several steps)
+    and the CLT curve ``G_{p sqrt(N (e^{mu^2} - 1))}`` the paper draws.  Several steps use the tensor composition of
+    reading (a) on a lattice of spacing ``discretization``.
+
+    Parameters
+    ----------
+    mu : float
+        Delta / sigma, > 0.
+    alpha : float
+        The type-I error, in (0, 1).
+    grid : array_like
+        The alpha grid of the symmetrisations.
+    sampling_rate : float, default 1
+    steps : int, default 1
+    discretization, pld_discretization : float, default 1e-4
+
+    Returns
+    -------
+    dict
+        ``j``, ``jinv``, ``J``, ``dp``, ``clt``: powers at ``alpha``.
+
+    References
+    ----------
+    RTM paper (Kaissis et al. 2023b) Fig. 2b-c, Lemma 9.
+
+    Examples
+    --------
+    >>> w = powers(2.0, 0.01, np.linspace(0, 1, 501))
+    >>> bool(w["j"] <= w["dp"] and w["J"] <= w["dp"])  # the relaxed adversary is never stronger
+    True
+    """
+    mu, p = check_positive("mu", mu), check_sampling_rate("sampling_rate", sampling_rate)
+    steps = check_positive_int("steps", steps)
+    a = np.array([check_array_in("alpha", alpha, 0.0, 1.0, open_low=True, open_high=True).item()])
+    if p == 1.0 and steps == 1:
+        j = gaussian(mu, 1)
+        big_j, dp = tradeoff.symmetrise(j, grid), tradeoff.gaussian(mu)
+    elif steps == 1:
+        j = tradeoff.subsample(gaussian(mu, 1), p)
+        big_j, dp = subsampled_gaussian(mu, p, 1, grid), tradeoff.symmetrise(tradeoff.subsample(tradeoff.gaussian(mu), p), grid)
+    else:
+        j = tensor_composition("gaussian", mu, p, steps, discretization=discretization)
+        big_j = tradeoff.symmetrise(j)
+        dp = tradeoff_curve(mechanism_pld(Mechanism("gaussian", 1 / mu, p, steps), discretization=pld_discretization), "symmetrised")
+    return dict(j=float(j.power(a)[0]), jinv=1.0 - float(j.inverse(a)[0]), J=float(big_j.power(a)[0]), dp=float(dp.power(a)[0]),
+                clt=float(tradeoff.gaussian(p * np.sqrt(steps * np.expm1(mu**2))).power(a)[0]))
 
 
 def subsampled_laplace(mu: float, sampling_rate: float, grid=None) -> tradeoff.PiecewiseLinear:
