@@ -49,3 +49,16 @@ def test_best_of_returns_the_value_and_the_shortest_time():
     assert value == 3 and len(calls) == 3 and 0 <= seconds < 1
     with pytest.raises(ValueError, match="repeats"):
         runtime.best_of(lambda: None, 0)
+
+
+def test_timings_add_up_each_step_and_end_with_the_total(monkeypatch, capsys):
+    monkeypatch.setattr(runtime, "book_build", lambda: False)
+    times = iter([0.0, 1.0, 2.0, 4.0, 10.0, 11.0, 15.0, 20.0])  # each step reads the clock to print, to start and to end
+    monkeypatch.setattr(runtime.time, "perf_counter", lambda: next(times))
+    timings = runtime.Timings()  # starts at 0
+    with timings.step("Figure 1: 6 runs", "Figure 1"):  # 2 -> 4
+        pass
+    with timings.step("Figure 1: again", "Figure 1"):  # 11 -> 15
+        pass
+    assert timings == {"Figure 1": 6.0} and "Figure 1: 6 runs" in capsys.readouterr().out
+    assert timings.rows() == [["Figure 1", "6.0"], ["total", "20.0"]]

@@ -9,11 +9,12 @@ output as it comes) shows progress; under the book's build, where nobody watches
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 
 from .paths import book_build
 
-__all__ = ["announce", "best_of", "duration", "estimate", "step", "timed"]
+__all__ = ["Timings", "announce", "best_of", "duration", "estimate", "step", "timed"]
 
 _started: list[float] = [time.perf_counter()]  # the notebook's start (it imports this module first thing)
 
@@ -83,3 +84,27 @@ def step(what: str) -> None:
     if book_build():
         return
     print(f"[{duration(time.perf_counter() - _started[0])} in] {what}", flush=True)
+
+
+class Timings(dict):
+    """Seconds per step of a chapter, for its timings table: ``with timings.step("Figure 3"):`` prints the step as it
+    begins (:func:`step`, the progress of ``make run``) and adds the seconds its block took under that name."""
+
+    def __init__(self):
+        super().__init__()
+        self.started = time.perf_counter()
+
+    @contextmanager
+    def step(self, what: str, name: str | None = None) -> Iterator[None]:
+        """Time the block as ``name`` (default ``what``), announcing ``what``; a step timed twice adds up."""
+        step(what)
+        t = time.perf_counter()
+        try:
+            yield
+        finally:
+            key = name or what
+            self[key] = self.get(key, 0.0) + time.perf_counter() - t
+
+    def rows(self) -> list[list[str]]:
+        """``[step, seconds]`` per step, then the total since the chapter began."""
+        return [[k, f"{v:.1f}"] for k, v in self.items()] + [["total", f"{time.perf_counter() - self.started:.1f}"]]
