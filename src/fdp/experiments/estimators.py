@@ -118,8 +118,24 @@ def figure_epsilon(mechanism: Mechanism, delta: float, discretization: float = 1
     return pld.epsilon_for_delta(pld.mechanism_pld(mechanism, discretization=discretization), check_open_unit("delta", delta))
 
 
-@dataclass(frozen=True)
-class GammaSweep:
+@dataclass(frozen=True, kw_only=True)
+class _Compared:
+    """The certified bracket of gamma and the two approximations, on one axis (the subclasses name it)."""
+
+    low: np.ndarray
+    up: np.ndarray
+    edgeworth: np.ndarray
+    clt: np.ndarray
+    seconds: dict = field(repr=False)
+
+    @property
+    def truth(self) -> np.ndarray:
+        """The bracket's midpoint (its width is far below every error compared with it)."""
+        return 0.5 * (self.low + self.up)
+
+
+@dataclass(frozen=True, kw_only=True)
+class GammaSweep(_Compared):
     """gamma at one kappa along effect sizes, by each method (arrays over ``effect_sizes``).
 
     Attributes
@@ -139,20 +155,10 @@ class GammaSweep:
     """
 
     effect_sizes: np.ndarray
-    low: np.ndarray
-    up: np.ndarray
-    edgeworth: np.ndarray
-    clt: np.ndarray
     mc: np.ndarray
     mc_low: np.ndarray
     mc_up: np.ndarray
     mc_collapsed: np.ndarray
-    seconds: dict = field(repr=False)
-
-    @property
-    def truth(self) -> np.ndarray:
-        """The bracket's midpoint (its width is far below every error compared with it)."""
-        return 0.5 * (self.low + self.up)
 
     def errors(self) -> dict:
         """Largest absolute distance of each approximation to the truth, with the points where Edgeworth is not a
@@ -226,8 +232,8 @@ def gamma_sweep(noise: str, sampling_rate: float, steps: int, effect_sizes, kapp
     return GammaSweep(effect_sizes=mus, **{k: np.array(v) for k, v in rows.items()}, seconds=seconds)
 
 
-@dataclass(frozen=True)
-class GammaCurves:
+@dataclass(frozen=True, kw_only=True)
+class GammaCurves(_Compared):
     """gamma of one mechanism along kappa: the certified bracket, Edgeworth and the CLT (arrays over ``kappa``).
 
     Attributes
@@ -238,16 +244,6 @@ class GammaCurves:
     """
 
     kappa: np.ndarray
-    low: np.ndarray
-    up: np.ndarray
-    edgeworth: np.ndarray
-    clt: np.ndarray
-    seconds: dict = field(repr=False)
-
-    @property
-    def truth(self) -> np.ndarray:
-        """The bracket's midpoint."""
-        return 0.5 * (self.low + self.up)
 
     @property
     def edgeworth_error(self) -> float:
