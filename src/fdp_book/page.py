@@ -81,7 +81,7 @@ def glance(notebook: str, reproduces: str, directory: Path | None = None, namesp
             continue  # the paper's value itself
         shown = parameters.shown(value, prose=True)
         paper = spec.paper if isinstance(spec.paper, str) else parameters.shown(spec.paper, prose=True)
-        scaled.append(f"{spec.meaning}: {shown} (the paper: {paper})")
+        scaled.append(f"{_short(spec.meaning)}: {shown} (the paper: {paper})")
     if scaled:
         lines += ["", "**This run against the paper's set-up:** " + "; ".join(scaled) + "."]
     # the errata index's entries for this chapter, in its order, then any other entry a deviation here cites
@@ -100,6 +100,12 @@ def boxes(notebook: str, namespace: dict, reproduces: str | None = None) -> None
 
     glue("glance", Markdown(glance(notebook, reproduces or results.reproduces(notebook), namespace=namespace)))
     glue("rerun", Markdown(rerun(notebook, namespace)))
+
+
+def _short(meaning: str) -> str:
+    """A parameter's meaning as a label in running text: before its first ": " (what follows explains the values) and
+    without a closing parenthesis (a note for the parameter table)."""
+    return re.sub(r"\s*\([^()]*\)$", "", meaning.split(": ")[0])
 
 
 def _numbers(text: str) -> list[float]:
