@@ -77,7 +77,7 @@ def figure1(fig1, epsilons, baselines, delta, targets, side):
     ax.set(xscale="log", yscale="log", ylim=(1e-3, 1), xlabel=rf"$\varepsilon$ ($\delta$ = {delta:g})",
            ylabel="MSE to the target", title="a: error of the reconstruction")
     plotting.legend(ax, fontsize=8, loc="center left", bbox_to_anchor=(1.0, 0.5))
-    ax_img.imshow(image_strip(targets, [fig1[x]["rec"] for x in epsilons], side), cmap="gray", vmin=0, vmax=1)
+    ax_img.imshow(image_strip(targets, [fig1[x]["rec"] for x in epsilons], side, columns=16), cmap="gray", vmin=0, vmax=1)  # fills the width
     ax_img.set_yticks([side // 2 + (side + 1) * i for i in range(len(epsilons) + 1)],
                       ["targets"] + [f"ε = {x:g}" for x in epsilons])
     ax_img.set_xticks([])
