@@ -139,7 +139,7 @@ def test_guo_rounding_gap_is_zero_inside_the_printed_rounding(printed, exact, ga
 
 
 def test_guo_z_text_never_reads_as_three_beyond_three():
-    assert guo.z_text(3.0001) == "+3.0001" and guo.z_text(-0.001) == "+0.00" and guo.z_text(2.5) == "+2.50"
+    assert guo.z_text(3.0001) == "+3.0001" and guo.z_text(-0.001) == "-1e-03" and guo.z_text(0.0) == "+0.00" and guo.z_text(2.5) == "+2.50"
 
 
 @pytest.mark.parametrize("values, says", [((0.2, 0.3, 0.4), "holds at every cell"), ((0.35, 0.3, 0.4), "fails at some")])
@@ -166,7 +166,7 @@ def test_guo_z_verdict_counts_the_far_cells_and_judges_the_stated_count():
     text = guo.z_verdict(z, [1000, 100_000], 100_000)
     assert "with N = 1,000 samples, 0 of the 2 printed cells lie" in text and "N = 100,000 samples, 1 of the 2" in text
     assert "the farthest 12.00" in text and "the printed row is not what Algorithm 1 produces." in text
-    assert guo.z_verdict(z, [1000], 100_000).endswith("states 100,000 samples.")
+    assert guo.z_verdict(z, [1000], 100_000).endswith("states 100,000 samples (App. A says $10^6$ for every experiment).")
 
 
 def test_guo_summary_follows_the_statuses():

@@ -47,7 +47,8 @@ def test_gamma_sweep_counts_what_the_monte_carlo_misses_and_flags():
                                  mc_collapsed=np.array([False, False, True]), seconds={})
     e = hand.errors()
     assert (e["invalid"], e["mc_miss"], e["mc_collapsed"]) == (1, 1, 1)
-    assert e["ew_gap"] == pytest.approx(0.09) and e["clt_gap"] == pytest.approx(0.19) and e["mc_gap"] == pytest.approx(0.39)
+    # each error is to the farther end of the bracket [0.5, 0.52]: an upper bound on the distance to the exact gamma
+    assert e["ew_gap"] == pytest.approx(0.1) and e["clt_gap"] == pytest.approx(0.2) and e["mc_gap"] == pytest.approx(0.4)
     with pytest.raises(ValueError, match="effect_sizes"):
         estimators.gamma_sweep("gaussian", 1.0, 2, [0.0], 0.1)
 
@@ -56,7 +57,8 @@ def test_gamma_curves_measure_relative_distances_to_the_bracket():
     kappas = [1e-5, 1e-3, 0.1]
     c = estimators.gamma_curves(Mechanism("gaussian", 2.0, 0.05, 200), kappas, discretization=1e-3)
     assert np.all(c.low <= c.up) and c.relative_width < 1e-2
-    assert c.edgeworth_error == pytest.approx(np.max(np.abs(c.edgeworth - c.truth) / c.truth))
+    worst = np.maximum(np.abs(c.edgeworth - c.low), np.abs(c.edgeworth - c.up)) / c.low
+    assert c.edgeworth_error == pytest.approx(np.max(worst)) and c.edgeworth_error >= np.max(np.abs(c.edgeworth - c.truth) / c.truth)
     assert c.clt_vs_edgeworth == pytest.approx(np.max(np.abs(c.clt - c.edgeworth) / c.edgeworth))
     with pytest.raises(ValueError, match="kappa"):
         estimators.gamma_curves(Mechanism("gaussian", 2.0, 0.05, 200), [0.0, 0.1])

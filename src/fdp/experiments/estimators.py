@@ -130,8 +130,14 @@ class _Compared:
 
     @property
     def truth(self) -> np.ndarray:
-        """The bracket's midpoint (its width is far below every error compared with it)."""
+        """The bracket's midpoint (for plotting; errors are measured to the farther end, :meth:`error`)."""
         return 0.5 * (self.low + self.up)
+
+    def error(self, values) -> np.ndarray:
+        """A certified upper bound on ``|values - gamma|`` at each point: the distance to the farther end of the
+        bracket (the exact gamma lies in it); NaN where ``values`` is NaN."""
+        values = np.asarray(values, dtype=float)
+        return np.maximum(np.abs(values - self.low), np.abs(values - self.up))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -161,13 +167,13 @@ class GammaSweep(_Compared):
     mc_collapsed: np.ndarray
 
     def errors(self) -> dict:
-        """Largest absolute distance of each approximation to the truth, with the points where Edgeworth is not a
-        distribution (``invalid``; NaN gap if everywhere), Algorithm 1's intervals that miss the bracket
-        (``mc_miss``) and its flagged collapses (``mc_collapsed``)."""
+        """Largest error of each approximation, certified (:meth:`error`: at most this far from the exact gamma), with
+        the points where Edgeworth is not a distribution (``invalid``; NaN error if everywhere), Algorithm 1's
+        intervals that miss the bracket (``mc_miss``) and its flagged collapses (``mc_collapsed``)."""
         valid = np.isfinite(self.edgeworth)
-        return dict(ew_gap=float(np.max(np.abs(self.edgeworth[valid] - self.truth[valid]))) if valid.any() else np.nan,
-                    invalid=int(np.sum(~valid)), clt_gap=float(np.max(np.abs(self.clt - self.truth))),
-                    mc_gap=float(np.max(np.abs(self.mc - self.truth))),
+        return dict(ew_gap=float(np.max(self.error(self.edgeworth)[valid])) if valid.any() else np.nan,
+                    invalid=int(np.sum(~valid)), clt_gap=float(np.max(self.error(self.clt))),
+                    mc_gap=float(np.max(self.error(self.mc))),
                     mc_miss=int(np.sum((self.mc_low > self.up) | (self.mc_up < self.low))),
                     mc_collapsed=int(np.sum(self.mc_collapsed)))
 
@@ -245,10 +251,14 @@ class GammaCurves(_Compared):
 
     kappa: np.ndarray
 
+    def relative_error(self, values) -> float:
+        """A certified upper bound on the largest ``|values - gamma| / gamma`` over kappa (NaN points left out)."""
+        return float(np.nanmax(self.error(values) / self.low))
+
     @property
     def edgeworth_error(self) -> float:
-        """Largest relative distance of Edgeworth to the truth (NaN points left out)."""
-        return float(np.nanmax(np.abs(self.edgeworth - self.truth) / self.truth))
+        """Largest relative error of Edgeworth, certified (:meth:`relative_error`)."""
+        return self.relative_error(self.edgeworth)
 
     @property
     def clt_vs_edgeworth(self) -> float:

@@ -34,7 +34,10 @@ def rounding_gap(printed: float, exact: float) -> float:
 
 
 def z_text(z: float) -> str:
-    """A z-score to 2 decimals; one just beyond 3 keeps 4, so that it never reads as 3.00 next to a verdict."""
+    """A z-score to 2 decimals; one just beyond 3 keeps 4, so that it never reads as 3.00 next to a verdict, and one that
+    is not 0 but rounds to it keeps its sign and first digit (0 means the rounding interval holds the exact value)."""
+    if z != 0 and round(z, 2) == 0:
+        return f"{z:+.0e}"
     return f"{z:+.4f}" if round(abs(z), 2) == 3.0 and abs(z) != 3.0 else f"{round(z, 2) + 0.0:+.2f}"  # no -0.00
 
 
@@ -150,7 +153,7 @@ def z_verdict(z_scores, sample_counts, paper_samples) -> str:
         worst = z_text(max(abs(z[N]) for z in z_scores.values())).lstrip("+")
         verdict.append(f"with N = {N:,} samples, {far} of the {len(z_scores)} printed cells {'lies' if far == 1 else 'lie'} "
                        f"more than three standard deviations from the exact value, rounding allowed for (the farthest {worst})")
-    stated = f" The caption of Figure 11 states {paper_samples:,} samples"
+    stated = f" The caption of Figure 11 states {paper_samples:,} samples (App. A says $10^6$ for every experiment)"
     if paper_samples in sample_counts:
         stated += (": at that count the printed row is " + ("not " if any(abs(z[paper_samples]) > 3.0 for z in z_scores.values())
                                                              else "") + "what Algorithm 1 produces.")

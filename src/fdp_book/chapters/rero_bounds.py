@@ -61,13 +61,13 @@ def panel_rows(panels: dict, sweeps: dict, eps_max: dict, paper_eps_max: dict) -
 
 def time_rows(sweeps: dict) -> tuple[list, list]:
     """(header, rows): seconds each method took over a panel's sweep."""
-    return ["panel", "bracket", "Edgeworth", "Monte Carlo"], [
+    return ["panel", "bracket (s)", "Edgeworth (s)", "Monte Carlo (s)"], [
         [name, f"{s.seconds['bracket']:.1f}", f"{s.seconds['edgeworth']:.2f}", f"{s.seconds['mc']:.1f}"] for name, s in sweeps.items()]
 
 
 def error_rows(errors: dict, points: int) -> tuple[list, list]:
     """(header, rows) of how the methods compare with the ground truth, from each panel's ``GammaSweep.errors()``."""
-    header = ["panel", "Edgeworth: max error", "Edgeworth invalid", "CLT: max error", "MC: max error", "MC misses truth",
+    header = ["panel", "Edgeworth: error at most", "Edgeworth invalid", "CLT: error at most", "MC: error at most", "MC misses truth",
               "MC flags collapse"]
     return header, [[name, _nb(f"{m['ew_gap']:.2e}"), f"{m['invalid']} of {points}", _nb(f"{m['clt_gap']:.2e}"),
                      _nb(f"{m['mc_gap']:.2e}"), f"{m['mc_miss']} of {points}", f"{m['mc_collapsed']} of {points}"]
@@ -110,7 +110,7 @@ def workloads_figure(labels: list, curves: list, epsilons: list, deltas: list):
         ax.loglog(c.kappa, c.edgeworth, color="C0", marker=".", label="Edgeworth")
         ax.loglog(c.kappa, c.clt, color="C1", ls="--", label="CLT")
         ax.loglog(c.kappa, c.kappa, color="0.6", lw=1, ls=":", label=r"$\gamma = \kappa$ (no leakage)")
-        ax.set(title=f"{'abcdefgh'[i]}: {label}\n$\\varepsilon$ = {upper(eps, 2)} at $\\delta$ = {delta:g}",
+        ax.set(title=f"{'abcdefgh'[i]}: {label}\n$\\varepsilon$ ≤ {upper(eps, 3)} at $\\delta$ = {delta:g}",
                xlabel=r"prior $\kappa$", ylabel=r"$\gamma$")
     plotting.legend(axes[0])
     for ax in axes[len(curves):]:
@@ -120,8 +120,9 @@ def workloads_figure(labels: list, curves: list, epsilons: list, deltas: list):
 
 def workload_rows(labels: list, curves: list, epsilons: list, deltas: list) -> tuple[list, list]:
     """(header, rows): each workload's epsilon, Edgeworth's and the CLT's largest relative error, the bracket's width."""
-    header = ["workload", "ε (at δ)", "Edgeworth: rel. error", "CLT vs Edgeworth", "bracket width / γ", "seconds: bracket, Edgeworth"]
-    return header, [[label, f"{eps:.3f} ({_nb(f'{delta:g}')})", _nb(f"{c.edgeworth_error:.1e}"), _nb(f"{c.clt_vs_edgeworth:.1e}"),
+    header = ["workload", "ε at most (at δ)", "Edgeworth: rel. error at most", "CLT vs Edgeworth", "bracket width / γ",
+              "seconds: bracket, Edgeworth"]
+    return header, [[label, f"{upper(eps, 3)} ({_nb(f'{delta:g}')})", _nb(f"{c.edgeworth_error:.1e}"), _nb(f"{c.clt_vs_edgeworth:.1e}"),
                      _nb(f"{c.relative_width:.1e}"), f"{c.seconds['bracket']:.1f}, {c.seconds['edgeworth']:.2f}"]
                     for label, c, eps, delta in zip(labels, curves, epsilons, deltas)]
 
@@ -130,10 +131,10 @@ def speed_rows(c, setup: float, per_kappa: float, riskcal_seconds: float, riskca
     """(header, rows) of the performance table: Edgeworth, our bracket and dp_accounting + riskcal on workload ``c``."""
     return ["method", "time", "accuracy"], [
         ["Edgeworth (4th order)", f"setup {1e3 * setup:.1f} ms, {1e3 * per_kappa:.2f} ms per κ",
-         f"max rel. distance to the bracket {c.edgeworth_error:.1e}"],
+         f"rel. error at most {c.edgeworth_error:.1e} (to the bracket's farther end)"],
         ["certified bracket (ours)", f"{c.seconds['bracket']:.3g} s for all κ", f"width ≤ {np.max(c.up - c.low):.1e} (certified)"],
         ["dp_accounting + riskcal", f"{riskcal_seconds:.3g} s for all κ",
-         f"max rel. distance to the bracket midpoint {riskcal_gap:.1e} (no certificate)"]]
+         f"rel. error at most {riskcal_gap:.1e} (to the bracket's farther end; no certificate of its own)"]]
 
 
 def riskcal_speed(bracket_seconds: float, riskcal_seconds: float) -> str:
