@@ -269,7 +269,9 @@ def test_rero_sampling_rate_curves_coincide_only_within_the_tolerance():
 def test_rero_sampling_rate_figure5a_claim_reads_the_table():
     fig5 = {"pld": [(1.0, 0.19, 0.2), (2.0, 0.3, 0.31)], "rdp": [(1.1, 0.18, 0.19), (2.1, 0.29, 0.3)]}
     text = rs.figure5a_claim([0.01, 0.5], fig5, {0.01: 0.2, 0.99: 0.35})
-    assert text.startswith("with the tight accountant the upper end of the bracket is 0.200 at q = 0.01 where the text says about 0.20.")
+    assert text.startswith("with the tight accountant the upper end of the bracket is 0.200 at q = 0.01 where the text says about "
+                           "0.20 (the report gives the verdicts).")
+    assert "not compared with them" in rs.figure5a_claim([0.01], fig5, {}, "(4, 1e-5)-DP")
     assert "σ is larger and the bound smaller at every rate" in text
     fig5["rdp"][1] = (1.9, 0.3, 0.4)
     assert "not always larger and the bound not always smaller" in rs.figure5a_claim([0.02, 0.5], fig5, {0.01: 0.2})

@@ -827,3 +827,14 @@ def test_dpsgd_readings_are_the_accountants_and_the_curves():
                                                              tail=1e-10))
     with pytest.raises(ValueError, match="delta"):
         mechanism_gdp.dpsgd_readings(m, delta=0.0)
+
+
+def test_representations_refuse_a_summary_the_curve_does_not_satisfy():
+    m, orders = Mechanism("gaussian", 1.0), np.linspace(1.5, 64, 200)
+    curve, r0, grid = pld.mechanism_tradeoff(m, discretization=1e-4), rdp.renyi_dp(m, orders), np.linspace(0, 8, 801)
+    with pytest.raises(ValueError, match="rdp"):
+        conversions.representations(curve, delta=1e-5, epsilon=4.38, orders=orders, rdp=r0 / 4, eps_grid=grid, tail=1e-10)
+    with pytest.raises(ValueError, match="epsilon and delta"):
+        conversions.representations(curve, delta=1e-5, epsilon=1.0, orders=orders, rdp=r0, eps_grid=grid, tail=1e-10)
+    with pytest.raises(ValueError, match="rho_limit"):
+        conversions.representations(curve, delta=1e-5, epsilon=4.38, orders=orders, rdp=r0, eps_grid=grid, rho_limit=float("nan"))

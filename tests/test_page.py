@@ -396,6 +396,12 @@ def test_numbers_write_parameters_as_the_prose_does():
         "runs": "1,024", "delta": "1e-05", "rate": "0.5"}
     with pytest.raises(ValueError, match="flag"):
         page.numbers({"flag": True}, "flag")
+    import numpy as np
+
+    assert page.numbers({"x": 0.1234567, "n": np.int64(4096), "z": -0.0}, "x", "n", "z") == {"x": "0.1234567", "n": "4,096", "z": "0"}
+    for bad in ({"x": float("nan")}, {"x": float("inf")}, {"y": 1}):
+        with pytest.raises(ValueError, match="x"):
+            page.numbers(bad, "x")
 
 
 def test_the_glance_names_a_parameter_by_its_meaning_without_the_tables_notes():

@@ -147,6 +147,8 @@ def test_a_number_is_accepted_exactly_inside_its_range(x):
     ({"type": "float", "above": "y"}, "x.above names 'y', which is not another parameter"),
     ({"type": "float", "sorted": True}, "sorted is for a list"),
     ({"type": "list[float]", "sorted": True, "increasing": True}, "not with increasing"),
+    ({"type": "list[float]", "sorted": "no"}, "x.sorted must be true or false"),
+    ({"type": "list[float]", "sorted": True, "also": ["auto"]}, "not with increasing or also"),
 ])
 def test_a_bad_schema_is_refused(tmp_path, monkeypatch, entry, message):
     (tmp_path / "notebooks" / "schema").mkdir(parents=True)

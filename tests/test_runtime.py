@@ -62,3 +62,13 @@ def test_timings_add_up_each_step_and_end_with_the_total(monkeypatch, capsys):
         pass
     assert timings == {"Figure 1": 6.0} and "Figure 1: 6 runs" in capsys.readouterr().out
     assert timings.rows() == [["Figure 1", "6.0"], ["total", "20.0"]]
+
+
+def test_a_step_cannot_be_named_total_and_repeats_are_counted():
+    timings = runtime.Timings()
+    with pytest.raises(ValueError, match="total"):
+        with timings.step("total"):
+            pass
+    for bad in (0, 2.5, True, "3"):
+        with pytest.raises(ValueError, match="repeats"):
+            runtime.best_of(lambda: None, bad)

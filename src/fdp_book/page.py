@@ -17,6 +17,7 @@ records with :func:`records_table`, and each paper chapter's comparison with :fu
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 
@@ -223,13 +224,22 @@ def glue(name: str, value) -> None:
 
 def numbers(values: dict, *names: str) -> dict:
     """The parameters ``names`` of ``values`` as the prose writes them, keyed by name for :func:`paste`: integers with
-    thousands separators ("1,024"), other numbers in their shortest form ("0.5", "1e-05")."""
+    thousands separators ("1,024"), other numbers in their shortest form that reads back as the same number ("0.5",
+    "1e-05", "0.1234567")."""
+    import numbers as kinds
+
     out = {}
     for name in names:
+        if name not in values:
+            raise ValueError(f"{name} is not among the values given ({', '.join(values)})")
         value = values[name]
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ValueError(f"{name} must be a number to be written in the prose, got {value!r}")
-        out[name] = f"{value:,}" if isinstance(value, int) else f"{value:g}"
+        if isinstance(value, bool) or not isinstance(value, kinds.Real) or not math.isfinite(value):
+            raise ValueError(f"{name} must be a finite number to be written in the prose, got {value!r}")
+        if isinstance(value, kinds.Integral):
+            out[name] = f"{int(value):,}"
+        else:
+            short = f"{float(value) + 0.0:g}"  # + 0.0: no "-0"
+            out[name] = short if float(short) == float(value) else repr(float(value))
     return out
 
 

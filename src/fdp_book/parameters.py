@@ -132,8 +132,11 @@ def _spec(where: str, name: str, entry: dict) -> Spec:
     if not numeric and any(k in entry for k in ("range", "total", "above", "at_least", "at_most", "increasing", "sorted")):
         raise ValueError(f"{where}: {name}: range, total, increasing, sorted and the relations above/at_least/at_most are "
                          f"for numbers, not {kind}")
-    if entry.get("sorted") and (not kind.startswith("list") or entry.get("increasing")):
-        raise ValueError(f"{where}: {name}: sorted is for a list whose order does not matter (not with increasing)")
+    if not isinstance(entry.get("sorted", False), bool):
+        raise ValueError(f"{where}: {name}.sorted must be true or false, got {entry['sorted']!r}")
+    if entry.get("sorted") and (not kind.startswith("list") or entry.get("increasing") or entry.get("also")):
+        raise ValueError(f"{where}: {name}: sorted is for a list of numbers whose order does not matter (not with increasing "
+                         "or also)")
     if "total" in entry and (isinstance(entry["total"], bool) or not isinstance(entry["total"], (int, float))):
         raise ValueError(f"{where}: {name}.total must be a number, got {entry['total']!r}")
     if "length" in entry and (isinstance(entry["length"], bool) or not isinstance(entry["length"], int) or entry["length"] < 1):

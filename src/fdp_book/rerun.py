@@ -114,15 +114,17 @@ def _links_to_the_book(text: str, labels: dict[str, str], book: Path) -> str:
 
 def _as_book_page(executed: nbformat.NotebookNode, header: str) -> nbformat.NotebookNode:
     """The executed notebook laid out as the book's pages: glued values only where their directives place them (a
-    run outside the book's build also shows a copy in place, :data:`fdp_book.page.JUPYTER_COPY`), papermill's
-    injected cell removed, ``header`` after the title."""
+    run outside the book's build also shows a copy in place, :data:`fdp_book.page.JUPYTER_COPY`), no printed output
+    (the estimate and progress lines), papermill's injected cell removed, ``header`` after the title."""
     nb = nbformat.from_dict(executed)
     for cell in nb.cells:
         tags = cell.metadata.get("tags", [])
         if "injected-parameters" in tags and "remove-cell" not in tags:
             cell.metadata["tags"] = tags + ["remove-cell"]
-        if "outputs" in cell:  # the copies shown for a reader of the notebook: the page places the glued values
-            cell.outputs = [o for o in cell.outputs if o.get("metadata", {}).get("fdp") != page.JUPYTER_COPY["fdp"]]
+        if "outputs" in cell:  # the copies shown for a reader of the notebook (the page places the glued values) and
+            # the run's progress lines (the terminal showed them; the book's pages, built without them, have none)
+            cell.outputs = [o for o in cell.outputs if o.get("metadata", {}).get("fdp") != page.JUPYTER_COPY["fdp"]
+                            and o.get("output_type") != "stream"]
     labels, book = _errata_titles(), ROOT / "_build" / "html"
     for cell in nb.cells:
         if cell.cell_type == "markdown":

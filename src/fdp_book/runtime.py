@@ -38,8 +38,8 @@ def timed(probe: Callable[[], object]) -> float:
 def best_of(call: Callable[[], object], repeats: int) -> tuple[object, float]:
     """``call``'s value and the shortest of ``repeats`` timings of it (the least disturbed by other work), for a page
     that compares speeds."""
-    if repeats < 1:
-        raise ValueError(f"repeats must be >= 1, got {repeats!r}")
+    if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
+        raise ValueError(f"repeats must be an integer >= 1, got {repeats!r}")
     best, value = float("inf"), None
     for _ in range(repeats):
         t = time.perf_counter()
@@ -97,12 +97,14 @@ class Timings(dict):
     @contextmanager
     def step(self, what: str, name: str | None = None) -> Iterator[None]:
         """Time the block as ``name`` (default ``what``), announcing ``what``; a step timed twice adds up."""
+        key = what if name is None else name
+        if not key or key == "total":
+            raise ValueError(f"a step needs a name other than 'total' (the table's last row), got {key!r}")
         step(what)
         t = time.perf_counter()
         try:
             yield
         finally:
-            key = name or what
             self[key] = self.get(key, 0.0) + time.perf_counter() - t
 
     def rows(self) -> list[list[str]]:

@@ -337,7 +337,8 @@ def regret_peak(noise_multiplier: float, steps: int, rate_low: float, rate_high:
     peak between the neighbours can lie higher (the GDP paper's Figure 4 and its rule of thumb).
 
     The regret of :func:`mu_and_regret_dpsgd` is maximised over ``log q`` in ``[log rate_low, log rate_high]`` by
-    bounded Brent search (to ``xatol`` in ``log q``); it finds a local peak, so the bracket should hold one.
+    bounded Brent search (to ``xatol`` in ``log q``) and compared with both ends; Brent finds a local peak, so the
+    bracket should hold one, and the result is never below the regret at either end.
 
     Parameters
     ----------
@@ -372,7 +373,8 @@ def regret_peak(noise_multiplier: float, steps: int, rate_low: float, rate_high:
     found = minimize_scalar(lambda lq: -mu_and_regret_dpsgd(Mechanism("gaussian", noise_multiplier, float(np.exp(lq)), steps),
                                                             tail=tail)[1],
                             bounds=(np.log(low), np.log(high)), method="bounded", options={"xatol": check_positive("xatol", xatol)})
-    return float(-found.fun), float(np.exp(found.x))
+    ends = [(float(mu_and_regret_dpsgd(Mechanism("gaussian", noise_multiplier, q, steps), tail=tail)[1]), q) for q in (low, high)]
+    return max([(float(-found.fun), float(np.exp(found.x))), *ends])  # Brent finds a local peak; the ends may lie higher
 
 
 def dpsgd_readings(mechanism: Mechanism, *, delta: float, discretization: float = 1e-4, tail: float = DPSGD_TAIL) -> dict:

@@ -376,10 +376,13 @@ def gamma_spread(mechanism: Mechanism, kappa: float, samples: int, seeds) -> flo
     >>> bool(0.001 < sd < 0.02)
     True
     """
+    if isinstance(seeds, (str, bytes)) or not hasattr(seeds, "__iter__"):
+        raise ValueError(f"seeds must be a sequence of seeds, one per run, got {seeds!r}")
     seeds = [check_seed("seeds", s) for s in seeds]
-    if len(seeds) < 2:
-        raise ValueError(f"seeds must hold at least two seeds (one per run), got {len(seeds)}")
+    if len(seeds) < 2 or len(set(seeds)) < len(seeds):
+        raise ValueError(f"seeds must hold at least two distinct seeds (one per independent run), got {seeds!r}")
     check_mechanism(mechanism)
     kappa = check_open_unit("kappa", kappa)
+    check_samples_for_kappa(check_positive_int("samples", samples), kappa, "samples")
     runs = [gamma_from_log_ratios(log_likelihood_ratios(mechanism, samples, seed=s), kappa).estimate[0] for s in seeds]
     return float(np.std(runs, ddof=1))

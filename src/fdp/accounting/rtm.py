@@ -351,6 +351,8 @@ def laplace_branch_error(mu: float, grid) -> dict:
     (True, True)
     """
     mu = check_positive("mu", mu)
+    if not 1e-6 <= mu <= 300.0:
+        raise ValueError(f"mu must lie in [1e-6, 300] (the two branch points are then apart and the curves finite), got {mu!r}")
     direct = from_test_statistic(Exponential(), FoldedLaplace(mu))
     printed, corrected = laplace(mu, branch="printed"), laplace(mu)
     switch_printed, switch_corrected = 0.5 - 0.5 * np.exp(-mu), 0.5 - 0.5 * np.exp(-2 * mu)
@@ -743,8 +745,11 @@ def powers(mu: float, alpha: float, grid, *, sampling_rate: float = 1.0, steps: 
 
     The RTM curve j (its power and that of its inverse, ``1 - j^{-1}(alpha)``), its symmetrisation J on ``grid``, the
     DP curve (exact for one step: ``G_mu``, or its subsampled symmetrisation; the pessimistic PLD's for several steps)
-    and the CLT curve ``G_{p sqrt(N (e^{mu^2} - 1))}`` the paper draws.  Several steps use the tensor composition of
-    reading (a) on a lattice of spacing ``discretization``.
+    and the CLT curve ``G_{p sqrt(N (e^{mu^2} - 1))}`` the paper draws (power 1 where its effect size overflows).
+    Several steps use the tensor composition of reading (a) on a lattice of spacing ``discretization``.  A
+    symmetrisation read on a grid lies on or above the exact curve, so its power is raised to at least the powers of
+    the curves it symmetrises (the symmetrised curve lies below both): a grid that misses alpha's neighbourhood cannot
+    put J below j or the DP power below the RTM one.
 
     Parameters
     ----------
@@ -775,19 +780,28 @@ def powers(mu: float, alpha: float, grid, *, sampling_rate: float = 1.0, steps: 
     """
     mu, p = check_positive("mu", mu), check_sampling_rate("sampling_rate", sampling_rate)
     steps = check_positive_int("steps", steps)
+    if np.ndim(alpha) != 0:
+        raise ValueError(f"alpha must be one number in (0, 1), got {alpha!r}")
     a = np.array([check_array_in("alpha", alpha, 0.0, 1.0, open_low=True, open_high=True).item()])
+    grid = check_array_in("grid", grid, 0.0, 1.0)
+    dp_parts = ()  # the curves a symmetrised DP curve lies below
     if p == 1.0 and steps == 1:
         j = gaussian(mu, 1)
         big_j, dp = tradeoff.symmetrise(j, grid), tradeoff.gaussian(mu)
     elif steps == 1:
         j = tradeoff.subsample(gaussian(mu, 1), p)
-        big_j, dp = subsampled_gaussian(mu, p, 1, grid), tradeoff.symmetrise(tradeoff.subsample(tradeoff.gaussian(mu), p), grid)
+        f = tradeoff.subsample(tradeoff.gaussian(mu), p)
+        big_j, dp, dp_parts = subsampled_gaussian(mu, p, 1, grid), tradeoff.symmetrise(f, grid), (f.power(a)[0], 1.0 - f.inverse(a)[0])
     else:
         j = tensor_composition("gaussian", mu, p, steps, discretization=discretization)
         big_j = tradeoff.symmetrise(j)
         dp = tradeoff_curve(mechanism_pld(Mechanism("gaussian", 1 / mu, p, steps), discretization=pld_discretization), "symmetrised")
-    return dict(j=float(j.power(a)[0]), jinv=1.0 - float(j.inverse(a)[0]), J=float(big_j.power(a)[0]), dp=float(dp.power(a)[0]),
-                clt=float(tradeoff.gaussian(p * np.sqrt(steps * np.expm1(mu**2))).power(a)[0]))
+    power_j, power_jinv = float(j.power(a)[0]), 1.0 - float(j.inverse(a)[0])
+    with np.errstate(over="ignore"):
+        clt_mu = p * np.sqrt(steps * np.expm1(mu**2))
+    return dict(j=power_j, jinv=power_jinv, J=max(float(big_j.power(a)[0]), power_j, power_jinv),
+                dp=max([float(dp.power(a)[0]), *map(float, dp_parts)]),
+                clt=1.0 if not np.isfinite(clt_mu) else float(tradeoff.gaussian(clt_mu).power(a)[0]))
 
 
 def subsampled_laplace(mu: float, sampling_rate: float, grid=None) -> tradeoff.PiecewiseLinear:

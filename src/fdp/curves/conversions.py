@@ -487,7 +487,7 @@ def profile_divergence(epsilon, delta, delta_rep) -> float:
 
 
 def representations(curve: PiecewiseLinear, *, delta: float, epsilon: float, orders, rdp, eps_grid, tail: float = 0.0,
-                    eps_pure: float | None = None, rho_limit: float = 0.0) -> dict:
+                    eps_pure: float | None = None, rho_limit: float = 0.0, atol: float = 1e-3) -> dict:
     """The summaries of a mechanism's curve and what each costs: the GDP paper's Figure 1c (App. C.2).
 
     The mechanism's (eps, delta)-DP curve at its ``epsilon`` (and the pure-DP curve at ``eps_pure``, if given), its
@@ -495,7 +495,9 @@ def representations(curve: PiecewiseLinear, *, delta: float, epsilon: float, ord
     eps(t) / t where the ratio still rises at the grid's largest order: eq. 25 takes the supremum over every t > 1),
     its RDP curve and its mu*-GDP.  The regret of each is the exact Delta-divergence to ``curve``
     (:func:`fdp.curves.gdp.delta_divergence`; mu*'s is the GDP regret); ``eq24`` holds the paper's route for zCDP and
-    RDP, eq. 24 between the exact profile on ``eps_grid`` and the converted one, which overstates the regret.
+    RDP, eq. 24 between the exact profile on ``eps_grid`` and the converted one, which overstates the regret.  A summary
+    the curve does not satisfy (one that lies above it by more than ``atol``, ``delta_divergence(summary, curve)``) is
+    refused, naming the input it came from: its regret would be too small.
 
     Parameters
     ----------
@@ -512,6 +514,9 @@ def representations(curve: PiecewiseLinear, *, delta: float, epsilon: float, ord
     eps_pure : float, optional
         Its pure-DP epsilon, if it has one.
     rho_limit : float, default 0
+        A floor of rho (>= 0).
+    atol : float, default 1e-3
+        How far a summary may lie above ``curve`` (a lattice curve lies below the exact one by its discretisation error).
 
     Returns
     -------
@@ -535,12 +540,18 @@ def representations(curve: PiecewiseLinear, *, delta: float, epsilon: float, ord
     (True, 0.5)
     """
     check_piecewise("curve", curve)
+    rho_limit, atol = check_nonnegative("rho_limit", rho_limit), check_nonnegative("atol", atol)
     reps = {} if eps_pure is None else {"eps_dp": eps_delta(eps_pure, 0.0)}
     reps["eps_delta"] = eps_delta(epsilon, delta)
     rho = max(rho_from_rdp(orders, rdp), rho_limit)
     reps["zcdp"] = zcdp_tradeoff(rho)
     mu, regret_gdp = gdp.mu_and_regret(curve, symmetrise=False, tail=tail)
     reps["rdp"] = rdp_tradeoff(orders, rdp)
+    source = {"eps_dp": "eps_pure", "eps_delta": "epsilon and delta", "zcdp": "rdp (through rho)", "rdp": "rdp"}
+    for k, g in reps.items():
+        if gdp.delta_divergence(g, curve) > atol:
+            raise ValueError(f"{source[k]}: the {k} summary lies above the curve by {gdp.delta_divergence(g, curve):.3g} (more than "
+                             f"atol={atol:g}); the curve does not satisfy it")
     regret = {k: gdp.delta_divergence(curve, g) for k, g in reps.items()} | {"gdp": regret_gdp}
     profile = tradeoff_profile(curve, eps_grid)
     eq24 = {"zcdp": profile_divergence(eps_grid, profile, zcdp_delta(eps_grid, rho)),

@@ -499,9 +499,11 @@ def guo_mutual_information_mc(
 def fano_advantage_mc(estimate: MutualInformationEstimate, prior_size: int) -> tuple[float, float]:
     """The Fano advantage bound of a Monte-Carlo mutual information, with its standard error.
 
-    The error is carried through the root of eq. (5) by the delta method: the slope of :func:`fano_advantage`
-    at the estimate (a central difference, one-sided at 0) times the estimate's standard error.  It scales as
-    ``1 / sqrt(samples)``: a run with ``m`` samples has ``std_error * sqrt(estimate.samples / m)``.
+    The error is the larger change of :func:`fano_advantage` one standard error either side of the estimate (a secant,
+    the delta method without the derivative, which is infinite at 0 and 0 beyond ``log |pi|``): near the middle it is
+    the slope times the standard error, at the edges it stays what a standard error of the information can move.  An
+    estimate below 0 (Monte-Carlo noise: the information is >= 0) counts as 0.  The error scales as
+    ``1 / sqrt(samples)``: a run with ``m`` samples has about ``std_error * sqrt(estimate.samples / m)``.
 
     Parameters
     ----------
@@ -527,8 +529,7 @@ def fano_advantage_mc(estimate: MutualInformationEstimate, prior_size: int) -> t
     """
     if not isinstance(estimate, MutualInformationEstimate):
         raise ValueError(f"estimate must be a MutualInformationEstimate, got {type(estimate).__name__}")
-    info = estimate.estimate
-    h = 1e-5 * max(info, 1e-3)
-    low = max(info - h, 0.0)
-    slope = (fano_advantage(info + h, prior_size) - fano_advantage(low, prior_size)) / (info + h - low)
-    return fano_advantage(info, prior_size), abs(slope) * estimate.std_error
+    info = max(float(check_array_in("estimate.estimate", estimate.estimate, -np.inf, np.inf)), 0.0)
+    se = check_nonnegative("estimate.std_error", estimate.std_error)
+    adv = float(fano_advantage(info, prior_size))
+    return adv, float(max(abs(fano_advantage(info + se, prior_size) - adv), abs(adv - fano_advantage(max(info - se, 0.0), prior_size))))

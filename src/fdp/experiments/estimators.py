@@ -85,9 +85,11 @@ def edgeworth_gamma(mechanism: Mechanism, kappa):
     >>> bool(0.1 < edgeworth_gamma(Mechanism("gaussian", 1.0, 0.1, 100), 0.1) < 1)
     True
     """
-    try:
+    mechanism = check_mechanism(mechanism)
+    kappa = check_array_in("kappa", kappa, 0.0, 1.0, open_low=True, open_high=True)
+    try:  # the inputs are checked: a failure here is the series (not a distribution, or its cumulants out of range)
         return edgeworth.gamma_edgeworth(mechanism, kappa)
-    except ValueError:
+    except (ValueError, ZeroDivisionError, OverflowError):
         return np.full(np.shape(kappa), np.nan)
 
 
@@ -113,9 +115,14 @@ def figure_epsilon(mechanism: Mechanism, delta: float, discretization: float = 1
     20.0
     """
     noise, b, p, steps = check_mechanism(mechanism).args
+    delta = check_open_unit("delta", delta)
     if noise == "laplace":
         return float(steps * subsampled(1.0 / b, p))
-    return pld.epsilon_for_delta(pld.mechanism_pld(mechanism, discretization=discretization), check_open_unit("delta", delta))
+    eps = pld.epsilon_for_delta(pld.mechanism_pld(mechanism, discretization=discretization), delta)
+    if not np.isfinite(eps):
+        raise ValueError(f"delta={delta!r} lies below what the PLD at discretization={discretization!r} resolves (its epsilon "
+                         "is infinite there); take a larger delta")
+    return eps
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -215,8 +222,11 @@ def gamma_sweep(noise: str, sampling_rate: float, steps: int, effect_sizes, kapp
     >>> bool(s.low[0] == s.up[0] and s.mc_low[0] <= s.up[0] <= s.mc_up[0])
     True
     """
+    if np.ndim(effect_sizes) > 1:
+        raise ValueError(f"effect_sizes must be a number or a 1-d list of numbers, got shape {np.shape(effect_sizes)}")
     mus = check_array_in("effect_sizes", np.atleast_1d(effect_sizes), 0.0, np.inf, open_low=True)
     kappa = check_open_unit("kappa", kappa)
+    montecarlo.check_samples_for_kappa(mc_samples, kappa, "mc_samples")
     rows = {k: [] for k in ("low", "up", "edgeworth", "clt", "mc", "mc_low", "mc_up", "mc_collapsed")}
     seconds = dict(bracket=0.0, edgeworth=0.0, mc=0.0)
     for i, mu in enumerate(mus):

@@ -393,14 +393,14 @@ def summary(statuses: dict, in_table2, worst=None, peak=None) -> str:
     return "\n".join(out)
 
 
-def estimate(p: dict, workers: int) -> float:
-    """Print the chapter's estimated run time and return it.  The unit of work is one DP-SGD run's mu* and regret
+def estimate(p: dict, workers: int) -> None:
+    """Print the chapter's estimated run time.  The unit of work is one DP-SGD run's mu* and regret
     (Table 2, Figure 4, the gdpnum comparisons), probed on the Figure 1 run; a run of Table 2 also has its PLD and RDP
     epsilons (about one more unit); the Figure 4 grid is shared among the workers."""
     points = len(set(p["fig4_noise_multipliers"]) | set(p["rule_noise_multipliers"])) * p["fig4_rate_points"] * len(p["fig4_steps"])
     unit = Mechanism("gaussian", p["fig1_noise_multiplier"], p["batch_size"] / p["dataset_size"], p["fig1_steps"])
     runs = 2 * len(p["cifar_runs"]) + len(p["finetune_runs"])
-    return runtime.estimate(
+    runtime.estimate(
         [(lambda: mechanism_gdp.mu_and_regret_dpsgd(unit, tail=p["tail"], discretization=p["discretization"]),
           2 * runs + 3 * p["speed_repeats"] + 2 * len(p["gdpnum_runs"]) + 6, False),
          (lambda: mechanism_gdp.mu_and_regret_dpsgd(unit, tail=p["tail"]), points)],

@@ -227,14 +227,14 @@ def summary(analytic: list[str], mc: list[str], paper_samples: int) -> str:
     return "\n".join(f"* {line}" for line in out)
 
 
-def estimate(p: dict, cells: int, workers: int) -> float:
-    """Print the chapter's estimated run time and return it.  The work grows with the samples: each probe runs 10^4 of
+def estimate(p: dict, cells: int, workers: int) -> None:
+    """Print the chapter's estimated run time.  The work grows with the samples: each probe runs 10^4 of
     them at the costliest cell (the largest prior, the least noise); ``cells`` printed "Ours" cells get Algorithm 1 runs."""
     probe, n = 10_000, max(p["prior_sizes"])
     mechanism = Mechanism("gaussian", min(p["sigmas"]) / p["sensitivity"], 1.0, 1)
     sigmas, counts, repeats = len(p["sigmas"]), p["alg1_sample_counts"], p["alg1_repeats"]
     mi_work = len(p["prior_sizes"]) * (sigmas * p["mi_samples"] + (p["grid_points"] + sigmas) * p["grid_mi_samples"])
-    return runtime.estimate([
+    runtime.estimate([
         (lambda: rero.guo_mutual_information_mc(mechanism.noise_multiplier, n, samples=probe, seed=0), mi_work / probe),
         (lambda: montecarlo.gamma_from_log_ratios(montecarlo.log_likelihood_ratios(mechanism, probe, seed=0), 1 / n),
          cells * repeats * sum(counts) / probe, False)],

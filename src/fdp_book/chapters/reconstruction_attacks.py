@@ -712,8 +712,8 @@ def _game_work(n, known, q, steps, prior, width=10):
     return n * steps * (q * (known + 1) + prior) * width / 10
 
 
-def estimate(p: dict, data, known, pool, workers: int, data_name: str) -> float:
-    """Print the chapter's estimated run time (:func:`fdp_book.runtime.estimate`) and return it: a small chunk of the
+def estimate(p: dict, data, known, pool, workers: int, data_name: str) -> None:
+    """Print the chapter's estimated run time (:func:`fdp_book.runtime.estimate`): a small chunk of the
     default game and a short gradient attack, timed, scaled by the work of every experiment the parameters ``p`` ask
     for; ``known`` and ``pool`` index D_- and the candidates in ``data``."""
     trials, known_size, steps, prior = p["trials"], p["known_size"], p["steps"], p["prior_size"]
@@ -741,7 +741,7 @@ def estimate(p: dict, data, known, pool, workers: int, data_name: str) -> float:
     objective = inversion.Eq1(dpsgd.MLP(x.shape[1]), view.params.transpose(1, 0, 2), (view.noisy - view.known).transpose(1, 0, 2),
                               y[pool[:5]], c)
     targets, epsilons = p["fig1_targets"], len(p["fig1_epsilon"])
-    return runtime.estimate([
+    runtime.estimate([
         (lambda: reconstruction.prior_game(x[known], y[known], x[pool], y[pool], probe, prior_sizes=prior, trials=4,
                                            execution=Execution(seed=0)), units / _game_work(4, known_size, 1, 10, prior)),
         (train5, epsilons * -(-targets // 5)),

@@ -173,8 +173,8 @@ def mpmath_agreement(checks: int, apart: float) -> str:
     return f"It disagrees with the independent mpmath computation: their intervals are up to {apart:.1e} apart."
 
 
-def estimate(p: dict, panels: dict, workers: int) -> float:
-    """Print the chapter's estimated run time and return it.  Per panel, a bracket and a Monte-Carlo run at each effect
+def estimate(p: dict, panels: dict, workers: int) -> None:
+    """Print the chapter's estimated run time.  Per panel, a bracket and a Monte-Carlo run at each effect
     size (probed at the largest, with 10^4 samples: the time grows with the samples), the mpmath ground truth at two
     points of the subsampled few-step panels (probed on 100 grid points: it grows with the grid), and a bracket per
     workload."""
@@ -190,5 +190,5 @@ def estimate(p: dict, panels: dict, workers: int) -> float:
     _, noise, rate, steps, _ = p["workloads"][0]
     parts.append((lambda: pld.tradeoff_bracket(Mechanism("gaussian", noise, rate, steps), discretization=p["workload_discretization"],
                                                level_min=p["kappa_min"]).gamma([p["kappa_min"]]), 2 * len(p["workloads"]), False))
-    return runtime.estimate(parts, workers=workers, what=f"{len(panels) * points} points of Figure 1 with {p['mc_samples']:,} "
+    runtime.estimate(parts, workers=workers, what=f"{len(panels) * points} points of Figure 1 with {p['mc_samples']:,} "
                             f"Monte-Carlo samples each, {page.plural(len(p['workloads']), 'workload')}")

@@ -81,7 +81,7 @@ def coincide_text(profile_gap: float, curve_gap: float, steps: int, tolerance: f
     """The summary's sentence on the many-step mechanisms: whether the curves coincide within the recorded ``tolerance``."""
     if max(profile_gap, curve_gap) <= tolerance:
         return (f"After {steps:,} steps the central limit theorem has made them one Gaussian mechanism: the profiles and all "
-                f"six curves coincide (largest spreads {profile_gap:.1e} and {curve_gap:.1e}).")
+                f"the trade-off curves coincide (largest spreads {profile_gap:.1e} and {curve_gap:.1e}).")
     return (f"After {steps:,} steps the curves still differ by up to {curve_gap:.1e} and the profiles by {profile_gap:.1e}: "
             "in this run the central limit theorem has not yet made them one mechanism.")
 
@@ -96,9 +96,9 @@ def figure5a(rates, fig5: dict, paper: dict):
         axes[1].plot(rates, arr[:, 2], ls=ls, marker=".", label=f"σ from {acc.upper()}")
     for i, (q, value) in enumerate(paper.items()):
         axes[1].plot([q], [value], color="k", **plotting.PAPER_STYLE, label="paper (stated in its text)" if i == 0 else None)
-    for ax, ylabel in zip(axes, (r"noise multiplier $\sigma$", r"bound $\gamma$")):
+    for ax, ylabel, title in zip(axes, (r"noise multiplier $\sigma$", r"bound $\gamma$"), ("a: calibrated noise", "b: the bound")):
         ax.set_xscale("log")  # the bound changes most between 0.01 and 0.1
-        ax.set(xlabel="sampling rate q (log scale)", ylabel=ylabel)
+        ax.set(xlabel="sampling rate q (log scale)", ylabel=ylabel, title=title)
         plotting.legend(ax)
     return fig
 
@@ -110,13 +110,16 @@ def figure5a_rows(rates, fig5: dict) -> tuple[list, list]:
         for q, a, b in zip(rates, fig5["pld"], fig5["rdp"])]
 
 
-def figure5a_claim(rates, fig5: dict, paper: dict) -> str:
-    """The summary's sentence on Figure 5a: the bound where the text states one, and how RDP calibration moves it."""
+def figure5a_claim(rates, fig5: dict, paper: dict, other: str = "") -> str:
+    """The summary's sentence on Figure 5a: the bound where the text states one (``paper``: empty when this run's
+    set-up differs from the paper's, described by ``other``), and how RDP calibration moves it."""
     stated = [f"{fig5['pld'][list(rates).index(q)][2]:.3f} at q = {q:g} where the text says about {value:.2f}"
               for q, value in paper.items() if q in rates]
     more_noise = all(b[0] >= a[0] for a, b in zip(fig5["pld"], fig5["rdp"]))
     lower_bound = all(b[2] <= a[2] for a, b in zip(fig5["pld"], fig5["rdp"]))
-    return (("with the tight accountant the upper end of the bracket is " + "; ".join(stated) + ". " if stated else "")
+    return (("with the tight accountant the upper end of the bracket is " + "; ".join(stated) + " (the report gives the "
+             "verdicts). " if stated else "")
+            + (f"The paper's values are for {other}, so this run's set-up is not compared with them. " if other else "")
             + "With RDP calibration σ is " + ("larger" if more_noise else "not always larger") + " and the bound "
             + ("smaller" if lower_bound else "not always smaller") + " at every rate of this run.")
 
@@ -161,8 +164,8 @@ def figure15(rates, sweep: dict, prior_sizes):
     return fig
 
 
-def estimate(p: dict, workers: int) -> float:
-    """Print the chapter's estimated run time and return it.  The unit of every figure is one calibration and the
+def estimate(p: dict, workers: int) -> None:
+    """Print the chapter's estimated run time.  The unit of every figure is one calibration and the
     bracket of its mechanism, probed at each figure's costliest corner (the smallest rate, the largest epsilon), so that
     the estimate errs long."""
     def probe(eps, rate, steps, fine=False):
@@ -172,8 +175,21 @@ def estimate(p: dict, workers: int) -> float:
             pld.mechanism_pld(Mechanism("gaussian", sigma, rate, 1), discretization=p["discretization"] / 10)
 
     rates, hayes, sweep = p["rates"], p["hayes_rates"], len(p["sweep_epsilon"]) * len(p["sweep_rates"])
-    return runtime.estimate([(lambda: probe(p["epsilon"], min(rates), 1, fine=True), len(rates), False),
+    runtime.estimate([(lambda: probe(p["epsilon"], min(rates), 1, fine=True), len(rates), False),
                              (lambda: probe(p["epsilon"], min(rates), p["clt_steps"]), len(rates)),
                              (lambda: probe(p["epsilon"], min(hayes), p["hayes_steps"]), 2 * len(hayes)),
                              (lambda: probe(max(p["sweep_epsilon"]), min(p["sweep_rates"]), p["hayes_steps"]), sweep)],
                             workers=workers, what=f"{2 * len(hayes) + sweep + 2 * len(rates)} calibrations")
+
+
+_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten"}
+
+
+def count(n: int) -> str:
+    """A small count in words ("three"), a larger one in digits."""
+    return _WORDS.get(n, f"{n:,}")
+
+
+def legend_where(panels: int) -> str:
+    """Where Figures 14 and 15 put their legend: a grid of two per row leaves a spare panel with an odd count."""
+    return "legend in the spare panel" if panels > 1 and panels % 2 else "legend in panel a"

@@ -157,8 +157,8 @@ def summary(canary_violations, high, one):
     return "\n".join(bullets)
 
 
-def estimate(p: dict, workers: int) -> float:
-    """Print the chapter's estimated run time and return it: each repeated step timed on one task's worth of runs and
+def estimate(p: dict, workers: int) -> None:
+    """Print the chapter's estimated run time: each repeated step timed on one task's worth of runs and
     scaled to the parameters ``p`` (the work grows linearly in the runs, the training steps and the releases); the
     tasks of a step are shared among the workers."""
     runs, samples, releases = p["runs"], p["samples"], p["target_models"]
@@ -171,7 +171,7 @@ def estimate(p: dict, workers: int) -> float:
     models = audit.train_linear_dpgd(x, y, short, runs=probe, execution=Execution(seed=0))
     diab, latent = datasets.diabetes(), p["diabetes_latent"]
     cluster = os.environ.get(parallel.SCHEDULER_ENV, "").strip()
-    return runtime.estimate([
+    runtime.estimate([
         (lambda: audit.train_linear_dpgd(x, y, short, runs=probe, execution=Execution(seed=0)), 3 * chunks * p["train_steps"] / 5),
         (lambda: audit.lira_offline_scores(x, y, models.weights, data.x[held], 1 - data.y[held], replace(short, steps=1),
                                            shadow_models=p["shadow_models"], target_models=releases, execution=Execution(seed=0)),

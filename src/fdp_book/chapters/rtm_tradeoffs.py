@@ -254,8 +254,8 @@ def see_appfig5a(m: dict, moves: bool, above: bool) -> str:
                    ", but it falls below the DP curve of the subsampled LM.")])
 
 
-def estimate(p: dict, grid) -> float:
-    """Print the chapter's estimated run time and return it: Figure 1e (the tensor compositions on both lattices and
+def estimate(p: dict, grid) -> None:
+    """Print the chapter's estimated run time: Figure 1e (the tensor compositions on both lattices and
     the DP curve of the subsampled Gaussian), a point of the costlier power sweep (Figure 2c) at the largest effect
     size, and the asymptotic forms of Figure 2a."""
     sgm, h, h_pld = p["sgm"], p["discretization"], p["pld_discretization"]
@@ -274,6 +274,6 @@ def estimate(p: dict, grid) -> float:
             pld.mechanism_pld(Mechanism("gaussian", 1 / mu, rate, steps), discretization=h_pld)
 
     a = p["asymptotic_setting"]
-    return runtime.estimate([(figure1e, 2), (lambda: power_point(p["power_mu_max"]), 2 * p["power_points"]),
+    runtime.estimate([(figure1e, 2), (lambda: power_point(p["power_mu_max"]), 2 * p["power_points"]),
                              (lambda: rtm.asymptotic_gap(a["mu"], a["d"], a["steps"], "clt", grid), 3)],
                             what=f"Figure 1e and appendix Figure 5a, {p['power_points']} effect sizes per power sweep")
