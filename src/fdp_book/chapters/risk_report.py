@@ -26,6 +26,13 @@ def _low(value, digits=4):
     return lower(value, digits, keep_zeros=True)
 
 
+def _above_guessing(success: float, guess: float) -> str:
+    """A Bayes success bound; one within 1e-3 of guessing as guessing plus the excess, which 4 digits would hide or
+    round up into a seeming gain ("0.9901" for 0.99 + 1e-6)."""
+    excess = success - guess
+    return _up(success) if excess >= 1e-3 else f"{guess:g} + {upper(max(excess, 0.0), 2)}"
+
+
 def _relative_width(low, up) -> str:
     return times_ten(float(np.max((up - low) / up)), 2)
 
@@ -43,7 +50,7 @@ def report_rows(runs, reports, delta: float, kappa, fpr, prior) -> tuple[list, l
     rows += [[f"TPR at FPR {a:g}, at most"] + [_up(r.tpr[i]) for r in reports] for i, a in enumerate(fpr)]
     rows.append(["advantage, at most"] + [_up(r.advantage) for r in reports])
     rows += [[f"Bayes success at prior {p:g}, at most (guessing alone: {max(p, 1 - p):g})"]
-             + [_up(r.bayes_success[i]) for r in reports] for i, p in enumerate(prior)]
+             + [_above_guessing(r.bayes_success[i], max(p, 1 - p)) for r in reports] for i, p in enumerate(prior)]
     rows += [[f"ReRo γ at κ = {k:g}, at most"] + [_up(r.rero.upper[i]) for r in reports] for i, k in enumerate(kappa)]
     rows += [[f"RTM TPR at FPR {a:g}, at most"] + [_up(r.rtm.tpr_upper[i]) for r in reports] for i, a in enumerate(fpr)]
     rows += [[f"RTM γ at κ = {k:g}, at most"] + [_up(r.rtm.gamma_upper[i]) for r in reports] for i, k in enumerate(kappa)]

@@ -24,6 +24,11 @@ from . import see
 READINGS = ("tensor", "sum")
 
 
+def _eps(value: float) -> str:
+    """An epsilon as every page writes it: an upper bound rounded up to 4 significant digits, trailing zeros kept."""
+    return upper(value, 4, keep_zeros=True)
+
+
 def key(label: str) -> str:
     """The workload's key in the registry (``CIFAR-10`` -> ``cifar10``)."""
     return label.lower().replace("-", "").replace(" ", "_")
@@ -36,7 +41,7 @@ def _names(labels: list[str]) -> str:
 def dp_rows(workloads, dp) -> tuple[list, list]:
     """(header, rows) of each workload's epsilon by both accountants and the noise each needs for the stated epsilon."""
     return ["workload", "ε (RDP)", "ε (PLD)", "stated ε", "noise (RDP)", "noise (PLD)"], [
-        [label, upper(dp[label]["rdp"]), upper(dp[label]["pld"])]
+        [label, _eps(dp[label]["rdp"]), _eps(dp[label]["pld"])]
         + (["-", "-", "-"] if dp[label]["stated"] is None else
            [f"{dp[label]['stated']:g}", f"{dp[label]['noise_rdp']:.3f}", f"{dp[label]['noise_pld']:.3f}"])
         for label, *_ in workloads]
@@ -49,13 +54,13 @@ def see_dp(workloads, dp, statuses: dict) -> str:
     for label, noise, _, _, delta in workloads:
         d = dp[label]
         if d["stated"] is None:
-            out.append(f"{label}: ε = {upper(d['rdp'])} (RDP), {upper(d['pld'])} (tight PLD).")
+            out.append(f"{label}: ε = {_eps(d['rdp'])} (RDP), {_eps(d['pld'])} (tight PLD).")
         elif statuses[label] == "match":
-            out.append(f"{label}'s settings give ε = {upper(d['rdp'])} with the RDP accountant, within the recorded tolerance "
+            out.append(f"{label}'s settings give ε = {_eps(d['rdp'])} with the RDP accountant, within the recorded tolerance "
                        f"of the stated ({d['stated']:g}, {delta:g}): for exactly ε = {d['stated']:g} the RDP accountant needs "
                        f"noise {d['noise_rdp']:.3f}, the printed one is {noise:g}.")
         else:
-            out.append(f"{label}'s settings give ε = {upper(d['rdp'])} with RDP: with the printed noise multiplier {noise:g} the "
+            out.append(f"{label}'s settings give ε = {_eps(d['rdp'])} with RDP: with the printed noise multiplier {noise:g} the "
                        f"RDP accountant does not certify ε = {d['stated']:g} (it needs noise {d['noise_rdp']:.3f}), so either the "
                        "printed value is rounded down or a different accountant or sampling scheme was used; the paper does "
                        "not say which" + (" ({ref}`rtm-app73-snli-eps`)." if label == "SNLI" else "."))  # that erratum is SNLI's
@@ -167,8 +172,8 @@ def see_figure7(workloads, fig7, kappa: float) -> str:
 
 def summary(workloads, dp, fig7) -> str:
     """The Summary's bullets."""
-    out = [f"* {label}: the printed settings give ε = {upper(dp[label]['rdp'])} with the RDP accountant the paper names "
-           f"(stated {dp[label]['stated']:g}) and {upper(dp[label]['pld'])} with the tight PLD accountant."
+    out = [f"* {label}: the printed settings give ε = {_eps(dp[label]['rdp'])} with the RDP accountant the paper names "
+           f"(stated {dp[label]['stated']:g}) and {_eps(dp[label]['pld'])} with the tight PLD accountant."
            for label, *_ in workloads if dp[label]["stated"] is not None]
     out.append("* The RTM noise calibration comes closest to the paper's hypothetical ε under the tensor-product reading of "
                "composition (see the calibration section for the ratios); the exact values are not reproducible from the "
@@ -183,7 +188,7 @@ def quoted(workloads, dp, calib) -> dict:
     out = {}
     for label, *_, delta in workloads:
         d, k = dp[label], key(label)
-        out |= {f"{k}_eps_rdp": upper(d["rdp"]), f"{k}_eps_pld": upper(d["pld"]), f"{k}_delta": f"{delta:g}"}
+        out |= {f"{k}_eps_rdp": _eps(d["rdp"]), f"{k}_eps_pld": _eps(d["pld"]), f"{k}_delta": f"{delta:g}"}
         if d["stated"] is not None:
             out[f"{k}_noise_rdp"] = f"{d['noise_rdp']:.3f}"
     for r in calib:
