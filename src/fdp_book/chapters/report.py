@@ -70,6 +70,7 @@ def headline(registry: dict) -> dict:
 def headline_figure(papers: dict):
     """The introduction's Figure 1: per paper (``papers``: paper -> records), a bar of its records by status."""
     statuses = {paper: [results.status_of(r) for r in results.split_own(recs)[0]] for paper, recs in papers.items()}
+    widest = max(len(st) for st in statuses.values())
     fig, (ax,) = plotting.column_figure(1, 1, row_height=2.6)
     for i, st in enumerate(statuses.values()):
         left = 0
@@ -77,7 +78,7 @@ def headline_figure(papers: dict):
             n = st.count(s)
             shown = s != "not compared" or any(s in other for other in statuses.values())  # no legend entry for an empty class
             ax.barh(i, n, left=left, color=color, label=s if i == 0 and shown else None)
-            if n:
+            if n >= 0.03 * widest:  # a count on its bar only where the bar is wide enough to hold it
                 ax.text(left + n / 2, i, str(n), ha="center", va="center", color="white" if s != "not compared" else "k")
             left += n
         failing = sum(st.count(s) for s in results.FAILING)
@@ -85,7 +86,7 @@ def headline_figure(papers: dict):
             ax.barh(i, failing, left=left, color="C3", label="failing")
     ax.set_yticks(range(len(papers)), list(papers))
     ax.invert_yaxis()
-    ax.set(xlabel="recorded numbers and claims of the paper", xlim=(0, 1.04 * max(len(st) for st in statuses.values())))
+    ax.set(xlabel="recorded numbers and claims of the paper", xlim=(0, 1.04 * widest))
     ax.grid(axis="y", visible=False)
     plotting.legend(ax, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=4)
     return fig
