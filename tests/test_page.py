@@ -361,6 +361,9 @@ def test_own_checks_say_not_compared_and_failing_apart():
     assert page.own_outcome([match] * 3) == "3 checks of our own (all hold)"
     mixed = [match, dict(match, key="b", value=5.0), dict(match, key="c", not_compared="other parameters")]
     assert page.own_outcome(mixed) == "3 checks of our own (1 holds, 1 not compared, **1 failing**)"
+    # a pinned deviation of ours is explained, not failing (a second reading of a printed value, our addition)
+    pinned = dict(match, key="d", value=5.0, expected=5.0, expected_tol=0.1)
+    assert page.own_outcome([match, pinned]) == "2 checks of our own (1 holds, 1 deviates with an explanation)"
 
 
 def test_a_long_records_table_folds_its_matches():

@@ -430,9 +430,10 @@ def _claim_cell(rec: dict, noun: str = "claim") -> str:
 def own_outcome(ours: list[dict]) -> str:
     """"2 checks of our own (both hold)": the outcome of our own checks, counted apart from the paper's claims."""
     status = [results.status_of(r) for r in ours]
-    held, uncompared = status.count("match"), status.count("not compared")
-    failing = len(status) - held - uncompared  # a check of ours has no explained deviation: anything else fails
+    held, uncompared, explained = status.count("match"), status.count("not compared"), status.count("explained")
+    failing = len(status) - held - uncompared - explained
     parts = [f"{held} hold{'s' if held == 1 else ''}"] if held else []
+    parts += [f"{explained} deviate{'s' if explained == 1 else ''} with an explanation"] if explained else []
     parts += [f"{uncompared} not compared"] if uncompared else []
     parts += [f"**{failing} failing**"] if failing else []
     if held == len(ours):
