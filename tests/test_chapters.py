@@ -163,10 +163,10 @@ def test_guo_distance_check_counts_the_cells_outside_their_rounding():
 
 def test_guo_z_verdict_counts_the_far_cells_and_judges_the_stated_count():
     z = {(10, 0.5): {1000: 0.5, 100_000: 12.0}, (10, 1.0): {1000: -1.0, 100_000: 2.0}}
-    text = guo.z_verdict(z, [1000, 100_000], 100_000)
+    text = guo.z_verdict(z, [1000, 100_000], 100_000, 10**6)
     assert "with N = 1,000 samples, 0 of the 2 printed cells lie" in text and "N = 100,000 samples, 1 of the 2" in text
     assert "the farthest 12.00" in text and "the printed row is not what Algorithm 1 produces." in text
-    assert guo.z_verdict(z, [1000], 100_000).endswith("states 100,000 samples (App. A says $10^6$ for every experiment).")
+    assert guo.z_verdict(z, [1000], 100_000, 10**6).endswith("states 100,000 samples (App. A says 1,000,000 for every experiment).")
 
 
 def test_guo_summary_follows_the_statuses():

@@ -145,15 +145,16 @@ def z_table(table, printed, z_scores, sigmas, sample_counts) -> tuple[list, list
     return header, rows
 
 
-def z_verdict(z_scores, sample_counts, paper_samples) -> str:
-    """The sentence under the z-table: at which sample counts the printed row is what Algorithm 1 produces."""
+def z_verdict(z_scores, sample_counts, paper_samples, appendix_samples) -> str:
+    """The sentence under the z-table: at which sample counts the printed row is what Algorithm 1 produces (the
+    caption of Figure 11 states ``paper_samples``, App. A ``appendix_samples``)."""
     verdict = []
     for N in sample_counts:
         far = sum(abs(z[N]) > 3.0 for z in z_scores.values())
         worst = z_text(max(abs(z[N]) for z in z_scores.values())).lstrip("+")
         verdict.append(f"with N = {N:,} samples, {far} of the {len(z_scores)} printed cells {'lies' if far == 1 else 'lie'} "
                        f"more than three standard deviations from the exact value, rounding allowed for (the farthest {worst})")
-    stated = f" The caption of Figure 11 states {paper_samples:,} samples (App. A says $10^6$ for every experiment)"
+    stated = f" The caption of Figure 11 states {paper_samples:,} samples (App. A says {appendix_samples:,} for every experiment)"
     if paper_samples in sample_counts:
         stated += (": at that count the printed row is " + ("not " if any(abs(z[paper_samples]) > 3.0 for z in z_scores.values())
                                                              else "") + "what Algorithm 1 produces.")
