@@ -114,6 +114,8 @@ class Eq1:
         self._far = (offset + np.concatenate([lower, upper], axis=1)).ravel()  # (rows, 2 (G + 1)): a_i < 0, then a_i >= 0
         self._zero = (offset + zero).ravel()
         self._row = np.arange(n * steps * h).reshape(n, steps, 1, h)
+        # the second layer's weights and residual, also transposed: the products with them are batched matmuls
+        self.w2t, self.rw2t = (np.ascontiguousarray(x.swapaxes(-1, -2)) for x in (self.w2, self.rw2))
         self.shape = (n, steps)
 
     def __call__(self, z):
@@ -126,44 +128,54 @@ class Eq1:
         if not np.all((z >= 0.0) & (z <= 1.0)):  # also refuses NaN
             raise ValueError("z must lie in [0, 1] (the attack's box), got entries outside it")
         b = z.shape[1]
-        prod = np.matmul(self.stacked, z.astype(self._dtype).transpose(0, 2, 1)).astype(np.float64).reshape(n, 2, steps, h, b).transpose(1, 0, 2, 4, 3)
-        a = prod[0] + self.b1[:, :, None, :]  # (R, T, B, h)
+        prod = np.matmul(self.stacked, z.astype(self._dtype).transpose(0, 2, 1))  # (R, 2 T h, B)
+        prod = np.ascontiguousarray(prod.reshape(n, 2, steps, h, b).transpose(1, 0, 2, 4, 3), dtype=np.float64)
+        a = prod[0]
+        a += self.b1[:, :, None, :]  # (R, T, B, h)
         mz = prod[1]  # (S + R) z
         hid, s = dpsgd.elu_parts(a)
         s2 = np.where(a < 0.0, s, 0.0)  # elu''
-        p = dpsgd.softmax(np.einsum("rtkh,rtbh->rtbk", self.w2, hid) + self.b2[:, :, None, :], inplace=True)
+        o = np.matmul(hid, self.w2t)
+        o += self.b2[:, :, None, :]
+        p = dpsgd.softmax(o, inplace=True)
         e = p - self.onehot
-        back = np.einsum("rtkh,rtbk->rtbh", self.w2, e)  # W2^T e
+        back = np.matmul(e, self.w2)  # W2^T e
         delta = s * back
         zsq = (z * z).sum(-1)[:, None, :]  # (R, 1, B)
-        norm = np.sqrt(np.maximum((delta * delta).sum(-1) * (zsq + 1.0) + (e * e).sum(-1) * ((hid * hid).sum(-1) + 1.0), 1e-300))
+        hsq1 = (hid * hid).sum(-1) + 1.0
+        norm = np.sqrt(np.maximum((delta * delta).sum(-1) * (zsq + 1.0) + (e * e).sum(-1) * hsq1, 1e-300))
         c = np.minimum(1.0, self.clip_norm / norm)  # (R, T, B)
-        alpha = c[..., None] * delta  # the clipped first-layer gradient is alpha z^T
+        cc = c[..., None]
+        alpha = cc * delta  # the clipped first-layer gradient is alpha z^T
         corr, saz, sat_alpha = self._active(alpha, z)
         # the small blocks, dense: b1 (clipped gradient alpha), b2 (c e) and W2 (c e hid^T)
-        ce = c[..., None] * e
-        rb1, rb2, rw2 = self.rb1[:, :, None], self.rb2[:, :, None], self.rw2
+        ce = cc * e
+        rb1, rb2 = self.rb1[:, :, None], self.rb2[:, :, None]
         d_b1, d_b2 = alpha - rb1, ce - rb2
-        d_w2 = ce[..., :, None] * hid[..., None, :]
-        d_w2 -= rw2[:, :, None]
+        d_w2 = np.einsum("rtbk,rtbh->rtbkh", ce, hid)  # (faster than broadcasting over axes of 10)
+        d_w2 -= self.rw2[:, :, None]
+        l1_w2 = np.abs(d_w2).sum(axis=(-2, -1))
         sd_w2 = np.sign(d_w2)
-        rw2_hid = np.einsum("rtkh,rtbh->rtbk", rw2, hid)
-        sd_hid = np.einsum("rtbkh,rtbh->rtbk", sd_w2, hid)
+        rw2_hid = np.matmul(hid, self.rw2t)
+        sd_hid = np.matmul(sd_w2, hid[..., None])[..., 0]
         v_b1, v_b2 = np.sign(d_b1) - rb1, np.sign(d_b2) - rb2  # v = dL / d(clipped gradient)
-        per_step = (np.abs(d_b1).sum(-1) - (alpha * rb1).sum(-1) + np.abs(d_b2).sum(-1) - (ce * rb2).sum(-1)
-                    + np.abs(d_w2).sum(axis=(-2, -1)) - (ce * rw2_hid).sum(-1) - (alpha * mz).sum(-1))
+        per_step = (np.abs(d_b1).sum(-1) - (alpha * (rb1 + mz)).sum(-1) + np.abs(d_b2).sum(-1) + l1_w2
+                    - (ce * (rb2 + rw2_hid)).sum(-1))
         loss = self.l1_const[:, None] + per_step.sum(axis=1) + 2.0 * corr
-        v_w1_z = 2.0 * saz - mz  # v_W1 z, v_W1 = sign(alpha z^T - R) - R
-        vg = (alpha * (v_w1_z + v_b1)).sum(-1) + (ce * (sd_hid - rw2_hid + v_b2)).sum(-1)  # <v, clipped gradient>
+        v_w1 = 2.0 * saz - mz + v_b1  # v_W1 z + v_b1, v_W1 = sign(alpha z^T - R) - R
+        v_w2 = sd_hid - rw2_hid + v_b2  # v_W2 hid + v_b2
+        vg = (alpha * v_w1).sum(-1) + (ce * v_w2).sum(-1)  # <v, clipped gradient>
         # through the clipping: u = c (v - proj g_clipped), proj = <v, g_clipped> / |g_clipped|^2 when clipped
         proj = np.where(norm > self.clip_norm, vg / np.maximum(c * norm, 1e-300) ** 2, 0.0)[..., None]
-        cc = c[..., None]
-        m = cc * (v_w1_z + v_b1 - proj * (zsq[..., None] + 1.0) * alpha)  # u_W1 z + u_b1
-        n_vec = cc * (sd_hid - rw2_hid + v_b2 - proj * ((hid * hid).sum(-1, keepdims=True) + 1.0) * ce)  # u_W2 hid + u_b2
-        u_w2_e = cc * (np.einsum("rtbkh,rtbk->rtbh", sd_w2, e) - np.einsum("rtkh,rtbk->rtbh", rw2, e) - proj * (ce * e).sum(-1, keepdims=True) * hid)
-        v_o = n_vec + np.einsum("rtkh,rtbh->rtbk", self.w2, s * m)
+        m = cc * (v_w1 - proj * (zsq[..., None] + 1.0) * alpha)  # u_W1 z + u_b1
+        n_vec = cc * (v_w2 - proj * hsq1[..., None] * ce)  # u_W2 hid + u_b2
+        u_w2_e = np.matmul(e[..., None, :], sd_w2)[..., 0, :]
+        u_w2_e -= np.matmul(e, self.rw2)
+        u_w2_e -= proj * (ce * e).sum(-1, keepdims=True) * hid
+        u_w2_e *= cc
+        v_o = n_vec + np.matmul(s * m, self.w2t)
         pv = p * v_o - p * (p * v_o).sum(-1, keepdims=True)  # softmax Jacobian
-        d_a = s * np.einsum("rtkh,rtbk->rtbh", self.w2, pv) + s2 * back * m + s * u_w2_e
+        d_a = s * (np.matmul(pv, self.w2) + u_w2_e) + s2 * back * m
         # W1^T d_a - (S + R)^T alpha in one product; then the active entries and the projection's z term
         rhs = np.stack([d_a, -alpha], axis=1).transpose(0, 3, 1, 2, 4).reshape(n, b, 2 * steps * h)
         grad = np.matmul(rhs.astype(self._dtype), self.stacked).astype(np.float64)
