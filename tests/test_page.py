@@ -244,6 +244,22 @@ def test_legend_never_covers_data():
     assert leg2.get_window_extent().x1 <= fig2.bbox.x1  # within the figure's width
 
 
+def test_legend_below_keeps_the_panel_as_wide_as_the_column():
+    """Hayes et al.'s Figure 2: a legend beside the panel left its axes 45 % of the column; "below" puts it under
+    the axis label, and the panel keeps most of the figure's width."""
+    import numpy as np
+
+    fig, (ax,) = plotting.column_figure(1, 1, row_height=3.6)
+    for k in range(6):
+        ax.plot(np.arange(3), np.arange(3) * 0.1 + k * 0.1, "o", label=f"a fairly long legend entry {k}")
+    ax.set_xlabel("epsilon")
+    leg = plotting.legend(ax, loc="below")
+    fig.canvas.draw()
+    box, label = ax.get_window_extent(), ax.xaxis.get_tightbbox(fig.canvas.get_renderer())
+    assert leg.get_window_extent().y1 <= label.y0 + 1  # under the axis label, on no data
+    assert box.width >= 0.8 * fig.bbox.width and leg.get_window_extent().x1 <= fig.bbox.x1
+
+
 def test_legend_sees_a_two_point_line_across_its_box():
     """rtm_auditing's Fig. 3a: the dotted chance diagonal, drawn from two points, ran under the legend, since a
     segment was sampled at 12 points only; it is now sampled every two pixels."""

@@ -126,9 +126,10 @@ def legend(ax, *args, **kwargs):
 
     The legend is framed and tried where asked (``loc``, "best" by default), then in the other corners and edges
     of the axes; the first place where no plotted point or line lies under it is kept.  Only when every place
-    inside covers data does it become a figure legend under the panels (never beside them: the figure keeps the
-    column's width).  Long bar markers ("_", drawn 20-30 points wide over a category) are drawn at the legend's
-    handle length, so they do not stick out of its frame.  Returns the legend.
+    inside covers data (or when ``loc="below"``) does it go under the panel's axis label, in as many columns as fit
+    (never beside the panel: the panel keeps the column's width).  Long bar markers ("_", drawn 20-30 points wide
+    over a category) are drawn at the legend's handle length, so they do not stick out of its frame.  Returns the
+    legend.
     """
     return _fit_handles(_place_legend(ax, *args, **kwargs))
 
@@ -174,15 +175,16 @@ def _place_legend(ax, *args, **kwargs):
     if anchor is not None:
         return ax.legend(*args, bbox_to_anchor=anchor, **kwargs)  # placed outside by the caller
     ax.figure.canvas.draw()
-    pts, areas = _drawn_points(ax), _drawn_areas(ax)
     asked = kwargs.pop("loc", "best")
-    for loc in dict.fromkeys([asked, "upper left", "upper right", "lower right", "lower left", "center right",
-                              "center left", "upper center", "lower center"]):
-        leg = ax.legend(*args, loc=loc, **kwargs)
-        ax.figure.canvas.draw()
-        if not _covers(leg.get_window_extent().padded(2.0), pts, areas):
-            return leg
-        leg.remove()
+    if asked != "below":
+        pts, areas = _drawn_points(ax), _drawn_areas(ax)
+        for loc in dict.fromkeys([asked, "upper left", "upper right", "lower right", "lower left", "center right",
+                                  "center left", "upper center", "lower center"]):
+            leg = ax.legend(*args, loc=loc, **kwargs)
+            ax.figure.canvas.draw()
+            if not _covers(leg.get_window_extent().padded(2.0), pts, areas):
+                return leg
+            leg.remove()
     # no free place: under this panel's axis label (constrained layout makes room below; two panels of a row each
     # keep their own legend, where one figure legend per panel would lie on top of each other), in as many columns
     # as fit the panel's width, else as few as fit the figure's

@@ -76,7 +76,7 @@ def figure1(fig1, epsilons, baselines, delta, targets, side):
     ax.axvspan(1e2, 1e3, color="0.9", zorder=0, label="paper's knee")
     ax.set(xscale="log", yscale="log", ylim=(1e-3, 1), xlabel=rf"$\varepsilon$ ($\delta$ = {delta:g})",
            ylabel="MSE to the target", title="a: error of the reconstruction")
-    plotting.legend(ax, fontsize=8, loc="center left", bbox_to_anchor=(1.0, 0.5))
+    plotting.legend(ax, fontsize=8, loc="below")
     ax_img.imshow(image_strip(targets, [fig1[x]["rec"] for x in epsilons], side, columns=16), cmap="gray", vmin=0, vmax=1)  # fills the width
     ax_img.set_yticks([side // 2 + (side + 1) * i for i in range(len(epsilons) + 1)],
                       ["targets"] + [f"ε = {x:g}" for x in epsilons])
@@ -266,7 +266,7 @@ def see_fig12(fig12, rhos, epsilons, log_kappa, blank_rate, dim, data_name):
 
 def figure2(fig2, epsilons, prior_size):
     """Figure 2: Alg. 2 and the likelihood attack, the converted gradient attack, the three bounds, per epsilon."""
-    fig, (ax,) = plotting.column_figure(1, 1, row_height=3.4)
+    fig, (ax,) = plotting.column_figure(1, 1, row_height=3.8)
     x = np.arange(len(epsilons))
     for k, (name, key) in enumerate((("prior-aware (Alg. 2)", "prior-aware"), ("likelihood (App. G)", "likelihood"))):
         errorbars(ax, x + 0.16 * (k - 1), [fig2[e]["res"].rate(key) for e in epsilons], fmt="o", color=ATTACK_COLORS[key], label=name)
@@ -282,7 +282,7 @@ def figure2(fig2, epsilons, prior_size):
     ax.axhline(1.0 / prior_size, color="0.6", ls=":", lw=1, label=rf"prior $\kappa$ = 1/{prior_size}")
     ax.set_xticks(x, [f"ε = {e:g}" for e in epsilons])
     ax.set(ylim=SUCCESS_LIMITS, ylabel="success probability")
-    plotting.legend(ax, loc="center left", bbox_to_anchor=(1.0, 0.5))
+    plotting.legend(ax, loc="below")
     return fig
 
 
@@ -335,7 +335,7 @@ def see_fig2(fig2, epsilons, found):
 
 def figure3(fig3, bounds, epsilons, sizes):
     """Figure 3: Alg. 2 and the bound against the prior size, per epsilon."""
-    fig, (ax,) = plotting.column_figure(1, 1, row_height=3.4)
+    fig, (ax,) = plotting.column_figure(1, 1, row_height=3.8)
     for i, eps in enumerate(epsilons):
         errorbars(ax, sizes, [fig3[eps].rate("prior-aware", n) for n in sizes], fmt="o", color=f"C{i}",
                   label=f"attack, ε = {eps:g}")
@@ -343,7 +343,7 @@ def figure3(fig3, bounds, epsilons, sizes):
     ax.plot(sizes, 1.0 / np.array(sizes), "k:", lw=1, label=r"prior $1/n$")
     ax.set_xscale("log", base=2)
     ax.set(xlabel=r"prior size $n = |\pi|$", ylabel="success probability", ylim=SUCCESS_LIMITS)
-    plotting.legend(ax, loc="center left", bbox_to_anchor=(1.0, 0.5))
+    plotting.legend(ax, loc="below")
     return fig
 
 
@@ -369,7 +369,7 @@ def see_fig3(fig3, bounds, epsilons, sizes, sound):
 
 def figure8(fig8, epsilons, sizes):
     """Figure 8: the prior-aware attack and the converted gradient attack per prior size."""
-    fig, (ax,) = plotting.column_figure(1, 1, row_height=3.2)
+    fig, (ax,) = plotting.column_figure(1, 1, row_height=3.6)
     for i, e in enumerate(epsilons):
         errorbars(ax, np.array(sizes) * 0.94, [fig8[(e, n)]["prior_aware"] for n in sizes], fmt="o-", color=f"C{i}",
                   label=f"prior-aware, ε = {e:g}")
@@ -378,7 +378,7 @@ def figure8(fig8, epsilons, sizes):
     ax.plot(sizes, 1.0 / np.array(sizes), "k:", lw=1, label=r"prior $1/n$")
     ax.set_xscale("log", base=2)
     ax.set(xlabel=r"prior size $n$", ylabel="success probability", ylim=SUCCESS_LIMITS)
-    plotting.legend(ax, loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=8)
+    plotting.legend(ax, loc="below", fontsize=8)
     return fig
 
 
@@ -442,13 +442,13 @@ def _bound_bars(fig, ax, bounds, epsilons, prior_size, ylabel):
     ax.axhline(1.0 / prior_size, color="0.6", ls=":", lw=1, label=r"prior $\kappa$")
     ax.set_xticks(x, [f"ε = {e:g}" for e in epsilons])
     ax.set(ylim=SUCCESS_LIMITS, ylabel=ylabel)
-    plotting.legend(ax, loc="center left", bbox_to_anchor=(1.0, 0.5))
+    plotting.legend(ax, loc="below")
     return fig
 
 
 def figure4(fig4, bounds, epsilons, prior_size):
     """Figure 4: Algorithms 2 and 3 and the likelihood attack under sampling, and the bound."""
-    fig, (ax,) = plotting.column_figure(1, 1, row_height=3.2)
+    fig, (ax,) = plotting.column_figure(1, 1, row_height=3.6)
     x = np.arange(len(epsilons))
     for k, (key, name) in enumerate((("prior-aware", "Alg. 2"), ("improved", "Alg. 3 (top qT)"), ("likelihood", "App. G likelihood"))):
         errorbars(ax, x + 0.1 * (k - 1), [fig4[e].rate(key) for e in epsilons], fmt="o", color=ATTACK_COLORS[key], label=name)
@@ -473,7 +473,7 @@ def see_fig4(fig4, epsilons):
 
 def figure5(fig5, bounds, rates, paper_points, prior_size):
     """Figure 5b: Alg. 3 and the bound against the sampling rate, with the values the paper's text states."""
-    fig, (ax,) = plotting.column_figure(1, 1, row_height=3.2)
+    fig, (ax,) = plotting.column_figure(1, 1, row_height=3.6)
     errorbars(ax, rates, [fig5[q].rate("improved") for q in rates], fmt="o-", color=ATTACK_COLORS["improved"], label="Alg. 3 (ours)")
     ax.plot(rates, [bounds[q] for q in rates], "k-", marker=".", label="upper bound (ours)")
     for what, color, label in (("improved_attack", ATTACK_COLORS["improved"], "attack, paper (MNIST)"), ("upper_bound", "k", "bound, paper")):
@@ -481,7 +481,7 @@ def figure5(fig5, bounds, rates, paper_points, prior_size):
     ax.axhline(1.0 / prior_size, color="0.6", ls=":", lw=1)
     ax.set_xscale("log")
     ax.set(xlabel="sampling rate q", ylabel="success probability")
-    plotting.legend(ax, loc="center left", bbox_to_anchor=(1.0, 0.5))
+    plotting.legend(ax, loc="below")
     return fig
 
 
@@ -537,7 +537,7 @@ def figure14(fig14, bounds, epsilons, rates, sizes):
             spare.axis("off")
         plotting.legend(axes[len(epsilons)], handles, labels, fontsize=8, loc="center")
     else:
-        plotting.legend(axes[-1], fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5))
+        plotting.legend(axes[-1], fontsize=7, loc="below")
     return fig
 
 
@@ -559,7 +559,7 @@ def see_fig14(grows, rates, trials):
 
 def figure10(fig10, known_sizes, epsilons, prior_size):
     """Figure 10: Alg. 2 with and without subtracting the known gradients, per number of known images."""
-    fig, (ax,) = plotting.column_figure(1, 1, row_height=3.2)
+    fig, (ax,) = plotting.column_figure(1, 1, row_height=3.6)
     for i, m in enumerate(known_sizes):
         for key, ls in (("prior-aware", "-"), ("no subtraction", "--")):
             errorbars(ax, epsilons, [fig10[(m, e)].rate(key) for e in epsilons], ls=ls, marker="o", color=f"C{i}",
@@ -567,7 +567,7 @@ def figure10(fig10, known_sizes, epsilons, prior_size):
     ax.axhline(1.0 / prior_size, color="0.6", ls=":", lw=1, label=r"prior $\kappa$")
     ax.set_xscale("log")
     ax.set(xlabel=r"$\varepsilon$", ylabel="success probability", ylim=SUCCESS_LIMITS)
-    plotting.legend(ax, loc="center left", bbox_to_anchor=(1.0, 0.5))
+    plotting.legend(ax, loc="below")
     return fig
 
 
@@ -584,7 +584,7 @@ def see_fig10(fig10, known_sizes, top, at_chance, kappa):
 
 def figure9(data_prior, noise_prior, bounds, epsilons, prior_size, data_name):
     """Figure 9: Alg. 2 with a prior from the data and from uniform noise."""
-    fig, (ax,) = plotting.column_figure(1, 1, row_height=3.2)
+    fig, (ax,) = plotting.column_figure(1, 1, row_height=3.6)
     x = np.arange(len(epsilons))
     errorbars(ax, x - 0.08, [data_prior[e].rate("prior-aware") for e in epsilons], fmt="o", color="C0", label=f"{data_name} prior")
     errorbars(ax, x + 0.08, [noise_prior[e].rate("prior-aware") for e in epsilons], fmt="s", color="C1", label="uniform-noise prior")
@@ -606,14 +606,14 @@ def see_fig9(data_prior, noise_prior, bounds, epsilons, trials):
 
 def figure7(fig7, bounds, widths, epsilons, parameters, prior_size):
     """Figure 7: Alg. 2 against the number of trainable parameters, with the width-free bound."""
-    fig, (ax,) = plotting.column_figure(1, 1, row_height=3.2)
+    fig, (ax,) = plotting.column_figure(1, 1, row_height=3.6)
     for i, e in enumerate(epsilons):
         errorbars(ax, [parameters[h] for h in widths], [fig7[(h, e)].rate("prior-aware") for h in widths], fmt="o-",
                   color=f"C{i}", label=f"Alg. 2, ε = {e:g}")
         ax.axhline(bounds[e], color=f"C{i}", ls="--", lw=1, label=f"bound, ε = {e:g}")
     ax.axhline(1.0 / prior_size, color="0.6", ls=":", lw=1, label=r"prior $\kappa$")
     ax.set(xscale="log", xlabel="trainable parameters", ylabel="success probability", ylim=SUCCESS_LIMITS)
-    plotting.legend(ax, loc="center left", bbox_to_anchor=(1.0, 0.5))
+    plotting.legend(ax, loc="below")
     return fig
 
 
