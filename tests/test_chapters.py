@@ -322,6 +322,11 @@ def test_report_counts_records_by_page_and_says_none_failing_only_when_none_fail
     assert rows[0][:8] == ["{doc}`rero_bounds`", 2, 1, 1, 1, 0, 0, 0] and rows[-1][1] == "**3**"
     assert "3 numbers and claims" in report.verdict(registry) and "**none failing**" in report.verdict(registry)
     assert report.headline(registry)["n_match"] == "1"
+    assert len(rows) == 3  # a paper with one page has no subtotal row
+    registry["rero_sampling_rate"] = [_record("e", "Hayes et al. 2023, Fig. 5a", "match")]
+    header, rows = report.summary_rows(registry)
+    assert rows[2] == ["*Kaissis et al. 2023a (ReRo)'s pages*", "*3*", "*1*", "*2*", "*1*", "*0*", "*0*", "*0*"]
+    assert rows[-1][1] == "**4**" and "4 numbers and claims" in report.verdict(registry)  # subtotals not counted twice
     with pytest.raises(ValueError, match="none of the four papers"):
         report.by_paper({"x": [_record("d", "Somebody 2020", "match")]})
 

@@ -24,18 +24,24 @@ def by_paper(registry: dict) -> dict:
 
 
 def summary_rows(registry: dict) -> tuple[list, list]:
-    """(header, rows) of the records counted by page, grouped by paper, with a bold total row."""
-    rows = []
-    for names in PAPERS.values():
+    """(header, rows) of the records counted by page, grouped by paper: each paper's pages, then an italic row of
+    their subtotals; a bold total row last."""
+    rows, pages = [], []
+    for paper, names in PAPERS.items():
+        group = []
         for name in names:
             if not registry.get(name):
                 continue
             recs, own = results.split_own(registry[name])  # our own checks are verified too, but counted apart
             st, st_own = [results.status_of(r) for r in recs], [results.status_of(r) for r in own]
-            rows.append([f"{{doc}}`{name}`", len(recs), sum(r["kind"] == "claim" for r in recs), st.count("match"),
-                         st.count("explained"), st.count("not compared"), sum((st + st_own).count(s) for s in results.FAILING),
-                         len(own)])
-    total = [sum(r[i] for r in rows) for i in range(1, len(rows[0]))]
+            group.append([f"{{doc}}`{name}`", len(recs), sum(r["kind"] == "claim" for r in recs), st.count("match"),
+                          st.count("explained"), st.count("not compared"), sum((st + st_own).count(s) for s in results.FAILING),
+                          len(own)])
+        rows += group
+        pages += group
+        if len(group) > 1:
+            rows.append([f"*{paper}'s pages*"] + [f"*{sum(r[i] for r in group)}*" for i in range(1, len(group[0]))])
+    total = [sum(r[i] for r in pages) for i in range(1, len(pages[0]))]
     return (["page (grouped by the paper it follows, as below)", "records", "claims", "match", "explained", "not compared",
              "failing", "own checks"], rows + [["**all pages**"] + [f"**{v}**" for v in total]])
 
