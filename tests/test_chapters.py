@@ -394,3 +394,14 @@ def test_figure_5b_says_how_each_stated_value_fares(states, says):
 
 def test_risk_report_shows_a_bayes_bound_near_guessing_as_its_excess():
     assert rr._above_guessing(0.99 + 1.2e-6, 0.99) == "0.99 + 1.3e-06" and rr._above_guessing(0.75, 0.5) == "0.7500"
+
+
+def test_risk_report_glance_reads_the_first_run_at_the_smallest_levels_rounded_up():
+    report = SimpleNamespace(epsilon_pld=7.91234, gdp=SimpleNamespace(mu=1.123451, regret=0.0123),
+                             tpr=np.array([0.2, 0.0123451]), rero=SimpleNamespace(upper=np.array([0.5, 0.0123451])),
+                             rtm=SimpleNamespace(tpr_upper=np.array([0.1, 0.00123451]), gamma_upper=np.array([0.3, 0.00223451]),
+                                                 dimension=1))
+    text = rr.glance_reading([("A", 9.4, 0.3, 2000)], [report], 1e-5, np.array([0.1, 1e-3]), np.array([0.1, 1e-3]))
+    assert text.startswith("the first run, A, satisfies (ε = 7.913, δ = 1e-05)-DP and μ = 1.1235-GDP")
+    assert "TPR above 0.01235 at FPR 0.001" in text and "above 0.01235 at prior κ = 0.001" in text
+    assert "In the relaxed threat model (d = 1) these two bounds fall to 0.001235 and 0.002235." in text

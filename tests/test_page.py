@@ -43,6 +43,9 @@ def test_glance_counts_the_records_and_links_errata(recorded):
     assert text.startswith(":::{admonition} Results at a glance") and text.rstrip().endswith(":::")
     assert "2 printed values and 1 claim, of which 1 match, 1 explained deviation, 1 not compared" in text
     assert "{ref}`demo-prior`" in text and "Table 1 and Figure 2" in text
+    assert "**Found:**" not in text
+    found = page.glance("demo_nb", "Table 1", found="ε = 7.913 for the first run.")
+    assert found.index("**Compared with the paper:**") < found.index("**Found:** ε = 7.913 for the first run.")
 
 
 def test_glance_names_failing_records(recorded):
@@ -404,10 +407,13 @@ def test_every_chapter_says_what_it_reproduces_with_a_citation(tmp_path):
 def test_boxes_glue_the_glance_and_the_rerun_box(monkeypatch):
     glued = {}
     monkeypatch.setattr(page, "glue", lambda name, value: glued.setdefault(name, value.data))
-    monkeypatch.setattr(page, "glance", lambda nb, reproduces, namespace=None: f"glance of {nb}: {reproduces}")
+    monkeypatch.setattr(page, "glance", lambda nb, reproduces, namespace=None, found=None: f"glance of {nb}: {reproduces}{found or ''}")
     monkeypatch.setattr(page, "rerun", lambda nb, namespace=None: f"rerun of {nb}")
     page.boxes("guo_comparison", {})
     assert glued == {"glance": f"glance of guo_comparison: {results.reproduces('guo_comparison')}", "rerun": "rerun of guo_comparison"}
+    glued.clear()
+    page.boxes("guo_comparison", {}, found=" and a finding")
+    assert glued["glance"].endswith(" and a finding")  # passed on to the glance
 
 
 def test_numbers_write_parameters_as_the_prose_does():

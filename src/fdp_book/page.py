@@ -39,13 +39,15 @@ def plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
 
-def glance(notebook: str, reproduces: str, directory: Path | None = None, namespace: dict | None = None) -> str:
+def glance(notebook: str, reproduces: str, directory: Path | None = None, namespace: dict | None = None,
+           found: str | None = None) -> str:
     """MyST markdown of the "Results at a glance" box of ``notebook``, from its recorded results.
 
     ``reproduces`` names the paper's figures and tables the page reproduces (with citations).  The box
     also says how this run is scaled down from the paper: every parameter whose comment in the
     parameters cell gives the paper's value ("(the paper: 10,000)"), with this run's value from
-    ``namespace`` (a notebook passes ``globals()``; the default otherwise).
+    ``namespace`` (a notebook passes ``globals()``; the default otherwise).  ``found`` (MyST) is the run's headline
+    reading, shown after the comparison for a page whose main numbers are not the paper's (the risk report).
     """
     if not reproduces:
         raise ValueError("reproduces must name what the page reproduces")
@@ -70,6 +72,8 @@ def glance(notebook: str, reproduces: str, directory: Path | None = None, namesp
     else:  # a rerun whose settings are all other than the paper's records nothing the paper prints
         lines.append("**Compared with the paper:** nothing; no number of this run is one the paper prints (its "
                      f"parameters differ from the paper's).{besides}")
+    if found:
+        lines += ["", f"**Found:** {found}"]
     namespace = namespace or {}
     scaled = []
     has_schema = parameters.schema_path(notebook).is_file()  # (a results-only test fixture has none)
@@ -94,12 +98,13 @@ def glance(notebook: str, reproduces: str, directory: Path | None = None, namesp
     return f":::{{admonition}} Results at a glance\n:class: tip\n\n{body}\n:::\n"
 
 
-def boxes(notebook: str, namespace: dict, reproduces: str | None = None) -> None:
+def boxes(notebook: str, namespace: dict, reproduces: str | None = None, found: str | None = None) -> None:
     """Glue the page's "Results at a glance" (``glance``) and "Rerun this page" (``rerun``) boxes, written from this
-    run's records and parameters; ``reproduces`` defaults to the chapter's ``reproduces:`` in data/paper."""
+    run's records and parameters; ``reproduces`` defaults to the chapter's ``reproduces:`` in data/paper, ``found``
+    is :func:`glance`'s."""
     from IPython.display import Markdown
 
-    glue("glance", Markdown(glance(notebook, reproduces or results.reproduces(notebook), namespace=namespace)))
+    glue("glance", Markdown(glance(notebook, reproduces or results.reproduces(notebook), namespace=namespace, found=found)))
     glue("rerun", Markdown(rerun(notebook, namespace)))
 
 

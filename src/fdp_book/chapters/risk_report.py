@@ -61,6 +61,20 @@ def report_rows(runs, reports, delta: float, kappa, fpr, prior) -> tuple[list, l
     return ["reading"] + [label for label, *_ in runs], rows
 
 
+def glance_reading(runs, reports, delta: float, kappa, fpr) -> str:
+    """The glance box's headline: the first run read four ways, as in the table's first column (upper bounds rounded
+    up), with the smallest FPR and prior."""
+    (label, *_), r = runs[0], reports[0]
+    i, k = _lowest_fpr(fpr), int(np.argmin(kappa))
+    eps = _up(r.epsilon_pld) if r.epsilon_pld is not None else "inf"
+    return (f"the first run, {label}, satisfies (ε = {eps}, δ = {delta:g})-DP and μ = {_up(r.gdp.mu, 5)}-GDP at regret "
+            f"{times_ten(r.gdp.regret, 2)}; no membership test reaches a TPR above {_up(r.tpr[i])} at FPR {fpr[i]:g}, and no "
+            f"reconstruction succeeds with probability above {_up(r.rero.upper[k])} at prior κ = {kappa[k]:g}. In the relaxed "
+            f"threat model (d = {r.rtm.dimension}) these two bounds fall to {_up(r.rtm.tpr_upper[i])} and "
+            f"{_up(r.rtm.gamma_upper[k])}. "
+            "The table of *One run, four readings* below reads every run.")
+
+
 def report_figure(report):
     """The report's four panels (:func:`fdp.presentation.figure`) at the book's column width."""
     fig, axes = plotting.column_figure(nrows=2, ncols=2, row_height=3.0)
