@@ -438,3 +438,13 @@ def test_the_glance_names_a_parameter_by_its_meaning_without_the_tables_notes():
 def test_intervals_and_bold_totals_still_read_as_numbers():
     text = page.table(["page", "records", "μ* lies in"], [["{doc}`a`", "12", "[1.2, 1.3]"], ["**all**", "**12**", "inf"]])
     assert text.splitlines()[1] == "|---|---:|---:|"
+
+
+def test_commonmark_writes_a_page_for_jupyter_with_citations_as_author_and_year():
+    """Jupyter renders no MyST: the glance box showed raw keys ("gomez2025gdp") where the book shows a citation."""
+    text = page.commonmark(":::{admonition} Results at a glance\n:class: tip\n\n**Reproduces:** {cite}`gomez2025gdp`, "
+                           "Sec. 5, as {cite:t}`kaissis2023rero` and {cite}`hayes2023bounding, kaissis2023rtm` read it; "
+                           "{cite}`unknown2000` and {ref}`the erratum <hayes-fig1-knee>`\n:::")
+    assert text.splitlines()[0] == "**Results at a glance**" and ":class:" not in text and ":::" not in text
+    assert ("**Reproduces:** (Gomez et al. 2025), Sec. 5, as Kaissis et al. (2023a) and (Hayes et al. 2023; Kaissis "
+            "et al. 2023b) read it; (unknown2000) and the erratum") in text

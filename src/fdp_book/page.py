@@ -194,15 +194,46 @@ _DIRECTIVE = re.compile(r"^:{3,}\{[\w:-]+\}\s*(.*)$")
 _ROLE = re.compile(r"\{[\w:-]+\}`([^`<]*?)\s*(?:<([^>`]*)>)?`")
 
 
+_CITE = re.compile(r"\{cite(:t|:p)?\}`([^`]+)`")
+
+
+def _bibliography() -> dict:
+    """``key -> (authors, year)`` of the book's references (book/references.bib), as the book's citations name them:
+    "Hayes et al." for three or more authors; empty outside the repository."""
+    path = ROOT / "book" / "references.bib"
+    if not path.is_file():
+        return {}
+    out = {}
+    for key, body in re.findall(r"@\w+\{([^,\s]+),(.*?)\n\}", path.read_text(), flags=re.S):
+        author, year = re.search(r"author\s*=\s*\{(.*)\},?\s*$", body, flags=re.M), re.search(r"year\s*=\s*\{(.*?)\}", body)
+        if author and year:
+            names = [a.split(",")[0].strip().strip("{}") for a in author.group(1).split(" and ")]
+            out[key] = (names[0] + (" et al." if len(names) > 2 else f" and {names[1]}" if len(names) == 2 else ""), year.group(1))
+    return out
+
+
+def _cite(match, bib: dict) -> str:
+    """A citation role as text: ``{cite:t}`` as "Hayes et al. (2023)", ``{cite}`` as "(Hayes et al. 2023)"; an
+    unknown key as itself."""
+    textual, keys = match.group(1) == ":t", [k.strip() for k in match.group(2).split(",")]
+    if textual:
+        return "; ".join(f"{bib[k][0]} ({bib[k][1]})" if k in bib else k for k in keys)
+    return "(" + "; ".join(f"{bib[k][0]} {bib[k][1]}" if k in bib else k for k in keys) + ")"
+
+
 def commonmark(text: str) -> str:
     """A page's MyST (boxes, roles) as plain Markdown, for Jupyter, which renders no MyST: a directive's title in
-    bold, its options and closing fence dropped, a role as its text (``{ref}`erratum <label>``` -> erratum)."""
-    lines = []
+    bold, its options and closing fence dropped, a citation as author and year (:func:`_cite`), another role as its
+    text (``{ref}`erratum <label>``` -> erratum)."""
+    lines, bib = [], None
     for line in text.splitlines():
         directive = _DIRECTIVE.match(line)
         if directive:
             lines.append(f"**{directive.group(1)}**" if directive.group(1) else "")
         elif not re.match(r"^(:{3,}\s*|:[\w-]+:.*)$", line):
+            if _CITE.search(line):
+                bib = _bibliography() if bib is None else bib
+                line = _CITE.sub(lambda m: _cite(m, bib), line)
             lines.append(_ROLE.sub(lambda m: m.group(1) or m.group(2) or "", line))
     return "\n".join(lines)
 
