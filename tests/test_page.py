@@ -159,12 +159,12 @@ def test_glue_shows_a_readable_copy_outside_the_books_build_only(monkeypatch):
     glued, shown = [], []
     monkeypatch.setattr(myst_nb, "glue", lambda name, value, display: glued.append((name, display)))
     monkeypatch.setattr(IPython.display, "display", lambda obj, metadata=None: shown.append((obj.data, metadata)))
-    box = ":::{admonition} Results at a glance\n:class: tip\n\nSee {ref}`the erratum <x-y>` and {cite}`hayes2023`.\n:::"
+    box = ":::{admonition} Results at a glance\n:class: tip\n\nSee {ref}`the erratum <x-y>` and {cite}`hayes2023bounding`.\n:::"
     for show in (True, False):
         monkeypatch.setattr(page, "SHOW", show)
         page.paste(glance=Markdown(box), number="1.5")
     assert glued == [("glance", False), ("number", False)] * 2
-    assert shown == [("**Results at a glance**\n\nSee the erratum and hayes2023.", page.JUPYTER_COPY)]
+    assert shown == [("**Results at a glance**\n\nSee the erratum and (Hayes et al. 2023).", page.JUPYTER_COPY)]
 
 
 def test_paste_glues_each_value_without_displaying_it(monkeypatch):
