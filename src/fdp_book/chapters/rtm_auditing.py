@@ -41,7 +41,6 @@ def plot_audit(ax, a, b, curves, title, legend=True):
     ax.plot([0, 1], [1, 0], ":", color="0.6", lw=1)
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
-    ax.set_aspect("equal")
     ax.set(xlabel=r"type-I error $\alpha$", ylabel=r"type-II error $\beta$", title=title)
     if legend:  # (a neighbouring panel may hold it instead)
         plotting.legend(ax, fontsize=8, loc="upper right")
