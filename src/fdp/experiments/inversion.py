@@ -169,7 +169,7 @@ class Eq1:
         proj = np.where(norm > self.clip_norm, vg / np.maximum(c * norm, 1e-300) ** 2, 0.0)[..., None]
         m = cc * (v_w1 - proj * (zsq[..., None] + 1.0) * alpha)  # u_W1 z + u_b1
         n_vec = cc * (v_w2 - proj * hsq1[..., None] * ce)  # u_W2 hid + u_b2
-        u_w2_e = np.matmul(e[..., None, :], sd_w2)[..., 0, :]
+        u_w2_e = np.matmul(e[..., None, :], sd_w2)[..., 0, :]  # U_W2^T e = c (v_W2^T e - proj (c e . e) hid)
         u_w2_e -= np.matmul(e, self.rw2)
         u_w2_e -= proj * (ce * e).sum(-1, keepdims=True) * hid
         u_w2_e *= cc
