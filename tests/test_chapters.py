@@ -325,7 +325,7 @@ def test_report_counts_records_by_page_and_says_none_failing_only_when_none_fail
     assert len(rows) == 3  # a paper with one page has no subtotal row
     registry["rero_sampling_rate"] = [_record("e", "Hayes et al. 2023, Fig. 5a", "match")]
     header, rows = report.summary_rows(registry)
-    assert rows[2] == ["*Kaissis et al. 2023a (ReRo)'s pages*", "*3*", "*1*", "*2*", "*1*", "*0*", "*0*", "*0*"]
+    assert rows[2] == ["*subtotal: Kaissis et al. 2023a (ReRo)*", "*3*", "*1*", "*2*", "*1*", "*0*", "*0*", "*0*"]
     assert rows[-1][1] == "**4**" and "4 numbers and claims" in report.verdict(registry)  # subtotals not counted twice
     with pytest.raises(ValueError, match="none of the four papers"):
         report.by_paper({"x": [_record("d", "Somebody 2020", "match")]})
@@ -405,3 +405,6 @@ def test_risk_report_glance_reads_the_first_run_at_the_smallest_levels_rounded_u
     assert text.startswith("the first run, A, satisfies (ε = 7.913, δ = 1e-05)-DP and μ = 1.1235-GDP")
     assert "TPR above 0.01235 at FPR 0.001" in text and "above 0.01235 at prior κ = 0.001" in text
     assert "In the relaxed threat model (d = 1) these two bounds fall to 0.001235 and 0.002235." in text
+    report.rtm.gamma_upper[1] = 0.00123451  # at kappa = FPR the two RTM bounds agree
+    text = rr.glance_reading([("A", 9.4, 0.3, 2000)], [report], 1e-5, np.array([0.1, 1e-3]), np.array([0.1, 1e-3]))
+    assert "In the relaxed threat model (d = 1) both fall to 0.001235." in text

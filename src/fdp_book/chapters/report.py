@@ -40,7 +40,7 @@ def summary_rows(registry: dict) -> tuple[list, list]:
         rows += group
         pages += group
         if len(group) > 1:
-            rows.append([f"*{paper}'s pages*"] + [f"*{sum(r[i] for r in group)}*" for i in range(1, len(group[0]))])
+            rows.append([f"*subtotal: {paper}*"] + [f"*{sum(r[i] for r in group)}*" for i in range(1, len(group[0]))])
     total = [sum(r[i] for r in pages) for i in range(1, len(pages[0]))]
     return (["page (grouped by the paper it follows, as below)", "records", "claims", "match", "explained", "not compared",
              "failing", "own checks"], rows + [["**all pages**"] + [f"**{v}**" for v in total]])

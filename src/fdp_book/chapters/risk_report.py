@@ -67,11 +67,12 @@ def glance_reading(runs, reports, delta: float, kappa, fpr) -> str:
     (label, *_), r = runs[0], reports[0]
     i, k = _lowest_fpr(fpr), int(np.argmin(kappa))
     eps = _up(r.epsilon_pld) if r.epsilon_pld is not None else "inf"
+    tpr, gamma = _up(r.rtm.tpr_upper[i]), _up(r.rtm.gamma_upper[k])
+    rtm = f"both fall to {tpr}" if tpr == gamma else f"these two bounds fall to {tpr} and {gamma}"
     return (f"the first run, {label}, satisfies (ε = {eps}, δ = {delta:g})-DP and μ = {_up(r.gdp.mu, 5)}-GDP at regret "
             f"{times_ten(r.gdp.regret, 2)}; no membership test reaches a TPR above {_up(r.tpr[i])} at FPR {fpr[i]:g}, and no "
             f"reconstruction succeeds with probability above {_up(r.rero.upper[k])} at prior κ = {kappa[k]:g}. In the relaxed "
-            f"threat model (d = {r.rtm.dimension}) these two bounds fall to {_up(r.rtm.tpr_upper[i])} and "
-            f"{_up(r.rtm.gamma_upper[k])}. "
+            f"threat model (d = {r.rtm.dimension}) {rtm}. "
             "The table of *One run, four readings* below reads every run.")
 
 
