@@ -402,7 +402,7 @@ def test_risk_report_glance_reads_the_first_run_at_the_smallest_levels_rounded_u
                              rtm=SimpleNamespace(tpr_upper=np.array([0.1, 0.00123451]), gamma_upper=np.array([0.3, 0.00223451]),
                                                  dimension=1))
     text = rr.glance_reading([("A", 9.4, 0.3, 2000)], [report], 1e-5, np.array([0.1, 1e-3]), np.array([0.1, 1e-3]))
-    assert text.startswith("the first run, A, satisfies (ε = 7.913, δ = 1e-05)-DP and μ = 1.1235-GDP")
+    assert text.startswith("the first run, A, satisfies (ε = 7.913, δ = 1e\u201105)-DP and μ = 1.1235-GDP at regret 1.23 × 10⁻²")
     assert "TPR above 0.01235 at FPR 0.001" in text and "above 0.01235 at prior κ = 0.001" in text
     assert "In the relaxed threat model (d = 1) these two bounds fall to 0.001235 and 0.002235." in text
     report.rtm.gamma_upper[1] = 0.00123451  # at kappa = FPR the two RTM bounds agree

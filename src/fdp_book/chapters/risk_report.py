@@ -63,17 +63,18 @@ def report_rows(runs, reports, delta: float, kappa, fpr, prior) -> tuple[list, l
 
 def glance_reading(runs, reports, delta: float, kappa, fpr) -> str:
     """The glance box's headline: the first run read four ways, as in the table's first column (upper bounds rounded
-    up), with the smallest FPR and prior."""
+    up, the regret to 3 digits), with the smallest FPR and prior."""
     (label, *_), r = runs[0], reports[0]
     i, k = _lowest_fpr(fpr), int(np.argmin(kappa))
     eps = _up(r.epsilon_pld) if r.epsilon_pld is not None else "inf"
     tpr, gamma = _up(r.rtm.tpr_upper[i]), _up(r.rtm.gamma_upper[k])
     rtm = f"both fall to {tpr}" if tpr == gamma else f"these two bounds fall to {tpr} and {gamma}"
-    return (f"the first run, {label}, satisfies (ε = {eps}, δ = {delta:g})-DP and μ = {_up(r.gdp.mu, 5)}-GDP at regret "
-            f"{times_ten(r.gdp.regret, 2)}; no membership test reaches a TPR above {_up(r.tpr[i])} at FPR {fpr[i]:g}, and no "
+    nobreak = f"{delta:g}".replace("-", "\u2011")  # (a non-breaking hyphen: "1e-" / "05" split across lines)
+    return (f"the first run, {label}, satisfies (ε = {eps}, δ = {nobreak})-DP and μ = {_up(r.gdp.mu, 5)}-GDP at regret "
+            f"{times_ten(r.gdp.regret, 3)}; no membership test reaches a TPR above {_up(r.tpr[i])} at FPR {fpr[i]:g}, and no "
             f"reconstruction succeeds with probability above {_up(r.rero.upper[k])} at prior κ = {kappa[k]:g}. In the relaxed "
             f"threat model (d = {r.rtm.dimension}) {rtm}. "
-            "The table of *One run, four readings* below reads every run.")
+            "The table *Each run read four ways* below reads every run.")
 
 
 def report_figure(report):
