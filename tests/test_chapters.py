@@ -408,3 +408,38 @@ def test_risk_report_glance_reads_the_first_run_at_the_smallest_levels_rounded_u
     report.rtm.gamma_upper[1] = 0.00123451  # at kappa = FPR the two RTM bounds agree
     text = rr.glance_reading([("A", 9.4, 0.3, 2000)], [report], 1e-5, np.array([0.1, 1e-3]), np.array([0.1, 1e-3]))
     assert "In the relaxed threat model (d = 1) both fall to 0.001235." in text
+
+
+def test_reconstruction_fig2_says_the_gap_is_no_weakness_of_alg2_only_when_the_likelihood_attack_shares_it():
+    def setting(bound, alg2, likelihood):
+        rates = {"prior-aware": (alg2, alg2 - 0.05, alg2 + 0.05), "likelihood": (likelihood, likelihood - 0.05, likelihood + 0.05)}
+        return {"res": SimpleNamespace(rate=rates.get), "bound": bound, "orth": bound - 0.05, "rdp": 0.99}
+
+    soundness = [("Fig. 2, ε = 1", None, None, 0.1, 0.2)]
+    far = {1.0: setting(0.2, 0.15, 0.16), 10.0: setting(0.76, 0.585, 0.585)}
+    text = ra.see_fig2(far, [1.0, 10.0], ra.fig2_findings(far, [1.0, 10.0], soundness))
+    assert "At ε = 10, where the gap is largest, it too lies 0.175 below the bound, so the gap is not a weakness" in text
+    close = {1.0: setting(0.2, 0.15, 0.16), 10.0: setting(0.76, 0.585, 0.62)}
+    text = ra.see_fig2(close, [1.0, 10.0], ra.fig2_findings(close, [1.0, 10.0], soundness))
+    assert "it too lies 0.140 below the bound, so" in text
+    near = {1.0: setting(0.2, 0.15, 0.16), 10.0: setting(0.76, 0.585, 0.68)}  # near the bound, not significantly above
+    text = ra.see_fig2(near, [1.0, 10.0], ra.fig2_findings(near, [1.0, 10.0], soundness))
+    assert "it too lies 0.080 below the bound. Even" in text and "not a weakness" not in text
+
+
+def test_risk_report_command_lines_are_this_runs_with_the_flags_that_differ_from_the_clis_defaults():
+    run = ("A", 9.4, 16384 / 50000, 2000)
+    report, calibrate = rr.cli_commands(run, 1e-5, np.array([1e-3, 1e-2, 0.1]), [1e-3, 1e-2, 0.1], [0.01, 0.5], 1)
+    assert report == "`python -m fdp report --noise-multiplier 9.4 --sampling-rate 0.32768 --steps 2000`"
+    assert calibrate == "`python -m fdp calibrate --sampling-rate 0.32768 --steps 2000 --tpr-at-fpr 0.05 0.001`"
+    report, _ = rr.cli_commands(("B", 7.0, 4096 / 549361, 405), 1e-6, [1e-3], [1e-3, 1e-2, 0.1], [0.01, 0.5], 3)
+    assert report.endswith(f"--sampling-rate {4096 / 549361!r} --steps 405 --delta 1e-06 --kappa 0.001 --rtm-dimension 3`")
+
+
+def test_risk_report_checked_section_says_what_this_run_compares():
+    paper = {"de_eps8/mu": {"paper": 1.57}, "de_eps8/epsilon_rdp": {"paper": 8.0}}
+    both = rr.checked_text("match", "match", paper)
+    assert "(noise 9.4, sampling rate 0.32768, 2,000 steps)" in both and "lists both next to our values" in both
+    assert "$\\mu^*$ = 1.57 (Gomez et al., Sec. 5) and $\\varepsilon$ = 8 at δ = 1e-05" in both
+    assert "compares $\\mu^*$ only" in rr.checked_text("match", "not compared", paper)
+    assert "neither is compared here" in rr.checked_text("not compared", "not compared", paper)

@@ -448,3 +448,17 @@ def test_commonmark_writes_a_page_for_jupyter_with_citations_as_author_and_year(
     assert text.splitlines()[0] == "**Results at a glance**" and ":class:" not in text and ":::" not in text
     assert ("**Reproduces:** (Gomez et al. 2025), Sec. 5, as Kaissis et al. (2023a) and (Hayes et al. 2023; Kaissis "
             "et al. 2023b) read it; (unknown2000) and the erratum") in text
+
+
+def test_shared_legend_names_each_entry_once_under_both_panels():
+    """rtm_auditing's two-audit figures: the left panel's legend hung under it alone, the right panel's repeated it."""
+    import numpy as np
+
+    fig, axes = plotting.column_figure(1, 2, row_height=4.3)
+    for ax, extra in zip(axes, ("RTM j", "RTM j_Lap")):
+        ax.plot(np.arange(3), np.arange(3), label="empirical")
+        ax.plot(np.arange(3), np.arange(3) ** 2, label=extra)
+    leg = plotting.shared_legend(fig, axes)
+    fig.canvas.draw()
+    assert [t.get_text() for t in leg.get_texts()] == ["empirical", "RTM j", "RTM j_Lap"]
+    assert leg.get_window_extent().y1 <= min(ax.get_tightbbox(fig.canvas.get_renderer()).y0 for ax in axes) + 1

@@ -134,6 +134,16 @@ def legend(ax, *args, **kwargs):
     return _fit_handles(_place_legend(ax, *args, **kwargs))
 
 
+def shared_legend(fig, axes, ncols: int = 3, **kwargs):
+    """One legend under all ``axes`` of ``fig``, for panels that share their entries: each label once, in the order
+    the panels first use it.  Returns the legend."""
+    entries = {}
+    for ax in axes:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            entries.setdefault(label, handle)
+    return _fit_handles(fig.legend(list(entries.values()), list(entries), loc="outside lower center", ncols=ncols, **kwargs))
+
+
 def spare_panels(axes, used: int, source=None, **kwargs):
     """Turn off the panels after the first ``used`` (a grid of two per row leaves one spare with an odd count) and,
     given the ``source`` axes, put its legend in the first spare panel instead of over the data.

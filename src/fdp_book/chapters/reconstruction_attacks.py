@@ -76,7 +76,7 @@ def figure1(fig1, epsilons, baselines, delta, targets, side):
     ax.axvspan(1e2, 1e3, color="0.9", zorder=0, label="paper's knee")
     ax.set(xscale="log", yscale="log", ylim=(1e-3, 1), xlabel=rf"$\varepsilon$ ($\delta$ = {delta:g})",
            ylabel="MSE to the target", title="a: error of the reconstruction")
-    plotting.legend(ax, fontsize=8, loc="below")
+    plotting.legend(ax, loc="below")
     ax_img.imshow(image_strip(targets, [fig1[x]["rec"] for x in epsilons], side, columns=16), cmap="gray", vmin=0, vmax=1)  # fills the width
     ax_img.set_yticks([side // 2 + (side + 1) * i for i in range(len(epsilons) + 1)],
                       ["targets"] + [f"ε = {x:g}" for x in epsilons])
@@ -220,7 +220,7 @@ def figure12(fig12, rhos, epsilons, blank_rate):
                 Line2D([], [], color="k", label="bound"),
                 Line2D([], [], color="k", ls="--", lw=1, label=r"bound, the paper's $\kappa$"),
                 Line2D([], [], color="k", ls=":", marker="x", label="blank image, no observation")]
-    fig.legend(handles=handles, loc="outside lower center", ncols=4, fontsize=8)
+    fig.legend(handles=handles, loc="outside lower center", ncols=4)
     return fig
 
 
@@ -322,8 +322,11 @@ def see_fig2(fig2, epsilons, found):
     if found["likelihood_no_better"]:
         out.append(f"The likelihood attack, optimal on these very runs, scores higher than Algorithm 2 at "
                    f"{found['likelihood_higher']} of {len(epsilons)} values of ε, but never significantly (its 95 % "
-                   "interval never lies entirely above Algorithm 2's) and, at that ε, far below the bound, so the gap is not a weakness of Algorithm 2. "
-                   "Even "
+                   f"interval never lies entirely above Algorithm 2's). At ε = {e:g}, where the gap is largest, it too lies "
+                   f"{g['bound'] - rate(e, 'likelihood')[0]:.3f} below the bound"
+                   + (", so the gap is not a weakness of Algorithm 2. " if g["bound"] - rate(e, "likelihood")[0] >= 0.5 * found["gap"]
+                      else ". ")
+                   + "Even "
                    "with perfectly orthogonal candidate gradients the optimal attack reaches only the grey reference, below "
                    "the bound for a finite prior (the bound is attained only by a test that is not a choice among $n$ "
                    "candidates); the rest of the gap comes from correlated gradients of similar images (the paper's $A > 0$ "
@@ -378,7 +381,7 @@ def figure8(fig8, epsilons, sizes):
     ax.plot(sizes, 1.0 / np.array(sizes), "k:", lw=1, label=r"prior $1/n$")
     ax.set_xscale("log", base=2)
     ax.set(xlabel=r"prior size $n$", ylabel="success probability", ylim=SUCCESS_LIMITS)
-    plotting.legend(ax, loc="below", fontsize=8)
+    plotting.legend(ax, loc="below")
     return fig
 
 
@@ -535,9 +538,9 @@ def figure14(fig14, bounds, epsilons, rates, sizes):
         handles, labels = axes[0].get_legend_handles_labels()
         for spare in axes[len(epsilons):]:
             spare.axis("off")
-        plotting.legend(axes[len(epsilons)], handles, labels, fontsize=8, loc="center")
+        plotting.legend(axes[len(epsilons)], handles, labels, loc="center")
     else:
-        plotting.legend(axes[-1], fontsize=7, loc="below")
+        plotting.legend(axes[-1], loc="below")
     return fig
 
 
@@ -560,12 +563,16 @@ def see_fig14(grows, rates, trials):
 def figure10(fig10, known_sizes, epsilons, prior_size):
     """Figure 10: Alg. 2 with and without subtracting the known gradients, per number of known images."""
     fig, (ax,) = plotting.column_figure(1, 1, row_height=3.6)
+    series = 2 * len(known_sizes)
     for i, m in enumerate(known_sizes):
-        for key, ls in (("prior-aware", "-"), ("no subtraction", "--")):
-            errorbars(ax, epsilons, [fig10[(m, e)].rate(key) for e in epsilons], ls=ls, marker="o", color=f"C{i}",
-                      label=f"$|D_-|$ = {m}, " + ("subtracted" if key == "prior-aware" else "not subtracted"))
+        for k, (key, ls) in enumerate((("prior-aware", "-"), ("no subtraction", "--"))):
+            shift = 10 ** (0.03 * (2 * i + k - (series - 1) / 2))  # side by side on the log axis: the series overlap
+            errorbars(ax, np.array(epsilons) * shift, [fig10[(m, e)].rate(key) for e in epsilons], ls=ls, marker="o",
+                      color=f"C{i}", label=f"$|D_-|$ = {m}, " + ("subtracted" if key == "prior-aware" else "not subtracted"))
     ax.axhline(1.0 / prior_size, color="0.6", ls=":", lw=1, label=r"prior $\kappa$")
     ax.set_xscale("log")
+    ax.set_xticks(list(epsilons), [f"{e:g}" for e in epsilons])
+    ax.minorticks_off()
     ax.set(xlabel=r"$\varepsilon$", ylabel="success probability", ylim=SUCCESS_LIMITS)
     plotting.legend(ax, loc="below")
     return fig
@@ -613,6 +620,8 @@ def figure7(fig7, bounds, widths, epsilons, parameters, prior_size):
         ax.axhline(bounds[e], color=f"C{i}", ls="--", lw=1, label=f"bound, ε = {e:g}")
     ax.axhline(1.0 / prior_size, color="0.6", ls=":", lw=1, label=r"prior $\kappa$")
     ax.set(xscale="log", xlabel="trainable parameters", ylabel="success probability", ylim=SUCCESS_LIMITS)
+    ax.set_xticks([parameters[h] for h in widths], [f"{parameters[h]:,}" for h in widths])  # the models' sizes
+    ax.minorticks_off()
     plotting.legend(ax, loc="below")
     return fig
 

@@ -14,7 +14,7 @@ from fdp import presentation, risk
 from fdp.accounting import pld
 from fdp.formatting import lower, times_ten, upper
 
-from .. import plotting
+from .. import plotting, results
 from . import see
 
 
@@ -77,6 +77,45 @@ def glance_reading(runs, reports, delta: float, kappa, fpr) -> str:
             "The table *Each run read four ways* below reads every run.")
 
 
+#: The defaults of ``python -m fdp report`` (fdp.cli): a flag is written only where the page's value differs
+CLI_DEFAULTS = {"delta": 1e-5, "kappa": [1e-3, 1e-2, 0.1], "fpr": [1e-3, 1e-2, 0.1], "prior": [0.01, 0.5], "rtm-dimension": 1}
+
+
+def cli_commands(run, delta: float, kappa, fpr, prior, dimension: int) -> tuple[str, str]:
+    """The command lines (Markdown code) that print the first run's report and calibrate its noise: this run's
+    values, exact (``repr``), each flag the page sets apart from the CLI's defaults."""
+    _, noise, rate, steps = run
+    values = {"delta": delta, "kappa": list(kappa), "fpr": list(fpr), "prior": list(prior), "rtm-dimension": dimension}
+    flags = [f"--{name} " + (" ".join(repr(float(v)) for v in value) if isinstance(value, list) else repr(value))
+             for name, value in values.items() if not results.same(value, CLI_DEFAULTS[name])]
+    run_flags = f"--sampling-rate {float(rate)!r} --steps {steps}"
+    return (f"`python -m fdp report --noise-multiplier {float(noise)!r} {run_flags}{''.join(' ' + f for f in flags)}`",
+            f"`python -m fdp calibrate {run_flags} --tpr-at-fpr 0.05 0.001`")
+
+
+def checked_text(mu_status: str, eps_status: str, paper: dict) -> str:
+    """The section "Numbers checked against the papers": what De et al.'s eps = 8 run (the ``setting`` of
+    data/paper/risk_report.yaml) has printed for it (``paper``, its records), and whether this run compares it (only
+    where its first run and, for eps, its delta are the paper's)."""
+    setting = results.paper_setting("risk_report")
+    noise, rate, steps = setting["run0"]
+    paper_mu, paper_eps = (f"{paper[k]['paper']:g}" for k in ("de_eps8/mu", "de_eps8/epsilon_rdp"))
+    out = [f"De et al.'s ε ≈ 8 run (noise {noise:g}, sampling rate {rate:g}, {steps:,} steps) has two numbers printed for it: "
+           f"$\\mu^*$ = {paper_mu} (Gomez et al., Sec. 5) and $\\varepsilon$ = {paper_eps} at δ = {setting['delta']:g}, which "
+           "De et al. computed with the RDP accountant (the tight accountant gives a smaller $\\varepsilon$)."]
+    compared = [name for name, st in (("$\\mu^*$", mu_status), ("$\\varepsilon$", eps_status)) if st != "not compared"]
+    if len(compared) == 2:
+        out.append("This page's first run is that run: the {doc}`reproduction report <report>` lists both next to our "
+                   "values (the table above shows them).")
+    elif compared:
+        out.append(f"This page compares {compared[0]} only: its first run is that run, but it reads $\\varepsilon$ at "
+                   "another $\\delta$; the {doc}`reproduction report <report>` lists the comparison.")
+    else:
+        out.append("This page's first run is another run, so neither is compared here; the book's own run of this page "
+                   "compares both (the {doc}`reproduction report <report>`).")
+    return " ".join(out)
+
+
 def report_figure(report):
     """The report's four panels (:func:`fdp.presentation.figure`) at the book's column width."""
     fig, axes = plotting.column_figure(nrows=2, ncols=2, row_height=3.0)
@@ -102,12 +141,17 @@ def see_report(runs, reports, delta: float, kappa, fpr, dimension: int) -> str:
     rdp_over = max((r.epsilon_rdp - r.epsilon_pld) / r.epsilon_pld for r in reports
                    if r.epsilon_pld is not None and r.epsilon_rdp is not None)
     floor = max(risk.REPORT_FLOORS)
+    paper_delta = results.paper_setting("risk_report")["delta"]
     floor_drop = max((r.gdp.mu - r.mu_at_floor[floor]) / r.gdp.mu for r in reports)
     out = [f"The RDP accountant overstates ε by up to {100 * rdp_over:.0f} % against the tight PLD accountant (the report's "
            f"PLD lattice is the coarsest whose ε is within {100 * pld.EPSILON_RTOL:g} % of a converged one, so a chapter "
            "that uses a finer lattice, like the RTM chapter, can show an ε smaller in the fourth digit; both are upper bounds).",
-           f"Every run is read at one δ = {delta:g}; the RTM paper states its SNLI run at δ = 1.8e-6 and De et al. their "
-           "ImageNet run at δ = 8e-7, so those two ε are not the papers' (the RTM chapter reads SNLI at its own δ). The RTM "
+           (f"Every run is read at one δ = {delta:g}; the RTM paper states its SNLI run at δ = 1.8e-6 and De et al. their "
+            "ImageNet run at δ = 8e-7, so those two ε are not the papers' (the RTM chapter reads SNLI at its own δ)."
+            if results.same(delta, paper_delta) else
+            f"Every run is read at one δ = {delta:g}, not at the δ its paper states ({paper_delta:g} for the CIFAR-10 runs, "
+            "1.8e-6 for SNLI, 8e-7 for ImageNet), so no ε here is a paper's.")
+           + " The RTM "
            "chapter's Figure 7 also recalibrates the noise multiplier to each ε with the RDP accountant, so at ε = 1 its "
            "noise is not the printed one and its ReRo bounds differ from this table's in the third digit.",
            f"$\\mu^*$ falls by up to {100 * floor_drop:.2g} % when it only has to hold for $\\alpha, \\beta \\ge {floor:g}$: "

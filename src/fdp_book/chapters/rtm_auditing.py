@@ -41,9 +41,10 @@ def plot_audit(ax, a, b, curves, title, legend=True):
     ax.plot([0, 1], [1, 0], ":", color="0.6", lw=1)
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
+    ax.set_aspect("equal")  # j and its inverse mirror each other about the diagonal
     ax.set(xlabel=r"type-I error $\alpha$", ylabel=r"type-II error $\beta$", title=title)
-    if legend:  # (a neighbouring panel may hold it instead)
-        plotting.legend(ax, fontsize=8, loc="upper right")
+    if legend:  # (else the figure's shared legend holds its entries)
+        plotting.legend(ax, loc="upper right")
 
 
 def plot_gap(ax, comparisons, title, z_error):
@@ -59,15 +60,18 @@ def plot_gap(ax, comparisons, title, z_error):
 
 def audit_figure(a, b, curves, title, gaps=None, z_error=None, second=None):
     """Two panels: the audit (left) and either the distance to the theory (``gaps``, a list for :func:`plot_gap`) or a
-    second audit ``second`` = (a, b, curves, title) on the right."""
-    fig, axes = plotting.column_figure(1, 2, row_height=3.5)
-    plot_audit(axes[0], a, b, curves, title, legend=second is not None)
+    second audit ``second`` = (a, b, curves, title) on the right, the two audits under one legend."""
     if second is not None:
-        plot_audit(axes[1], *second)
+        fig, axes = plotting.column_figure(1, 2, row_height=4.3)
+        plot_audit(axes[0], a, b, curves, title, legend=False)
+        plot_audit(axes[1], *second, legend=False)
+        plotting.shared_legend(fig, axes)
         return fig
+    fig, axes = plotting.column_figure(1, 2, row_height=3.5)
+    plot_audit(axes[0], a, b, curves, title, legend=False)
     plot_gap(axes[1], gaps, f"b: distance to the theory (band: {z_error:g} s.e.)", z_error)
-    plotting.legend(axes[0], fontsize=8, loc="upper right")
-    plotting.legend(axes[1], fontsize=8)
+    plotting.legend(axes[0], loc="upper right")
+    plotting.legend(axes[1])
     return fig
 
 
