@@ -402,7 +402,8 @@ def test_risk_report_glance_reads_the_first_run_at_the_smallest_levels_rounded_u
                              rtm=SimpleNamespace(tpr_upper=np.array([0.1, 0.00123451]), gamma_upper=np.array([0.3, 0.00223451]),
                                                  dimension=1))
     text = rr.glance_reading([("A", 9.4, 0.3, 2000)], [report], 1e-5, np.array([0.1, 1e-3]), np.array([0.1, 1e-3]))
-    assert text.startswith("the first run, A, satisfies (ε = 7.913, δ = 1e\u201105)-DP and μ = 1.1235-GDP at regret 1.23 × 10⁻²")
+    assert text.startswith("the first run, A, satisfies (ε\u00a0=\u00a07.913, δ\u00a0=\u00a01e\u201105)-DP and "
+                           "μ\u00a0=\u00a01.1235-GDP at regret 1.23 × 10⁻²")
     assert "TPR above 0.01235 at FPR 0.001" in text and "above 0.01235 at prior κ = 0.001" in text
     assert "In the relaxed threat model (d = 1) these two bounds fall to 0.001235 and 0.002235." in text
     report.rtm.gamma_upper[1] = 0.00123451  # at kappa = FPR the two RTM bounds agree
@@ -439,7 +440,7 @@ def test_risk_report_command_lines_are_this_runs_with_the_flags_that_differ_from
 def test_risk_report_checked_section_says_what_this_run_compares():
     paper = {"de_eps8/mu": {"paper": 1.57}, "de_eps8/epsilon_rdp": {"paper": 8.0}}
     both = rr.checked_text("match", "match", paper)
-    assert "(noise 9.4, sampling rate 0.32768, 2,000 steps)" in both and "lists both next to our values" in both
-    assert "$\\mu^*$ = 1.57 (Gomez et al., Sec. 5) and $\\varepsilon$ = 8 at δ = 1e-05" in both
-    assert "compares $\\mu^*$ only" in rr.checked_text("match", "not compared", paper)
+    assert "(noise 9.4, sampling rate 0.32768, 2,000 steps)" in both and "so both are compared" in both
+    assert "$\\varepsilon$ = 8 at δ\u00a0=\u00a01e-05, which" in both and "$\\mu^*$ = 1.57 (Gomez et al., Sec. 5)" in both
+    assert "so only $\\mu^*$ is compared" in rr.checked_text("match", "not compared", paper)
     assert "neither is compared here" in rr.checked_text("not compared", "not compared", paper)

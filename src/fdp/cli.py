@@ -140,8 +140,8 @@ def _report_flags(sub) -> None:
     rp.add_argument("--fpr", type=float, nargs="+", help="false-positive rates in [0, 1] (default 1e-3 1e-2 0.1)")
     rp.add_argument("--prior", type=float, nargs="+", help="membership priors in (0, 1) (default 0.01 0.5)")
     rp.add_argument("--discretization", type=float, help="loss lattice spacing of the curve, the ReRo bracket and the "
-                    "RTM reading (default: 1/200 of the CLT mu clipped to [1e-5, 3e-4] for the curve, 1e-4 for the "
-                    "others)")
+                    "RTM reading (default: 1/200 of the CLT mu clipped to [1e-5, 3e-4] for the curve, the spacing that "
+                    "gives the ReRo bracket a relative width of 1e-4, and 1e-4 for the RTM reading)")
     rp.add_argument("--rtm-dimension", type=int, help="dimension of the release in the relaxed-threat-model reading "
                     "(default 1, the worst case)")
     rp.add_argument("--figure", help="also write the report's figure to this file (.png or .svg)")

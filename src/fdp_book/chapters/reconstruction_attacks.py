@@ -231,11 +231,11 @@ def _fig12_example(fig12, rhos, epsilons):
     if not above:
         e = epsilons[-1]
         return (f"The attack succeeds for {fig12[e]['rates'][0][0]:.0%} of the targets at ρ = {rhos[0]:g} and ε = {e:g}, "
-                f"against a bound of {fig12[e]['bound'][0]:.3g}.")
+                f"against a bound of {small_number(fig12[e]['bound'][0], fig12[e]['log_bound'][0])}.")
     _, e, j = max(above)
     return (f"**The attack's success lies above the bound** at {len(above)} (ε, ρ) pairs; at ε = {e:g} and ρ = {rhos[j]:g} "
             f"it succeeds for {fig12[e]['rates'][j][0]:.0%} of the targets (interval from {fig12[e]['rates'][j][1]:.2f}) "
-            f"against a bound of {fig12[e]['bound'][j]:.2g}.")
+            f"against a bound of {small_number(fig12[e]['bound'][j], fig12[e]['log_bound'][j])}.")
 
 
 def see_fig12(fig12, rhos, epsilons, log_kappa, blank_rate, dim, data_name):
@@ -402,7 +402,8 @@ def _fig8_chance(fig8, epsilons, sizes, n_targets, ink):
                "also scores below 1/n on them, because they hold more ink than the images the priors are drawn from (a mean "
                f"squared norm of {ink[0]:.0f} against {ink[1]:.0f}) and grey lies nearer to images with less ink."
                if grey_below else "")
-            + (" The converted attack scores below the grey image at " + ", ".join(f"ε = {e:g}, n = {n}" for e, n in below_grey)
+            + (" Of these, the converted attack also scores below the grey image at (ε, n) = "
+               + ", ".join(f"({e:g}, {n})" for e, n in below_grey)
                + ": its reconstructions there look unlike their own class (Figure 1), so they lie farther from their target "
                  "than an image that carries nothing of it." if below_grey else ""))
 
@@ -574,7 +575,9 @@ def figure10(fig10, known_sizes, epsilons, prior_size):
     ax.set_xticks(list(epsilons), [f"{e:g}" for e in epsilons])
     ax.minorticks_off()
     ax.set(xlabel=r"$\varepsilon$", ylabel="success probability", ylim=SUCCESS_LIMITS)
-    plotting.legend(ax, loc="below")
+    handles, labels = ax.get_legend_handles_labels()  # the prior's line last, so that each column holds one |D_-|
+    order = sorted(range(len(labels)), key=lambda i: labels[i].startswith("prior"))
+    plotting.legend(ax, [handles[i] for i in order], [labels[i] for i in order], loc="below")
     return fig
 
 

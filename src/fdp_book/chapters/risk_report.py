@@ -69,8 +69,8 @@ def glance_reading(runs, reports, delta: float, kappa, fpr) -> str:
     eps = _up(r.epsilon_pld) if r.epsilon_pld is not None else "inf"
     tpr, gamma = _up(r.rtm.tpr_upper[i]), _up(r.rtm.gamma_upper[k])
     rtm = f"both fall to {tpr}" if tpr == gamma else f"these two bounds fall to {tpr} and {gamma}"
-    nobreak = f"{delta:g}".replace("-", "\u2011")  # (a non-breaking hyphen: "1e-" / "05" split across lines)
-    return (f"the first run, {label}, satisfies (ε = {eps}, δ = {nobreak})-DP and μ = {_up(r.gdp.mu, 5)}-GDP at regret "
+    delta = f"{delta:g}".replace("-", "\u2011")  # (non-breaking: "1e-" / "05" and "δ =" / "1e-05" split across lines)
+    return (f"the first run, {label}, satisfies (ε\u00a0=\u00a0{eps}, δ\u00a0=\u00a0{delta})-DP and μ\u00a0=\u00a0{_up(r.gdp.mu, 5)}-GDP at regret "
             f"{times_ten(r.gdp.regret, 3)}; no membership test reaches a TPR above {_up(r.tpr[i])} at FPR {fpr[i]:g}, and no "
             f"reconstruction succeeds with probability above {_up(r.rero.upper[k])} at prior κ = {kappa[k]:g}. In the relaxed "
             f"threat model (d = {r.rtm.dimension}) {rtm}. "
@@ -101,15 +101,16 @@ def checked_text(mu_status: str, eps_status: str, paper: dict) -> str:
     noise, rate, steps = setting["run0"]
     paper_mu, paper_eps = (f"{paper[k]['paper']:g}" for k in ("de_eps8/mu", "de_eps8/epsilon_rdp"))
     out = [f"De et al.'s ε ≈ 8 run (noise {noise:g}, sampling rate {rate:g}, {steps:,} steps) has two numbers printed for it: "
-           f"$\\mu^*$ = {paper_mu} (Gomez et al., Sec. 5) and $\\varepsilon$ = {paper_eps} at δ = {setting['delta']:g}, which "
-           "De et al. computed with the RDP accountant (the tight accountant gives a smaller $\\varepsilon$)."]
-    compared = [name for name, st in (("$\\mu^*$", mu_status), ("$\\varepsilon$", eps_status)) if st != "not compared"]
-    if len(compared) == 2:
-        out.append("This page's first run is that run: the {doc}`reproduction report <report>` lists both next to our "
-                   "values (the table above shows them).")
-    elif compared:
-        out.append(f"This page compares {compared[0]} only: its first run is that run, but it reads $\\varepsilon$ at "
-                   "another $\\delta$; the {doc}`reproduction report <report>` lists the comparison.")
+           f"$\\varepsilon$ = {paper_eps} at δ\u00a0=\u00a0{setting['delta']:.1g}, which De et al. computed with the RDP accountant "
+           f"(Gomez et al., App. Table 4; the tight accountant gives a smaller $\\varepsilon$), and $\\mu^*$ = {paper_mu} (Gomez et "
+           "al., Sec. 5). The GDP chapter counts $\\mu^*$ for the paper; here it is a check of our own, since this report reads it "
+           "from the same curve."]
+    if eps_status != "not compared" and mu_status != "not compared":
+        out.append("This page's first run is that run, so both are compared: the table *Each run read four ways* shows them, "
+                   "and the {doc}`reproduction report <report>` lists them next to the paper's.")
+    elif mu_status != "not compared":
+        out.append("This page's first run is that run, but it reads $\\varepsilon$ at another $\\delta$, so only $\\mu^*$ is "
+                   "compared (the {doc}`reproduction report <report>` lists the comparison).")
     else:
         out.append("This page's first run is another run, so neither is compared here; the book's own run of this page "
                    "compares both (the {doc}`reproduction report <report>`).")
@@ -146,11 +147,11 @@ def see_report(runs, reports, delta: float, kappa, fpr, dimension: int) -> str:
     out = [f"The RDP accountant overstates ε by up to {100 * rdp_over:.0f} % against the tight PLD accountant (the report's "
            f"PLD lattice is the coarsest whose ε is within {100 * pld.EPSILON_RTOL:g} % of a converged one, so a chapter "
            "that uses a finer lattice, like the RTM chapter, can show an ε smaller in the fourth digit; both are upper bounds).",
-           (f"Every run is read at one δ = {delta:g}; the RTM paper states its SNLI run at δ = 1.8e-6 and De et al. their "
+           (f"Every run is read at one δ\u00a0=\u00a0{delta:g}; the RTM paper states its SNLI run at δ = 1.8e-6 and De et al. their "
             "ImageNet run at δ = 8e-7, so those two ε are not the papers' (the RTM chapter reads SNLI at its own δ)."
             if results.same(delta, paper_delta) else
-            f"Every run is read at one δ = {delta:g}, not at the δ its paper states ({paper_delta:g} for the CIFAR-10 runs, "
-            "1.8e-6 for SNLI, 8e-7 for ImageNet), so no ε here is a paper's.")
+            f"Every run is read at one δ\u00a0=\u00a0{delta:g}, not at the δ its paper states ({paper_delta:.1g} for the "
+            "CIFAR-10 runs, 1.8e-6 for SNLI, 8e-7 for ImageNet), so no ε here is a paper's.")
            + " The RTM "
            "chapter's Figure 7 also recalibrates the noise multiplier to each ε with the RDP accountant, so at ε = 1 its "
            "noise is not the printed one and its ReRo bounds differ from this table's in the third digit.",

@@ -195,8 +195,8 @@ def figure3b(gaussian: tuple, laplace: tuple):
     a_lap, b_lap, j_lap, mu_lap = laplace
     return audit_figure(a, b, [(j, "C1-", f"RTM $j$ ($d$ = {d}, $\\Delta/\\sigma$ = {mu:g})"), (j.swapped(), "C1--", "RTM $j^{-1}$"),
                                (tradeoff.gaussian(mu), "k-.", "DP threat model")], "Fig. 3b: Gaussian mechanism",
-                        second=(a_lap, b_lap, [(j_lap, "C1-", f"RTM $j_{{Lap}}$ ($\\Delta_1/b$ = {mu_lap:g})"),
-                                               (j_lap.swapped(), "C1--", "RTM $j_{Lap}^{-1}$"),
+                        second=(a_lap, b_lap, [(j_lap, "C1-", f"RTM $j_{{\\mathrm{{Lap}}}}$ ($\\Delta_1/b$ = {mu_lap:g})"),
+                                               (j_lap.swapped(), "C1--", "RTM $j_{\\mathrm{Lap}}^{-1}$"),
                                                (tradeoff.laplace(mu_lap), "k-.", "DP threat model")], "App. Fig. 5b: Laplace mechanism"))
 
 
