@@ -125,6 +125,8 @@ def test_table_right_aligns_columns_of_numbers():
     text = page.table(["σ", "bound", "method", "ε"], [["0.5", "0.123 (0.120)", "PLD", "≤ 1.5"], ["1", "-2e-3", "4 runs", "10"]])
     assert text.splitlines()[1] == "|---:|---:|---|---:|"
     assert page.table(["a"], []).splitlines()[1] == "|---|"  # no rows: nothing to align
+    # the report's italic subtotal and bold total rows keep their column of counts aligned
+    assert page.table(["page", "n"], [["a", "3"], ["*subtotal*", "*3*"], ["**all**", "**3**"]]).splitlines()[1] == "|---|---:|"
 
 
 def test_show_displays_a_captioned_table(monkeypatch):

@@ -154,7 +154,7 @@ def _book_values(notebook: str) -> dict:
 
 
 #: A cell that starts with a number (a sign, a comparison, a bracket or bold may come first): its column is right-aligned.
-_NUMERIC = re.compile(r"^(\*\*)?[\[(]?[-+\u2212\u2011≤≥<>~≈]?\s?\.?\d|^inf$")  # also **bold**, [interval], (range]
+_NUMERIC = re.compile(r"^(\*{1,2})?[\[(]?[-+\u2212\u2011≤≥<>~≈]?\s?\.?\d|^inf$")  # also *italic*, **bold**, [interval], (range]
 
 
 def table(header, rows) -> str:
