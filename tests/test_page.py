@@ -464,3 +464,27 @@ def test_shared_legend_names_each_entry_once_under_both_panels():
     fig.canvas.draw()
     assert [t.get_text() for t in leg.get_texts()] == ["empirical", "RTM j", "RTM j_Lap"]
     assert leg.get_window_extent().y1 <= min(ax.get_tightbbox(fig.canvas.get_renderer()).y0 for ax in axes) + 1
+    assert leg._ncols == 2  # two rows: a column holds a pair
+    leg.remove()
+    leg = plotting.shared_legend(fig, axes, last="empirical")
+    assert [t.get_text() for t in leg.get_texts()] == ["RTM j", "RTM j_Lap", "empirical"]
+    leg.remove()
+    for k in range(6):
+        axes[0].plot([0, 1], [0, k], label=f"a legend entry long enough to crowd the figure {k}")
+    leg = plotting.shared_legend(fig, axes)  # 9 entries: 5 columns asked, as many as fit the figure's width
+    assert leg._ncols < 5 and leg.get_window_extent().width <= fig.bbox.width
+
+
+@pytest.mark.filterwarnings("ignore:constrained_layout not applied")  # (the trial of the too-wide legend, removed)
+def test_legend_below_takes_the_columns_asked_for_when_they_fit():
+    """Hayes et al.'s Figure 3: one column per epsilon (its bound over its attack) reads along the rows."""
+    import numpy as np
+
+    fig, (ax,) = plotting.column_figure(1, 1, row_height=3.8)
+    for k in range(7):
+        ax.plot(np.arange(3), np.arange(3) + k, label=f"entry {k}")
+    assert plotting.legend(ax, loc="below", ncols=4)._ncols == 4
+    fig2, (ax2,) = plotting.column_figure(1, 1)
+    for k in range(7):
+        ax2.plot(np.arange(3), np.arange(3) + k, label=f"a very long legend entry that needs room {k}")
+    assert plotting.legend(ax2, loc="below", ncols=7)._ncols < 7  # too wide: as many as fit

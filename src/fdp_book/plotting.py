@@ -126,22 +126,33 @@ def legend(ax, *args, **kwargs):
 
     The legend is framed and tried where asked (``loc``, "best" by default), then in the other corners and edges
     of the axes; the first place where no plotted point or line lies under it is kept.  Only when every place
-    inside covers data (or when ``loc="below"``) does it go under the panel's axis label, in as many columns as fit
-    (never beside the panel: the panel keeps the column's width).  Long bar markers ("_", drawn 20-30 points wide
-    over a category) are drawn at the legend's handle length, so they do not stick out of its frame.  Returns the
-    legend.
+    inside covers data (or when ``loc="below"``) does it go under the panel's axis label, in ``ncols`` columns if
+    given and they fit, else in as many as fit (never beside the panel: the panel keeps the column's width).  Long
+    bar markers ("_", drawn 20-30 points wide over a category) are drawn at the legend's handle length, so they do
+    not stick out of its frame.  Returns the legend.
     """
     return _fit_handles(_place_legend(ax, *args, **kwargs))
 
 
-def shared_legend(fig, axes, ncols: int = 3, **kwargs):
+def shared_legend(fig, axes, ncols: int | None = None, last: str | None = None, **kwargs):
     """One legend under all ``axes`` of ``fig``, for panels that share their entries: each label once, in the order
-    the panels first use it.  Returns the legend."""
+    the panels first use it, those that start with ``last`` moved to the end; in ``ncols`` columns (default: two
+    rows, so that a column holds a pair, such as a curve and its inverse), fewer where the legend would be wider
+    than the figure.  Returns the legend."""
     entries = {}
     for ax in axes:
         for handle, label in zip(*ax.get_legend_handles_labels()):
             entries.setdefault(label, handle)
-    return _fit_handles(fig.legend(list(entries.values()), list(entries), loc="outside lower center", ncols=ncols, **kwargs))
+    labels = sorted(entries, key=lambda label: bool(last) and label.startswith(last))  # (a stable sort)
+    kwargs.setdefault("columnspacing", 1.2)  # (tighter than the default 2: more columns fit the column's width)
+    kwargs.setdefault("handlelength", 1.6)
+    for cols in range(ncols or -(-len(labels) // 2), 0, -1):  # fewer columns while it is wider than the figure
+        leg = fig.legend([entries[label] for label in labels], labels, loc="outside lower center", ncols=cols, **kwargs)
+        fig.canvas.draw()
+        if cols == 1 or leg.get_window_extent().width <= fig.bbox.width:
+            break
+        leg.remove()
+    return _fit_handles(leg)
 
 
 def spare_panels(axes, used: int, source=None, **kwargs):
@@ -199,8 +210,7 @@ def _place_legend(ax, *args, **kwargs):
     # keep their own legend, where one figure legend per panel would lie on top of each other), in as many columns
     # as fit the panel's width, else as few as fit the figure's
     handles, labels = args if len(args) == 2 else ax.get_legend_handles_labels()
-    kwargs.pop("ncol", None)
-    kwargs.pop("ncols", None)
+    asked_cols = [n for n in (kwargs.pop("ncols", None), kwargs.pop("ncol", None)) if n]  # tried first, if it fits
     renderer = ax.figure.canvas.get_renderer()
     # the gap from the axes' bottom to below its tick labels and axis label, in units of the legend's font size (a
     # distance in points survives the re-layout that the legend itself triggers; one in axes fractions does not)
@@ -210,7 +220,7 @@ def _place_legend(ax, *args, **kwargs):
     gap = (bottom - (labels_box.y0 if labels_box is not None else bottom)) * 72.0 / ax.figure.dpi
     kwargs["borderaxespad"] = gap / size + 0.4
     width = ax.get_tightbbox(renderer).width
-    for ncols in range(min(len(labels), 3), 0, -1):
+    for ncols in asked_cols[:1] + list(range(min(len(labels), 3), 0, -1)):
         leg = ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncols=ncols, **kwargs)
         ax.figure.canvas.draw()
         if ncols == 1 or leg.get_window_extent().width <= width:

@@ -34,8 +34,8 @@ def plot_audit(ax, a, b, curves, title, legend=True):
     am, bm, bs = a.mean(0), b.mean(0), b.std(0, ddof=1)
     grid = np.linspace(0, 1, 401)
     ax.fill_between(am, np.clip(bm - bs, 0, 1), np.clip(bm + bs, 0, 1), color="C2", alpha=0.2, lw=0, zorder=1)
-    ax.plot(bm, am, color="C0", lw=3.0, alpha=0.5, label="empirical, swapped test", zorder=2)
-    ax.plot(am, bm, color="C2", lw=3.5, alpha=0.6, label="empirical (mean; band: 1 sd)", zorder=3)
+    ax.plot(bm, am, color="C0", lw=3.0, alpha=0.5, label="empirical, swapped", zorder=2)
+    ax.plot(am, bm, color="C2", lw=3.5, alpha=0.6, label="empirical, mean ± 1 sd", zorder=3)
     for curve, style, label in curves:
         ax.plot(grid, curve(grid), style, lw=1.2, label=label, zorder=4)
     ax.plot([0, 1], [1, 0], ":", color="0.6", lw=1)
@@ -65,7 +65,7 @@ def audit_figure(a, b, curves, title, gaps=None, z_error=None, second=None):
         fig, axes = plotting.column_figure(1, 2, row_height=4.3)
         plot_audit(axes[0], a, b, curves, title, legend=False)
         plot_audit(axes[1], *second, legend=False)
-        plotting.shared_legend(fig, axes)
+        plotting.shared_legend(fig, axes, last="DP threat model")  # columns: the empirical pair, each j and its inverse
         return fig
     fig, axes = plotting.column_figure(1, 2, row_height=3.5)
     plot_audit(axes[0], a, b, curves, title, legend=False)
