@@ -483,7 +483,8 @@ def test_legend_below_takes_the_columns_asked_for_when_they_fit():
     fig, (ax,) = plotting.column_figure(1, 1, row_height=3.8)
     for k in range(7):
         ax.plot(np.arange(3), np.arange(3) + k, label=f"entry {k}")
-    assert plotting.legend(ax, loc="below", ncols=4)._ncols == 4
+    leg = plotting.legend(ax, loc="below", ncols=4, order=["entry 6", "entry 2"])
+    assert leg._ncols == 4 and [t.get_text() for t in leg.get_texts()][:3] == ["entry 6", "entry 2", "entry 0"]
     fig2, (ax2,) = plotting.column_figure(1, 1)
     for k in range(7):
         ax2.plot(np.arange(3), np.arange(3) + k, label=f"a very long legend entry that needs room {k}")

@@ -129,8 +129,15 @@ def legend(ax, *args, **kwargs):
     inside covers data (or when ``loc="below"``) does it go under the panel's axis label, in ``ncols`` columns if
     given and they fit, else in as many as fit (never beside the panel: the panel keeps the column's width).  Long
     bar markers ("_", drawn 20-30 points wide over a category) are drawn at the legend's handle length, so they do
-    not stick out of its frame.  Returns the legend.
+    not stick out of its frame.  ``order`` (labels) puts those entries first, in that order, so that the columns
+    group what belongs together.  Returns the legend.
     """
+    order = kwargs.pop("order", None)
+    if order is not None:
+        handles, labels = args if len(args) == 2 else ax.get_legend_handles_labels()
+        rank = {label: i for i, label in enumerate(order)}
+        pairs = sorted(zip(handles, labels), key=lambda hl: rank.get(hl[1], len(rank)))  # (stable: the rest keep theirs)
+        args = ([h for h, _ in pairs], [label for _, label in pairs])
     return _fit_handles(_place_legend(ax, *args, **kwargs))
 
 

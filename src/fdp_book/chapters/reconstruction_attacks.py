@@ -346,9 +346,8 @@ def figure3(fig3, bounds, epsilons, sizes):
     ax.plot(sizes, 1.0 / np.array(sizes), "k:", lw=1, label=r"prior $1/n$")
     ax.set_xscale("log", base=2)
     ax.set(xlabel=r"prior size $n = |\pi|$", ylabel="success probability", ylim=SUCCESS_LIMITS)
-    handles, labels = ax.get_legend_handles_labels()  # one column per epsilon (its bound over its attack), the prior last
-    order = [labels.index(f"{kind}, ε = {e:g}") for e in epsilons for kind in ("bound", "attack")] + [labels.index(r"prior $1/n$")]
-    plotting.legend(ax, [handles[i] for i in order], [labels[i] for i in order], loc="below", ncols=len(epsilons) + 1)
+    plotting.legend(ax, loc="below", ncols=len(epsilons) + 1,  # one column per epsilon (its bound over its attack), the prior last
+                    order=[f"{kind}, ε = {e:g}" for e in epsilons for kind in ("bound", "attack")])
     return fig
 
 
@@ -487,9 +486,8 @@ def figure5(fig5, bounds, rates, paper_points, prior_size):
     ax.axhline(1.0 / prior_size, color="0.6", ls=":", lw=1)
     ax.set_xscale("log")
     ax.set(xlabel="sampling rate q", ylabel="success probability")
-    handles, labels = ax.get_legend_handles_labels()  # one column for the attack, one for the bound: ours over the paper's
-    order = [labels.index(x) for x in ("Alg. 3 (ours)", "attack, paper (MNIST)", "upper bound (ours)", "bound, paper")]
-    plotting.legend(ax, [handles[i] for i in order], [labels[i] for i in order], loc="below", ncols=2)
+    plotting.legend(ax, loc="below", ncols=2,  # one column for the attack, one for the bound: ours over the paper's
+                    order=["Alg. 3 (ours)", "attack, paper (MNIST)", "upper bound (ours)", "bound, paper"])
     return fig
 
 
@@ -579,9 +577,8 @@ def figure10(fig10, known_sizes, epsilons, prior_size):
     ax.set_xticks(list(epsilons), [f"{e:g}" for e in epsilons])
     ax.minorticks_off()
     ax.set(xlabel=r"$\varepsilon$", ylabel="success probability", ylim=SUCCESS_LIMITS)
-    handles, labels = ax.get_legend_handles_labels()  # the prior's line last, so that each column holds one |D_-|
-    order = sorted(range(len(labels)), key=lambda i: labels[i].startswith("prior"))
-    plotting.legend(ax, [handles[i] for i in order], [labels[i] for i in order], loc="below")
+    series = [label for label in ax.get_legend_handles_labels()[1] if not label.startswith("prior")]
+    plotting.legend(ax, loc="below", order=series)  # the prior last: a column per |D_-|
     return fig
 
 

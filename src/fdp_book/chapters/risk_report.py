@@ -78,7 +78,7 @@ def glance_reading(runs, reports, delta: float, kappa, fpr) -> str:
 
 
 #: The defaults of ``python -m fdp report`` (fdp.cli): a flag is written only where the page's value differs
-CLI_DEFAULTS = {"delta": 1e-5, "kappa": [1e-3, 1e-2, 0.1], "fpr": [1e-3, 1e-2, 0.1], "prior": [0.01, 0.5], "rtm-dimension": 1}
+CLI_DEFAULTS = {"delta": 1e-5, "kappa": risk.REPORT_KAPPA, "fpr": risk.REPORT_FPR, "prior": risk.REPORT_PRIOR, "rtm-dimension": 1}
 
 
 def cli_commands(run, delta: float, kappa, fpr, prior, dimension: int) -> tuple[str, str]:
