@@ -9,13 +9,17 @@ T = 100 full-batch steps, C = 0.1, step size 10), 5 targets, 5 restarts (App. A)
 * ours: :class:`fdp.experiments.inversion.Eq1` and :func:`~fdp.experiments.inversion.invert`, all targets and
   starts at once, the first-layer block as two matrix products plus its exact active entries.
 
-The goal of issue 35 is 20x.  Measured on the 2-core machine (2026-11-27, two runs; the former's time varies by
-about 15 % between runs): 15.5-17.7x at eps 1, 13.5-13.8x at 100, 5.1-5.2x at 10^4.  Two costs bound ours.  The two
+The goal of issue 35 is 20x.  Measured on the 2-core machine (2026-11-28, two runs; the former's time varies by
+about 15 % between runs): 16.7-17.3x at eps 1, 12.6-13.6x at 100, 6.3-6.7x at 10^4.  Two costs bound ours.  The two
 products with the ``2 T h x d`` matrix (0.2 ms per restart-iteration with 5 restarts: OpenBLAS's gemm with 5 columns
-runs at about 30 GFLOP/s, and with one restart each product is a memory-bound gemv).  And the active entries, whose
-count grows with eps: candidates are about 0.01 % of the block at eps 1, 0.6 % at 100, 8 % at 10^4, and along a run
-at 10^4 about 2 % of the block stays active at the optimum (the kink of the L1 term, where the residual's entries lie
-between 0 and the reconstruction's), so an exact evaluation cannot skip them.  Run with ``make bench``.
+runs at about 30 GFLOP/s on both cores, and with one restart each product is a memory-bound gemv).  And the active
+entries, whose count grows with eps: candidates are about 0.01 % of the block at eps 1, 0.6 % at 100, 9 % at 10^4
+(1.7 million per call here, about 9 ns each in numpy even in cache-sized blocks), and along a run at 10^4 about 2 % of
+the block stays active at the optimum (the kink of the L1 term, where the residual's entries lie between 0 and the
+reconstruction's), so an exact evaluation cannot skip them.  With the active entries left out (measured with them
+stubbed) a call still costs about 0.39 ms per restart-iteration, the products and the small dense blocks: about 20x
+the former, the ceiling of this design in numpy at any eps.
+Run with ``make bench``.
 """
 
 from __future__ import annotations

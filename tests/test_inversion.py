@@ -43,6 +43,23 @@ def test_loss_equals_brute_force(seed, noise, clip_norm):
     np.testing.assert_allclose(loss, brute_force_loss(model, params, resid, labels, c, z), rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("block", [1, 5, 17])
+def test_blocks_of_candidates_give_the_same_loss_and_gradient(monkeypatch, block):
+    # _active walks the candidates in blocks of about _BLOCK (for the cache); small blocks split owners' runs apart
+    model, params, resid, labels, c = problem(7, 0.05, 0.3, runs=3, steps=4)
+    z = np.random.default_rng(8).random((3, 2, model.d))
+    whole = inversion.Eq1(model, params, resid, labels, c, precision="double")(z)
+    objective = inversion.Eq1(model, params, resid, labels, c, precision="double")
+    monkeypatch.setattr(inversion, "_BLOCK", block)
+    calls, bincount = [], np.bincount  # one bincount per block
+    monkeypatch.setattr(np, "bincount", lambda *a, **k: calls.append(1) or bincount(*a, **k))
+    loss, grad = objective(z)
+    assert len(calls) >= 3, "the candidates should have been split into several blocks"
+    np.testing.assert_allclose(loss, whole[0], rtol=1e-13, atol=1e-13)
+    np.testing.assert_allclose(grad, whole[1], rtol=1e-12, atol=1e-13)
+    np.testing.assert_allclose(loss, brute_force_loss(model, params, resid, labels, c, z), rtol=1e-12, atol=1e-12)
+
+
 @pytest.mark.parametrize("noise", [1e-3, 0.05])
 @pytest.mark.parametrize("clip_norm", [0.05, 10.0])
 def test_gradient_matches_finite_differences(noise, clip_norm):
