@@ -430,11 +430,26 @@ def test_reconstruction_fig2_says_the_gap_is_no_weakness_of_alg2_only_when_the_l
 
 def test_risk_report_command_lines_are_this_runs_with_the_flags_that_differ_from_the_clis_defaults():
     run = ("A", 9.4, 16384 / 50000, 2000)
-    report, calibrate = rr.cli_commands(run, 1e-5, np.array([1e-3, 1e-2, 0.1]), [1e-3, 1e-2, 0.1], [0.01, 0.5], 1)
-    assert report == "`python -m fdp report --noise-multiplier 9.4 --sampling-rate 0.32768 --steps 2000`"
-    assert calibrate == "`python -m fdp calibrate --sampling-rate 0.32768 --steps 2000 --tpr-at-fpr 0.05 0.001`"
-    report, _ = rr.cli_commands(("B", 7.0, 4096 / 549361, 405), 1e-6, [1e-3], [1e-3, 1e-2, 0.1], [0.01, 0.5], 3)
-    assert report.endswith(f"--sampling-rate {4096 / 549361!r} --steps 405 --delta 1e-06 --kappa 0.001 --rtm-dimension 3`")
+    text = rr.cli_text(run, 1e-5, np.array([1e-3, 1e-2, 0.1]), [1e-3, 1e-2, 0.1], [0.01, 0.5], 1, ("tpr", 0.05, 1e-3), 1e-4)
+    assert text["cli_report"] == "`python -m fdp report --noise-multiplier 9.4 --sampling-rate 0.32768 --steps 2000`"
+    assert text["cli_calibrate"].startswith("`python -m fdp calibrate --sampling-rate 0.32768 --steps 2000 --tpr-at-fpr 0.05 0.001 "
+                                            "--discretization 0.0001` (or `--epsilon`, `--mu`, `--advantage`, `--rero GAMMA")
+    assert "--tpr-at-fpr TPR FPR" not in text["cli_calibrate"] and text["cli_rero_rtol"] == "1 × 10⁻⁴"
+    text = rr.cli_text(("B", 7.0, 4096 / 549361, 405), 1e-6, [1e-3], [1e-3, 1e-2, 0.1], [0.01, 0.5], 3, ("epsilon", 8.0, None), 1e-3)
+    assert text["cli_report"].endswith(f"--sampling-rate {4096 / 549361!r} --steps 405 --delta 1e-06 --kappa 0.001 --rtm-dimension 3`")
+    assert "--epsilon 8.0 --delta 1e-06 --discretization 0.001` (or `--mu`" in text["cli_calibrate"]
+    assert "--rero 0.05 --kappa 0.001 " in rr.cli_text(run, 1e-5, [1e-3], [1e-3], [0.5], 1, ("rero", 0.05, 1e-3), 1e-4)["cli_calibrate"]
+    rtm = rr.cli_text(run, 1e-5, [1e-3], [1e-3], [0.5], 2, ("rtm_tpr", 0.05, 1e-3), 1e-4)["cli_calibrate"]
+    assert "--rtm-tpr-at-fpr 0.05 0.001 --rtm-dimension 2 --discretization" in rtm
+
+
+def test_risk_report_calibrate_command_line_runs(capsys):
+    # the line the page prints is one the CLI accepts, and it finds the noise for that target
+    from fdp import cli
+    line = rr.cli_text(("A", 1.0, 0.01, 10), 1e-5, [1e-3], [1e-3], [0.5], 1, ("advantage", 0.1, None), 1e-3)["cli_calibrate"]
+    assert line.startswith("`python -m fdp calibrate ")
+    assert cli.main(line.split("`")[1].split()[3:]) == 0
+    assert "noise" in capsys.readouterr().out
 
 
 def test_risk_report_checked_section_says_what_this_run_compares():

@@ -31,7 +31,7 @@ from .paths import ROOT, book_build
 #: places them in its prose).  Notebooks glue through :func:`glue`.
 SHOW = not book_build()
 
-__all__ = ["glance", "rerun", "plural", "table", "show", "paste", "records_table", "chapter_table", "own_outcome"]
+__all__ = ["glance", "rerun", "plural", "table", "show", "paste", "paste_md", "records_table", "chapter_table", "own_outcome"]
 
 
 def plural(n: int, word: str) -> str:
@@ -283,6 +283,14 @@ def paste(**values) -> None:
     """Glue numbers and run-dependent sentences for the page's prose ({glue:text} and {glue:md}); see :func:`glue`."""
     for name, value in values.items():
         glue(name, value)
+
+
+def paste_md(**values: str) -> None:
+    """Glue run-dependent Markdown (code spans, emphasis) for the page's ``{glue:md}`` roles: :func:`paste` of each
+    string as IPython's ``Markdown``."""
+    from IPython.display import Markdown
+
+    paste(**{name: Markdown(value) for name, value in values.items()})
 
 
 def _cell(text: str) -> str:

@@ -81,16 +81,36 @@ def glance_reading(runs, reports, delta: float, kappa, fpr) -> str:
 CLI_DEFAULTS = {"delta": 1e-5, "kappa": risk.REPORT_KAPPA, "fpr": risk.REPORT_FPR, "prior": risk.REPORT_PRIOR, "rtm-dimension": 1}
 
 
-def cli_commands(run, delta: float, kappa, fpr, prior, dimension: int) -> tuple[str, str]:
-    """The command lines (Markdown code) that print the first run's report and calibrate its noise: this run's
-    values, exact (``repr``), each flag the page sets apart from the CLI's defaults."""
+#: The flags of ``python -m fdp calibrate`` that set each target (fdp.cli), and how its help writes them
+CALIBRATE_FLAGS = {"epsilon": ("--epsilon", "--epsilon"), "mu": ("--mu", "--mu"), "advantage": ("--advantage", "--advantage"),
+                   "tpr": ("--tpr-at-fpr", "--tpr-at-fpr TPR FPR"), "rero": ("--rero", "--rero GAMMA --kappa K"),
+                   "rtm_tpr": ("--rtm-tpr-at-fpr", "--rtm-tpr-at-fpr TPR FPR")}
+
+
+def cli_text(run, delta: float, kappa, fpr, prior, dimension: int, target, discretization: float) -> dict[str, str]:
+    """The command lines (Markdown code) that print the first run's report (``cli_report``) and calibrate its noise to
+    the page's first calibration target ``(name, value, level)`` at the page's spacing (``cli_calibrate``, followed by
+    the other targets' flags): this run's values, exact (``repr``), each flag of the report that the page sets apart
+    from the CLI's defaults; and the relative width the CLI's ReRo bracket aims at (``cli_rero_rtol``)."""
     _, noise, rate, steps = run
     values = {"delta": delta, "kappa": list(kappa), "fpr": list(fpr), "prior": list(prior), "rtm-dimension": dimension}
     flags = [f"--{name} " + (" ".join(repr(float(v)) for v in value) if isinstance(value, list) else repr(value))
              for name, value in values.items() if not results.same(value, CLI_DEFAULTS[name])]
     run_flags = f"--sampling-rate {float(rate)!r} --steps {steps}"
-    return (f"`python -m fdp report --noise-multiplier {float(noise)!r} {run_flags}{''.join(' ' + f for f in flags)}`",
-            f"`python -m fdp calibrate {run_flags} --tpr-at-fpr 0.05 0.001`")
+    name, value, level = target
+    aim = f"{CALIBRATE_FLAGS[name][0]} {float(value)!r}"
+    if name == "rero":
+        aim += f" --kappa {float(level)!r}"
+    elif level is not None:
+        aim += f" {float(level)!r}"
+    if name == "epsilon" and not results.same(delta, CLI_DEFAULTS["delta"]):
+        aim += f" --delta {delta!r}"
+    if name == "rtm_tpr" and dimension != 1:
+        aim += f" --rtm-dimension {dimension}"
+    others = ", ".join(f"`{flags_}`" for key, (_, flags_) in CALIBRATE_FLAGS.items() if key != name)
+    return {"cli_report": f"`python -m fdp report --noise-multiplier {float(noise)!r} {run_flags}{''.join(' ' + f for f in flags)}`",
+            "cli_calibrate": f"`python -m fdp calibrate {run_flags} {aim} --discretization {float(discretization)!r}` (or {others})",
+            "cli_rero_rtol": times_ten(risk.RERO_RTOL, 1)}
 
 
 def checked_text(mu_status: str, eps_status: str, paper: dict) -> str:
