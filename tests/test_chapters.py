@@ -58,13 +58,50 @@ def test_figure_1_names_the_knee_or_says_there_is_none():
     eps = sorted(fig1)
     assert ra.knee(fig1, eps, 0.03) == 1000.0
     text = ra.see_fig1(fig1, eps, base, 3000, 0.1)
-    assert "below the nearest-neighbour baseline at ε = 1000**" in text and "(at ε = 100 it is 0.1000)" in text
+    assert "below the nearest-neighbour baseline at ε = 1,000**, by " in text and "At ε = 100 the error is still 0.1000." in text
     assert "The optimiser is not what limits the attack" in text  # every run settled, every loss below its target's
     fig1 = _fig1({1.0: 0.34, 10.0: 0.2})
     assert ra.knee(fig1, [1.0, 10.0], 0.03) is None
     text = ra.see_fig1(fig1, [1.0, 10.0], base, 3000, 0.1)
     assert "At no ε of this run" in text and "optimiser" not in text
     assert "at ε = 1 the reconstructions are farther from their targets than uniform noise" in text
+
+
+def test_figure_1_knee_is_read_by_the_error_with_its_standard_error_and_by_app_d():
+    fig1 = _fig1({100.0: 0.1, 1000.0: 0.05, 3000.0: 0.028}, n=50)
+    fig1[1000.0]["app_d"] = Proportion(0.963, 0.9, 0.99)
+    eps = sorted(fig1)
+    mse = fig1[3000.0]["mse"]
+    se = (0.03 - mse.mean()) / (mse.std(ddof=1) / np.sqrt(50))
+    readings = ra.knee_readings(fig1, eps, 0.03, 0.1)
+    assert readings == {"fig1_knee_se": f"{se:.1f}", "fig1_app_d_before_knee": "0.963 at ε\u00a0=\u00a01,000 (chance 0.1)"}
+    text = ra.see_fig1(fig1, eps, dict(nearest_neighbour=0.03, noise=0.33), 3000, 0.1)
+    assert f"at ε = 3,000**, by {se:.1f} standard errors of the mean over the targets (0.0280 against 0.0300)" in text
+    assert "in 96% of the cases (chance 10%): by that reading the attack works at ε = 1,000, inside the paper's range." in text
+    fig1[1000.0]["app_d"] = Proportion(0.3, 0.2, 0.4)  # no majority: App. D's reading is not offered
+    assert "At ε = 1,000 the error is still 0.0500. " in ra.see_fig1(fig1, eps, dict(nearest_neighbour=0.03, noise=0.33), 3000, 0.1)
+    assert ra.knee_readings(fig1, eps, 0.001, 0.1) == {"fig1_knee_se": "-", "fig1_app_d_before_knee": "-"}
+    assert ra.knee_readings(fig1, [3000.0], 0.03, 0.1)["fig1_app_d_before_knee"] == "-"  # the knee is the grid's first ε
+    found2 = dict(gap=0.179, e_gap=10.0, likelihood_no_better=True)
+    glance = ra.glance_reading(found2, fig1, eps, 0.03, 0.1)
+    assert glance.startswith("the prior-aware attack stays up to 0.179 below the tight bound (ε\u00a0=\u00a010), and the Bayes")
+    assert glance.endswith(f"at ε\u00a0=\u00a03,000 (by {se:.1f} standard errors), while App. D's conversion succeeds with 0.300 at "
+                           "ε\u00a0=\u00a01,000 (chance 0.1).")
+    assert ra.glance_reading(found2, fig1, eps, 0.001, 0.1).endswith("stays above the nearest-neighbour baseline at every ε of this run.")
+
+
+def test_figure_13_claims_a_larger_gap_at_the_larger_clipping_norm_only_beyond_two_standard_errors():
+    def run(p, trials=200):
+        return SimpleNamespace(trials=trials, rate=lambda attack: Proportion(p, 0.0, 1.0))
+    se = np.sqrt(2 * 0.995 * 0.005 / 200)
+    assert ra.gap_shortfall(run(0.995), run(0.995), 0.005, 0.005) == pytest.approx(2 * se)
+    assert ra.gap_shortfall(run(0.9), run(0.5), 0.1, 0.5) == 0.0  # 0.4 larger, far beyond sampling error
+    clip = {0.1: (0.85, 0.91), 1.0: (0.73, 0.84)}
+    same = ra.see_fig13(clip, {0.1: [0.005], 1.0: [0.005]}, 100.0, 0, 2 * se)
+    assert "0.005 at C = 0.1 and 0.005 at C = 1, no larger at C = 1: this run does not show the larger gap" in same
+    near = ra.see_fig13(clip, {0.1: [0.005], 1.0: [0.01]}, 100.0, 0, 0.009)
+    assert "larger at C = 1 but by less than two standard errors of the two success rates (it falls 0.009 short)" in near
+    assert "the effect App. K.1 describes" in ra.see_fig13(clip, {0.1: [0.1], 1.0: [0.5]}, 100.0, 0, 0.0)
 
 
 def test_figure_1_reports_reconstructions_unlike_their_class():
@@ -286,11 +323,11 @@ def _calibration(noise, achieved=0.05, achieved_lower=0.049):
 def test_risk_report_calibration_paragraph_compares_the_threat_models_and_the_steps():
     targets = [("epsilon", 8.0, None), ("tpr", 0.05, 1e-3), ("rtm_tpr", 0.05, 1e-3)]
     names = [rr.target_text(*t, 1e-5, 1) for t in targets]
-    assert names == ["ε ≤ 8 at δ = 1e-05", "TPR ≤ 0.05 at FPR 0.001", "RTM TPR ≤ 0.05 at FPR 0.001 (d = 1)"]
+    assert names == ["ε ≤ 8 at δ = 1e-05", "TPR ≤ 0.05 at FPR 0.001", "RTM TPR ≤ 0.05 at FPR 0.001, d = 1"]
     steps = rr.steps_text(SimpleNamespace(steps=1500), names[0], 9.4, 2000)
     assert "finds that 1500 steps keep the first target (ε ≤ 8 at δ = 1e-05); the run took 2000." in steps
     text = rr.see_calibration(targets, names, [_calibration(9.0), _calibration(12.0), _calibration(3.0)], 9.4, steps)
-    assert "from 3 (RTM TPR" in text and "to 12 (TPR ≤ 0.05" in text and "3.00, 4.0 times less" in text
+    assert "from 3 (RTM TPR" in text and "to 12 (TPR ≤ 0.05" in text and "multiplier of 3, 4.0 times less" in text
     text = rr.see_calibration(targets[:2], names[:2], [_calibration(9.0), _calibration(12.0)], 9.4, "")
     assert "RTM adversary" not in text
     assert rr.steps_text(ValueError("too noisy"), names[0], 9.4, 2000).endswith("fails: too noisy.")

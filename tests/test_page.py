@@ -322,6 +322,9 @@ def test_a_yes_no_claim_reads_in_words():
     # a claim that is a range ("above the baseline", "at least 1/n") is said as its ends
     assert page._claim_cell({"value": 0.27, "paper": 0.75, "tol": 0.25}) == "does not hold: ours 0.27, the claim needs 0.5 to 1"
     assert page._claim_cell({"value": 0.02, "paper": 0.0833333, "tol": 0.0833334}) == "holds: ours 0.02, the claim needs 0 to 0.1667"
+    # an upper bound is rounded up, as the chapters write it (1.5805 was "1.58" here and "1.59" on its chapter)
+    assert page._claim_cell({"value": 1.5805, "paper": 6.0, "tol": 0.5, "bound": "upper"}) == \
+        "does not hold: ours 1.59, the claim needs 6 ± 0.5"
 
 
 def test_legend_draws_wide_bar_markers_at_handle_length():

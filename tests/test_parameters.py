@@ -199,7 +199,7 @@ def test_the_table_gives_values_meaning_and_the_papers_value():
     assert rows["n_jobs"][2] == "integer ≥ 1 or -1" and rows["rtol"][4].startswith("ours: ")
     assert parameters.shown(1e-5) == "1.0e-05" and parameters.shown(2.0) == "2.0" and parameters.shown(True) == "True"
     runs = {row[0]: row for row in parameters.table_rows("risk_report")}["runs"]
-    assert runs[4].startswith("the book's value; ")  # a long list equal to the book's is not written out twice
+    assert runs[4].startswith("as the book's (")  # a long list equal to the book's is not written out twice
 
 
 @pytest.mark.parametrize("values, message", [

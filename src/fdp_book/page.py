@@ -47,7 +47,7 @@ def glance(notebook: str, reproduces: str, directory: Path | None = None, namesp
     also says how this run is scaled down from the paper: every parameter whose comment in the
     parameters cell gives the paper's value ("(the paper: 10,000)"), with this run's value from
     ``namespace`` (a notebook passes ``globals()``; the default otherwise).  ``found`` (MyST) is the run's headline
-    reading, shown after the comparison for a page whose main numbers are not the paper's (the risk report).
+    reading, shown after the comparison (the risk report's first run; the attacks chapter's gap and knee).
     """
     if not reproduces:
         raise ValueError("reproduces must name what the page reproduces")
@@ -462,13 +462,14 @@ def _claim_cell(rec: dict, noun: str = "claim") -> str:
     value within the tolerance)."""
     holds = results.within(rec["value"], rec["paper"], rec["tol"])
     verdict = "holds" if holds else "does not hold"
+    ours = results.shown(rec, 3) if rec.get("bound") else f"{rec['value']:.3g}"  # a bound rounded outward, as its chapter does
     if holds and rec["value"] in (0, 1) and rec["paper"] in (0, 1) and rec["tol"] < 0.5:  # a yes/no that holds: its 0/1
         return f"{verdict} in our run"  # says nothing (one that does not hold shows its number: it may be a fraction)
     if rec["paper"] != 0 and rec["tol"] >= 0.2 * abs(rec["paper"]):  # a range ("above the baseline"): its ends
         low, high = rec["paper"] - rec["tol"], rec["paper"] + rec["tol"]
         low = 0.0 if abs(low) < 1e-6 * abs(high) else low  # a range that starts at 0, written as 0
-        return f"{verdict}: ours {rec['value']:.3g}, the {noun} needs {low:.4g} to {high:.4g}"
-    return f"{verdict}: ours {rec['value']:.3g}, the {noun} needs {rec['paper']:.3g} ± {rec['tol']:.2g}"
+        return f"{verdict}: ours {ours}, the {noun} needs {low:.4g} to {high:.4g}"
+    return f"{verdict}: ours {ours}, the {noun} needs {rec['paper']:.3g} ± {rec['tol']:.2g}"
 
 
 def own_outcome(ours: list[dict]) -> str:

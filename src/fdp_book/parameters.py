@@ -516,7 +516,7 @@ def paper_text(spec: Spec, book=None) -> str:
         return spec.source or "none"
     value = spec.paper if isinstance(spec.paper, str) else shown(spec.paper)
     if len(value) > 12 and not isinstance(spec.paper, str) and results.same(spec.paper, book):
-        value = "the book's value"
+        return f"as the book's ({spec.source})" if spec.source else "as the book's"
     return f"{value}; {spec.source}" if spec.source else value
 
 

