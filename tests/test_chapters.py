@@ -476,6 +476,8 @@ def test_risk_report_command_lines_are_this_runs_with_the_flags_that_differ_from
     assert text["cli_report"].endswith(f"--sampling-rate {4096 / 549361!r} --steps 405 --delta 1e-06 --kappa 0.001 --rtm-dimension 3`")
     assert "--epsilon 8.0 --delta 1e-06 --discretization 0.001` (or `--mu`" in text["cli_calibrate"]
     assert "--rero 0.05 --kappa 0.001 " in rr.cli_text(run, 1e-5, [1e-3], [1e-3], [0.5], 1, ("rero", 0.05, 1e-3), 1e-4)["cli_calibrate"]
+    numpy = rr.cli_text(run, np.float64(1e-6), [1e-3], [1e-3], [0.5], np.int64(3), ("epsilon", 8.0, None), 1e-4)
+    assert "--delta 1e-06 --kappa" in numpy["cli_report"] and "--rtm-dimension 3`" in numpy["cli_report"]  # not np.float64(...)
     rtm = rr.cli_text(run, 1e-5, [1e-3], [1e-3], [0.5], 2, ("rtm_tpr", 0.05, 1e-3), 1e-4)["cli_calibrate"]
     assert "--rtm-tpr-at-fpr 0.05 0.001 --rtm-dimension 2 --discretization" in rtm
 

@@ -133,8 +133,14 @@ def test_eq1_checks_its_arguments():
         inversion.Eq1(model, params, resid, np.array([0, 9]), c)
     with pytest.raises(ValueError, match="params and residual"):
         inversion.Eq1(model, params, resid[:, :2], labels, c)
+    for empty in (np.s_[:, :0], np.s_[:0]):  # no steps, no targets (was numpy's AxisError)
+        with pytest.raises(ValueError, match="R, T >= 1"):
+            inversion.Eq1(model, params[empty], resid[empty], labels[:0] if empty == np.s_[:0] else labels, c)
     with pytest.raises(ValueError, match="precision"):
         inversion.Eq1(model, params, resid, labels, c, precision="half")
+    for z in (np.full((2, 1, model.d), 0.5 + 0j), np.full((2, 1, model.d), "0.5")):  # (were cast, a warning at most)
+        with pytest.raises(ValueError, match="z must be real numbers"):
+            inversion.Eq1(model, params, resid, labels, c)(z)
     with pytest.raises(ValueError, match="z must be"):
         inversion.Eq1(model, params, resid, labels, c)(np.zeros((3, 1, model.d)))
     for z in (np.full((2, 1, model.d), 1.5), np.full((2, 1, model.d), -0.1), np.full((2, 1, model.d), np.nan)):

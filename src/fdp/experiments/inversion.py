@@ -78,8 +78,9 @@ class Eq1:
     def __init__(self, model: dpsgd.MLP, params, residual, labels, clip_norm: float, precision: str = "single"):
         params = np.asarray(params, dtype=np.float64)
         residual = np.asarray(residual, dtype=np.float64)
-        if params.ndim != 3 or params.shape != residual.shape or params.shape[2] != model.size:
-            raise ValueError(f"params and residual must both be (R, T, {model.size}), got {params.shape} and {residual.shape}")
+        if params.ndim != 3 or params.shape != residual.shape or params.shape[2] != model.size or min(params.shape[:2]) < 1:
+            raise ValueError(f"params and residual must both be (R, T, {model.size}) with R, T >= 1, got {params.shape} and "
+                             f"{residual.shape}")
         if not (np.all(np.isfinite(params)) and np.all(np.isfinite(residual))):
             raise ValueError("params and residual must be finite")
         labels = np.asarray(labels)
@@ -122,6 +123,8 @@ class Eq1:
 
     def __call__(self, z):
         """``(loss (R, B), gradient (R, B, d))`` at inputs ``z`` (R, B, d): B starting points per target."""
+        if np.asarray(z).dtype.kind not in "biuf":  # (complex or text would be cast with a warning at most)
+            raise ValueError(f"z must be real numbers, got an array of {np.asarray(z).dtype}")
         z = np.asarray(z, dtype=np.float64)
         n, steps = self.shape
         h, d = self.model.hidden, self.model.d

@@ -93,6 +93,7 @@ def cli_text(run, delta: float, kappa, fpr, prior, dimension: int, target, discr
     the other targets' flags): this run's values, exact (``repr``), each flag of the report that the page sets apart
     from the CLI's defaults; and the relative width the CLI's ReRo bracket aims at (``cli_rero_rtol``)."""
     _, noise, rate, steps = run
+    delta, dimension = float(delta), int(dimension)  # (a numpy scalar's repr is not a number the CLI reads)
     values = {"delta": delta, "kappa": list(kappa), "fpr": list(fpr), "prior": list(prior), "rtm-dimension": dimension}
     flags = [f"--{name} " + (" ".join(repr(float(v)) for v in value) if isinstance(value, list) else repr(value))
              for name, value in values.items() if not results.same(value, CLI_DEFAULTS[name])]
