@@ -74,19 +74,20 @@ def test_figure_1_knee_is_read_by_the_error_with_its_standard_error_and_by_app_d
     mse = fig1[3000.0]["mse"]
     se = (0.03 - mse.mean()) / (mse.std(ddof=1) / np.sqrt(50))
     readings = ra.knee_readings(fig1, eps, 0.03, 0.1)
-    assert readings == {"fig1_knee_se": f"{se:.1f}", "fig1_app_d_before_knee": "0.963 at ε\u00a0=\u00a01,000 (chance 0.1)"}
+    assert readings == {"fig1_knee_se": f"{se:.1f}", "fig1_app_d_before_knee": "0.963 at ε\u00a0=\u00a01,000, where chance is 0.1"}
     text = ra.see_fig1(fig1, eps, dict(nearest_neighbour=0.03, noise=0.33), 3000, 0.1)
     assert f"at ε = 3,000**, by {se:.1f} standard errors of the mean over the targets (0.0280 against 0.0300)" in text
-    assert "in 96% of the cases (chance 10%): by that reading the attack works at ε = 1,000, inside the paper's range." in text
+    assert "in 96% of the cases (chance 10%): by that reading the attack works at ε = 1,000, the upper end of the paper's range." in text
     fig1[1000.0]["app_d"] = Proportion(0.3, 0.2, 0.4)  # no majority: App. D's reading is not offered
     assert "At ε = 1,000 the error is still 0.0500. " in ra.see_fig1(fig1, eps, dict(nearest_neighbour=0.03, noise=0.33), 3000, 0.1)
     assert ra.knee_readings(fig1, eps, 0.001, 0.1) == {"fig1_knee_se": "-", "fig1_app_d_before_knee": "-"}
     assert ra.knee_readings(fig1, [3000.0], 0.03, 0.1)["fig1_app_d_before_knee"] == "-"  # the knee is the grid's first ε
     found2 = dict(gap=0.179, e_gap=10.0, likelihood_no_better=True)
     glance = ra.glance_reading(found2, fig1, eps, 0.03, 0.1)
-    assert glance.startswith("the prior-aware attack stays up to 0.179 below the tight bound (ε\u00a0=\u00a010), and the Bayes")
-    assert glance.endswith(f"at ε\u00a0=\u00a03,000 (by {se:.1f} standard errors), while App. D's conversion succeeds with 0.300 at "
-                           "ε\u00a0=\u00a01,000 (chance 0.1).")
+    assert glance.startswith("in Figure 2 (a prior of 10, full batch) the prior-aware attack falls short of the tight bound by up to "
+                             "0.179 (ε\u00a0=\u00a010), and the Bayes")
+    assert glance.endswith(f"at ε\u00a0=\u00a03,000 (by {se:.1f} standard errors), while App. D's conversion already succeeds with "
+                           "0.300 at ε\u00a0=\u00a01,000, where chance is 0.1.")
     assert ra.glance_reading(found2, fig1, eps, 0.001, 0.1).endswith("stays above the nearest-neighbour baseline at every ε of this run.")
 
 
@@ -97,11 +98,18 @@ def test_figure_13_claims_a_larger_gap_at_the_larger_clipping_norm_only_beyond_t
     assert ra.gap_shortfall(run(0.995), run(0.995), 0.005, 0.005) == pytest.approx(2 * se)
     assert ra.gap_shortfall(run(0.9), run(0.5), 0.1, 0.5) == 0.0  # 0.4 larger, far beyond sampling error
     clip = {0.1: (0.85, 0.91), 1.0: (0.73, 0.84)}
-    same = ra.see_fig13(clip, {0.1: [0.005], 1.0: [0.005]}, 100.0, 0, 2 * se)
+    runs = {(C, x): run(p) for C in (0.1, 1.0) for x, p in ((10.0, 0.58), (100.0, 0.5))}
+    same = ra.see_fig13(clip, {0.1: [0.18, 0.005], 1.0: [0.18, 0.005]}, [10.0, 100.0], runs, 2 * se)
     assert "0.005 at C = 0.1 and 0.005 at C = 1, no larger at C = 1: this run does not show the larger gap" in same
-    near = ra.see_fig13(clip, {0.1: [0.005], 1.0: [0.01]}, 100.0, 0, 0.009)
+    near = ra.see_fig13(clip, {0.1: [0.18, 0.005], 1.0: [0.18, 0.01]}, [10.0, 100.0], runs, 0.009)
     assert "larger at C = 1 but by less than two standard errors of the two success rates (it falls 0.009 short)" in near
-    assert "the effect App. K.1 describes" in ra.see_fig13(clip, {0.1: [0.1], 1.0: [0.5]}, 100.0, 0, 0.0)
+    assert "the effect App. K.1 describes" in ra.see_fig13(clip, {0.1: [0.1, 0.1], 1.0: [0.1, 0.5]}, [10.0, 100.0], runs, 0.0)
+    # a saturated bound at the largest ε (1 at both C, the attack 0.995): no gap can open there; the largest ε where one
+    # can (10: bound 0.764) is compared instead, with its own test
+    runs = {(C, x): run(p) for C in (0.1, 1.0) for x, p in ((10.0, 0.585), (100.0, 0.995))}
+    text = ra.see_fig13(clip, {0.1: [0.179, 0.005], 1.0: [0.184, 0.005]}, [10.0, 100.0], runs, 2 * se)
+    assert "At ε = 100 the bound is 1.000 at both clipping norms and Alg. 2 wins 0.995 at C = 0.1 and 0.995 at C = 1: no gap" in text
+    assert "At ε = 10 the gap to the bound is 0.179 at C = 0.1 and 0.184 at C = 1, larger at C = 1 but by less than two" in text
 
 
 def test_figure_1_reports_reconstructions_unlike_their_class():

@@ -325,6 +325,7 @@ def test_a_yes_no_claim_reads_in_words():
     # an upper bound is rounded up, as the chapters write it (1.5805 was "1.58" here and "1.59" on its chapter)
     assert page._claim_cell({"value": 1.5805, "paper": 6.0, "tol": 0.5, "bound": "upper"}) == \
         "does not hold: ours 1.59, the claim needs 6 ± 0.5"
+    assert page._claim_cell({"value": 3000.0, "paper": 550, "tol": 450}) == "does not hold: ours 3,000, the claim needs 100 to 1,000"
 
 
 def test_legend_draws_wide_bar_markers_at_handle_length():

@@ -462,14 +462,17 @@ def _claim_cell(rec: dict, noun: str = "claim") -> str:
     value within the tolerance)."""
     holds = results.within(rec["value"], rec["paper"], rec["tol"])
     verdict = "holds" if holds else "does not hold"
-    ours = results.shown(rec, 3) if rec.get("bound") else f"{rec['value']:.3g}"  # a bound rounded outward, as its chapter does
+    def number(x: float, digits: int) -> str:  # a grid point as 3,000, not 3e+03
+        return f"{x:,.0f}" if float(x).is_integer() and 1000 <= abs(x) < 1e15 else f"{x:.{digits}g}"
+
+    ours = results.shown(rec, 3) if rec.get("bound") else number(rec["value"], 3)  # a bound rounded outward, as its chapter does
     if holds and rec["value"] in (0, 1) and rec["paper"] in (0, 1) and rec["tol"] < 0.5:  # a yes/no that holds: its 0/1
         return f"{verdict} in our run"  # says nothing (one that does not hold shows its number: it may be a fraction)
     if rec["paper"] != 0 and rec["tol"] >= 0.2 * abs(rec["paper"]):  # a range ("above the baseline"): its ends
         low, high = rec["paper"] - rec["tol"], rec["paper"] + rec["tol"]
         low = 0.0 if abs(low) < 1e-6 * abs(high) else low  # a range that starts at 0, written as 0
-        return f"{verdict}: ours {ours}, the {noun} needs {low:.4g} to {high:.4g}"
-    return f"{verdict}: ours {ours}, the {noun} needs {rec['paper']:.3g} ± {rec['tol']:.2g}"
+        return f"{verdict}: ours {ours}, the {noun} needs {number(low, 4)} to {number(high, 4)}"
+    return f"{verdict}: ours {ours}, the {noun} needs {number(rec['paper'], 3)} ± {rec['tol']:.2g}"
 
 
 def own_outcome(ours: list[dict]) -> str:
