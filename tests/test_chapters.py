@@ -479,7 +479,7 @@ def test_risk_report_command_lines_are_this_runs_with_the_flags_that_differ_from
     assert text["cli_report"] == "`python -m fdp report --noise-multiplier 9.4 --sampling-rate 0.32768 --steps 2000`"
     assert text["cli_calibrate"].startswith("`python -m fdp calibrate --sampling-rate 0.32768 --steps 2000 --tpr-at-fpr 0.05 0.001 "
                                             "--discretization 0.0001` (or `--epsilon`, `--mu`, `--advantage`, `--rero GAMMA")
-    assert "--tpr-at-fpr TPR FPR" not in text["cli_calibrate"] and text["cli_rero_rtol"] == "1 × 10⁻⁴"
+    assert "--tpr-at-fpr TPR FPR" not in text["cli_calibrate"] and text["cli_rero_rtol"] == "1\u00a0×\u00a010⁻⁴"
     text = rr.cli_text(("B", 7.0, 4096 / 549361, 405), 1e-6, [1e-3], [1e-3, 1e-2, 0.1], [0.01, 0.5], 3, ("epsilon", 8.0, None), 1e-3)
     assert text["cli_report"].endswith(f"--sampling-rate {4096 / 549361!r} --steps 405 --delta 1e-06 --kappa 0.001 --rtm-dimension 3`")
     assert "--epsilon 8.0 --delta 1e-06 --discretization 0.001` (or `--mu`" in text["cli_calibrate"]

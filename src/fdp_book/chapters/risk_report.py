@@ -111,7 +111,7 @@ def cli_text(run, delta: float, kappa, fpr, prior, dimension: int, target, discr
     others = ", ".join(f"`{flags_}`" for key, (_, flags_) in CALIBRATE_FLAGS.items() if key != name)
     return {"cli_report": f"`python -m fdp report --noise-multiplier {float(noise)!r} {run_flags}{''.join(' ' + f for f in flags)}`",
             "cli_calibrate": f"`python -m fdp calibrate {run_flags} {aim} --discretization {float(discretization)!r}` (or {others})",
-            "cli_rero_rtol": times_ten(risk.RERO_RTOL, 1)}
+            "cli_rero_rtol": times_ten(risk.RERO_RTOL, 1).replace(" ", "\u00a0")}  # ("1 ×" / "10⁻⁴" split across lines)
 
 
 def checked_text(mu_status: str, eps_status: str, paper: dict) -> str:
