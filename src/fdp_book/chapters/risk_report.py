@@ -81,10 +81,9 @@ def glance_reading(runs, reports, delta: float, kappa, fpr) -> str:
 CLI_DEFAULTS = {"delta": 1e-5, "kappa": risk.REPORT_KAPPA, "fpr": risk.REPORT_FPR, "prior": risk.REPORT_PRIOR, "rtm-dimension": 1}
 
 
-#: The flags of ``python -m fdp calibrate`` that set each target (fdp.cli), and how its help writes them
-CALIBRATE_FLAGS = {"epsilon": ("--epsilon", "--epsilon"), "mu": ("--mu", "--mu"), "advantage": ("--advantage", "--advantage"),
-                   "tpr": ("--tpr-at-fpr", "--tpr-at-fpr TPR FPR"), "rero": ("--rero", "--rero GAMMA --kappa K"),
-                   "rtm_tpr": ("--rtm-tpr-at-fpr", "--rtm-tpr-at-fpr TPR FPR")}
+#: The flags of ``python -m fdp calibrate`` that set each target (fdp.cli), as its help writes them (the flag first)
+CALIBRATE_FLAGS = {"epsilon": "--epsilon", "mu": "--mu", "advantage": "--advantage", "tpr": "--tpr-at-fpr TPR FPR",
+                   "rero": "--rero GAMMA --kappa K", "rtm_tpr": "--rtm-tpr-at-fpr TPR FPR"}
 
 
 def cli_text(run, delta: float, kappa, fpr, prior, dimension: int, target, discretization: float) -> dict[str, str]:
@@ -99,7 +98,7 @@ def cli_text(run, delta: float, kappa, fpr, prior, dimension: int, target, discr
              for name, value in values.items() if not results.same(value, CLI_DEFAULTS[name])]
     run_flags = f"--sampling-rate {float(rate)!r} --steps {steps}"
     name, value, level = target
-    aim = f"{CALIBRATE_FLAGS[name][0]} {float(value)!r}"
+    aim = f"{CALIBRATE_FLAGS[name].split()[0]} {float(value)!r}"
     if name == "rero":
         aim += f" --kappa {float(level)!r}"
     elif level is not None:
@@ -108,7 +107,7 @@ def cli_text(run, delta: float, kappa, fpr, prior, dimension: int, target, discr
         aim += f" --delta {delta!r}"
     if name == "rtm_tpr" and dimension != 1:
         aim += f" --rtm-dimension {dimension}"
-    others = ", ".join(f"`{flags_}`" for key, (_, flags_) in CALIBRATE_FLAGS.items() if key != name)
+    others = ", ".join(f"`{flags}`" for key, flags in CALIBRATE_FLAGS.items() if key != name)
     return {"cli_report": f"`python -m fdp report --noise-multiplier {float(noise)!r} {run_flags}{''.join(' ' + f for f in flags)}`",
             "cli_calibrate": f"`python -m fdp calibrate {run_flags} {aim} --discretization {float(discretization)!r}` (or {others})",
             "cli_rero_rtol": times_ten(risk.RERO_RTOL, 1).replace(" ", "\u00a0")}  # ("1 ×" / "10⁻⁴" split across lines)
