@@ -219,8 +219,9 @@ class Calibration:
 
     @property
     def achieved_interval(self) -> Interval:
-        """``Interval(achieved_lower, achieved)``: where the exact risk at the noise found lies."""
-        return Interval(self.achieved if self.achieved_lower is None else self.achieved_lower, self.achieved)
+        """``Interval(achieved_lower, achieved)``: where the exact risk at the noise found lies; its lower end is 0 (every
+        risk here is non-negative) where no lower bound is certified (``achieved_lower`` None), never ``achieved``."""
+        return Interval(0.0 if self.achieved_lower is None else self.achieved_lower, self.achieved)
 
 
 
@@ -258,11 +259,20 @@ def _level_min(level) -> float:
 
 
 def _risk(target, noise, rate, steps, h, delta, level, dimension):
-    """The certified upper bound on the risk ``target`` of DP-SGD at ``noise`` (``level``: FPR or kappa)."""
+    """The certified upper bound on the risk ``target`` of DP-SGD at ``noise`` (``level``: FPR or kappa): the lattice's,
+    capped by the full batch's closed form (subsampling only lowers a risk, and the RTM adversary's TPR is at most the
+    DP adversary's, RTM paper Lemma 6), which is the tighter one where the lattice cannot resolve a tiny FPR or
+    prior (a TPR target at FPR 1e-20 otherwise needed 11 times the noise)."""
+    full_batch = _full_batch_risk("tpr" if target == "rtm_tpr" else target, noise, steps, delta, level)
+    if rate == 1.0 and target != "rtm_tpr":
+        return full_batch
+    return min(_lattice_risk(target, noise, rate, steps, h, delta, level, dimension), full_batch)
+
+
+def _lattice_risk(target, noise, rate, steps, h, delta, level, dimension):
+    """The certified upper bound on the risk ``target`` read off the pessimistic lattice."""
     if target == "rtm_tpr":
         return float(mia.membership_bounds(_rtm_curve(noise, rate, steps, h, dimension, True), [level], [0.5])[0][0])
-    if rate == 1.0:
-        return _full_batch_risk(target, noise, steps, delta, level)
     if target == "epsilon":
         return _epsilon_certified(noise, rate, steps, delta, h)
     if target == "mu":

@@ -34,6 +34,15 @@ class Interval:
     lower: float | np.ndarray
     upper: float | np.ndarray
 
+    def __post_init__(self):
+        lower, upper = np.asarray(self.lower, dtype=float), np.asarray(self.upper, dtype=float)
+        if lower.shape != upper.shape and lower.ndim and upper.ndim:
+            raise ValueError(f"Interval: lower and upper must have the same shape, got {lower.shape} and {upper.shape}")
+        if np.any(np.isnan(lower)) or np.any(np.isnan(upper)):
+            raise ValueError(f"Interval: an end is NaN (lower={self.lower!r}, upper={self.upper!r})")
+        if np.any(lower > upper):
+            raise ValueError(f"Interval: lower must be <= upper, got lower={self.lower!r} > upper={self.upper!r}")
+
     def __iter__(self):  # unpacks as (lower, upper)
         return iter((self.lower, self.upper))
 

@@ -19,7 +19,7 @@ Examples
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import metadata
 from typing import Literal
 
@@ -193,9 +193,8 @@ def rero_closed_form(noise: Literal["gaussian", "laplace"], mu: float, kappa) ->
     mu = check_nonnegative("mu", mu)
     kappa = check_array_in("kappa", np.atleast_1d(np.asarray(kappa, dtype=float)), 0.0, 1.0, open_low=True, open_high=True)
     if noise == "gaussian":
-        # a subnormal kappa has too few digits for Phi^{-1}: the upper end at the smallest normal float, which is larger
-        upper = np.maximum(_gaussian_rero(mu, np.maximum(kappa, _TINY_NORMAL)).upper, kappa)
-        return Estimate(value=upper, method="closed form", certified=True, lower=_gaussian_rero(mu, kappa).lower, upper=upper)
+        # (a subnormal kappa is the number it represents: Phi^{-1} of it keeps its digits, gaussian_power_bounds holds)
+        return _gaussian_rero(mu, kappa)
     # eq. 1 in logs: e^mu kappa below the corner e^-mu / 2, then 1 - e^-mu / (4 kappa), then 1 - e^-mu (1 - kappa); each
     # exponent carries a rounding of about u (mu + |log kappa|), which moves gamma relatively by as much (gamma >= 1/2
     # on the last two pieces): a margin of 4 times that, outward
@@ -204,7 +203,8 @@ def rero_closed_form(noise: Literal["gaussian", "laplace"], mu: float, kappa) ->
         gamma = np.where(log_kappa < -mu - np.log(2.0), np.exp(np.minimum(mu + log_kappa, 0.0)),
                          np.where(kappa <= 0.5, -np.expm1(-mu - np.log(4.0) - log_kappa), -np.expm1(-mu + np.log1p(-kappa))))
     margin = 4.0 * np.finfo(float).eps * (4.0 + mu + np.abs(log_kappa))
-    upper = np.minimum(np.nextafter(gamma * (1.0 + margin), np.inf), 1.0)  # the next float: a subnormal gamma too
+    # two floats further: exp's ulp and the product's rounding, which for a subnormal gamma are absolute 5e-324 each
+    upper = np.minimum(np.nextafter(np.nextafter(gamma * (1.0 + margin), np.inf), np.inf), 1.0)
     lower = np.where(gamma < _TINY_NORMAL, kappa, np.maximum(gamma * (1.0 - margin), kappa))  # subnormal: few digits
     return Estimate(value=upper, method="closed form", certified=True, lower=lower, upper=upper)
 
@@ -784,6 +784,13 @@ def report(mechanism: Mechanism | RandomizedResponse, *, delta: float = 1e-5, ka
         tpr, advantage, bayes = mia.gaussian_membership_bounds(gdp_report.mu, fpr, prior)
     warnings = gdp_report.warnings + gamma.warnings + rtm_failure
     if rtm_reading is not None:
+        # the RTM adversary is weaker than the DP one (RTM paper Lemma 6; the RTM curve lies on or above the DP curve):
+        # its upper bounds are capped by the DP ones, which keeps a vacuous lattice bound (TPR 1 at a noise of 1e10)
+        # from being printed beside a DP advantage of 1e-10
+        tpr_cap, gamma_cap = np.minimum(rtm_reading.tpr_upper, tpr), np.minimum(rtm_reading.gamma_upper, gamma.upper)
+        rtm_reading = replace(rtm_reading, tpr_upper=tpr_cap, tpr_lower=np.minimum(rtm_reading.tpr_lower, tpr_cap),
+                              advantage_upper=min(rtm_reading.advantage_upper, advantage), gamma_upper=gamma_cap,
+                              gamma_lower=np.minimum(rtm_reading.gamma_lower, gamma_cap))
         both = np.r_[rtm_reading.tpr_upper, rtm_reading.gamma_upper]
         lows = np.r_[rtm_reading.tpr_lower, rtm_reading.gamma_lower]
         width = float(np.max(np.where(both > 0.0, (both - lows) / np.where(both > 0.0, both, 1.0), 0.0)))

@@ -10,9 +10,11 @@ calibration: :mod:`fdp.risk` reads it, :mod:`fdp.calibrate` inverts it.
 from __future__ import annotations
 
 import logging
+import warnings
 from typing import Literal
 
 import dp_accounting
+import numpy as np
 from dp_accounting.rdp import rdp_privacy_accountant
 
 from ..validation import check_discretization, check_open_unit
@@ -22,6 +24,8 @@ from .privacy_loss import Mechanism, check_mechanism
 __all__ = ["ACCOUNTANTS", "RDP_CONVERSION", "check_accountant", "epsilon"]
 
 ACCOUNTANTS = ("pld", "rdp")
+#: The largest noise multiplier the RDP accountant is run at; a larger one is read at this one (an upper bound).
+RDP_NOISE_MAX = 1e100
 #: The RDP accountant's conversion, as the report's JSON states it: the standard order grid of dp_accounting
 #: (its ``DEFAULT_RDP_ORDERS``: 1.1, 1.2, ..., 10.9, 11, ..., 63, 128, 256, 512, 1024), which TF Privacy and
 #: most training logs use, and its RDP-to-DP conversion (Canonne, Kamath, Steinke 2020, Prop. 12; Asoodeh et
@@ -86,6 +90,9 @@ def epsilon(mechanism: Mechanism, delta: float, accountant: Literal["pld", "rdp"
     if noise == "laplace" and sampling_rate < 1.0:
         raise ValueError(f"mechanism: the RDP accountant takes Laplace noise without subsampling only (sampling_rate 1), "
                          f"got sampling_rate {sampling_rate!r}; use accountant 'pld'")
+    # RDP falls as the noise grows, so the epsilon at RDP_NOISE_MAX bounds every larger noise's from above (dp_accounting
+    # squares the noise multiplier, which overflows above about 1.3e154)
+    noise_multiplier = min(noise_multiplier, RDP_NOISE_MAX)
     event = (dp_accounting.GaussianDpEvent(noise_multiplier) if noise == "gaussian"
              else dp_accounting.LaplaceDpEvent(noise_multiplier))
     if sampling_rate < 1.0:
@@ -95,7 +102,9 @@ def epsilon(mechanism: Mechanism, delta: float, accountant: Literal["pld", "rdp"
     level = absl.level
     absl.setLevel(logging.ERROR)  # "failed to converge ... Excluding this order" (the order is left out)
     try:
-        acc.compose(event, steps)
-        return float(acc.get_epsilon(delta))
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # 1 / noise^2 = inf at a noise of 1e-300: eps is inf
+            acc.compose(event, steps)
+            return float(acc.get_epsilon(delta))
     finally:
         absl.setLevel(level)

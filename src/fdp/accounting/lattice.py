@@ -924,7 +924,8 @@ def chernoff_window(masses: np.ndarray, steps: int, tail: float) -> tuple[int, i
     orders = np.concatenate([np.arange(-20, 0), np.arange(1, 21)]) / size
     j = np.flatnonzero(masses > 0)
     # |order * j| <= 20: the moment generating functions need no log-domain sums
-    log_mgf = np.log(np.exp(np.outer(orders, j)) @ masses[j])
+    with np.errstate(divide="ignore"):  # an underflowed moment is -inf: its bound is then vacuous, and skipped
+        log_mgf = np.log(np.exp(np.outer(orders, j)) @ masses[j])
     with np.errstate(over="ignore", invalid="ignore"):
         bounds = (steps * log_mgf + math.log(2.0 / tail)) / orders
     for order, bound in zip(orders.tolist(), bounds.tolist()):
@@ -1337,7 +1338,8 @@ def compose(l_0, h, masses, infinite, steps, pessimistic, tail):
     check_lattice_points(float(window[1] - window[0] + 1), f"composing {steps} steps on a lattice of spacing {h:g}",
                          "use fewer steps or a larger discretization")
     shift, out, per_coefficient = self_convolve(masses, steps, tail, window)
-    inf_mass = -np.expm1(steps * np.log1p(-min(infinite, 1.0))) if infinite > 0 else 0.0
+    with np.errstate(divide="ignore"):  # all mass at +inf: log1p(-1) = -inf, and the composition's is 1
+        inf_mass = -np.expm1(steps * np.log1p(-min(infinite, 1.0))) if infinite > 0 else 0.0
     if pessimistic:
         # every coefficient raised by its rounding bound: every tail sum then dominates the exact one
         # (the excess lies where the coefficients are, not at +inf, so the curve's ends keep their digits)

@@ -416,7 +416,8 @@ def subsampled(t, sampling_rate):
     direct = np.log1p(p * np.expm1(np.where(small, t, 0.0)))
     if small.all():
         return direct
-    return np.where(small, direct, np.logaddexp(math.log1p(-p), math.log(p) + t))
+    with np.errstate(invalid="ignore"):  # a NaN t stays NaN, and its caller's finiteness check refuses it
+        return np.where(small, direct, np.logaddexp(math.log1p(-p), math.log(p) + t))
 
 
 def privacy_loss(noise: str, noise_multiplier: float, sampling_rate: float, x):

@@ -48,6 +48,7 @@ from ..validation import (
     check_sampling_rate,
 )
 from . import lattice
+from .chisquare import Chi2, NoncentralChi2
 from .pld import Bracket, mechanism_pld, tradeoff_curve
 from .privacy_loss import Mechanism, check_mechanism, subsampled
 
@@ -300,9 +301,9 @@ def laplace(mu: float, branch: str = "corrected") -> TradeOffCurve:
 
     def f(a):
         a = np.asarray(a, dtype=float)
-        with np.errstate(divide="ignore", over="ignore"):
-            # -exp(-mu) sinh(log a) = (exp(-mu) / a - a exp(-mu)) / 2
-            upper = 0.5 * (np.exp(-mu - np.log(a)) - a * emu)
+        with np.errstate(divide="ignore", over="ignore", under="ignore"):
+            # -exp(-mu) sinh(log a) = exp(-mu) (1 - a)(1 + a) / (2 a): no cancellation as a -> 1 (1 - a is exact there)
+            upper = np.exp(-mu + np.log((1.0 - a) * (1.0 + a)) - np.log(2.0 * a))
         return np.where(upper_branch(a), upper, 1.0 - alpha_cosh(a))
 
     def power(a):
@@ -373,9 +374,7 @@ def _chi2_curve(kappa: float, d: int, name: str) -> TradeOffCurve:
 
     The common scale sigma^2 of eq. 4 (or sigma_c^2 of eq. 6) cancels in a trade-off curve.
     """
-    if kappa < np.finfo(float).tiny:
-        kappa = 0.0  # scipy's ncx2 is inaccurate (errors ~1e-4) for subnormal non-centralities
-    return from_test_statistic(chi2(d), ncx2(d, kappa), name=name)
+    return from_test_statistic(Chi2(d), NoncentralChi2(d, kappa), name=name)
 
 
 def gaussian(mu: float, dimension: int = 1, steps: int = 1) -> TradeOffCurve:
@@ -1490,7 +1489,19 @@ def release_curves(mechanism: Literal["laplace", "gaussian", "subsampled-gaussia
             f_dp = tradeoff.gaussian_composition(mu, steps=steps)
         else:
             f_dp = tradeoff_curve(mechanism_pld(Mechanism("gaussian", 1.0 / mu, p, steps), discretization=1e-4), "symmetrised")
+    if mechanism != "gaussian":
+        # the RTM adversary is weaker than the DP one (Lemma 6): j and J lie on or above f_dp, so where a lattice j falls
+        # below f_dp (a vacuous j = 0 at mu = 1e-10, whose f_dp is 0.9 at alpha 0.1), f_dp is the better lower bound
+        j, big_j = _at_least(j, f_dp), _at_least(big_j, f_dp)
     return ReleaseCurves(j=j, J=big_j, f_dp=f_dp, release=_release_model(mechanism, steps))
+
+
+def _at_least(curve: TradeOffCurve, floor: TradeOffCurve) -> TradeOffCurve:
+    """``max(curve, floor)`` pointwise, for two lower bounds on one trade-off curve (``floor`` symmetric): again a
+    lower bound on it, convex and non-increasing; its inverse is the maximum of the inverses."""
+    return TradeOffCurve(lambda a: np.maximum(curve(a), floor(a)), lambda b: np.maximum(curve.inverse(b), floor(b)),
+                         lambda a: np.minimum(curve.power(a), floor.power(a)), symmetric=curve.symmetric,
+                         name=curve.name)
 
 
 class DRResult(NamedTuple):

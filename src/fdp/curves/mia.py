@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 from scipy.special import ndtr
+from scipy.stats import norm
 
 from ..validation import check_array_in, check_nonnegative
 from . import tradeoff
@@ -109,7 +110,20 @@ def gaussian_membership_bounds(mu: float, fpr, prior) -> tuple[np.ndarray, float
     advantage = min(float(math.erf(mu / (2.0 * math.sqrt(2.0)))) * (1.0 + 8.0 * _U), 1.0)
     if mu == 0.0:
         return tpr, advantage, np.maximum(prior, 1.0 - prior)
-    z = (np.log1p(-prior) - np.log(prior) + 0.5 * mu * mu) / mu  # (1 - p) / p overflows at a subnormal prior
-    rel = (16.0 + 8.0 * z * z + 8.0 * (mu - z) ** 2) * _U + (np.abs(z) + mu + 2.0) * 8.0 * _U * (np.abs(z) + mu)
-    bayes = (prior * ndtr(mu - z) + (1.0 - prior) * ndtr(z)) * (1.0 + rel)
-    return tpr, advantage, np.minimum(bayes, 1.0)
+    # (log((1 - p) / p) in two logs: the ratio overflows at a subnormal prior; mu / 2 apart: mu^2 overflows at 1e155)
+    z = (np.log1p(-prior) - np.log(prior)) / mu + 0.5 * mu
+    # each term's error: ndtr's own, (16 + 8 w^2) u relative at w < 0 and 16 u above, and its slope phi(w) times the
+    # error of its argument (z carries about 8 u (|z| + mu)); bounded per term, so that a term that is 0 (at a huge
+    # z) adds nothing
+    dz = 8.0 * _U * (np.abs(z) + mu)
+    bayes = 0.0
+    for weight, w in ((prior, mu - z), (1.0 - prior, z)):
+        value = ndtr(w)
+        own = np.where(w < 0.0, 16.0 + 8.0 * np.minimum(np.abs(w), 1e150) ** 2, 16.0) * _U
+        density = norm.pdf(np.clip(w, -40.0, 40.0))  # below e^-800 beyond: the slope term is then 0
+        slope = np.where(np.abs(w) < 40.0, density * np.minimum(dz, 1e300), 0.0)
+        bayes = bayes + weight * (value * (1.0 + own + 4.0 * _U) + slope)
+    # and at most max(p, 1 - p) + min(p, 1 - p) times the advantage (p TPR + (1 - p)(1 - FPR) <= 1 - p + p (TPR - FPR)
+    # for p <= 1/2, and symmetrically), the sharper of the two where mu is tiny
+    trivial = np.maximum(prior, 1.0 - prior) + np.minimum(prior, 1.0 - prior) * advantage
+    return tpr, advantage, np.minimum(np.minimum(bayes, trivial * (1.0 + 4.0 * _U)), 1.0)

@@ -16,6 +16,7 @@ from typing import Callable
 
 import numpy as np
 from scipy.optimize import isotonic_regression
+from scipy.special import log_ndtr
 from scipy.stats import norm
 
 from ..validation import (
@@ -214,13 +215,31 @@ def gaussian_power_bounds(mu: float, alpha) -> tuple[np.ndarray, np.ndarray]:
     """
     mu = check_nonnegative("mu", mu)
     alpha = check_array_in("alpha", np.atleast_1d(np.asarray(alpha, dtype=float)), 0.0, 1.0)
-    power = np.asarray(gaussian(mu).power(alpha), dtype=float)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
         z = norm.ppf(alpha)
-    w = np.where(np.isfinite(z), z + mu, 0.0)
-    z = np.where(np.isfinite(z), z, 0.0)
-    rel = (16.0 + 8.0 * w * w) * _U + (np.abs(w) + 1.0) * (4.0 * _U * np.abs(z) + 2.0 * _U * (np.abs(w) + mu))
-    return np.maximum(power * (1.0 - rel), 0.0), np.minimum(power * (1.0 + rel), 1.0)
+        zf = np.where(np.isfinite(z), z, 0.0)
+        w = zf + mu
+        # error of the argument w: ndtri's 4 u relative on z, and the rounding of z + mu
+        dw = 4.0 * _U * np.abs(zf) + 2.0 * _U * (np.abs(w) + mu)
+        # below w = -37 the power is under 1e-300 and ndtr underflows early (0 at 1e-311): there
+        # Phi(w) = exp(log Phi(w)), log_ndtr accurate to 8 u relative (erfcx), its slope |w| + 1 (Mills' ratio)
+        tiny = w < -37.0
+        log_power = log_ndtr(np.where(tiny, w, -40.0))
+        log_err = 8.0 * _U * np.abs(log_power) + (np.abs(w) + 1.0) * dw
+        power = np.asarray(gaussian(mu).power(alpha), dtype=float)
+        # ndtr's own error (16 + 8 w^2) u relative for w < 0, 16 u above; Phi's relative slope |w| + 1 below 0 and
+        # 2 phi(w) <= 0.8 above (it vanishes for large w, where the power rounds to 1 whatever w's error)
+        slope = np.where(w < 0.0, np.abs(w) + 1.0, np.where(w < 40.0, 2.0 * norm.pdf(np.minimum(w, 40.0)), 0.0))
+        rel = np.where(w < 0.0, 16.0 + 8.0 * w * w, 16.0) * _U + slope * np.where(w < 40.0, dw, 0.0)
+        lower = np.where(tiny, np.exp(log_power - log_err) * (1.0 - 4.0 * _U), power * (1.0 - rel))
+        upper = np.where(tiny, np.exp(log_power + log_err) * (1.0 + 4.0 * _U), power * (1.0 + rel))
+    # exp and the products round to 1 ulp, which in the subnormal range is an absolute 5e-324: one more step each
+    # way; the power at alpha = 0 is exactly 0 and at alpha = 1 exactly 1
+    lower = np.where(tiny, np.nextafter(lower, 0.0), lower)
+    upper = np.where(tiny, np.nextafter(upper, 1.0), upper)
+    lower = np.where(alpha == 0.0, 0.0, np.where(alpha == 1.0, 1.0, np.clip(lower, 0.0, 1.0)))
+    upper = np.where(alpha == 0.0, 0.0, np.where(alpha == 1.0, 1.0, np.clip(upper, 0.0, 1.0)))
+    return lower, upper
 
 
 def laplace(mu: float) -> TradeOffCurve:
@@ -254,7 +273,7 @@ def laplace(mu: float) -> TradeOffCurve:
     def below_corner(a):  # alpha e^mu; past e^700 in logs (e^mu overflows at 710, while alpha e^mu <= 1/2 here)
         if mu <= 700.0:
             return a * scale
-        with np.errstate(divide="ignore", under="ignore"):
+        with np.errstate(divide="ignore", under="ignore", over="ignore"):  # evaluated everywhere, kept below the corner
             return np.exp(np.log(np.where(a > 0.0, a, 0.0)) + mu)
 
     def f(a):
