@@ -145,9 +145,16 @@ def rero(mechanism: Mechanism, kappa, method: Literal["bracket", "edgeworth", "c
     """
     mechanism = check_mechanism(mechanism)
     method = _check_method(method)
-    kappa = check_array_in("kappa", np.atleast_1d(np.asarray(kappa, dtype=float)), 0.0, 1.0, open_low=True, open_high=True)
+    kappa = _levels("kappa", check_array_in("kappa", kappa, 0.0, 1.0, open_low=True, open_high=True))
     if mechanism.noise == "gaussian" and mechanism.sampling_rate == 1.0 and method == "bracket":
         return _gaussian_rero(mechanism.full_batch_mu, kappa)  # the steps-fold Gaussian: sqrt(steps)/sigma-GDP
+    epsilon = mechanism.steps / mechanism.noise_multiplier
+    if mechanism.noise == "laplace" and method == "bracket" and epsilon <= _PURE_DP_EPSILON:
+        # steps-fold Laplace noise of scale b is (steps / b)-DP, so kappa <= gamma <= e^eps kappa (ReRo paper Sec. 2,
+        # the eps-DP bound): at eps <= 1e-6 a bracket of relative width 1e-6, where the lattice's loss range
+        # (2 eps) falls below its float resolution
+        upper = np.minimum(np.nextafter(kappa * np.exp(epsilon) * (1.0 + 4.0 * np.finfo(float).eps), 1.0), 1.0)
+        return Estimate(value=upper, method="closed form (eps-DP)", certified=True, lower=kappa, upper=upper)
     if method in ("bracket", "mpmath"):
         if discretization is not None:
             discretization = check_discretization("discretization", discretization)
@@ -191,7 +198,7 @@ def rero_closed_form(noise: Literal["gaussian", "laplace"], mu: float, kappa) ->
     if noise not in ("gaussian", "laplace"):
         raise ValueError(f"noise must be 'gaussian' or 'laplace', got {noise!r}")
     mu = check_nonnegative("mu", mu)
-    kappa = check_array_in("kappa", np.atleast_1d(np.asarray(kappa, dtype=float)), 0.0, 1.0, open_low=True, open_high=True)
+    kappa = _levels("kappa", check_array_in("kappa", kappa, 0.0, 1.0, open_low=True, open_high=True))
     if noise == "gaussian":
         # (a subnormal kappa is the number it represents: Phi^{-1} of it keeps its digits, gaussian_power_bounds holds)
         return _gaussian_rero(mu, kappa)
@@ -208,6 +215,9 @@ def rero_closed_form(noise: Literal["gaussian", "laplace"], mu: float, kappa) ->
     lower = np.where(gamma < _TINY_NORMAL, kappa, np.maximum(gamma * (1.0 - margin), kappa))  # subnormal: few digits
     return Estimate(value=upper, method="closed form", certified=True, lower=lower, upper=upper)
 
+
+#: Below this total epsilon (steps / b) the ReRo bound of Laplace noise is read off its eps-DP closed form.
+_PURE_DP_EPSILON = 1e-6
 
 #: The smallest normal float: below it a probability keeps fewer than 53 bits.
 _TINY_NORMAL = float(np.finfo(float).tiny)
@@ -741,7 +751,7 @@ def report(mechanism: Mechanism | RandomizedResponse, *, delta: float = 1e-5, ka
     fpr = _levels("fpr", check_array_in("fpr", fpr, 0.0, 1.0))
     prior = _levels("prior", check_array_in("prior", prior, 0.0, 1.0, open_low=True, open_high=True))
     if rero_discretization is not None:
-        rero_discretization = check_positive("rero_discretization", rero_discretization)
+        rero_discretization = check_discretization("rero_discretization", rero_discretization)
     rtm_dimension = check_positive_int("rtm_dimension", rtm_dimension)
     rtm_discretization = check_discretization("rtm_discretization", rtm_discretization)
     if isinstance(mechanism, Mechanism) and mechanism.noise == "laplace" and rtm_dimension != 1:

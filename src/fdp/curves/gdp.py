@@ -828,8 +828,9 @@ def alg1(curve: PiecewiseLinear, tail: float = DPSGD_TAIL) -> Alg1:
     a, b = curve.alphas, curve.betas
     star = fixed_point(curve)
     if star == 0.0:
-        raise ValueError("the certified curve is 0 at every level above alpha = 0 (TPR 1 at every FPR): the mechanism "
-                         "is too far from private for double precision, and no finite mu* holds")
+        raise ValueError("the certified curve is 0 in double precision at every level above alpha = 0 (TPR 1 at every "
+                         "FPR to 16 digits): the mechanism is too far from private for a mu* to be certified from it "
+                         "(mu* is finite, but larger than this curve can resolve)")
     floor = min(check_tail(tail), star * (1.0 - 1e-9))
     mu = _mu_star(curve, floor, "curve")
     return Alg1(mu, _gdp_divergence(a, b, mu), floor)
