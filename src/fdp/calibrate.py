@@ -17,7 +17,7 @@ from typing import Literal
 
 from tqdm import tqdm
 
-from .accounting import accountants, mechanism_gdp, pld, rtm
+from .accounting import accountants, lattice, mechanism_gdp, pld, rtm
 from .accounting.privacy_loss import dpsgd as _dpsgd  # DP-SGD at each noise the search tries
 from .curves import gdp, mia, tradeoff
 from .diagnostics import warns
@@ -253,6 +253,12 @@ def _full_batch_risk(target, noise, steps, delta, level, upper=True):
 
 
 
+def _log_ratio(risk: float, value: float) -> float:
+    """``log(risk / value)`` clipped to [-69, 69] (a risk of 0 lies far below any target), in logs: a target of 1e-300
+    times 1e-30 underflows."""
+    return min(max((math.log(risk) if risk > 0.0 else -math.inf) - math.log(value), -69.0), 69.0)
+
+
 def _level_min(level) -> float:
     """The smallest level a lattice curve is built down to: 1e-10, or a smaller FPR or prior asked for."""
     return gdp.DPSGD_TAIL if level is None else min(gdp.DPSGD_TAIL, level)
@@ -300,7 +306,8 @@ def _risk_lower(target, noise, rate, steps, h, level, dimension, delta=None):
     if rate == 1.0 and target != "rtm_tpr":  # exact, moved down past its rounding
         return _full_batch_risk(target, noise, steps, delta, level, upper=False)
     if target == "epsilon":  # losses rounded down (first order in steps * h: ten times finer), a dominated pair
-        dist = pld.mechanism_pld(_dpsgd(noise, rate, steps), discretization=h / 10, pessimistic=False)
+        sgm = _dpsgd(noise, rate, steps)
+        dist = pld.mechanism_pld(sgm, discretization=_affordable(sgm, h / 10), pessimistic=False)
         eps = pld.epsilon_for_delta(dist, delta)
         return eps if math.isfinite(eps) else None  # delta below the PLD's truncated tails: no lower bound
     if target == "rtm_tpr":  # the optimistic RTM lattice is first order in steps * h: finer, as in tensor_bracket
@@ -407,10 +414,26 @@ def _check_target(target, value, delta, fpr, kappa, dimension):
 
 
 def _spacing(target, discretization, noise, rate, steps):
-    """The lattice spacing of a risk evaluation: the caller's, else 1e-4 (RTM) or the PLD's default."""
+    """The lattice spacing of a risk evaluation: the caller's, else 1e-4 (RTM) or the PLD's default; for epsilon
+    (dp_accounting's PLD, which visits each point of one step in Python) coarsened to keep one step below
+    :data:`EPSILON_MAX_POINTS` (a coarser lattice is still pessimistic: at noise 0.35, rate 1e-6 and spacing 1e-5
+    one step had 1.9 million points and took 16 s)."""
     if discretization is not None:
         return discretization
-    return 1e-4 if target == "rtm_tpr" else pld.default_discretization(_dpsgd(noise, rate, steps))
+    if target == "rtm_tpr":
+        return 1e-4
+    sgm = _dpsgd(noise, rate, steps)
+    h = pld.default_discretization(sgm)
+    return _affordable(sgm, h) if target == "epsilon" else h
+
+
+def _affordable(sgm, h: float) -> float:
+    """``h``, or the coarser spacing at which one step of ``sgm`` has :data:`EPSILON_MAX_POINTS` lattice points."""
+    return h * max(lattice.lattice_points(sgm.one_step, h) / EPSILON_MAX_POINTS, 1.0)
+
+
+#: The most points of one step that an epsilon evaluation's default spacing allows.
+EPSILON_MAX_POINTS = 200_000
 
 
 @warns
@@ -499,15 +522,20 @@ def noise_for_risk(target: str, value: float, sampling_rate: float, steps: int, 
     def risk_at(noise):
         nonlocal evaluations
         evaluations += 1
-        out = _risk(target, noise, sampling_rate, steps, spacing(noise), delta, level, dimension)
+        try:
+            out = _risk(target, noise, sampling_rate, steps, spacing(noise), delta, level, dimension)
+        except ResourceLimitError:
+            raise
+        except ValueError:  # a probe whose risk leaves double precision (eps 1e300 at noise 1e-150, an RTM statistic
+            out = math.inf  # at mu = 64 in d = 1e6) counts as missing the target: the search moves to larger noise
         bar.set_postfix_str(f"noise {noise:.6g}: {target} {out:.6g}", refresh=False)
         bar.update()
         return out
 
-    lo, hi = 0.5, 2.0
-    while risk_at(hi) > value:  # hi must meet the target
-        lo, hi = hi, 2.0 * hi
-        if hi > _largest_noise(sampling_rate):
+    lo, hi, factor = 0.5, 2.0, 2.0
+    # hi must meet the target; doubling up to noise 1e4, then a factor that squares (1e300 is reached in 10 more steps)
+    while risk_at(hi) > value:
+        if hi >= _largest_noise(sampling_rate):
             # a subsampled lattice resolves a risk only down to what its spacing allows (mu* 3e-7 at rate 3e-7 needs
             # spacing 1e-9): say where the search stopped and what a finer lattice can do
             hint = "" if sampling_rate == 1.0 else (
@@ -515,11 +543,13 @@ def noise_for_risk(target: str, value: float, sampling_rate: float, steps: int, 
                 f"{spacing(lo):.3g}, which resolves it no finer: a smaller discretization may reach the target")
             raise ValueError(f"no noise multiplier below {_largest_noise(sampling_rate):g} brings {target} to {value!r} "
                              f"at sampling rate {sampling_rate:g} and {steps} steps{hint}")
+        lo, hi, factor = hi, min(factor * hi, _largest_noise(sampling_rate)), factor * factor if hi >= 1e4 else 2.0
     # full batches have closed forms at any noise; a subsampled lattice resolves noise down to 1e-3
     smallest = SUBSAMPLED_NOISE_RANGE[0] if sampling_rate < 1.0 else 1e-300
     met_everywhere = ()
-    while risk_at(lo) <= value:  # lo must miss it
-        lo, hi = max(lo / 2.0, smallest), lo
+    factor = 2.0
+    while risk_at(lo) <= value:  # lo must miss it (halving down to 1e-4, then a factor that squares, as above)
+        lo, hi, factor = max(lo / factor, smallest), lo, min(factor * factor, 1e100) if lo <= 1e-4 else 2.0
         if lo == hi:  # met down to the smallest noise resolved: that is the answer
             met_everywhere = (f"{target} = {value!r} is met at every noise multiplier from {smallest:g} up (the "
                               "smallest a subsampled lattice resolves)",)
@@ -527,10 +557,16 @@ def noise_for_risk(target: str, value: float, sampling_rate: float, steps: int, 
     if met_everywhere:
         noise = lo
     else:  # log(risk / target), clipped to +-69: a risk of 0 (epsilon at a large delta) is far below any target
-        noise = _shrink_bracket(lambda x: math.log(min(max(risk_at(math.exp(x)), value * 1e-30), value * 1e30) / value),
-                                math.log(lo), math.log(hi), math.log1p(rtol))
+        noise = _shrink_bracket(lambda x: _log_ratio(risk_at(math.exp(x)), value), math.log(lo), math.log(hi),
+                                math.log1p(rtol))
     h = spacing(noise)
-    if discretization is None and target != "rtm_tpr" and sampling_rate < 1.0:
+    default_h = pld.default_discretization(_dpsgd(noise, sampling_rate, steps))
+    coarsened = discretization is None and target == "epsilon" and h > default_h  # by EPSILON_MAX_POINTS
+    budget = (f"epsilon was read at lattice spacing {h:.3g}, coarser than the default {default_h:.3g}, to keep one "
+              f"step below {EPSILON_MAX_POINTS:,} lattice points: it is an upper bound that may lie above the converged "
+              f"epsilon, and the noise pessimistic; --discretization {default_h:.3g} (slower) may give a smaller noise",
+              ) if coarsened else ()
+    if discretization is None and target != "rtm_tpr" and sampling_rate < 1.0 and not coarsened:
         # the default spacing can be far from converged (36 % on epsilon at 10^7 steps): search again on the
         # coarsest spacing whose epsilon has converged at the noise found
         fine = pld.converged_discretization(_dpsgd(noise, sampling_rate, steps),
@@ -549,8 +585,8 @@ def noise_for_risk(target: str, value: float, sampling_rate: float, steps: int, 
         evaluations += 1
         try:
             return _risk_lower(target, x, sampling_rate, steps, spacing(x), level, dimension, delta)
-        except ResourceLimitError:  # the finer optimistic lattice does not fit: no lower bound there
-            return None
+        except ValueError:  # the finer optimistic lattice does not fit, or the risk leaves double precision (eps
+            return None     # beyond 1e300): no lower bound there
 
     # the exact risk is at least the lower bound and falls as the noise grows: every noise at or below one whose
     # lower bound misses the target misses it too, so the exact smallest noise lies above that one
@@ -567,7 +603,7 @@ def noise_for_risk(target: str, value: float, sampling_rate: float, steps: int, 
             break
     bar.close()
     achieved, achieved_lower = risk_at(noise), lower_at(noise)
-    if discretization is None and target != "rtm_tpr" and sampling_rate < 1.0:
+    if discretization is None and target != "rtm_tpr" and sampling_rate < 1.0 and not coarsened:
         # the risk reached may not be resolved at the automatic spacing (a tiny advantage at spacing 1e-5 read
         # [0, 6e-6], and the noise came out 200 times larger than a finer lattice needs): search again on spacings
         # 16 times finer while the interval stays wider than REFINE_RELATIVE and the lattices fit; a finer lattice
@@ -592,8 +628,8 @@ def noise_for_risk(target: str, value: float, sampling_rate: float, steps: int, 
     return Calibration(noise_multiplier=noise, target=target, value=value, achieved=achieved,
                        achieved_lower=achieved_lower, sampling_rate=sampling_rate, steps=steps, discretization=h, rtol=rtol,
                        evaluations=evaluations, seconds=time.perf_counter() - start, noise_lower=noise_lower,
-                       warnings=met_everywhere + _warnings(target, sampling_rate, steps, noise, delta, h, achieved,
-                                                           achieved_lower))
+                       warnings=met_everywhere + budget + _warnings(target, sampling_rate, steps, noise, delta, h,
+                                                                    achieved, achieved_lower))
 
 
 @warns

@@ -33,7 +33,24 @@ CLOSED_FORMS = {"gaussian": tradeoff.gaussian, "laplace": tradeoff.laplace}
 SUBSAMPLED = {"subsampled-gaussian": "gaussian", "subsampled-laplace": "laplace"}
 
 
+class _Once(argparse.Action):
+    """A flag's values, refused when the flag is given twice (argparse keeps the last one silently)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        given = namespace.__dict__.setdefault("_given", set())
+        if self.dest in given:
+            many = " (a list flag takes all its values after one flag, e.g. --kappa 0.1 0.5)" if self.nargs == "+" else ""
+            parser.error(f"{option_string} is given twice: give it once{many}")
+        given.add(self.dest)
+        setattr(namespace, self.dest, values)
+
+
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.register("action", None, _Once)  # every flag that stores a value
+        self.register("action", "store", _Once)
+
     def error(self, message):  # one line, exit status 2
         self.exit(2, f"{self.prog}: error: {message}\n")
 
@@ -538,6 +555,9 @@ def main(argv=None) -> int:
         commands = {"rero": _rero, "rtm": _rtm, "gdp": _gdp, "report": _report, "calibrate": _calibrate}
         with warnings.catch_warnings():  # each command prints its results' warnings once, in its own words
             warnings.simplefilter("ignore", FDPWarning)
+            # numpy's floating-point warnings (an overflow in a branch that np.where discards) are not the user's to
+            # act on: every printed number is checked finite (_emit), and a value that cannot be computed is an error
+            warnings.simplefilter("ignore", RuntimeWarning)
             return commands[args.command](args)
     except (ValueError, RuntimeError) as exc:  # bad input, or a refused computation
         print(f"{parser.prog} {args.command}: error: {exc}", file=sys.stderr)

@@ -139,6 +139,9 @@ class Mechanism:
     def __post_init__(self):
         check_noise(self.noise, "noise")
         object.__setattr__(self, "noise_multiplier", check_positive("noise_multiplier", self.noise_multiplier))
+        if not math.isfinite(1.0 / self.noise_multiplier):  # mu = 1 / sigma overflows: no reading is a number
+            raise ValueError(f"noise_multiplier must be at least {1.0 / np.finfo(float).max:.3g} (its inverse, the "
+                             f"effect size, overflows double precision below), got {self.noise_multiplier!r}")
         object.__setattr__(self, "sampling_rate", check_sampling_rate("sampling_rate", self.sampling_rate))
         object.__setattr__(self, "steps", check_positive_int("steps", self.steps))
 

@@ -1459,6 +1459,11 @@ def release_curves(mechanism: Literal["laplace", "gaussian", "subsampled-gaussia
     steps = check_positive_int("steps", steps)
     d = check_positive_int("dimension", dimension)
     p = check_sampling_rate("sampling_rate", sampling_rate)
+    if mechanism == "gaussian" and mu * math.sqrt(steps) > MU_MAX:  # the averaged release is one of effect mu sqrt(N)
+        most = f"{math.floor((MU_MAX / mu) ** 2):,}" if mu > 1e-100 else f"{(MU_MAX / mu) ** 2:.4g}"
+        raise ValueError(f"steps must be at most {most} at mu={mu:g}: the averaged release "
+                         f"of N steps has the effect size mu sqrt(N) (here {mu * math.sqrt(steps):.4g}), and its "
+                         f"statistic's laws are evaluated up to {MU_MAX:g}")
     if mechanism == "laplace" and d != 1:
         raise ValueError(f"dimension must be 1 for Laplace noise (Lemma 2 is one-dimensional), got {d!r}")
     if mechanism != "subsampled-gaussian" and p != 1.0:
