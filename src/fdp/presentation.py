@@ -14,7 +14,7 @@ import numpy as np
 from .accounting.privacy_loss import RandomizedResponse
 from .curves import conversions, gdp, tradeoff
 from .formatting import lower, upper
-from .risk import Report
+from .risk import PURE_DP_METHOD, Report
 from .validation import EPS_MAX, optional_import
 
 __all__ = ["markdown", "figure"]
@@ -46,7 +46,8 @@ def markdown(report: Report) -> str:
 
     floors = ", ".join(f"{upper(v, 5)} (alpha, beta >= {k:g})" for k, v in report.mu_at_floor.items())
     accountants = ([f"| exact | {eps(report.epsilon_pld)} | {report.delta:g} |"] if rr else
-                   [f"| PLD (tight) | {eps(report.epsilon_pld)} | {report.delta:g} |",
+                   [f"| {'eps-DP bound (steps / b)' if report.gdp.method == PURE_DP_METHOD else 'PLD (tight)'} | "
+                    f"{eps(report.epsilon_pld)} | {report.delta:g} |",
                     f"| RDP | {eps(report.epsilon_rdp)} | {report.delta:g} |"])
     rtm_lines = [] if r is None else [
         f"## Relaxed threat model (adversary without the target record, d = {r.dimension})", "",

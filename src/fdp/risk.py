@@ -154,7 +154,7 @@ def rero(mechanism: Mechanism, kappa, method: Literal["bracket", "edgeworth", "c
         # the eps-DP bound): at eps <= 1e-6 a bracket of relative width 1e-6, where the lattice's loss range
         # (2 eps) falls below its float resolution
         upper = np.minimum(np.nextafter(kappa * np.exp(epsilon) * (1.0 + 4.0 * np.finfo(float).eps), 1.0), 1.0)
-        return Estimate(value=upper, method="closed form (eps-DP)", certified=True, lower=kappa, upper=upper)
+        return Estimate(value=upper, method=PURE_DP_METHOD, certified=True, lower=kappa, upper=upper)
     if method in ("bracket", "mpmath"):
         if discretization is not None:
             discretization = check_discretization("discretization", discretization)
@@ -776,7 +776,8 @@ def report(mechanism: Mechanism | RandomizedResponse, *, delta: float = 1e-5, ka
             gdp_report, curve = (_laplace_gdp_and_curve(mechanism, delta, discretization, tail, level)
                                  if mechanism.noise == "laplace" else
                                  _gdp_and_curve(mechanism, delta, discretization, tail, level))
-            mu_at_floor = {floor: _capped_alg1(curve, floor, cap)[0] for floor in REPORT_FLOORS}
+            mu_at_floor = {floor: gdp_report.mu if gdp_report.method == PURE_DP_METHOD else  # float RR: identity
+                           _capped_alg1(curve, floor, cap)[0] for floor in REPORT_FLOORS}             # below eps 1e-16
         h = gdp_report.discretization or discretization
         eps_rdp = accountants.epsilon(mechanism, delta, accountant="rdp")
         gamma = rero(mechanism, kappa, discretization=rero_discretization)
@@ -823,6 +824,14 @@ def _levels(name: str, values: np.ndarray) -> np.ndarray:
 
 def _laplace_gdp_and_curve(mechanism: Mechanism, delta, discretization, tail, level):
     """The GDP report of ``steps``-fold Laplace noise (no subsampling) and its certified symmetrised curve."""
+    epsilon = mechanism.steps / mechanism.noise_multiplier
+    if discretization is None and epsilon <= _PURE_DP_EPSILON:
+        # (steps / b)-DP: its curve, randomized response's, lies below the exact one and within eps of it, where the
+        # lattice's loss range (2 eps) falls below its float resolution (a scale of 1e300 overflowed)
+        curve = conversions.randomized_response(epsilon)
+        mu = float(_gdp.mu_pure_dp(epsilon)) * ULPS_UP
+        return GDPReport(mu=mu, regret=_gdp.gdp_regret(curve, mu), alpha_floor=0.0, delta=delta, discretization=None,
+                         epsilon=_pure_dp_epsilon_at_delta(epsilon, delta), method=PURE_DP_METHOD, mu_lower=0.0), curve
     h, warnings = (1e-4, ()) if discretization is None else (discretization, ())
     one = lattice.lattice_points(mechanism.one_step, h)
     if discretization is None and one > lattice.MAX_ONE_STEP_POINTS:  # eps = 1/b in the hundreds: as for DP-SGD
@@ -845,6 +854,19 @@ def _laplace_gdp_and_curve(mechanism: Mechanism, delta, discretization, tail, le
 
 
 
+def _pure_dp_epsilon_at_delta(epsilon: float, delta: float) -> float:
+    """eps at ``delta`` of randomized response with ``epsilon`` (exact), an upper bound for every eps-DP mechanism."""
+    # the profile delta(e) = (e^eps - e^e) / (1 + e^eps) for e < eps, inverted (in logs: no overflow);
+    # delta >= delta(0) = (e^eps - 1) / (e^eps + 1) = tanh(eps / 2) is met at eps 0
+    shrink = delta * (1.0 + np.exp(-epsilon))
+    # (moved up past its few roundings: an upper bound, as every epsilon the report gives)
+    return 0.0 if delta >= np.tanh(0.5 * epsilon) else max(0.0, float(epsilon + np.log1p(-shrink)) * ULPS_UP)
+
+
+#: The method of a reading taken off the eps-DP curve of Laplace noise with a tiny eps = steps / b.
+PURE_DP_METHOD = "closed form (eps-DP)"
+
+
 def _gaussian_rero(mu, kappa) -> Estimate:
     """The ReRo bound of the mu-GDP mechanism in closed form, ``Phi(Phi^{-1}(kappa) + mu)``, as a certified interval
     (``mu`` an upper bound on the mechanism's mu, within a few ulps of it)."""
@@ -856,11 +878,7 @@ def _gaussian_rero(mu, kappa) -> Estimate:
 def _randomized_response(epsilon, delta, kappa):
     """The readings of randomized response from its exact curve, the (eps, 0)-DP curve."""
     curve = conversions.randomized_response(epsilon)
-    # eps at delta: the profile delta(e) = (e^eps - e^e) / (1 + e^eps) for e < eps, inverted (in logs: no overflow);
-    # delta >= delta(0) = (e^eps - 1) / (e^eps + 1) = tanh(eps / 2) is met at eps 0
-    shrink = delta * (1.0 + np.exp(-epsilon))
-    # (moved up past its few roundings: an upper bound, as every epsilon the report gives)
-    eps_at_delta = 0.0 if delta >= np.tanh(0.5 * epsilon) else max(0.0, float(epsilon + np.log1p(-shrink)) * ULPS_UP)
+    eps_at_delta = _pure_dp_epsilon_at_delta(epsilon, delta)
     mu = float(_gdp.mu_pure_dp(epsilon))
     gdp_report = GDPReport(mu=mu, regret=_gdp.gdp_regret(curve, mu), alpha_floor=0.0, epsilon=eps_at_delta, delta=delta,
                            discretization=None, method="closed form", mu_lower=mu)
