@@ -126,10 +126,12 @@ def _shrink_bracket(g, a: float, b: float, width: float) -> float:
     """
     ga, gb = g(a), g(b)
     kept = 0  # +1: a kept in a row, -1: b kept in a row
-    for _ in range(_MAX_SEARCH_STEPS):
+    for step in range(_MAX_SEARCH_STEPS):
         if b - a <= width:
             return math.exp(b)
-        x = b - gb * (b - a) / (gb - ga) if ga != gb else 0.5 * (a + b)
+        # every third step a bisection: a risk that moves in steps (a TPR at FPR 5e-324 takes a few subnormal values)
+        # stalls false position at one end, and the bracket must still halve
+        x = b - gb * (b - a) / (gb - ga) if ga != gb and step % 3 != 2 else 0.5 * (a + b)
         x = min(max(x, a + 0.5 * width), b - 0.5 * width)
         gx = g(x)
         if gx <= 0.0:
@@ -254,9 +256,15 @@ def _full_batch_risk(target, noise, steps, delta, level, upper=True):
 
 
 def _log_ratio(risk: float, value: float) -> float:
-    """``log(risk / value)`` clipped to [-69, 69] (a risk of 0 lies far below any target), in logs: a target of 1e-300
-    times 1e-30 underflows."""
-    return min(max((math.log(risk) if risk > 0.0 else -math.inf) - math.log(value), -69.0), 69.0)
+    """``log(risk / value)`` clipped to [-69, 69] (a risk of 0 lies far below any target); positive exactly when
+    ``risk > value`` (the comparison decides, not the rounding of the logarithm: mu 1.000000000000001e-6 against a
+    target of 1e-6 gave a difference of logs of 0)."""
+    if risk <= 0.0:
+        return -69.0
+    ratio = risk / value
+    g = math.log(ratio) if 0.0 < ratio < math.inf else math.log(risk) - math.log(value)  # in logs where it under/overflows
+    g = max(g, 1e-300) if risk > value else min(g, 0.0)
+    return min(max(g, -69.0), 69.0)
 
 
 def _level_min(level) -> float:
@@ -264,15 +272,23 @@ def _level_min(level) -> float:
     return gdp.DPSGD_TAIL if level is None else min(gdp.DPSGD_TAIL, level)
 
 
-def _risk(target, noise, rate, steps, h, delta, level, dimension):
+def _risk(target, noise, rate, steps, h, delta, level, dimension, value=None, lattice=True, failed=None):
     """The certified upper bound on the risk ``target`` of DP-SGD at ``noise`` (``level``: FPR or kappa): the lattice's,
     capped by the full batch's closed form (subsampling only lowers a risk, and the RTM adversary's TPR is at most the
     DP adversary's, RTM paper Lemma 6), which is the tighter one where the lattice cannot resolve a tiny FPR or
-    prior (a TPR target at FPR 1e-20 otherwise needed 11 times the noise)."""
+    prior (a TPR target at FPR 1e-20 otherwise needed 11 times the noise).  With the target ``value``, the lattice is
+    not built where the closed form already meets it (the decision is the same, and a lattice at FPR 1e-300 costs
+    11 s to read 6.6e-11), nor with ``lattice=False``; ``failed(message)`` hears of a lattice that could not be
+    built or read."""
     full_batch = _full_batch_risk("tpr" if target == "rtm_tpr" else target, noise, steps, delta, level)
-    if rate == 1.0 and target != "rtm_tpr":
+    if (rate == 1.0 and target != "rtm_tpr") or not lattice or (value is not None and full_batch <= value):
         return full_batch
-    return min(_lattice_risk(target, noise, rate, steps, h, delta, level, dimension), full_batch)
+    try:
+        return min(_lattice_risk(target, noise, rate, steps, h, delta, level, dimension), full_batch)
+    except ValueError as exc:  # the lattice cannot be built or read here (3000 steps at FPR 1e-300, a prior of
+        if failed is not None:  # 5e-324): the closed form alone, still an upper bound
+            failed(str(exc))
+        return full_batch
 
 
 def _lattice_risk(target, noise, rate, steps, h, delta, level, dimension):
@@ -518,16 +534,26 @@ def noise_for_risk(target: str, value: float, sampling_rate: float, steps: int, 
     def spacing(noise):
         return _spacing(target, discretization, noise, sampling_rate, steps)
 
+    # the largest noise at which the lattice missed the target (or could not be built): below it the lattice is not
+    # tried again (its risk grows as the noise falls), and the closed form decides alone, as pessimistically
+    lattice_misses_below = 0.0
+    unevaluable = []  # (noise, message) of the probes whose risk could not be computed
+
     @functools.lru_cache(maxsize=None)  # the bracket search asks for its end points again
     def risk_at(noise):
-        nonlocal evaluations
+        nonlocal evaluations, lattice_misses_below
         evaluations += 1
         try:
-            out = _risk(target, noise, sampling_rate, steps, spacing(noise), delta, level, dimension)
+            use_lattice = noise > lattice_misses_below
+            out = _risk(target, noise, sampling_rate, steps, spacing(noise), delta, level, dimension, value=value,
+                        lattice=use_lattice, failed=lambda message: unevaluable.append((noise, message)))
+            if use_lattice and out > value:
+                lattice_misses_below = max(lattice_misses_below, noise)
         except ResourceLimitError:
             raise
-        except ValueError:  # a probe whose risk leaves double precision (eps 1e300 at noise 1e-150, an RTM statistic
-            out = math.inf  # at mu = 64 in d = 1e6) counts as missing the target: the search moves to larger noise
+        except ValueError as exc:  # a probe whose risk leaves double precision (eps 1e300 at noise 1e-150, an RTM
+            out = math.inf         # statistic at mu = 64 in d = 1e6) counts as missing the target: the search moves
+            unevaluable.append((noise, str(exc)))  # to larger noise
         bar.set_postfix_str(f"noise {noise:.6g}: {target} {out:.6g}", refresh=False)
         bar.update()
         return out
@@ -566,7 +592,21 @@ def noise_for_risk(target: str, value: float, sampling_rate: float, steps: int, 
               f"step below {EPSILON_MAX_POINTS:,} lattice points: it is an upper bound that may lie above the converged "
               f"epsilon, and the noise pessimistic; --discretization {default_h:.3g} (slower) may give a smaller noise",
               ) if coarsened else ()
-    if discretization is None and target != "rtm_tpr" and sampling_rate < 1.0 and not coarsened:
+    # the full batch's closed form meets the target at the noise found and the FPR or prior lies below the lattice's
+    # usual floor (1e-10): no lattice decided it, and refining the lattice (two more searches, 45 s at FPR 1e-300)
+    # rarely beats the closed form at such a level (where the spacing is what limits it, mu* 3e-7 at rate 3e-7, it does)
+    below = [(x, m) for x, m in unevaluable if x < noise]
+    if below:
+        x, message = max(below)
+        budget += (f"at noise {x:.4g} the lattice's {target} could not be computed ({message}): below the noise found "
+                   "only the full batch's closed form was read, and a smaller noise may meet the target too",)
+    closed = (sampling_rate < 1.0 and target != "rtm_tpr" and level is not None and level < gdp.DPSGD_TAIL
+              and _full_batch_risk(target, noise, steps, delta, level) <= value)
+    if closed and discretization is None:
+        budget += (f"the full batch's closed form meets the target at this noise (subsampling only lowers the risk): "
+                   f"the lattice at spacing {h:.3g} did not resolve {target} at this level; a smaller discretization "
+                   "may find a smaller noise",)
+    if discretization is None and target != "rtm_tpr" and sampling_rate < 1.0 and not coarsened and not closed:
         # the default spacing can be far from converged (36 % on epsilon at 10^7 steps): search again on the
         # coarsest spacing whose epsilon has converged at the noise found
         fine = pld.converged_discretization(_dpsgd(noise, sampling_rate, steps),
@@ -603,7 +643,7 @@ def noise_for_risk(target: str, value: float, sampling_rate: float, steps: int, 
             break
     bar.close()
     achieved, achieved_lower = risk_at(noise), lower_at(noise)
-    if discretization is None and target != "rtm_tpr" and sampling_rate < 1.0 and not coarsened:
+    if discretization is None and target != "rtm_tpr" and sampling_rate < 1.0 and not coarsened and not closed:
         # the risk reached may not be resolved at the automatic spacing (a tiny advantage at spacing 1e-5 read
         # [0, 6e-6], and the noise came out 200 times larger than a finer lattice needs): search again on spacings
         # 16 times finer while the interval stays wider than REFINE_RELATIVE and the lattices fit; a finer lattice
@@ -735,7 +775,9 @@ def _warnings(target, rate, steps, noise, delta, h, achieved, achieved_lower) ->
     if achieved_lower is not None and achieved > 0.0 and (achieved - achieved_lower) / achieved > WARN_RELATIVE:
         out.append(f"the risk reached lies in [{achieved_lower:.6g}, {achieved:.6g}] "
                    f"({100 * (achieved - achieved_lower) / achieved:.3g} % wide): the noise is pessimistic by up to "
-                   "that much; a smaller discretization narrows it")
+                   "that much; " + ("a smaller discretization narrows it" if rate < 1.0 else
+                                    "the closed form's bounds are this far apart at this level (floats below 1e-308 "
+                                    "carry few digits)"))
     return tuple(out)
 
 

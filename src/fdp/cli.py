@@ -381,6 +381,8 @@ def _rtm(args) -> int:
         # (at alpha = 0 every curve here is exactly 1: no test of level 0 has power, and that value is kept)
         values = np.atleast_1d(np.asarray(curve(alpha), dtype=float))
         moved = np.maximum(values * np.where(values < 0.5, 1.0 - 2.0**-40, ULPS_DOWN), 0.0)
+        # a subnormal value's relative margin is below its ulp (5e-324): two floats down (an exp's ulp and a product's)
+        moved = np.where(moved < np.finfo(float).tiny, np.nextafter(np.nextafter(moved, 0.0), 0.0), moved)
         out[key] = np.where(np.atleast_1d(alpha) == 0.0, values, moved).tolist()
     if not args.json:
         print(f"release: {out['release']}")
@@ -425,7 +427,7 @@ def _gdp(args) -> int:
             mu, regret = mechanism_gdp.mu_and_regret_closed_form(args.mechanism, eps, delta)
         out = {"mechanism": args.mechanism, "epsilon": float(eps), **({} if delta is None else {"delta": delta}),
                "mu": mu, "regret": regret}
-        out["mu_lower"] = out["mu"]  # a closed form (within its few roundings)
+        out["mu_lower"] = out["mu"] * ULPS_DOWN  # a closed form within its few roundings: moved down past them
         out["alpha_floor"] = 0.0
     out = {k: (float(v) if isinstance(v, (float, np.floating)) else v) for k, v in out.items()}
     out["seconds"] = time.perf_counter() - t0

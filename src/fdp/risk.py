@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field, replace
+from fractions import Fraction
 from importlib import metadata
 from typing import Literal
 
@@ -35,12 +36,12 @@ from .diagnostics import warns
 from .formatting import ULPS_DOWN, ULPS_UP, lower, upper
 from .intervals import Interval
 from .validation import (
+    MAX_DISCRETIZATION,
     ResourceLimitError,
     check_array_in,
     check_discretization,
     check_nonnegative,
     check_open_unit,
-    check_positive,
     check_positive_int,
 )
 
@@ -383,8 +384,11 @@ def gdp(mechanism: Mechanism, *, delta: float = 1e-5, discretization: float | No
             eps, warnings = float(_gdp.eps_from_mu_delta(mu, delta)), ()
         except ValueError as exc:
             eps, warnings = None, (f"no epsilon at delta {delta:g}: {exc}",)
+        # mu is the smallest float with (mu sigma)^2 >= steps, exactly: it is sqrt(steps)/sigma where equality holds,
+        # and the float below it lies below sqrt(steps)/sigma otherwise
+        exact = (Fraction(mu) * Fraction(mechanism.noise_multiplier)) ** 2 == mechanism.steps
         return GDPReport(mu=mu, regret=0.0, alpha_floor=0.0, epsilon=eps, delta=delta, discretization=None,
-                         method="closed form", warnings=warnings, mu_lower=mu)
+                         method="closed form", warnings=warnings, mu_lower=mu if exact else float(np.nextafter(mu, 0.0)))
     if tail >= mechanism_gdp.LATTICE_TAIL_MIN:
         report, _ = _gdp_and_curve(mechanism, delta, discretization, tail)
         return report
@@ -836,6 +840,11 @@ def _laplace_gdp_and_curve(mechanism: Mechanism, delta, discretization, tail, le
     one = lattice.lattice_points(mechanism.one_step, h)
     if discretization is None and one > lattice.MAX_ONE_STEP_POINTS:  # eps = 1/b in the hundreds: as for DP-SGD
         h *= one / lattice.MAX_ONE_STEP_POINTS
+        if h > MAX_DISCRETIZATION:  # the loss 1/b per step spans more than the coarsest lattice's reach
+            b = mechanism.noise_multiplier
+            raise ValueError(f"noise_multiplier {b!r} is too small for Laplace noise: its privacy loss of 1/b = "
+                             f"{1 / b:.3g} per step needs a lattice spacing of {h:.3g}, above the largest, "
+                             f"{MAX_DISCRETIZATION:g} (every reading is then vacuous: TPR 1 at every FPR)")
         warnings = (f"the lattice spacing was coarsened to {h:.3g} to keep one step below "
                     f"{lattice.MAX_ONE_STEP_POINTS:.3g} points (the curve stays pessimistic)",)
     curve = pld.certified_lower_curve(mechanism, discretization=h, direction="symmetrised", level_min=min(tail, level))

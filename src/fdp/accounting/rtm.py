@@ -48,7 +48,7 @@ from ..validation import (
     check_sampling_rate,
 )
 from . import lattice
-from .chisquare import Chi2, NoncentralChi2
+from .chisquare import SERIES_FROM, Chi2, NoncentralChi2
 from .pld import Bracket, mechanism_pld, tradeoff_curve
 from .privacy_loss import Mechanism, check_mechanism, subsampled
 
@@ -134,9 +134,10 @@ def from_test_statistic(null, alternative, name: str = "RTM curve") -> TradeOffC
             raise ValueError(f"{name}: the statistic's distributions returned NaN (parameters out of numerical range)")
         return values
 
+    # every trade-off curve lies at or below 1 - alpha (the test that ignores the data): a value above it is rounding
     def f(a):
         with np.errstate(divide="ignore", over="ignore"):
-            return checked(alternative.cdf(null.isf(a)))
+            return np.minimum(checked(alternative.cdf(null.isf(a))), 1.0 - np.asarray(a, dtype=float))
 
     def power(a):
         with np.errstate(divide="ignore", over="ignore"):
@@ -147,11 +148,11 @@ def from_test_statistic(null, alternative, name: str = "RTM curve") -> TradeOffC
             # raises OverflowError at tiny x with a large non-centrality)
             upper = beta > 0.5
             out[upper] = alternative.sf(x[upper])
-        return checked(out.reshape(np.shape(a)))
+        return np.maximum(checked(out.reshape(np.shape(a))), np.asarray(a, dtype=float))
 
     def inverse(b):
         with np.errstate(divide="ignore", over="ignore"):
-            return checked(null.sf(alternative.ppf(b)))
+            return np.minimum(checked(null.sf(alternative.ppf(b))), 1.0 - np.asarray(b, dtype=float))
 
     return TradeOffCurve(f, inverse, power, name=name)
 
@@ -374,7 +375,13 @@ def _chi2_curve(kappa: float, d: int, name: str) -> TradeOffCurve:
 
     The common scale sigma^2 of eq. 4 (or sigma_c^2 of eq. 6) cancels in a trade-off curve.
     """
-    return from_test_statistic(Chi2(d), NoncentralChi2(d, kappa), name=name)
+    curve = from_test_statistic(Chi2(d), NoncentralChi2(d, kappa), name=name)
+    if d < SERIES_FROM:
+        return curve
+    # the series' laws carry a relative error of about 1e-14 (their thresholds are rounded to the safe side already):
+    # the curve moved down and its power up by 1e-13
+    return TradeOffCurve(lambda a: curve(a) * (1.0 - 1e-13), lambda b: curve.inverse(b) * (1.0 - 1e-13),
+                         lambda a: np.minimum(curve.power(a) * (1.0 + 1e-13), 1.0), name=name)
 
 
 def gaussian(mu: float, dimension: int = 1, steps: int = 1) -> TradeOffCurve:

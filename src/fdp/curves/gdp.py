@@ -183,9 +183,9 @@ def _gaussian_delta(eps, mu):
 def _exact_gaussian_delta(eps: float, mu: float) -> mpmath.mpf:
     """``delta(eps; mu)`` in mpmath, with enough digits for the cancellation of its two terms."""
     e, m = mpmath.mpf(eps), mpmath.mpf(mu)
-    if e / m > 1e8:  # both terms below e^{-5e15}: zero for any comparison with a float
-        return mpmath.mpf(0)
-    digits = 40
+    if -e / m + m / 2 < -1e8:  # both terms below e^{-5e15}: zero for any comparison with a float (at mu = 1e10 and
+        return mpmath.mpf(0)   # eps = 5e19, where eps / mu is 5e9, they are not: the test is on Phi's argument)
+    digits = 40 + 2 * max(0, int(mpmath.log10(m)))  # -e/m + m/2 cancels about 2 log10(mu) digits near the root
     for _ in range(4):
         with mpmath.workdps(digits):
             first = mpmath.ncdf(-e / m + m / 2)
@@ -203,10 +203,18 @@ def _certify(values: np.ndarray, holds) -> np.ndarray:
     bound must not fall on the wrong side of it."""
     out = values.astype(float).ravel()
     for i, x in enumerate(out.tolist()):
-        step = max(np.spacing(abs(x)), 5e-324)
+        step, failed = max(np.spacing(abs(x)), 5e-324), None
         while not holds(i, x):
-            x = x + step
+            failed, x = x, x + step
             step *= 2.0
+        while failed is not None:  # back by bisection towards the last point that failed (at mu = 1e100 the float root
+            mid = 0.5 * (failed + x)  # lies 1e-8 below, and the doubling overshoots by as much)
+            if not failed < mid < x:
+                break
+            if holds(i, mid):
+                x = mid
+            else:
+                failed = mid
         out[i] = x
     return out.reshape(values.shape)
 

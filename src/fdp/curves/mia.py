@@ -60,7 +60,10 @@ def membership_bounds(curve: tradeoff.PiecewiseLinear, fpr, prior) -> tuple[np.n
     a = curve.alphas
     # the power 1 - f interpolated from the breakpoints' powers (1 - f(1e-20) would round to 0), raised by
     # a bound on np.interp's rounding (a few ulps: every term is non-negative) so that it stays an upper bound
-    tpr = np.minimum(curve.power(fpr) * (1.0 + _ROUNDING), 1.0)
+    tpr = curve.power(fpr) * (1.0 + _ROUNDING)
+    # a subnormal power's relative margin is below its ulp (5e-324, absolute): two floats up (the interpolation's
+    # product and sum)
+    tpr = np.minimum(np.where(tpr < np.finfo(float).tiny, np.nextafter(np.nextafter(tpr, 1.0), 1.0), tpr), 1.0)
     # both maxima: differences and sums of numbers up to 1, each rounded (the breakpoints, too) by an ulp of 1
     advantage = min(float(np.max(curve.powers - a)) + _ROUNDING, 1.0)
     bayes = np.minimum(np.max(prior[:, None] * curve.powers + (1.0 - prior[:, None]) * (1.0 - a), axis=1)
