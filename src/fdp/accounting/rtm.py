@@ -134,10 +134,9 @@ def from_test_statistic(null, alternative, name: str = "RTM curve") -> TradeOffC
             raise ValueError(f"{name}: the statistic's distributions returned NaN (parameters out of numerical range)")
         return values
 
-    # every trade-off curve lies at or below 1 - alpha (the test that ignores the data): a value above it is rounding
     def f(a):
         with np.errstate(divide="ignore", over="ignore"):
-            return np.minimum(checked(alternative.cdf(null.isf(a))), 1.0 - np.asarray(a, dtype=float))
+            return checked(alternative.cdf(null.isf(a)))
 
     def power(a):
         with np.errstate(divide="ignore", over="ignore"):
@@ -148,11 +147,11 @@ def from_test_statistic(null, alternative, name: str = "RTM curve") -> TradeOffC
             # raises OverflowError at tiny x with a large non-centrality)
             upper = beta > 0.5
             out[upper] = alternative.sf(x[upper])
-        return np.maximum(checked(out.reshape(np.shape(a))), np.asarray(a, dtype=float))
+        return checked(out.reshape(np.shape(a)))
 
     def inverse(b):
         with np.errstate(divide="ignore", over="ignore"):
-            return np.minimum(checked(null.sf(alternative.ppf(b))), 1.0 - np.asarray(b, dtype=float))
+            return checked(null.sf(alternative.ppf(b)))
 
     return TradeOffCurve(f, inverse, power, name=name)
 
@@ -376,12 +375,22 @@ def _chi2_curve(kappa: float, d: int, name: str) -> TradeOffCurve:
     The common scale sigma^2 of eq. 4 (or sigma_c^2 of eq. 6) cancels in a trade-off curve.
     """
     curve = from_test_statistic(Chi2(d), NoncentralChi2(d, kappa), name=name)
-    if d < SERIES_FROM:
-        return curve
-    # the series' laws carry a relative error of about 1e-14 (their thresholds are rounded to the safe side already):
-    # the curve moved down and its power up by 1e-13
-    return TradeOffCurve(lambda a: curve(a) * (1.0 - 1e-13), lambda b: curve.inverse(b) * (1.0 - 1e-13),
-                         lambda a: np.minimum(curve.power(a) * (1.0 + 1e-13), 1.0), name=name)
+    # the likelihood ratio of chi2_d(kappa) to chi2_d grows with the statistic: this is the Neyman-Pearson test, its
+    # curve a trade-off function, at or below 1 - alpha (a value above is rounding: 1 + 3e-15 at d = 1e4); the
+    # series' laws (from d = 10^4) carry a relative error of about 1e-14, their thresholds already rounded to the safe
+    # side: the curve moved down and its power up by 1e-13 there
+    margin = 1e-13 if d >= SERIES_FROM else 0.0
+
+    def f(a):
+        return np.minimum(curve(a) * (1.0 - margin), 1.0 - np.asarray(a, dtype=float))
+
+    def inverse(b):
+        return np.minimum(curve.inverse(b) * (1.0 - margin), 1.0 - np.asarray(b, dtype=float))
+
+    def power(a):
+        return np.clip(curve.power(a) * (1.0 + margin), np.asarray(a, dtype=float), 1.0)
+
+    return TradeOffCurve(f, inverse, power, name=name)
 
 
 def gaussian(mu: float, dimension: int = 1, steps: int = 1) -> TradeOffCurve:
