@@ -269,3 +269,10 @@ def test_an_epsilon_evaluation_keeps_one_step_under_its_point_budget():
     h = calibrate._spacing("epsilon", None, 0.35, 1e-6, 100)
     assert lattice.lattice_points(dpsgd(0.35, 1e-6, 100).one_step, h) <= calibrate.EPSILON_MAX_POINTS * 1.01
     assert calibrate._spacing("epsilon", None, 1.0, 0.01, 100) == calibrate._spacing("mu", None, 1.0, 0.01, 100)
+
+
+def test_a_spacing_below_1e_300_is_refused_by_name(capsys):
+    """--discretization 5e-324 stopped with 'a number overflowed double precision', naming no flag."""
+    code, _, err = _run(capsys, ["rero", "--mechanism", "subsampled-gaussian", "--noise-multiplier", "1",
+                                 "--sampling-rate", "0.1", "--kappa", "0.1", "--discretization", "5e-324"])
+    assert code == 2 and err.count("\n") == 1 and "--discretization must be at least 1e-300" in err

@@ -140,6 +140,8 @@ def check_sampling_rate(name: str, value) -> float:
 #: The coarsest privacy-loss lattice spacing accepted (the lattices coarsen themselves up to about 10 nats far from
 #: privacy to fit their limits; dp_accounting's connect-the-dots weights overflow at a spacing of 710).
 MAX_DISCRETIZATION = 100.0
+#: The smallest spacing accepted: below it the number of lattice points over a loss range is not a float.
+MIN_DISCRETIZATION = 1e-300
 
 
 def check_discretization(name: str, value) -> float:
@@ -164,6 +166,9 @@ def check_discretization(name: str, value) -> float:
     value = _as_float(name, value)
     if not 0.0 < value <= MAX_DISCRETIZATION:
         raise ValueError(f"{name} must lie in (0, {MAX_DISCRETIZATION:g}] (a loss lattice spacing, in nats), got {value!r}")
+    if value < MIN_DISCRETIZATION:  # a loss range over it overflows the count of lattice points
+        raise ValueError(f"{name} must be at least {MIN_DISCRETIZATION:g} (a loss lattice spacing, in nats: below it "
+                         f"the count of lattice points over a loss range overflows), got {value!r}")
     return value
 
 
