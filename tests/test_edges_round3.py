@@ -276,3 +276,16 @@ def test_a_spacing_below_1e_300_is_refused_by_name(capsys):
     code, _, err = _run(capsys, ["rero", "--mechanism", "subsampled-gaussian", "--noise-multiplier", "1",
                                  "--sampling-rate", "0.1", "--kappa", "0.1", "--discretization", "5e-324"])
     assert code == 2 and err.count("\n") == 1 and "--discretization must be at least 1e-300" in err
+
+
+def test_laplace_far_from_private_is_read_with_the_pure_dp_bound():
+    """`report --mechanism laplace --noise-multiplier 0.001 --steps 10` refused ('no finite mu* holds'): the curve is 0
+    in double precision, but 1/b = 1000 per step is 1000-DP, so mu* <= sqrt(steps) (-2 Phi^{-1}(1 / (1 + e^1000)))
+    (GDP paper Prop. 6.1), the cap the report now reads (the whole report runs in the command list below); and its
+    RTM lattice, whose folded Laplace law underflows at mu > 700, printed a TPR of 0.001 (the truth is 1) once the
+    report ran: it is refused by name, and the report leaves the RTM reading out with that warning."""
+    z = mp.findroot(lambda x: mp.log(ncdf(x)) + 1000, -44.6)  # Phi(z) = e^-1000 = 1 / (1 + e^1000) in doubles
+    bound = math.sqrt(10) * float(-2 * z)
+    assert bound <= Mechanism("laplace", 0.001, 1.0, 10).full_batch_mu <= bound * (1 + 1e-11)
+    with pytest.raises(ValueError, match="e\\^-mu underflows"):
+        rtm.tensor_bracket(Mechanism("laplace", 0.001, 1.0, 1), 1)

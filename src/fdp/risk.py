@@ -851,7 +851,8 @@ def _laplace_gdp_and_curve(mechanism: Mechanism, delta, discretization, tail, le
     mu, regret, floor = _capped_alg1(curve, tail, mechanism.full_batch_mu)
     if tradeoff.fixed_point(curve) == 0.0:
         warnings += (f"the certified curve is 0 at every level above alpha = 0 in double precision (too far from "
-                     f"private for the lattice): mu* is sqrt(steps) times one Laplace step's mu, {upper(mu)}",)
+                     f"private for the lattice): mu* is at most sqrt(steps) times one Laplace step's GDP bound, "
+                     f"{upper(mu)}",)
     eps = accountants.epsilon(mechanism, delta, discretization=h)
     if not np.isfinite(eps):
         warnings += (f"epsilon at delta {delta:g} is infinite for this lattice",)

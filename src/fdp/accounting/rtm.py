@@ -901,6 +901,9 @@ class _MagnitudeStatistic:
             self.r_top = mu + float(np.sqrt(chi2.isf(tail, d)))  # Q(R > r_top) <= tail
             self.bounded = False
         else:
+            if mu > 700.0:  # e^-mu underflows in the folded Laplace law: its masses would all be 0
+                raise ValueError(f"the RTM magnitude statistic of Laplace noise cannot be evaluated at effect size "
+                                 f"mu={mu:g} (1/b above 700: e^-mu underflows double precision)")
             self.r_top = mu  # the loss is constant beyond mu
             self.bounded = True
         self.l_min = float(self.loss(np.array([0.0]))[0])
