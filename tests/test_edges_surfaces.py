@@ -962,9 +962,10 @@ def test_calibrate_does_not_blame_flags_the_user_did_not_give(capsys):
     assert "--mu" not in err and len(err.strip().splitlines()) == 1
 
 
-def test_an_overflow_is_one_line_not_a_traceback(capsys):
+def test_a_spacing_that_overflowed_is_refused_by_name_on_one_line(capsys):
+    """This spacing overflowed ('a number overflowed double precision', no flag named); it is now refused by name."""
     argv = ["rero", "--mechanism", "subsampled-gaussian", "--noise-multiplier", "1", "--sampling-rate", "0.5",
             "--steps", "2", "--kappa", "0.1", "--discretization", "5e-324"]
     assert main(argv) == 2
     err = capsys.readouterr().err.strip()
-    assert err.startswith("python -m fdp rero: error: a number overflowed double precision") and "\n" not in err
+    assert err.startswith("python -m fdp rero: error: --discretization must be at least 1e-300") and "\n" not in err
