@@ -272,16 +272,16 @@ def _level_min(level) -> float:
     return gdp.DPSGD_TAIL if level is None else min(gdp.DPSGD_TAIL, level)
 
 
-def _risk(target, noise, rate, steps, h, delta, level, dimension, value=None, lattice=True, failed=None):
+def _risk(target, noise, rate, steps, h, delta, level, dimension, value=None, use_lattice=True, failed=None):
     """The certified upper bound on the risk ``target`` of DP-SGD at ``noise`` (``level``: FPR or kappa): the lattice's,
     capped by the full batch's closed form (subsampling only lowers a risk, and the RTM adversary's TPR is at most the
     DP adversary's, RTM paper Lemma 6), which is the tighter one where the lattice cannot resolve a tiny FPR or
     prior (a TPR target at FPR 1e-20 otherwise needed 11 times the noise).  With the target ``value``, the lattice is
     not built where the closed form already meets it (the decision is the same, and a lattice at FPR 1e-300 costs
-    11 s to read 6.6e-11), nor with ``lattice=False``; ``failed(message)`` hears of a lattice that could not be
+    11 s to read 6.6e-11), nor with ``use_lattice=False``; ``failed(message)`` hears of a lattice that could not be
     built or read."""
     full_batch = _full_batch_risk("tpr" if target == "rtm_tpr" else target, noise, steps, delta, level)
-    if (rate == 1.0 and target != "rtm_tpr") or not lattice or (value is not None and full_batch <= value):
+    if (rate == 1.0 and target != "rtm_tpr") or not use_lattice or (value is not None and full_batch <= value):
         return full_batch
     try:
         return min(_lattice_risk(target, noise, rate, steps, h, delta, level, dimension), full_batch)
@@ -546,7 +546,7 @@ def noise_for_risk(target: str, value: float, sampling_rate: float, steps: int, 
         try:
             use_lattice = noise > lattice_misses_below
             out = _risk(target, noise, sampling_rate, steps, spacing(noise), delta, level, dimension, value=value,
-                        lattice=use_lattice, failed=lambda message: unevaluable.append((noise, message)))
+                        use_lattice=use_lattice, failed=lambda message: unevaluable.append((noise, message)))
             if use_lattice and out > value:
                 lattice_misses_below = max(lattice_misses_below, noise)
         except ResourceLimitError:

@@ -23,7 +23,7 @@ from . import formatting, presentation, risk
 from .accounting.privacy_loss import Mechanism, RandomizedResponse
 from .curves import rero, tradeoff
 from .diagnostics import FDPWarning
-from .formatting import ULPS_DOWN, ULPS_UP
+from .formatting import ULPS_DOWN, ULPS_UP, past_subnormal_rounding
 from .validation import (
     check_array_in,
     optional_import,
@@ -382,7 +382,7 @@ def _rtm(args) -> int:
         values = np.atleast_1d(np.asarray(curve(alpha), dtype=float))
         moved = np.maximum(values * np.where(values < 0.5, 1.0 - 2.0**-40, ULPS_DOWN), 0.0)
         # a subnormal value's relative margin is below its ulp (5e-324): two floats down (an exp's ulp and a product's)
-        moved = np.where(moved < np.finfo(float).tiny, np.nextafter(np.nextafter(moved, 0.0), 0.0), moved)
+        moved = past_subnormal_rounding(moved, 0.0)
         out[key] = np.where(np.atleast_1d(alpha) == 0.0, values, moved).tolist()
     if not args.json:
         print(f"release: {out['release']}")

@@ -11,11 +11,40 @@ from __future__ import annotations
 import math
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 
-__all__ = ["ULPS_UP", "ULPS_DOWN", "bound", "upper", "lower", "times_ten", "times_ten_log10"]
+import numpy as np
+
+__all__ = ["ULPS_UP", "ULPS_DOWN", "past_subnormal_rounding", "bound", "upper", "lower", "times_ten", "times_ten_log10"]
 
 #: Factors that move a float result past its few roundings (a closed form's evaluation is within 2-4 ulps; these
 #: move it by 8) to the safe side: an upper bound up, a lower bound down.
 ULPS_UP, ULPS_DOWN = 1.0 + 2.0**-50, 1.0 - 2.0**-50
+
+
+def past_subnormal_rounding(values, towards: float):
+    """``values`` whose subnormal entries (below 2.2e-308) are moved two floats towards ``towards``.
+
+    A relative margin such as :data:`ULPS_UP` does not move a subnormal number (its ulp, 5e-324, is absolute), while
+    a product or an ``exp`` there still rounds by up to one ulp each: two floats cover both.
+
+    Parameters
+    ----------
+    values : array_like
+        Bounds, already moved past their relative rounding.
+    towards : float
+        The safe side: ``1.0`` (or ``inf``) for an upper bound, ``0.0`` for a lower one.
+
+    Returns
+    -------
+    numpy.ndarray
+
+    Examples
+    --------
+    >>> past_subnormal_rounding(np.array([5e-324, 0.5]), 1.0).tolist()
+    [1.5e-323, 0.5]
+    """
+    values = np.asarray(values, dtype=float)
+    return np.where(np.abs(values) < np.finfo(float).tiny,
+                    np.nextafter(np.nextafter(values, towards), towards), values)
 
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 

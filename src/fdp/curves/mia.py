@@ -16,6 +16,7 @@ import numpy as np
 from scipy.special import ndtr
 from scipy.stats import norm
 
+from ..formatting import past_subnormal_rounding
 from ..validation import check_array_in, check_nonnegative
 from . import tradeoff
 
@@ -63,7 +64,7 @@ def membership_bounds(curve: tradeoff.PiecewiseLinear, fpr, prior) -> tuple[np.n
     tpr = curve.power(fpr) * (1.0 + _ROUNDING)
     # a subnormal power's relative margin is below its ulp (5e-324, absolute): two floats up (the interpolation's
     # product and sum)
-    tpr = np.minimum(np.where(tpr < np.finfo(float).tiny, np.nextafter(np.nextafter(tpr, 1.0), 1.0), tpr), 1.0)
+    tpr = np.minimum(past_subnormal_rounding(tpr, 1.0), 1.0)
     # both maxima: differences and sums of numbers up to 1, each rounded (the breakpoints, too) by an ulp of 1
     advantage = min(float(np.max(curve.powers - a)) + _ROUNDING, 1.0)
     bayes = np.minimum(np.max(prior[:, None] * curve.powers + (1.0 - prior[:, None]) * (1.0 - a), axis=1)
