@@ -28,7 +28,7 @@ import numpy as np
 from scipy.stats import norm
 
 from .accounting import accountants, edgeworth, lattice, mechanism_gdp, montecarlo, pld, rtm
-from .accounting.privacy_loss import Mechanism, RandomizedResponse, check_mechanism
+from .accounting.privacy_loss import Mechanism, RandomizedResponse, takes_mechanism
 from .curves import conversions, mia, tradeoff
 from .curves import gdp as _gdp
 from .curves import rero as _rero
@@ -111,6 +111,7 @@ def _check_method(method) -> str:
 
 
 @warns
+@takes_mechanism
 def rero(mechanism: Mechanism, kappa, method: Literal["bracket", "edgeworth", "clt", "mc", "mpmath"] = "bracket", *, discretization: float | None = None,
          order: int = edgeworth.DEFAULT_ORDER, samples: int = 1_000_000, seed: int = 0, n_jobs: int = 1) -> Estimate:
     """The ReRo bound ``gamma = 1 - f(kappa)`` of a mechanism (add direction), by ``method``.
@@ -144,7 +145,6 @@ def rero(mechanism: Mechanism, kappa, method: Literal["bracket", "edgeworth", "c
     ----------
     ReRo paper (Kaissis et al. 2023a) Thm. 1 and Sec. 2 (options 1-3); Hayes et al. (2023) Alg. 1.
     """
-    mechanism = check_mechanism(mechanism)
     method = _check_method(method)
     kappa = _levels("kappa", check_array_in("kappa", kappa, 0.0, 1.0, open_low=True, open_high=True))
     if mechanism.noise == "gaussian" and mechanism.sampling_rate == 1.0 and method == "bracket":
@@ -342,6 +342,7 @@ class GDPReport:
 
 
 @warns
+@takes_mechanism
 def gdp(mechanism: Mechanism, *, delta: float = 1e-5, discretization: float | None = None, tail: float = 1e-10) -> GDPReport:
     """The GDP report of a Gaussian mechanism (DP-SGD): tight ``mu*``, its regret and epsilon at ``delta``.
 
@@ -373,7 +374,7 @@ def gdp(mechanism: Mechanism, *, delta: float = 1e-5, discretization: float | No
     ----------
     GDP paper (Gomez et al. 2025) Alg. 1, eq. 21, Def. 2.6.
     """
-    if check_mechanism(mechanism).noise != "gaussian":
+    if mechanism.noise != "gaussian":
         raise ValueError(f"mechanism must have Gaussian noise (DP-SGD), got {mechanism!r}")
     delta = check_open_unit("delta", delta)
     tail = _gdp.check_tail(tail)
@@ -695,6 +696,7 @@ class Report:
         }
 
 @warns
+@takes_mechanism(randomized_response=True)
 def report(mechanism: Mechanism | RandomizedResponse, *, delta: float = 1e-5, kappa=REPORT_KAPPA, fpr=REPORT_FPR,
            prior=REPORT_PRIOR, discretization: float | None = None, rero_discretization: float | None = None,
            rtm_dimension: int = 1, rtm_discretization: float = 1e-4) -> Report:
@@ -748,8 +750,6 @@ def report(mechanism: Mechanism | RandomizedResponse, *, delta: float = 1e-5, ka
     if isinstance(mechanism, Mechanism) and mechanism.noise == "laplace" and mechanism.sampling_rate < 1.0:
         raise ValueError(f"sampling_rate must be 1 for Laplace noise in a report (the remove direction of subsampled "
                          f"Laplace noise is not built), got {mechanism.sampling_rate!r}")
-    if not isinstance(mechanism, RandomizedResponse):
-        check_mechanism(mechanism)  # a Mechanism, or an error showing how to build one
     delta = check_open_unit("delta", delta)
     kappa = _levels("kappa", check_array_in("kappa", kappa, 0.0, 1.0, open_low=True, open_high=True))
     fpr = _levels("fpr", check_array_in("fpr", fpr, 0.0, 1.0))

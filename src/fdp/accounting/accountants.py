@@ -19,7 +19,7 @@ from dp_accounting.rdp import rdp_privacy_accountant
 
 from ..validation import check_discretization, check_open_unit
 from . import pld
-from .privacy_loss import Mechanism, check_mechanism
+from .privacy_loss import Mechanism, takes_mechanism
 
 __all__ = ["ACCOUNTANTS", "RDP_CONVERSION", "check_accountant", "epsilon"]
 
@@ -52,6 +52,7 @@ def check_accountant(accountant) -> str:
     return accountant
 
 
+@takes_mechanism
 def epsilon(mechanism: Mechanism, delta: float, accountant: Literal["pld", "rdp"] = "pld",
             discretization: float = 1e-4) -> float:
     """eps at ``delta`` of ``steps``-fold subsampled Gaussian (or Laplace) noise (add/remove adjacency, sensitivity 1).
@@ -81,7 +82,6 @@ def epsilon(mechanism: Mechanism, delta: float, accountant: Literal["pld", "rdp"
     >>> round(epsilon(Mechanism("gaussian", 1.0), 1e-5), 3)  # one Gaussian step with sigma = 1
     4.377
     """
-    mechanism = check_mechanism(mechanism)
     delta = check_open_unit("delta", delta)
     if check_accountant(accountant) == "pld":
         dist = pld.mechanism_pld(mechanism, discretization=check_discretization("discretization", discretization))

@@ -111,7 +111,7 @@ from ..validation import (
     check_array_in,
     check_positive_int,
 )
-from .privacy_loss import Mechanism, check_mechanism, loss_cumulants
+from .privacy_loss import Mechanism, loss_cumulants, takes_mechanism
 
 __all__ = [
     "MAX_ORDER",
@@ -520,6 +520,7 @@ def _series_pair(mechanism, scale, p, steps, order):
     return EdgeworthSeries(k0, steps, order), EdgeworthSeries(k1, steps, order)
 
 
+@takes_mechanism
 def edgeworth_curve(mechanism: Mechanism, order: int = DEFAULT_ORDER) -> EdgeworthCurve:
     """Edgeworth approximation of the composed, subsampled trade-off curve ``T(P^N, Q^N)`` (add direction).
 
@@ -550,13 +551,14 @@ def edgeworth_curve(mechanism: Mechanism, order: int = DEFAULT_ORDER) -> Edgewor
     >>> round(float(curve.power(0.01)), 6)  # gamma at kappa = 0.01
     0.146121
     """
-    mechanism, noise_multiplier, p, steps = check_mechanism(mechanism).args
+    noise, noise_multiplier, p, steps = mechanism.args
     order = _check_order(order)
-    h0, h1 = _series_pair(mechanism, noise_multiplier, p, steps, order)
-    name = f"Edgeworth order {order}, {mechanism} scale={noise_multiplier:g}, p={p:g}, N={steps}, add"
+    h0, h1 = _series_pair(noise, noise_multiplier, p, steps, order)
+    name = f"Edgeworth order {order}, {noise} scale={noise_multiplier:g}, p={p:g}, N={steps}, add"
     return EdgeworthCurve(h0, h1, name=name)
 
 
+@takes_mechanism
 def gamma_edgeworth(mechanism: Mechanism, kappa, order: int = DEFAULT_ORDER):
     """ReRo bound ``gamma = 1 - f(kappa)`` from the Edgeworth curve (ReRo paper Thm. 1, Cor. 3).
 
@@ -584,7 +586,6 @@ def gamma_edgeworth(mechanism: Mechanism, kappa, order: int = DEFAULT_ORDER):
     >>> round(float(gamma_edgeworth(Mechanism("gaussian", 1.0, 0.1, 100), 0.01)), 6)  # = edgeworth_curve(...).power(0.01)
     0.146121
     """
-    mechanism = check_mechanism(mechanism)
     order = _check_order(order)
     k = check_array_in("kappa", kappa, 0.0, 1.0, open_low=True, open_high=True)
     return edgeworth_curve(mechanism, order).power(k)
@@ -595,6 +596,7 @@ def gamma_edgeworth(mechanism: Mechanism, kappa, order: int = DEFAULT_ORDER):
 # ---------------------------------------------------------------------------------------------
 
 
+@takes_mechanism
 def clt_curve(mechanism: Mechanism) -> TradeOffCurve:
     """The CLT approximation ``f_Gauss(alpha, mu_tilde)`` = ``tradeoff.gaussian(mechanism.clt_mu)``.
 
@@ -618,4 +620,4 @@ def clt_curve(mechanism: Mechanism) -> TradeOffCurve:
     >>> clt_curve(sgm).name == f"Gaussian mu={sgm.clt_mu:g}"
     True
     """
-    return tradeoff.gaussian(check_mechanism(mechanism).clt_mu)
+    return tradeoff.gaussian(mechanism.clt_mu)

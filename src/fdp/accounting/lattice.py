@@ -115,7 +115,7 @@ from ..validation import (
     check_subsampled_range,
 )
 from .onestep import OneStep, U, tail_x
-from .privacy_loss import Mechanism, check_mechanism, log_ratio, subsampled
+from .privacy_loss import Mechanism, log_ratio, subsampled, takes_mechanism
 
 __all__ = [
     "GroundTruth",
@@ -149,7 +149,7 @@ class GroundTruth:
 
     Attributes
     ----------
-    mechanism : str
+    noise : str
     noise_multiplier, sampling_rate : float
     steps, grid, dps : int
     kappa, lower, upper : numpy.ndarray
@@ -158,7 +158,7 @@ class GroundTruth:
     seconds : float
     """
 
-    mechanism: str
+    noise: str
     noise_multiplier: float
     sampling_rate: float
     steps: int
@@ -708,6 +708,7 @@ def _check_int(name, value, low, high):
     return int(value)
 
 
+@takes_mechanism
 def gamma_ground_truth(mechanism: Mechanism, kappa, grid: int = 1000, dps: int = 25) -> GroundTruth:
     """Certified ``[lower, upper]`` for ``gamma = 1 - T(P, Q)(kappa)`` of the N-fold SGM / SLM (add direction).
 
@@ -752,7 +753,7 @@ def gamma_ground_truth(mechanism: Mechanism, kappa, grid: int = 1000, dps: int =
     True
     """
     t0 = time.perf_counter()
-    mechanism, noise_multiplier, p, steps = check_mechanism(mechanism).args
+    noise, noise_multiplier, p, steps = mechanism.args
     kap = check_array_in("kappa", kappa, 0.0, 1.0, open_low=True, open_high=True)
     if kap.size == 0:
         raise ValueError("kappa must not be empty")
@@ -762,11 +763,11 @@ def gamma_ground_truth(mechanism: Mechanism, kappa, grid: int = 1000, dps: int =
     ctx = mpmath.MPContext()
     ctx.dps = dps + _GUARD
     unit = ctx.mpf(10) ** dps
-    step = (_Gaussian if mechanism == "gaussian" else _Laplace)(ctx, noise_multiplier, p)
+    step = (_Gaussian if noise == "gaussian" else _Laplace)(ctx, noise_multiplier, p)
     k_min = float(np.min(kap))
     log_tail = math.log(_NEGLIGIBLE * k_min / steps)
     budget = int(_NEGLIGIBLE * k_min / (4 * max(steps.bit_length(), 1)) * 10.0**dps)
-    l_0, l_0_lower, h = _lattice_frames(step, mechanism, noise_multiplier, p, grid, log_tail)
+    l_0, l_0_lower, h = _lattice_frames(step, noise, noise_multiplier, p, grid, log_tail)
 
     flat = [float(k) for k in kap.ravel()]
     bounds = {}
@@ -791,7 +792,7 @@ def gamma_ground_truth(mechanism: Mechanism, kappa, grid: int = 1000, dps: int =
         lower[i] = max(np.nextafter(lo, -np.inf), k)
         upper[i] = min(np.nextafter(hi, np.inf), 1.0)
     return GroundTruth(
-        mechanism=mechanism,
+        noise=noise,
         noise_multiplier=noise_multiplier,
         sampling_rate=p,
         steps=steps,
@@ -829,6 +830,7 @@ def _one_step_loss(mechanism: str, scale: float, p: float) -> tuple[np.ndarray, 
     return loss, log_q - logsumexp(log_q)
 
 
+@takes_mechanism
 def lattice_points(mechanism: Mechanism, discretization: float = 1e-4, truncated_mass: float = 1e-15) -> int:
     """Estimated length of the (composed) privacy-loss lattice of ``steps`` subsampled steps.
 
@@ -855,10 +857,10 @@ def lattice_points(mechanism: Mechanism, discretization: float = 1e-4, truncated
     >>> lattice_points(Mechanism("gaussian", 1.0), 1e-2) < lattice_points(Mechanism("gaussian", 1.0, 1.0, 100), 1e-2)
     True
     """
-    mechanism, noise_multiplier, p, steps = check_mechanism(mechanism).args
+    noise, noise_multiplier, p, steps = mechanism.args
     h = check_discretization("discretization", discretization)
     check_subsampled_range(noise_multiplier, p)
-    loss, log_w = _one_step_loss(mechanism, noise_multiplier, p)
+    loss, log_w = _one_step_loss(noise, noise_multiplier, p)
     width = float(np.ptp(loss))
     one = width / h + 1.0
     if steps == 1 or width == 0.0:

@@ -26,7 +26,7 @@ from ..parallel import check_n_jobs, run
 from ..validation import check_array_in, check_discretization, check_open_unit, check_positive, check_positive_int, check_sampling_rate
 from . import accountants
 from .pld import certified_lower_curve, default_discretization, mechanism_pld, mechanism_tradeoff, tradeoff_curve
-from .privacy_loss import Mechanism, check_mechanism
+from .privacy_loss import Mechanism, takes_mechanism
 
 __all__ = [
     "LATTICE_TAIL_MIN",
@@ -123,6 +123,7 @@ def mu_and_regret_pld(dist, *, tail: float = DPSGD_TAIL) -> Alg1:
     return alg1(curve, tail)
 
 
+@takes_mechanism
 def mu_and_regret_dpsgd(
     mechanism: Mechanism, *, discretization: float | None = None, tail: float = DPSGD_TAIL,
     method: Literal["lattice", "dp_accounting"] = "lattice",
@@ -181,12 +182,12 @@ def mu_and_regret_dpsgd(
 
 
 def _check_gaussian(mechanism) -> Mechanism:
-    mechanism = check_mechanism(mechanism)
     if mechanism.noise != "gaussian":
         raise ValueError(f"mechanism must have Gaussian noise (DP-SGD), got {mechanism.noise!r} noise")
     return mechanism
 
 
+@takes_mechanism
 def mu_and_regret_lattice(mechanism: Mechanism, *, discretization: float | None = None,
                           tail: float = DPSGD_TAIL) -> Alg1:
     """GDP paper Alg. 1 on the certified symmetrised curve of DP-SGD: ``(mu*, Delta(f, f_mu*), floor)``.
@@ -377,6 +378,7 @@ def regret_peak(noise_multiplier: float, steps: int, rate_low: float, rate_high:
     return max([(float(-found.fun), float(np.exp(found.x))), *ends])  # Brent finds a local peak; the ends may lie higher
 
 
+@takes_mechanism
 def dpsgd_readings(mechanism: Mechanism, *, delta: float, discretization: float = 1e-4, tail: float = DPSGD_TAIL) -> dict:
     """A DP-SGD run read the ways the GDP paper's Table 2 and App. Tables 4-5 compare: its trade-off curve (the
     pessimistic PLD's, :func:`fdp.accounting.pld.mechanism_tradeoff`), mu* and the exact regret of that curve, and

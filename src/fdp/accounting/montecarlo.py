@@ -35,7 +35,7 @@ from ..validation import (
     check_positive_int,
     check_seed,
 )
-from .privacy_loss import Mechanism, check_mechanism, log_ratio, subsampled
+from .privacy_loss import Mechanism, log_ratio, subsampled, takes_mechanism
 
 __all__ = [
     "MonteCarloGamma",
@@ -117,7 +117,6 @@ MAX_DRAWS = 2 * 10**9  # samples x steps: about 50 s of draws on one core
 
 
 def _check_setup(mechanism, samples):
-    mechanism = check_mechanism(mechanism)
     steps = mechanism.steps
     samples = check_positive_int("samples", samples)
     if samples * steps > MAX_DRAWS:
@@ -157,6 +156,7 @@ def check_samples_for_kappa(samples: int, kappa, name: str = "samples") -> None:
         )
 
 
+@takes_mechanism
 def log_likelihood_ratios(
     mechanism: Mechanism,
     samples: int,
@@ -299,6 +299,7 @@ def gamma_from_log_ratios(log_ratios, kappa, confidence: float = 0.95, interval:
 
 
 @warns
+@takes_mechanism
 def gamma_mc(
     mechanism: Mechanism,
     kappa,
@@ -344,6 +345,7 @@ def gamma_mc(
     return MonteCarloGamma(**{**res.__dict__, "seed": seed})
 
 
+@takes_mechanism
 def gamma_spread(mechanism: Mechanism, kappa: float, samples: int, seeds) -> float:
     """The standard deviation of Algorithm 1's estimate of gamma over independent runs, one per seed.
 
@@ -381,7 +383,6 @@ def gamma_spread(mechanism: Mechanism, kappa: float, samples: int, seeds) -> flo
     seeds = [check_seed("seeds", s) for s in seeds]
     if len(seeds) < 2 or len(set(seeds)) < len(seeds):
         raise ValueError(f"seeds must hold at least two distinct seeds (one per independent run), got {seeds!r}")
-    check_mechanism(mechanism)
     kappa = check_open_unit("kappa", kappa)
     check_samples_for_kappa(check_positive_int("samples", samples), kappa, "samples")
     runs = [gamma_from_log_ratios(log_likelihood_ratios(mechanism, samples, seed=s), kappa).estimate[0] for s in seeds]

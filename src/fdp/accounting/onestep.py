@@ -93,7 +93,7 @@ class OneStep:
 
     Attributes
     ----------
-    mechanism : {"gaussian", "laplace"}
+    noise : {"gaussian", "laplace"}
     scale : float
         sigma or b.
     p : float
@@ -101,7 +101,7 @@ class OneStep:
     direction : {"add", "remove"}, default "add"
     """
 
-    mechanism: str
+    noise: str
     scale: float
     p: float
     direction: str = "add"
@@ -126,7 +126,7 @@ class OneStep:
     @property
     def _add_range(self) -> tuple[float, float]:
         """Infimum and supremum of the add direction's loss (the remove direction's are their negatives, swapped)."""
-        if self.mechanism == "laplace":
+        if self.noise == "laplace":
             return float(subsampled(-1.0 / self.scale, self.p)), float(subsampled(1.0 / self.scale, self.p))
         return (math.log1p(-self.p) if self.p < 1.0 else -math.inf), math.inf
 
@@ -145,7 +145,7 @@ class OneStep:
     def loss(self, x) -> tuple[np.ndarray, np.ndarray]:
         """``(l(x), bound)``: the float loss at outputs x and a bound on its error."""
         x = np.asarray(x, dtype=float)
-        t = self._sign * log_ratio(self.mechanism, self.scale, x)  # the loss is sign * log(1 - p + p e^t)
+        t = self._sign * log_ratio(self.noise, self.scale, x)  # the loss is sign * log(1 - p + p e^t)
         with np.errstate(over="ignore", invalid="ignore"):
             inner = subsampled(t, self.p)
             if self.p < 1.0:
@@ -176,7 +176,7 @@ class OneStep:
                 t = np.where(small, near, far)
                 t = np.where(gap <= 0.0, -np.inf, t)
             z = self._sign * t
-            if self.mechanism == "gaussian":
+            if self.noise == "gaussian":
                 return (z * self.scale**2 * 2.0 + 1.0) / 2.0
             x = (z * self.scale + 1.0) / 2.0
             x = np.where(z <= -1.0 / self.scale, -np.inf, x)
@@ -187,7 +187,7 @@ class OneStep:
     def _tail(self, x, centre: float, lower: bool):
         """The noise tail ``P(X <= x)`` (lower) or ``P(X > x)`` for noise centred at ``centre``, and its relative error bound."""
         with np.errstate(invalid="ignore"):
-            if self.mechanism == "gaussian":
+            if self.noise == "gaussian":
                 z = (x - centre) / self.scale
                 value = ndtr(z if lower else -z)
                 rel = (16.0 + 8.0 * np.where(np.isfinite(z), z * z, 0.0)) * U
@@ -411,7 +411,7 @@ def _scalar_noise(step: OneStep):
     """Scalar ``tail(x, centre, lower) -> (value, error bound)`` and ``density(x, centre)`` of the noise
     (float twins of :meth:`OneStep.noise_mass` for the optimistic root finder, same error model)."""
     s = step.scale
-    if step.mechanism == "gaussian":
+    if step.noise == "gaussian":
         k = _SQRT1_2 / s
         norm = 1.0 / (s * math.sqrt(2.0 * math.pi))
 
@@ -574,8 +574,8 @@ def optimistic(step: OneStep, l_0: float, h: float, grid: int, crude: float = 0.
     thin = np.flatnonzero((1.0 - step.p) * m0 + step.p * m1 <= crude)
     cut = int(thin[0]) if thin.size and crude > 0.0 else grid - 1
     cells = lattice_x[cut:]  # crude cells (x(l_k), x(l_{k+1})], aimed at l_k
-    x_end = math.inf if step.mechanism == "gaussian" else 1.0
-    if step.mechanism == "laplace":
+    x_end = math.inf if step.noise == "gaussian" else 1.0
+    if step.noise == "laplace":
         # the atoms (x <= 0 and x > 1) are bins of their own, at the lattice points just below them
         starts, ends, targets = _bins(step, l_0, h, cut + 1, margins, 0.0, min(cells[0], x_end))
         starts, ends, targets = [-math.inf] + starts, [0.0] + ends, [0] + targets
@@ -585,7 +585,7 @@ def optimistic(step: OneStep, l_0: float, h: float, grid: int, crude: float = 0.
     starts += inner.tolist()
     ends += np.append(inner[1:], x_end).tolist()
     targets += list(range(cut, cut + inner.size))
-    if step.mechanism == "laplace":
+    if step.noise == "laplace":
         starts, ends, targets = starts + [1.0], ends + [math.inf], targets + [grid - 1]
     return _place(step, l_0, h, grid, np.array(starts), np.array(ends), np.array(targets))
 
@@ -680,7 +680,7 @@ def frames(step: OneStep, discretization: float, log_tail: float, max_grid: int)
     -------
     (l_0 pessimistic, l_0 optimistic, h, grid)
     """
-    if step.mechanism == "laplace":
+    if step.noise == "laplace":
         (lo, hi), (e_lo, e_hi) = step.loss(np.array([-np.inf, np.inf]))
         margin = 64.0 * U * (1.0 + abs(lo) + abs(hi)) + 2.0 * max(e_lo, e_hi)
         bottom, top = lo + margin, hi + margin
@@ -702,7 +702,7 @@ def frames(step: OneStep, discretization: float, log_tail: float, max_grid: int)
             bottom = float(step.loss(np.array([tail_x(step, log_tail, lower=True)]))[0][0])
     grid = int(min(max(math.ceil((top - bottom) / discretization), 16), max_grid)) + 1
     h = (top - bottom) / (grid - 1)
-    if step.mechanism == "laplace":
+    if step.noise == "laplace":
         low = bottom - 4.0 * margin
     elif step.p < 1.0 and step.direction == "add":
         low = bottom + min(h / 2, -bottom / 2) - h

@@ -55,7 +55,7 @@ from ..validation import (
     check_positive_int,
 )
 from . import lattice, onestep
-from .privacy_loss import Mechanism, check_mechanism
+from .privacy_loss import Mechanism, takes_mechanism
 
 __all__ = [
     "epsilon_for_delta",
@@ -89,9 +89,10 @@ def _check_direction(direction) -> str:
 
 def _mechanism_args(mechanism, discretization):
     """The checked ``(noise, noise_multiplier, sampling_rate, steps, discretization)`` of a mechanism and a spacing."""
-    return (*check_mechanism(mechanism).args, check_discretization("discretization", discretization))
+    return (*mechanism.args, check_discretization("discretization", discretization))
 
 
+@takes_mechanism
 def mechanism_pld(mechanism: Mechanism, *, discretization: float | None = None, pessimistic: bool = True):
     """The ``dp_accounting`` PLD of a mechanism: ``steps``-fold Poisson-subsampled Gaussian or Laplace noise.
 
@@ -123,7 +124,6 @@ def mechanism_pld(mechanism: Mechanism, *, discretization: float | None = None, 
     >>> bool(low <= 4.377178 <= up)  # the exact epsilon of one Gaussian step lies between them
     True
     """
-    mechanism = check_mechanism(mechanism)
     if discretization is None:
         discretization = default_discretization(mechanism)
     noise, noise_multiplier, p, steps, h = _mechanism_args(mechanism, discretization)
@@ -342,6 +342,7 @@ class Bracket:
         return up - low
 
 
+@takes_mechanism
 def tradeoff_bracket(
     mechanism: Mechanism,
     *,
@@ -398,7 +399,6 @@ def tradeoff_bracket(
     >>> round(float(low), 5), round(float(high), 5)  # at 1e-3: [0.2744940, 0.2744942]
     (0.27449, 0.27451)
     """
-    mechanism = check_mechanism(mechanism)
     direction = _check_direction(direction)
     if method not in ("lattice", "dp_accounting"):
         raise ValueError(f"method must be 'lattice' or 'dp_accounting', got {method!r}")
@@ -416,14 +416,14 @@ def tradeoff_bracket(
     frame = _lattice_frame(mechanism, discretization, level_min, max_grid)
     masses, infinite = onestep.pessimistic(frame.step, frame.l_pess, frame.h, frame.grid)
     lower, _ = _composed_curve(frame.l_pess, frame.h, masses, infinite, frame.steps, True, frame.tail,
-                               f"{frame.mechanism} lattice pessimistic (add)")
+                               f"{frame.noise} lattice pessimistic (add)")
     upper = _optimistic_side(frame)
     return Bracket(lower=lower, upper=upper.upper, discretization=frame.h, slack=upper.slack)
 
 
 class _Frame(NamedTuple):
     """The one-step lattice of a bracket: its checked arguments, frames, spacing, grid and tail cut."""
-    mechanism: str
+    noise: str
     noise_multiplier: float
     steps: int
     step: onestep.OneStep
@@ -436,18 +436,18 @@ class _Frame(NamedTuple):
 
 
 def _lattice_frame(mechanism, discretization, level_min, max_grid) -> _Frame:
-    mechanism, noise_multiplier, p, steps, h = _mechanism_args(mechanism, discretization)
+    noise, noise_multiplier, p, steps, h = _mechanism_args(mechanism, discretization)
     level_min = check_open_unit("level_min", level_min)
     max_grid = check_positive_int("max_grid", max_grid)
     tail = 1e-12 * level_min / steps
-    step = onestep.OneStep(mechanism, noise_multiplier, p)
+    step = onestep.OneStep(noise, noise_multiplier, p)
     l_pess, l_opt, step_h, grid = onestep.frames(step, h, np.log(tail), max_grid)
     lattice.check_lattice_points(
-        lattice.lattice_points(Mechanism(mechanism, noise_multiplier, p, steps), step_h, tail),
-        f"the certified bracket of {steps} steps ({mechanism} noise {noise_multiplier:g}, sampling rate {p:g})",
+        lattice.lattice_points(Mechanism(noise, noise_multiplier, p, steps), step_h, tail),
+        f"the certified bracket of {steps} steps ({noise} noise {noise_multiplier:g}, sampling rate {p:g})",
         "use fewer steps or a larger discretization" if steps > 1 else "use a larger discretization",
     )
-    return _Frame(mechanism, noise_multiplier, steps, step, l_pess, l_opt, step_h, grid, tail, level_min)
+    return _Frame(noise, noise_multiplier, steps, step, l_pess, l_opt, step_h, grid, tail, level_min)
 
 
 def _optimistic_side(frame: _Frame) -> OptimisticCurve:
@@ -456,7 +456,7 @@ def _optimistic_side(frame: _Frame) -> OptimisticCurve:
     crude = 1e-7 * frame.level_min / (frame.steps * frame.h)
     masses = onestep.optimistic(frame.step, frame.l_opt, frame.h, frame.grid, crude=crude)
     upper, slack = _composed_curve(frame.l_opt, frame.h, masses, 0.0, frame.steps, False, frame.tail,
-                                   f"{frame.mechanism} lattice optimistic (add)")
+                                   f"{frame.noise} lattice optimistic (add)")
     return OptimisticCurve(upper=upper, slack=slack, discretization=frame.h)
 
 
@@ -481,6 +481,7 @@ class OptimisticCurve:
     discretization: float
 
 
+@takes_mechanism
 def optimistic_curve(mechanism: Mechanism, *, discretization: float = 1e-4, level_min: float = 1e-7,
                      max_grid: int = 50_000) -> OptimisticCurve:
     """The optimistic (upper) curve of the lattice :func:`tradeoff_bracket` without its pessimistic side.
@@ -515,6 +516,7 @@ def _composed_curve(l_0, h, masses, infinite, steps, pessimistic, tail, name) ->
     return PiecewiseLinear(a, b, name=name, powers=powers), rounding
 
 
+@takes_mechanism
 def certified_lower_curve(
     mechanism: Mechanism,
     *,
@@ -571,25 +573,25 @@ def certified_lower_curve(
     >>> bool(np.all(lower(above.alphas) <= above.betas + 1e-12))  # below the certified upper curve
     True
     """
-    mechanism, noise_multiplier, p, steps, h = _mechanism_args(mechanism, discretization)
+    noise, noise_multiplier, p, steps, h = _mechanism_args(mechanism, discretization)
     if direction not in ("add", "symmetrised"):
         raise ValueError(f"direction must be 'add' or 'symmetrised', got {direction!r}")
     level_min = check_open_unit("level_min", level_min)
     max_grid = check_positive_int("max_grid", max_grid)
-    if mechanism == "laplace" and p < 1.0:
+    if noise == "laplace" and p < 1.0:
         raise ValueError("mechanism: the certified lower curve of subsampled Laplace noise is not built (its remove "
                          f"direction is missing): sampling_rate must be 1, got {p!r}")
     tail = 1e-6 * level_min / steps
     curves = []
     for side in ("add", "remove") if p < 1.0 else ("add",):
-        step = onestep.OneStep(mechanism, noise_multiplier, p, side)
+        step = onestep.OneStep(noise, noise_multiplier, p, side)
         l_0, _, step_h, grid = onestep.frames(step, h, np.log(tail), max_grid)
         masses, infinite = onestep.pessimistic(step, l_0, step_h, grid)
-        name = f"{mechanism} lattice pessimistic ({side})"
+        name = f"{noise} lattice pessimistic ({side})"
         curves.append(_composed_curve(l_0, step_h, masses, infinite, steps, True, tail, name)[0])
     # for a symmetric pair the add curve is also a lower bound on the remove curve
     f, g = curves[0], curves[-1]
-    name = f"{mechanism} lattice pessimistic ({direction}, both ends)"
+    name = f"{noise} lattice pessimistic ({direction}, both ends)"
     if direction == "symmetrised":
         curve = symmetrise(f, other=g)
         curve.name = name
@@ -628,6 +630,7 @@ def _join(f: PiecewiseLinear, g: PiecewiseLinear, name: str) -> PiecewiseLinear:
     return PiecewiseLinear(alphas, betas, name=name, powers=powers)
 
 
+@takes_mechanism
 def default_discretization(mechanism: Mechanism) -> float:
     """A PLD lattice spacing for DP-SGD: 1/200 of the Gaussian CLT mu (Bu et al. 2020), clipped to [1e-5, 3e-4].
 
@@ -653,7 +656,7 @@ def default_discretization(mechanism: Mechanism) -> float:
     >>> default_discretization(Mechanism("gaussian", 9.4, 2**14 / 50_000, 2000))  # the eps = 8 De et al. run: the cap
     0.0003
     """
-    _, noise_multiplier, sampling_rate, steps = check_mechanism(mechanism).args
+    _, noise_multiplier, sampling_rate, steps = mechanism.args
     with np.errstate(over="ignore", under="ignore", divide="ignore"):  # noise 1e-300 or 1e300: the clip decides
         mu_clt = sampling_rate * np.sqrt(steps * np.expm1(1.0 / np.float64(noise_multiplier) ** 2))
     return float(np.clip(mu_clt / 200.0, 1e-5, 3e-4))
@@ -684,6 +687,7 @@ class Spacing:
     converged: bool
 
 
+@takes_mechanism
 def affordable(mechanism: Mechanism, discretization: float) -> bool:
     """Whether the mechanism's lattices at this spacing stay within :mod:`fdp.accounting.lattice`'s limits (one step and composed).
 
@@ -699,11 +703,12 @@ def affordable(mechanism: Mechanism, discretization: float) -> bool:
         True when neither the one-step lattice (:data:`fdp.accounting.lattice.MAX_ONE_STEP_POINTS`) nor the composed one
         (:data:`fdp.accounting.lattice.MAX_LATTICE_POINTS`) exceeds its limit.
     """
-    one = lattice.lattice_points(check_mechanism(mechanism).one_step, discretization)
+    one = lattice.lattice_points(mechanism.one_step, discretization)
     return (one <= lattice.MAX_ONE_STEP_POINTS
             and lattice.lattice_points(mechanism, discretization) <= lattice.MAX_LATTICE_POINTS)
 
 
+@takes_mechanism
 def converged_discretization(mechanism: Mechanism, *, delta: float = 1e-5, rtol: float = EPSILON_RTOL) -> Spacing:
     """The coarsest spacing, from :func:`default_discretization` down by halves, whose PLD epsilon is within ``rtol``.
 
@@ -733,7 +738,6 @@ def converged_discretization(mechanism: Mechanism, *, delta: float = 1e-5, rtol:
     >>> s.discretization, s.converged
     (1.875e-05, True)
     """
-    mechanism = check_mechanism(mechanism)
     steps = mechanism.steps
     delta = check_open_unit("delta", delta)
     rtol = check_positive("rtol", rtol)
@@ -757,6 +761,7 @@ def converged_discretization(mechanism: Mechanism, *, delta: float = 1e-5, rtol:
         h, coarse = h / 2, fine
 
 
+@takes_mechanism
 def mechanism_tradeoff(mechanism: Mechanism, *, discretization: float | None = None) -> PiecewiseLinear:
     """Symmetrised trade-off curve of a mechanism's pessimistic PLD (for DP-SGD: GDP paper Alg. 1 step 1).
 

@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from ..validation import ResourceLimitError, check_array_in
-from .privacy_loss import Mechanism, check_mechanism, log_ratio, subsampled
+from .privacy_loss import Mechanism, log_ratio, subsampled, takes_mechanism
 
 __all__ = ["renyi_dp", "MAX_GRID_POINTS"]
 
@@ -24,6 +24,7 @@ _NEAR_ONE = 1.0
 MAX_GRID_POINTS = 10_000_000
 
 
+@takes_mechanism
 def renyi_dp(mechanism: Mechanism, orders) -> np.ndarray:
     """Renyi DP ``eps(t)`` of the mechanism at real orders ``t >= 1`` (RDP adds up over its steps).
 
@@ -55,7 +56,7 @@ def renyi_dp(mechanism: Mechanism, orders) -> np.ndarray:
     >>> round(float(renyi_dp(Mechanism("laplace", 1.0, 1.0, 1), [1.0])[0]), 6)  # KL divergence 1/b + e^{-1/b} - 1
     0.367879
     """
-    noise, sigma, rate, steps = check_mechanism(mechanism).args
+    noise, sigma, rate, steps = mechanism.args
     t = check_array_in("orders", np.atleast_1d(orders), 1.0, np.inf, open_high=True)
     if noise == "gaussian":
         if rate == 1.0:  # the Gaussian mechanism: t / (2 sigma^2) per step (Mironov 2017 Prop. 7)

@@ -50,7 +50,7 @@ from ..validation import (
 from . import lattice
 from .chisquare import SERIES_FROM, Chi2, NoncentralChi2
 from .pld import Bracket, mechanism_pld, tradeoff_curve
-from .privacy_loss import Mechanism, check_mechanism, subsampled
+from .privacy_loss import Mechanism, subsampled, takes_mechanism
 
 __all__ = [
     "ReleaseCurves",
@@ -1103,6 +1103,7 @@ def tensor_composition(
     return tradeoff.piecewise_linear(alphas, betas, name=name, powers=powers)
 
 
+@takes_mechanism
 def tensor_bracket(
     mechanism: Mechanism,
     dimension: int = 1,
@@ -1143,7 +1144,7 @@ def tensor_bracket(
     True
     """
     d = dimension  # d in the RTM paper
-    noise, noise_multiplier, sampling_rate, steps = check_mechanism(mechanism).args
+    noise, noise_multiplier, sampling_rate, steps = mechanism.args
     mu = 1.0 / noise_multiplier
     h = check_discretization("discretization", discretization)
     lower, upper = (tensor_composition(noise, mu, sampling_rate, steps, d, discretization=spacing,

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..accounting import edgeworth, montecarlo, pld, rtm
-from ..accounting.privacy_loss import Mechanism, check_mechanism, subsampled
+from ..accounting.privacy_loss import Mechanism, subsampled, takes_mechanism
 from ..curves import rero, tradeoff
 from ..validation import check_array_in, check_open_unit
 
@@ -29,6 +29,7 @@ __all__ = ["certified_gamma", "edgeworth_gamma", "figure_epsilon", "GammaSweep",
            "gamma_threat_models"]
 
 
+@takes_mechanism
 def certified_gamma(mechanism: Mechanism, kappa, *, discretization: float = 1e-3, max_grid: int = 4000):
     """The certified bracket ``(lower, upper)`` of gamma at ``kappa``: the closed form of the ReRo paper's Corollary 2
     for full-batch Gaussian noise (both ends equal), else the PLD bracket at ``discretization`` (lattice of at most
@@ -59,13 +60,14 @@ def certified_gamma(mechanism: Mechanism, kappa, *, discretization: float = 1e-3
     >>> bool(low == up == rero.gamma(tradeoff.gaussian(2.0), 0.1))
     True
     """
-    noise, sigma, p, steps = check_mechanism(mechanism).args
+    noise, sigma, p, steps = mechanism.args
     if noise == "gaussian" and p == 1.0:
         exact = rero.gamma(tradeoff.gaussian_composition(1.0 / sigma, steps=steps), kappa)
         return exact, exact
     return pld.tradeoff_bracket(mechanism, discretization=discretization, max_grid=max_grid).gamma(kappa)
 
 
+@takes_mechanism
 def edgeworth_gamma(mechanism: Mechanism, kappa):
     """The 4th-order Edgeworth gamma (:func:`fdp.accounting.edgeworth.gamma_edgeworth`), NaN where the truncated
     series is not a distribution (the library refuses it; a plot leaves a gap there).
@@ -85,7 +87,6 @@ def edgeworth_gamma(mechanism: Mechanism, kappa):
     >>> bool(0.1 < edgeworth_gamma(Mechanism("gaussian", 1.0, 0.1, 100), 0.1) < 1)
     True
     """
-    mechanism = check_mechanism(mechanism)
     kappa = check_array_in("kappa", kappa, 0.0, 1.0, open_low=True, open_high=True)
     try:  # the inputs are checked: a failure here is the series (not a distribution, or its cumulants out of range)
         return edgeworth.gamma_edgeworth(mechanism, kappa)
@@ -93,6 +94,7 @@ def edgeworth_gamma(mechanism: Mechanism, kappa):
         return np.full(np.shape(kappa), np.nan)
 
 
+@takes_mechanism
 def figure_epsilon(mechanism: Mechanism, delta: float, discretization: float = 1e-3) -> float:
     """The epsilon the ReRo paper's Figure 1 quotes for a mechanism: pure DP ``N log(1 + p (e^{1/b} - 1))`` for
     Laplace noise, else epsilon at ``delta`` of the pessimistic PLD at ``discretization``.
@@ -114,7 +116,7 @@ def figure_epsilon(mechanism: Mechanism, delta: float, discretization: float = 1
     >>> round(figure_epsilon(Mechanism("laplace", 0.5, 1.0, 10), 1e-6), 6)  # 10 steps of pure 2-DP
     20.0
     """
-    noise, b, p, steps = check_mechanism(mechanism).args
+    noise, b, p, steps = mechanism.args
     delta = check_open_unit("delta", delta)
     if noise == "laplace":
         return float(steps * subsampled(1.0 / b, p))
@@ -281,6 +283,7 @@ class GammaCurves(_Compared):
         return float(np.max((self.up - self.low) / self.truth))
 
 
+@takes_mechanism
 def gamma_curves(mechanism: Mechanism, kappa, *, discretization: float = 1e-4, level_min: float | None = None) -> GammaCurves:
     """gamma of ``mechanism`` at each ``kappa``: the PLD bracket (its lattice reaching down to ``level_min``, by default
     the smallest kappa), Edgeworth and the CLT, the first two timed.
@@ -309,7 +312,6 @@ def gamma_curves(mechanism: Mechanism, kappa, *, discretization: float = 1e-4, l
     >>> bool(np.all(c.low <= c.up)), c.relative_width < 1e-3
     (True, True)
     """
-    mechanism = check_mechanism(mechanism)
     kappas = check_array_in("kappa", np.atleast_1d(kappa), 0.0, 1.0, open_low=True, open_high=True)
     level_min = float(kappas.min()) if level_min is None else level_min
     t0 = time.perf_counter()
@@ -323,6 +325,7 @@ def gamma_curves(mechanism: Mechanism, kappa, *, discretization: float = 1e-4, l
 
 
 
+@takes_mechanism
 def gamma_threat_models(mechanism: Mechanism, kappa: float, dimension: int = 1, *, discretization: float = 1e-4,
                         rtm_discretization: float = 1e-4) -> dict:
     """gamma at ``kappa`` of Gaussian DP-SGD under the DP threat model (the tight PLD curve, add direction), under the
@@ -355,7 +358,7 @@ def gamma_threat_models(mechanism: Mechanism, kappa: float, dimension: int = 1, 
     >>> bool(0.1 <= g["rtm"] <= g["dp"] < 1)
     True
     """
-    noise, sigma, rate, steps = check_mechanism(mechanism).args
+    noise, sigma, rate, steps = mechanism.args
     if noise != "gaussian":
         raise ValueError(f"mechanism: the RTM curves here are for Gaussian noise, got {noise!r}")
     kappa = check_open_unit("kappa", kappa)

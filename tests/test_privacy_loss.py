@@ -1,0 +1,86 @@
+"""fdp.accounting.privacy_loss: the Mechanism, checked once at the public entry and trusted below."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+import fdp
+from fdp import FDPWarning, risk
+from fdp.accounting import pld, privacy_loss
+from fdp.accounting.privacy_loss import Mechanism, RandomizedResponse, takes_mechanism
+
+
+@pytest.fixture
+def check_calls(monkeypatch):
+    """The number of check_mechanism calls made so far (the decorator looks the function up at each call)."""
+    calls = []
+    original = privacy_loss.check_mechanism
+
+    def counting(mechanism, name="mechanism"):
+        calls.append(mechanism)
+        return original(mechanism, name)
+
+    monkeypatch.setattr(privacy_loss, "check_mechanism", counting)
+    return calls
+
+
+def test_a_report_checks_its_mechanism_at_most_three_times(check_calls):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FDPWarning)  # the RTM bracket's width
+        fdp.risk.report(fdp.dpsgd(1.1, 0.01, 1000))
+    assert 1 <= len(check_calls) <= 3, len(check_calls)
+
+
+def test_each_public_entry_checks_once_and_the_calls_inside_trust_it(check_calls):
+    m = Mechanism("gaussian", 1.0, 0.5, 10)
+    pld.certified_lower_curve(m, discretization=1e-2)  # reaches _mechanism_args, the lattice and lattice_points
+    assert check_calls == [m]
+    risk.gdp(m, discretization=1e-2)
+    assert check_calls == [m, m]
+
+
+@pytest.mark.parametrize("bad", ["gaussian", 1.0, None, ("gaussian", 1.0, 0.5, 10)])
+def test_a_non_mechanism_is_refused_by_name_at_the_entry(bad):
+    with pytest.raises(ValueError, match=r"^mechanism must be a fdp.Mechanism"):
+        pld.certified_lower_curve(bad, discretization=1e-2)
+    with pytest.raises(ValueError, match=r"^mechanism must be a fdp.Mechanism"):
+        risk.rero(mechanism=bad, kappa=0.1)
+
+
+def test_a_missing_mechanism_is_python_s_type_error():
+    with pytest.raises(TypeError):
+        pld.default_discretization()
+
+
+def test_randomized_response_is_accepted_where_declared_only():
+    rr = RandomizedResponse(1.0)
+    assert risk.report(rr).gdp.mu > 0
+    with pytest.raises(ValueError, match="mechanism must be a fdp.Mechanism"):
+        risk.gdp(rr)
+
+
+def test_the_check_is_scoped_to_the_call():
+    """After a checked call returns (or raises), the next call is checked again."""
+    seen = []
+
+    @takes_mechanism
+    def probe(mechanism):
+        seen.append(privacy_loss._CHECKED.get())
+        raise RuntimeError("inside")
+
+    with pytest.raises(RuntimeError):
+        probe(Mechanism("gaussian", 1.0))
+    assert seen == [True] and privacy_loss._CHECKED.get() is False
+    with pytest.raises(ValueError, match="mechanism must be a fdp.Mechanism"):
+        probe("gaussian")
+
+
+def test_mechanism_level_results_are_cached_on_the_frozen_object():
+    m = Mechanism("gaussian", 3 ** 0.5, 0.01, 3)
+    assert m.one_step is m.one_step and m.one_step == Mechanism("gaussian", 3 ** 0.5, 0.01)
+    assert m.full_batch_mu == m.full_batch_mu and m.full_batch_mu >= 1.0  # exactly sqrt(3)/sqrt(3) or one ulp above
+    assert hash(m) == hash(Mechanism("gaussian", 3 ** 0.5, 0.01, 3)) and m == Mechanism("gaussian", 3 ** 0.5, 0.01, 3)
+    with pytest.raises(AttributeError):
+        m.steps = 4
