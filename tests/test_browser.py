@@ -437,3 +437,19 @@ def test_the_whole_book_pdf_is_complete_and_linked_from_the_introduction():
     assert b"/Outlines" in data, "the PDF has no outline (bookmarks): --generate-pdf-document-outline"
     intro = (HTML / "book" / "intro.html").read_text(encoding="utf-8")
     assert 'href="../fdp-book.pdf"' in intro
+
+
+@pytest.mark.browser
+def test_the_library_reference_documents_every_public_name():
+    """Each name in a module's ``__all__`` has its entry (an anchor ``fdp.module.name``) on a reference page."""
+    import importlib
+    import pkgutil
+
+    import fdp
+
+    html = "".join(p.read_text() for p in sorted((HTML / "book" / "reference").glob("*.html")))
+    anchors = set(re.findall(r'id="(fdp\.[\w.]+)"', html))
+    missing = [f"{info.name}.{name}" for info in pkgutil.walk_packages(fdp.__path__, "fdp.")
+               for name in getattr(importlib.import_module(info.name), "__all__", ())
+               if f"{info.name}.{name}" not in anchors]
+    assert len(anchors) > 300 and not missing, f"{len(missing)} public names without an entry: {missing[:20]}"

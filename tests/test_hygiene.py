@@ -309,3 +309,19 @@ def test_a_notebook_that_has_a_chapter_module_draws_no_figure_itself(nb):
         pytest.skip("no chapter module yet")
     source = "".join("".join(c["source"]) for c in _load(nb)["cells"] if c["cell_type"] == "code")
     assert "column_figure(" not in source and "plt." not in source
+
+
+def test_the_library_reference_has_a_section_for_every_module():
+    """book/reference/ documents (automodule) every module of fdp that declares its public names."""
+    import importlib
+    import pkgutil
+
+    import fdp
+
+    pages = "".join(p.read_text() for p in (ROOT / "book" / "reference").glob("*.md"))
+    documented = set(re.findall(r"^\.\. automodule:: (fdp[\w.]*)$", pages, flags=re.M))
+    public = {info.name for info in pkgutil.walk_packages(fdp.__path__, "fdp.")
+              if hasattr(importlib.import_module(info.name), "__all__")}
+    assert public <= documented, f"modules missing from book/reference: {sorted(public - documented)}"
+    for page in ("risk", "curves", "accounting", "experiments", "support"):
+        assert f"book/reference/{page}" in (ROOT / "_toc.yml").read_text()

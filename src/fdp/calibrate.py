@@ -34,7 +34,7 @@ from .validation import (
 )
 
 __all__ = ["noise_multiplier_for", "TARGETS", "level_keyword", "check_risk_target", "Calibration", "noise_for_risk",
-           "steps_for_risk"]
+           "steps_for_risk", "MIN_RTOL"]
 
 def noise_multiplier_for(
     epsilon: float,

@@ -46,7 +46,7 @@ from .validation import (
 )
 
 __all__ = ["METHODS", "Estimate", "rero", "rero_closed_form", "GDPReport", "gdp", "RTMReading", "Report", "report",
-           "REPORT_FPR", "REPORT_PRIOR", "REPORT_KAPPA", "REPORT_FLOORS"]
+           "REPORT_FPR", "REPORT_PRIOR", "REPORT_KAPPA", "REPORT_FLOORS", "RERO_RTOL"]
 
 #: Ways to compute gamma: the certified PLD lattice bracket, the Edgeworth series and the CLT
 #: (approximations with an error estimate), Monte Carlo (Hayes et al. Alg. 1, with a confidence
@@ -530,11 +530,13 @@ def _gdp_and_curve(mechanism: Mechanism, delta, discretization, tail,
                      discretization=h, method="lattice", warnings=tuple(warnings), mu_lower=mu_lower), curve
 
 
-#: Default readings of :func:`report`: false-positive rates of the MIA reading, priors of the membership
-#: Bayes success, priors kappa of the ReRo bound, and the two alpha floors at which mu* is shown besides 1e-10.
+#: Default false-positive rates of the membership reading of :func:`report`.
 REPORT_FPR = (1e-3, 1e-2, 1e-1)
+#: Default priors of the membership Bayes success of :func:`report`.
 REPORT_PRIOR = (0.01, 0.5)
+#: Default priors kappa of the ReRo bound of :func:`report`.
 REPORT_KAPPA = (1e-3, 1e-2, 1e-1)
+#: The two alpha floors at which :func:`report` shows mu* besides 1e-10.
 REPORT_FLOORS = (1e-6, 1e-4)
 
 

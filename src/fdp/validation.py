@@ -391,7 +391,8 @@ class ResourceLimitError(ValueError):
     """
 
 
-EPS_MAX = 700.0  # e^eps must stay finite in double precision
+#: The largest epsilon accepted: e^eps must stay finite in double precision.
+EPS_MAX = 700.0
 
 
 def check_eps(name: str, eps) -> np.ndarray:

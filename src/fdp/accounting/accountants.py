@@ -23,6 +23,7 @@ from .privacy_loss import Mechanism, takes_mechanism
 
 __all__ = ["ACCOUNTANTS", "RDP_CONVERSION", "check_accountant", "epsilon"]
 
+#: The (eps, delta) accountants of :func:`epsilon`: the tight PLD one and the RDP one.
 ACCOUNTANTS = ("pld", "rdp")
 #: The largest noise multiplier the RDP accountant is run at; a larger one is read at this one (an upper bound).
 RDP_NOISE_MAX = 1e100

@@ -123,7 +123,9 @@ __all__ = [
     "clt_curve",
 ]
 
+#: The highest order of the Edgeworth series implemented.
 MAX_ORDER = 4
+#: The order used unless one is given.
 DEFAULT_ORDER = 4
 _ZMAX = 40.0  # beyond |z| = 40 every series is 0 or 1 in double precision
 _ZGRID = np.linspace(-_ZMAX, _ZMAX, 16001)  # step 0.005 for the sign scan of the density
@@ -291,17 +293,17 @@ class EdgeworthSeries:
             )
 
     def cdf(self, s):
-        """Approximate ``P(S <= s)``; ValueError outside :attr:`valid_range`."""
+        """Approximate ``P(S <= s)``; ValueError outside ``valid_range``."""
         self._check_range(s, "loss")
         return self.cdf_z(self.standardise(s))
 
     def sf(self, s):
-        """Approximate ``P(S > s)`` (accurate in the upper tail); ValueError outside :attr:`valid_range`."""
+        """Approximate ``P(S > s)`` (accurate in the upper tail); ValueError outside ``valid_range``."""
         self._check_range(s, "loss")
         return self.sf_z(self.standardise(s))
 
     def pdf(self, s):
-        """Approximate density of S (may be negative outside :attr:`valid_range`; no check)."""
+        """Approximate density of S (may be negative outside ``valid_range``; no check)."""
         z = self.standardise(s)
         return _phi(z) * self.density_factor(z) / self.std
 

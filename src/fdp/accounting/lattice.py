@@ -812,10 +812,10 @@ def gamma_ground_truth(mechanism: Mechanism, kappa, grid: int = 1000, dps: int =
 # (used by fdp.accounting.pld for the certified bracket and dp_accounting's PMFs, and by fdp.accounting.rtm)
 # ---------------------------------------------------------------------------------------------
 
-# The largest loss lattice we allocate: its FFT composition holds a few complex arrays of this
-# length (16 bytes a point each), about 1.6 GB at 2^25 points, inside a 4 GB budget.
+#: The largest loss lattice we allocate: its FFT composition holds a few complex arrays of this
+#: length (16 bytes a point each), about 1.6 GB at 2^25 points, inside a 4 GB budget.
 MAX_LATTICE_POINTS = 2**25
-# dp_accounting builds a one-step lattice at about 5 us a point: 4e6 points stay near 20 s
+#: The largest one-step lattice: dp_accounting builds one at about 5 us a point, so 4e6 points stay near 20 s.
 MAX_ONE_STEP_POINTS = 4 * 10**6
 _TRUNCATION_Z = 10.0  # dp_accounting cuts Gaussian noise at about 9.7 sd (mass e^-50)
 # B-mass the lower-tail repair may add beyond what the PMF leaves free (round-off of its total)
@@ -1260,8 +1260,8 @@ def self_convolve(masses, steps: int, tail: float, window: tuple[int, int] | Non
     so negative outputs, the usual symptom, need not appear).  The estimate is four times
     ``(2 / n) sum_k (N + log2 n) u |F_k|^N`` (the inverse transform's own rounding is the
     ``log2 n`` term); against exact direct convolutions it exceeds the largest error by 8 to 74x
-    (tests).  The powers are taken by repeated squaring (:func:`_spectral_power`, within the ``N u``
-    of the model) and the low frequencies directly (:func:`_low_frequencies`).  Negative
+    (tests).  The powers are taken by repeated squaring (``_spectral_power``, within the ``N u``
+    of the model) and the low frequencies directly (``_low_frequencies``).  Negative
     coefficients are set to 0.
 
     Parameters

@@ -96,7 +96,8 @@ class MonteCarloGamma:
 
 
 
-MIN_KEPT = 10  # Algorithm 1 needs at least this many samples above its threshold (kappa * samples)
+#: Algorithm 1 needs at least this many samples above its threshold (``kappa * samples``).
+MIN_KEPT = 10
 _MIN_ESS = 5.0
 _MASS_RANGE = (0.9, 1.1)
 
@@ -113,7 +114,8 @@ def _log_ratio_chunk(sigma, q, steps, samples, block, seed_seq, mechanism="gauss
     return total
 
 
-MAX_DRAWS = 2 * 10**9  # samples x steps: about 50 s of draws on one core
+#: The most draws (samples times steps) one run may ask for: about 50 s of draws on one core.
+MAX_DRAWS = 2 * 10**9
 
 
 def _check_setup(mechanism, samples):

@@ -78,6 +78,7 @@ __all__ = [
     "certified_lower_curve",
 ]
 
+#: The directions of a curve: add ``T(P, Q)``, remove ``T(Q, P)``, or the symmetrised curve of both.
 DIRECTIONS = ("add", "remove", "symmetrised")
 
 
@@ -535,7 +536,7 @@ def certified_lower_curve(
     (:class:`fdp.accounting.onestep.OneStep` with ``direction="remove"``) has those roles exchanged, so its
     certified lower curve ``g``, inverted, is a lower bound on ``f`` tight near ``(1, 0)``.
 
-    ``"add"``: ``f`` up to a crossing with ``g^{-1}`` (:func:`_join`), then ``g^{-1}`` (at most
+    ``"add"``: ``f`` up to a crossing with ``g^{-1}`` (``_join``), then ``g^{-1}`` (at most
     ``max(f, g^{-1})``, convex).  ``"symmetrised"``: the symmetric envelope of ``min(f, g)`` on the half
     up to its fixed point (:func:`fdp.curves.tradeoff.symmetrise` with ``other=g``), which uses both curves
     only near ``(0, 1)``, where each is tight; a lower bound on the exact ``C(f, f^{-1})``, the curve

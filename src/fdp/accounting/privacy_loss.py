@@ -74,7 +74,9 @@ __all__ = [
     "loss_cumulants",
 ]
 
+#: The noises a :class:`Mechanism` may add.
 MECHANISMS = ("gaussian", "laplace")
+#: The two hypotheses of the add direction: H0, the output without the target; H1, with it.
 HYPOTHESES = ("H0", "H1")
 _ZMAX = 40.0  # the quadrature of the Gaussian cumulants covers |z| <= 40 standard deviations
 

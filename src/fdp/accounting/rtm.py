@@ -84,6 +84,7 @@ __all__ = [
     "OPTIMISTIC_REFINEMENT",
 ]
 
+#: How the releases of a sum statistic are weighted.
 WEIGHTINGS = ("optimal", "inverse-variance", "mean")
 #: How much finer the optimistic lattice of :func:`tensor_bracket` is than the pessimistic one: its error is
 #: first order in steps x spacing, the pessimistic one's second order.
@@ -157,7 +158,7 @@ def from_test_statistic(null, alternative, name: str = "RTM curve") -> TradeOffC
 
 
 class Exponential:
-    """Exp(b): the magnitude |theta| of Lap(0, b), the statistic under H0 (proof of Thm. 1).
+    """Exp(b): the magnitude ``|theta|`` of Lap(0, b), the statistic under H0 (proof of Thm. 1).
 
     Parameters
     ----------
@@ -187,7 +188,7 @@ class Exponential:
 
 
 class FoldedLaplace:
-    """FoldL(Delta, b): the magnitude |theta| of Lap(Delta, b), the statistic under H1.
+    """FoldL(Delta, b): the magnitude ``|theta|`` of Lap(Delta, b), the statistic under H1.
 
     CDF and quantile exactly as printed in the proof of Thm. 1 (Liu and Kozubowski 2015):
     ``Phi(x) = exp(-Delta/b) sinh(x/b)`` for ``x < Delta`` and ``1 - exp(-x/b) cosh(Delta/b)``
@@ -253,7 +254,7 @@ class FoldedLaplace:
 def laplace(mu: float, branch: str = "corrected") -> TradeOffCurve:
     """RTM curve ``j_Lap`` of the Laplace mechanism, ``mu = Delta_1 / b`` (Thm. 1, eqs. 2-3).
 
-    ``j = T(Exp(b), FoldL(Delta_1, b))``: H0 = |theta| under Lap(0, b), H1 = |theta| under
+    ``j = T(Exp(b), FoldL(Delta_1, b))``: H0 = ``|theta|`` under Lap(0, b), H1 = ``|theta|`` under
     Lap(Delta_1, b) (eq. 30).  Closed forms:
 
     * eq. 2: ``j(alpha) = -exp(-mu) sinh(log alpha)`` for ``alpha >= exp(-mu)``, else
@@ -396,8 +397,8 @@ def _chi2_curve(kappa: float, d: int, name: str) -> TradeOffCurve:
 def gaussian(mu: float, dimension: int = 1, steps: int = 1) -> TradeOffCurve:
     """RTM curve ``j_GM`` of the Gaussian mechanism, ``mu = Delta_2 / sigma``, dimension ``d``.
 
-    ``j = T(chi2_d(0, sigma^2), chi2_d(mu^2, sigma^2))``: H0 = ||theta||^2 under N(0, sigma^2 I_d),
-    H1 = ||theta||^2 under N(nu, sigma^2 I_d) with ||nu|| = Delta_2 (Thm. 2, eq. 4), computed
+    ``j = T(chi2_d(0, sigma^2), chi2_d(mu^2, sigma^2))``: H0 = ``||theta||^2`` under N(0, sigma^2 I_d),
+    H1 = ``||theta||^2`` under N(nu, sigma^2 I_d) with ``||nu|| = Delta_2`` (Thm. 2, eq. 4), computed
     with ``scipy.stats.chi2`` / ``ncx2`` (isf/sf at small levels).  ``j.inverse`` is j^{-1}.
 
     ``steps = N`` gives the N-fold homogeneous non-adaptive composition (Lemma 8, eqs. 47-48):
@@ -436,8 +437,8 @@ def gaussian(mu: float, dimension: int = 1, steps: int = 1) -> TradeOffCurve:
 def gaussian_1d(mu: float) -> TradeOffCurve:
     """Closed form of ``j_GM`` for d = 1 (Cor. 1, eq. 5); the inverse is computed numerically.
 
-    ``j(alpha) = Phi(Psi^{-1}(alpha/2) - mu) - Psi(Psi^{-1}(alpha/2) + mu)``: H0 = |theta| under
-    N(0, 1), H1 = |theta| under N(mu, 1), threshold ``Psi^{-1}(alpha/2)`` (two-sided test).
+    ``j(alpha) = Phi(Psi^{-1}(alpha/2) - mu) - Psi(Psi^{-1}(alpha/2) + mu)``: H0 = ``|theta|`` under
+    N(0, 1), H1 = ``|theta|`` under N(mu, 1), threshold ``Psi^{-1}(alpha/2)`` (two-sided test).
 
     Parameters
     ----------
@@ -576,6 +577,7 @@ def gaussian_composition(sensitivities, sigmas, dimension: int = 1, weighting: s
 # ---------------------------------------------------------------------------------------------
 
 
+#: The asymptotic Gaussian forms of the composed RTM curve: ours and the forms the RTM paper prints.
 ASYMPTOTIC_FORMS = ("clt", "gaussian", "clt_printed", "gaussian_printed")
 
 
@@ -718,7 +720,7 @@ def subsampled_gaussian(mu: float, sampling_rate: float, dimension: int = 1, gri
     """``J_SGM = C(j_p, j_p^{-1})`` of the Poisson-subsampled GM, one step (Sec. 4, Lemma 9).
 
     ``j_p = T(chi2_d(0), (1-p) chi2_d(0) + p chi2_d(mu^2))`` = ``p j_GM + (1-p)(1-alpha)``
-    (H0: M(D), H1: subsampled M(D u {x*}); the statistic is ||theta||^2), ``j_p^{-1}`` its
+    (H0: M(D), H1: subsampled M(D u {x*}); the statistic is ``||theta||^2``), ``j_p^{-1}`` its
     inverse (bisection).  Symmetrised with :func:`fdp.curves.tradeoff.symmetrise` on ``grid`` (default
     :func:`fdp.curves.tradeoff.default_grid`) and mirrored so that it is exactly symmetric; the result
     is piecewise linear with vertices on the exact J, so it lies on or above it.  The asymmetric
@@ -886,7 +888,7 @@ def _log_hyp0f1(b: float, x: np.ndarray) -> np.ndarray:
 
 
 class _MagnitudeStatistic:
-    """One step's RTM statistic R = ||theta|| (H0: no target; H1: target sampled with rate p).
+    """One step's RTM statistic ``R = ||theta||`` (H0: no target; H1: target sampled with rate p).
 
     Gaussian (sigma = 1, shift mu): R^2 ~ chi2_d under H0 and (1 - p) chi2_d + p chi2_d(mu^2)
     under H1; likelihood ratio ``1 - p + p exp(-mu^2/2) 0F1(; d/2; mu^2 R^2 / 4)`` (``cosh(mu R)``
@@ -1006,7 +1008,8 @@ def _one_step_lattice(stat: _MagnitudeStatistic, h: float, pessimistic: bool, ta
     return levels[0], masses, 0.0
 
 
-DEFAULT_TAIL = 1e-15  # Q-mass cut from the statistic's tail (pessimistically: sent to infinite loss)
+#: Q-mass cut from the statistic's tail (pessimistically: sent to infinite loss).
+DEFAULT_TAIL = 1e-15
 
 
 def tensor_composition(
@@ -1023,7 +1026,7 @@ def tensor_composition(
 ) -> tradeoff.PiecewiseLinear:
     """Reading (a): the tensor product ``j_p^{(x)N}`` of N one-step RTM curves (Dong et al. Def. 3.1).
 
-    ``T(P^N, Q^N)`` where P and Q are the laws of one step's magnitude statistic ||theta|| under
+    ``T(P^N, Q^N)`` where P and Q are the laws of one step's magnitude statistic ``||theta||`` under
     H0 (no target) and H1 (target sampled with rate ``sampling_rate``): for ``"gaussian"`` (dimension d)
     ``chi2_d`` vs ``(1-p) chi2_d + p chi2_d(mu^2)`` (Thm. 2 with Lemma 9), for ``"laplace"``
     (d = 1) Exp vs ``(1-p) Exp + p FoldL(mu)`` (Thm. 1 with Lemma 9).  This is the
@@ -1153,6 +1156,7 @@ def tensor_bracket(
     return Bracket(lower, upper, h)
 
 
+#: The statistics of the sum reading: the norm of the summed releases, or the sum of their squared norms.
 SUM_STATISTICS = ("norm_of_sum", "sum_of_squares")
 
 
@@ -1248,6 +1252,7 @@ def sum_composition(
     return tradeoff.piecewise_linear(alphas, betas, name=name)
 
 
+#: The readings of a composed RTM run: the tensor product of the per-step curves, or one sum statistic.
 READINGS = ("tensor", "sum")
 
 

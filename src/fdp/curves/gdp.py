@@ -19,7 +19,7 @@ The mu* of a mechanism, read from the curve its accountant builds (DP-SGD, Alg. 
 :mod:`fdp.accounting.mechanism_gdp`.
 
 Conventions (:mod:`fdp.curves.tradeoff`)
------------------------
+----------------------------------------
 A curve ``f = T(P, Q)`` maps the type-I error ``alpha`` to the smallest type-II error.  The
 Gaussian curve ``f_mu(alpha) = Phi(Phi^{-1}(1 - alpha) - mu)`` (eq. 4) is :func:`fdp.curves.tradeoff.gaussian`.
 Larger ``mu`` means a *lower* curve, i.e. less privacy; a guarantee ``f_mu`` is *pessimistic* (valid)
@@ -476,7 +476,7 @@ def mu_star(curve: PiecewiseLinear, *, tail: float = 0.0) -> float:
     puts ``f_mu*`` above a breakpoint, the returned value is raised by at most twice that rounding
     error, so that ``fdp.curves.tradeoff.gaussian(mu)(alphas) <= betas`` holds exactly in floating point.
     Near (0, 1), where ``beta`` rounds to 1, eq. 21 reads ``Phi^{-1}(beta) = -Phi^{-1}(1 - beta)`` from the
-    curve's powers (:attr:`fdp.curves.tradeoff.PiecewiseLinear.powers`, exact cumulative masses for the
+    curve's powers (``PiecewiseLinear.powers``, exact cumulative masses for the
     lattice curves), so a breakpoint at ``alpha = 1e-300`` counts with all its digits.
 
     Parameters

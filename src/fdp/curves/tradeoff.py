@@ -29,6 +29,7 @@ from ..validation import (
 
 __all__ = [
     "TradeOffCurve",
+    "PiecewiseLinear",
     "gaussian",
     "gaussian_power_bounds",
     "laplace",

@@ -11,7 +11,7 @@ product (``delta x^T`` and ``e h^T``), so its norm is the product of two vector 
 of clipped gradients is one matrix product with the clipping factors folded in (Goodfellow 2015).
 :func:`per_example_gradients` materialises them for tests and small cases.
 
-:func:`train` runs DP-SGD (Abadi et al. 2016; Hayes et al. Sec. 2):
+:func:`train` runs DP-SGD (Abadi et al. 2016; Hayes et al. Sec. 2)::
 
     g_t = sum_{z in B_t} clip_C(grad l(theta_t, z)) + N(0, sigma^2 C^2 I),
     theta_{t+1} = theta_t - learning_rate * g_t / (q |D|),
@@ -482,18 +482,18 @@ class Trace:
 
     ``init``/``final`` (R, P); with ``record=True`` also the adversary's view per step:
     ``params`` (T, R, P) = theta_t, ``noisy`` (T, R, P) = privatised gradients g_t, ``known``
-    (T, R, P) = the clipped-gradient sum of the D_- points in the batch, ``masks`` (T, R, m) the
-    D_- batch membership (None for full batch).  ``included`` (T, R) says whether the target was
+    (T, R, P) = the clipped-gradient sum of the ``D_-`` points in the batch, ``masks`` (T, R, m) the
+    ``D_-`` batch membership (None for full batch).  ``included`` (T, R) says whether the target was
     in the batch (ground truth, hidden from the adversary).  ``mean_norm`` and ``frac_clipped``
     (T, R) are the mean clipped per-example gradient norm and the fraction of clipped examples in
-    each batch (Hayes et al. Fig. 13a).  ``x_known``, ``y_known`` is D_-.
+    each batch (Hayes et al. Fig. 13a).  ``x_known``, ``y_known`` is ``D_-``.
 
     Attributes
     ----------
     init, final : numpy.ndarray
         (R, P) parameters before and after training.
     x_known, y_known : numpy.ndarray
-        D_-.
+        ``D_-``.
     included, mean_norm, frac_clipped : numpy.ndarray
         (T, R).
     settings : dict
@@ -518,7 +518,7 @@ class Trace:
 
 
 def _gather_known(model, theta, xk, yk, mask, clip_norm):
-    """Clipped sums over each run's own sampled D_- points (padded gather, for small q)."""
+    """Clipped sums over each run's own sampled ``D_-`` points (padded gather, for small q)."""
     counts = mask.sum(1)
     width = max(int(counts.max()), 1)
     order = np.argsort(~mask, axis=1, kind="stable")[:, :width]
@@ -543,19 +543,19 @@ def train(
 ) -> Trace:
     """Run ``R = len(x_target)`` DP-SGD trainings at once on ``D_- + {z*_r}`` (Hayes et al. Sec. 2).
 
-    ``x_known (m, d)``, ``y_known (m,)`` is the fixed D_- shared by all runs (``m = 0`` allowed);
+    ``x_known (m, d)``, ``y_known (m,)`` is the fixed ``D_-`` shared by all runs (``m = 0`` allowed);
     ``x_target (R, d)``, ``y_target (R,)`` the targets.  ``training`` (:class:`Training`): the noise has standard
     deviation ``noise_multiplier * clip_norm``; ``sampling_rate`` is the Poisson rate q (1 = full batch);
     ``learning_rate`` the SGD step on the gradient averaged over the expected batch ``q (m + 1)``.  ``seed`` (int, SeedSequence or
     Generator) fixes the initialisation, batches and noise.  ``observer(t, theta_t, g_t, known_t)``
     is called at every step with arrays of shape (R, P); ``record=True`` keeps them in the
-    :class:`Trace` (memory ``3 T R P`` floats).  ``method``: "dense" evaluates every D_- point and
+    :class:`Trace` (memory ``3 T R P`` floats).  ``method``: "dense" evaluates every ``D_-`` point and
     masks (fast for large q), "gather" evaluates only the sampled ones, "auto" picks by q.
 
     Parameters
     ----------
     x_known, y_known : array_like
-        D_-, (m, d) and (m,).
+        ``D_-``, (m, d) and (m,).
     x_target, y_target : array_like
         One target per run, (R, d) and (R,).
     training : Training

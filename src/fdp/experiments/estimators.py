@@ -176,7 +176,7 @@ class GammaSweep(_Compared):
     mc_collapsed: np.ndarray
 
     def errors(self) -> dict:
-        """Largest error of each approximation, certified (:meth:`error`: at most this far from the exact gamma), with
+        """Largest error of each approximation, certified (``error``: at most this far from the exact gamma), with
         the points where Edgeworth is not a distribution (``invalid``; NaN error if everywhere), Algorithm 1's
         intervals that miss the bracket (``mc_miss``) and its flagged collapses (``mc_collapsed``)."""
         valid = np.isfinite(self.edgeworth)

@@ -1,6 +1,6 @@
 """The reconstruction game of Hayes et al. (2023) played with real DP-SGD runs.
 
-An informed adversary knows D_- and a discrete prior of n candidates; the target z* is drawn
+An informed adversary knows ``D_-`` and a discrete prior of n candidates; the target z* is drawn
 uniformly from the prior, DP-SGD trains on ``D_- + {z*}`` and the adversary sees every
 intermediate model and privatised gradient.  Reconstruction succeeds when its guess is z*.  The
 ReRo bound (``fdp.curves.rero``) says no adversary succeeds with probability above ``gamma(1/n)``.
@@ -39,7 +39,7 @@ __all__ = ["ATTACKS", "GameResult", "check_split", "prior_game", "gradient_recon
            "nearest_prior_rate", "fraction_within", "full_batch_noise", "success_bound", "nearest_neighbour_mse",
            "uniform_noise_mse", "class_correlation"]
 
-#: attack name -> what it is (keys of :attr:`GameResult.success`)
+#: attack name -> what it is (keys of ``GameResult.success``)
 ATTACKS = {
     "prior-aware": "Alg. 2: largest sum of inner products over all steps",
     "improved": "Alg. 3: largest sum of the top qT inner products",
@@ -177,8 +177,8 @@ def prior_game(
 ) -> GameResult:
     """Play ``trials`` reconstruction games for each prior size in ``prior_sizes`` (int or list).
 
-    ``(x_known, y_known)`` is D_-, fixed for all games; each game draws its target uniformly
-    from ``(x_pool, y_pool)`` (which must not overlap D_-) and its prior from the target and
+    ``(x_known, y_known)`` is ``D_-``, fixed for all games; each game draws its target uniformly
+    from ``(x_pool, y_pool)`` (which must not overlap ``D_-``) and its prior from the target and
     distinct other pool images (nested across sizes), and trains DP-SGD (``training``) on ``D_- + {z*}``.  Games run
     in vectorised chunks of ``execution.chunk`` runs (default 200), chunks in parallel over ``execution.n_jobs``
     joblib workers, each with its own random stream spawned from ``execution.seed``; ``execution.progress`` shows a
@@ -187,7 +187,7 @@ def prior_game(
     Parameters
     ----------
     x_known, y_known : array_like
-        D_-.
+        ``D_-``.
     x_pool, y_pool : array_like
         Where targets and priors are drawn.
     prior_sizes : int or list of int
@@ -266,7 +266,7 @@ def gradient_reconstructions(
     Parameters
     ----------
     x_known, y_known : array_like
-        D_-.
+        ``D_-``.
     x_targets, y_targets : array_like
         (R, d) and (R,).
     training : fdp.experiments.dpsgd.Training
