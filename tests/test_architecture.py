@@ -126,7 +126,7 @@ LAYERS = (
     ("base", {"validation", "formatting", "roots", "diagnostics", "parallel", "intervals"}),
     ("curves", {"tradeoff", "mia", "rero", "gdp", "conversions"}),
     ("accounting", {"privacy_loss", "onestep", "lattice", "pld", "edgeworth", "montecarlo", "accountants", "rdp",
-                    "mechanism_gdp", "rtm", "chisquare"}),
+                    "mechanism_gdp", "rtm", "chisquare", "ground_truth"}),
     ("readings", {"risk", "presentation"}),
     ("calibration", {"calibrate"}),
     ("interface", {"cli"}),

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from fdp import Mechanism
-from fdp.accounting import accountants, edgeworth, lattice
+from fdp.accounting import accountants, edgeworth, ground_truth
 from fdp.curves import rero, tradeoff
 from fdp.experiments import estimators
 
@@ -16,7 +16,7 @@ def test_certified_gamma_is_the_closed_form_at_full_batch_and_brackets_mpmath_ot
     assert low == up == rero.gamma(tradeoff.gaussian(2 * math.sqrt(3)), 0.1)
     mechanism = Mechanism("laplace", 1.0, 0.5, 2)
     low, up = estimators.certified_gamma(mechanism, 0.1, max_grid=600)
-    truth = lattice.gamma_ground_truth(mechanism, [0.1], grid=200)
+    truth = ground_truth.gamma_ground_truth(mechanism, [0.1], grid=200)
     assert low <= truth.upper[0] and truth.lower[0] <= up and up - low < 1e-2
 
 

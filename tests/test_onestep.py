@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fdp.accounting import lattice, onestep
+from fdp.accounting import ground_truth, onestep
 
 U = 2.0**-53
 SETTINGS = [("gaussian", 2.5, 16384 / 1281167), ("gaussian", 1.1, 0.07), ("gaussian", 1.0, 1.0),
@@ -170,16 +170,16 @@ def test_optimistic_is_add_only():
 
 @pytest.mark.parametrize("mechanism, scale, p", SETTINGS)
 def test_agrees_with_the_mpmath_measures(mechanism, scale, p):
-    """The float measures agree with fdp.accounting.lattice's mpmath ones where the mass is not negligible."""
+    """The float measures agree with fdp.accounting.ground_truth's mpmath ones where the mass is not negligible."""
     grid = 400
     ctx = mpmath.MPContext()
     ctx.dps = 30
-    step_mp = (lattice._Gaussian if mechanism == "gaussian" else lattice._Laplace)(ctx, scale, p)
+    step_mp = (ground_truth._Gaussian if mechanism == "gaussian" else ground_truth._Laplace)(ctx, scale, p)
     step = onestep.OneStep(mechanism, scale, p)
     l_p, l_o, h, grid = onestep.frames(step, 1.0, math.log(1e-20), grid - 1)
     ours, _ = onestep.pessimistic(step, l_p, h, grid)
     unit = ctx.mpf(10) ** 20
-    theirs = lattice._pessimistic_step(step_mp, ctx.mpf(l_p), ctx.mpf(h), grid, unit)
+    theirs = ground_truth._pessimistic_step(step_mp, ctx.mpf(l_p), ctx.mpf(h), grid, unit)
     theirs = np.array([int(c) for c in theirs.coeffs], dtype=float) / 1e20
     big = theirs > 1e-10
     assert np.allclose(ours[big], theirs[big], rtol=1e-9, atol=0)

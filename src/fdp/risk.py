@@ -27,7 +27,7 @@ from typing import Literal
 import numpy as np
 from scipy.stats import norm
 
-from .accounting import accountants, edgeworth, lattice, mechanism_gdp, montecarlo, pld, rtm
+from .accounting import accountants, edgeworth, ground_truth, lattice, mechanism_gdp, montecarlo, pld, rtm
 from .accounting.privacy_loss import Mechanism, RandomizedResponse, takes_mechanism
 from .curves import conversions, mia, tradeoff
 from .curves import gdp as _gdp
@@ -125,7 +125,7 @@ def rero(mechanism: Mechanism, kappa, method: Literal["bracket", "edgeworth", "c
         ``"bracket"``: :func:`fdp.accounting.pld.tradeoff_bracket` (certified; the value is its upper end);
         ``"edgeworth"`` / ``"clt"``: :mod:`fdp.accounting.edgeworth` with an error estimate (the CLT's is its
         distance to the Edgeworth series plus the series' own); ``"mc"``: :func:`fdp.accounting.montecarlo.gamma_mc`
-        with a 95 % confidence interval; ``"mpmath"``: :func:`fdp.accounting.lattice.gamma_ground_truth`.
+        with a 95 % confidence interval; ``"mpmath"``: :func:`fdp.accounting.ground_truth.gamma_ground_truth`.
         ``"bracket"`` answers Gaussian noise without subsampling by the exact closed form.
     discretization : float, optional
         Loss lattice spacing of the bracket.  By default its spacing
@@ -264,7 +264,7 @@ def _certified(mechanism: Mechanism, kappa: np.ndarray, method: str, discretizat
     else:
         if mechanism.steps > 10**7:
             raise ResourceLimitError(f"steps must be <= 1e7 for method 'mpmath', got {mechanism.steps}")
-        truth = lattice.gamma_ground_truth(mechanism, kappa)
+        truth = ground_truth.gamma_ground_truth(mechanism, kappa)
         lower, upper = truth.lower, truth.upper
     lower = np.maximum(lower, kappa)
     warnings = spacing_warning + tuple(

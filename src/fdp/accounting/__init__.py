@@ -2,8 +2,8 @@
 
 * :mod:`fdp.accounting.privacy_loss` -- the mechanisms (:class:`Mechanism`, :class:`RandomizedResponse`) and their one
   privacy loss; every accountant here takes a ``Mechanism`` first.
-* :mod:`fdp.accounting.onestep`, :mod:`fdp.accounting.lattice` -- the certified one-step measures, the mpmath ground
-  truth and the float64 composition on a loss lattice.
+* :mod:`fdp.accounting.onestep`, :mod:`fdp.accounting.lattice` -- the certified one-step measures and the float64
+  composition on a loss lattice; :mod:`fdp.accounting.ground_truth` -- the certified ground truth in exact arithmetic.
 * :mod:`fdp.accounting.pld` -- dp_accounting's PLDs as curves, the certified bracket and lower curve.
 * :mod:`fdp.accounting.edgeworth`, :mod:`fdp.accounting.montecarlo` -- the Edgeworth/CLT approximations and Hayes et
   al.'s Algorithm 1.

@@ -14,7 +14,7 @@ The pessimistic measure is also built for the remove direction ``T(Q, P)`` (:cla
 ``direction="remove"``, through the reflection of the output line): :func:`fdp.accounting.pld.certified_lower_curve`
 reads each direction's curve near its own ``(0, 1)`` corner, where its digits are.
 
-:mod:`fdp.accounting.lattice` explains why these orders give ``gamma_lower <= gamma <= gamma_upper``
+:mod:`fdp.accounting.ground_truth` explains why these orders give ``gamma_lower <= gamma <= gamma_upper``
 after composition (ReRo paper Thm. 1 with the NP lemma) and builds the same two measures in
 mpmath for its exact ground truth.  Here they are built in float64, vectorised, in milliseconds
 instead of seconds; the certificate survives rounding because every float error is bounded and
@@ -38,7 +38,7 @@ them goes, with its mass bound, to the next lattice point up.
 
 Optimistic (bins of exact lattice ratio).  The output line is cut into consecutive bins whose
 likelihood ratio ``Q(bin) / P(bin)`` is ``e^{l_k} (1 + m_k)`` for a lattice point ``l_k`` (a
-scalar root finder, one bin after another, as in :mod:`fdp.accounting.lattice`); merging a bin is a garbling,
+scalar root finder, one bin after another, as in :mod:`fdp.accounting.ground_truth`); merging a bin is a garbling,
 and its mass is placed at ``l_k`` (moving Q-mass down).  The margin ``m_k`` (about 1e-12) is larger
 than the bound on the float error of the bin's ratio, so that ``Q(bin) / P(bin) >= e^{l_k}`` is
 certified afterwards from the masses and their error bounds; a bin that fails (none in the tests)

@@ -27,7 +27,7 @@ piecewise linear in alpha exactly as that infimum is, so ``gamma_lower <= gamma 
 gamma_upper`` holds up to floating-point rounding in the FFT convolutions (about 1e-15 per
 lattice point, far below any width we report).  Rounding down shifts every step's loss by up to
 one lattice spacing h, so the optimistic side is first order in N h: pick ``discretization``
-well below ``1 / N`` times the width you need, or use :mod:`fdp.accounting.lattice` for a tight bracket.
+well below ``1 / N`` times the width you need, or use :mod:`fdp.accounting.ground_truth` for a tight bracket.
 
 Our own certified curves.  :func:`tradeoff_bracket` (default ``method="lattice"``) composes the
 float64 one-step measures of :mod:`fdp.accounting.onestep`, second order in the spacing, every rounding of one
@@ -391,7 +391,7 @@ def tradeoff_bracket(
 
     References
     ----------
-    Doroshenko et al. (2022) (connect-the-dots); ReRo paper Thm. 1; :mod:`fdp.accounting.lattice`.
+    Doroshenko et al. (2022) (connect-the-dots); ReRo paper Thm. 1; :mod:`fdp.accounting.ground_truth`.
 
     Examples
     --------

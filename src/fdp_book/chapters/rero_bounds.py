@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from fdp import Mechanism
-from fdp.accounting import lattice, montecarlo, pld
+from fdp.accounting import ground_truth, montecarlo, pld
 from fdp.formatting import upper
 
 from .. import page, plotting, runtime
@@ -186,7 +186,7 @@ def estimate(p: dict, panels: dict, workers: int) -> None:
                    points, False),
                   (lambda m=m: montecarlo.gamma_mc(m, [kappa], samples=probe_samples, seed=0), points * p["mc_samples"] / probe_samples)]
         if cfg["sampling_rate"] < 1.0 and cfg["steps"] <= 10:
-            parts.append((lambda m=m: lattice.gamma_ground_truth(m, [kappa], grid=probe_grid), 2 * p["mpmath_grid"] / probe_grid, False))
+            parts.append((lambda m=m: ground_truth.gamma_ground_truth(m, [kappa], grid=probe_grid), 2 * p["mpmath_grid"] / probe_grid, False))
     _, noise, rate, steps, _ = p["workloads"][0]
     parts.append((lambda: pld.tradeoff_bracket(Mechanism("gaussian", noise, rate, steps), discretization=p["workload_discretization"],
                                                level_min=p["kappa_min"]).gamma([p["kappa_min"]]), 2 * len(p["workloads"]), False))
