@@ -14,7 +14,7 @@ from fdp.parallel import Execution
 
 def test_clip_rows_bounds_norms_and_keeps_small_vectors():
     g = np.array([[3.0, 4.0], [0.3, 0.4], [0.0, 0.0]])
-    c = audit.clip_rows(g, 1.0)
+    c = audit.clip_rows(g, 1.0)  # DP-SGD's clip (fdp.experiments.dpsgd.clip), as the audits use it
     np.testing.assert_allclose(np.linalg.norm(c, axis=1), [1.0, 0.5, 0.0])
     np.testing.assert_allclose(c[1], g[1])
 

@@ -16,7 +16,7 @@ from scipy import integrate, optimize, special
 from scipy.stats import chi2, expon, ncx2, norm
 from scipy.stats import laplace as lap
 
-from fdp import Mechanism
+from fdp import Mechanism, calibrate
 from fdp.accounting import rtm
 from fdp.curves import tradeoff
 
@@ -632,7 +632,7 @@ def test_composition_mu_zero_and_arguments():
 def test_sandwich_noise_brackets_the_target():
     target = tradeoff.gaussian(0.5)
     p, steps = 0.3, 10
-    upper, lower = rtm.sandwich_noise(target, p, steps, rtol=1e-3)
+    upper, lower = calibrate.sandwich_noise(target, p, steps, rtol=1e-3)
     assert lower < upper
     grid = tradeoff.default_grid(401)
     j_up = rtm.tensor_composition("gaussian", 1 / upper, p, steps)
@@ -642,7 +642,7 @@ def test_sandwich_noise_brackets_the_target():
     J_low = rtm.composed_subsampled_gaussian(1 / lower, p, steps)
     assert np.all(J_low(grid) <= target(grid) + 1e-9)
     with pytest.raises(ValueError, match="reading"):
-        rtm.sandwich_noise(target, p, steps, reading="x")
+        calibrate.sandwich_noise(target, p, steps, reading="x")
 
 
 def test_printed_forms_of_the_errata():

@@ -15,6 +15,7 @@ import time
 from dataclasses import dataclass, replace
 from typing import Literal
 
+import numpy as np
 from tqdm import tqdm
 
 from .accounting import accountants, lattice, mechanism_gdp, pld, rtm
@@ -26,6 +27,7 @@ from .intervals import Interval
 from .validation import (
     SUBSAMPLED_NOISE_RANGE,
     ResourceLimitError,
+    check_array_in,
     check_discretization,
     check_open_unit,
     check_positive,
@@ -34,7 +36,7 @@ from .validation import (
 )
 
 __all__ = ["noise_multiplier_for", "TARGETS", "level_keyword", "check_risk_target", "Calibration", "noise_for_risk",
-           "steps_for_risk", "MIN_RTOL"]
+           "steps_for_risk", "MIN_RTOL", "sandwich_noise"]
 
 def noise_multiplier_for(
     epsilon: float,
@@ -463,7 +465,7 @@ def noise_for_risk(target: str, value: float, sampling_rate: float, steps: int, 
     membership-inference advantage and on the TPR at ``fpr`` from the certified symmetrised curve
     (``"advantage"``, ``"tpr"``), the upper end of the certified ReRo bracket at ``kappa`` (``"rero"``), the
     TPR at ``fpr`` of the relaxed-threat-model adversary from the pessimistic RTM lattice
-    (``"rtm_tpr"``, :func:`fdp.accounting.rtm.tensor_composition` in dimension ``dimension``, symmetrised); each
+    (``"rtm_tpr"``, :func:`fdp.accounting.rtm.composition.tensor_composition` in dimension ``dimension``, symmetrised); each
     falls as the noise grows, and the search (false position in log noise) keeps a noise that meets the target
     and one that does not.  The answer also carries a lower bound on the risk it reaches (from the optimistic
     curve) and ``noise_lower``; where the optimistic side cannot be built (it is ten times finer for epsilon and
@@ -785,3 +787,89 @@ def _warnings(target, rate, steps, noise, delta, h, achieved, achieved_lower) ->
 WARN_RELATIVE = 0.01
 #: ... and above which the automatic spacing is refined (16 times, while the lattices fit) and the search run again.
 REFINE_RELATIVE = 0.5
+
+
+def sandwich_noise(
+    target: tradeoff.TradeOffCurve,
+    sampling_rate: float,
+    steps: int,
+    dimension: int = 1,
+    reading: str = "tensor",
+    *,
+    grid=None,
+    bounds=(0.05, 100.0),
+    rtol: float = 1e-3,
+    **options,
+) -> tuple[float, float]:
+    """Noise multipliers whose RTM curves sandwich a target curve (App. 7.3, after Zheng et al. 2020).
+
+    For the N-fold SGM with sensitivity 1 and noise multiplier sigma, ``J(sigma)`` is
+    :func:`fdp.accounting.rtm.composition.composed_subsampled_gaussian` at ``mu = 1 / sigma``; it moves towards ``1 - alpha`` as
+    sigma grows.  Returns ``(sigma_upper, sigma_lower)``: the smallest sigma with
+    ``J(sigma) >= target`` on ``grid`` (lambda-DR with lambda = target, Def. 3; the "more
+    pessimistic" choice of the paper) and the largest sigma with ``J(sigma) <= target``, each by
+    bisection on log sigma in ``bounds`` to relative accuracy ``rtol`` (the returned values satisfy
+    their condition; the second one is checked for alpha > 0).  ``grid`` defaults to :func:`fdp.curves.tradeoff.default_grid` (401 points).
+
+    Parameters
+    ----------
+    target : TradeOffCurve
+        lambda.
+    sampling_rate : float
+    steps : int
+    dimension : int, default 1
+    reading : {"tensor", "sum"}, default "tensor"
+    grid : array_like, optional
+    bounds : (float, float), default (0.05, 100)
+        The bracket of sigma.
+    rtol : float, default 1e-3
+    **options
+        Passed to :func:`fdp.accounting.rtm.composition.composed_curve`.
+
+    Returns
+    -------
+    (sigma_upper, sigma_lower) : tuple of float
+
+    References
+    ----------
+    RTM paper (Kaissis et al. 2023b) App. 7.3, Def. 3; Zheng et al. (2020).
+    """
+    sampling_rate = check_sampling_rate("sampling_rate", sampling_rate)
+    steps = check_positive_int("steps", steps)
+    d = check_positive_int("dimension", dimension)  # d in the RTM paper
+    rtol = check_positive("rtol", rtol)
+    if reading not in rtm.READINGS:
+        raise ValueError(f"reading must be one of {rtm.READINGS}, got {reading!r}")
+    lo_b, hi_b = (check_positive("bounds", float(b)) for b in bounds)
+    if lo_b >= hi_b:
+        raise ValueError(f"bounds must be increasing, got {bounds!r}")
+    grid = tradeoff.default_grid(401) if grid is None else check_array_in("grid", grid, 0.0, 1.0)
+    ref = np.asarray(target(grid), dtype=float)
+
+    def below(sigma):  # the largest excess of J over the target
+        j = rtm.composed_curve(1.0 / sigma, sampling_rate, steps, d, reading, **options)
+        # sampled on the grid, J lies on or above the exact J: J_grid <= target implies J <= target
+        # alpha = 0 is left out: a target with an atom (f(0) < 1, e.g. a pessimistic PLD) is below
+        # every RTM curve there
+        return float(np.max((tradeoff.symmetrise(j, grid)(grid) - ref)[grid > 0]))
+
+    def above(sigma):  # J >= target iff min(j, j^{-1}) >= target (the target is convex)
+        j = rtm.composed_curve(1.0 / sigma, sampling_rate, steps, d, reading, **options)
+        return float(np.min(np.minimum(j(grid), j.inverse(grid)) - ref))
+
+    def bisect(ok, feasible_high):
+        lo, hi = lo_b, hi_b
+        if not ok(hi if feasible_high else lo):
+            end = hi if feasible_high else lo
+            raise ValueError(f"bounds: no noise multiplier in {bounds!r} satisfies the condition (tried {end:g})")
+        while hi / lo > 1.0 + rtol:
+            mid = float(np.sqrt(lo * hi))
+            if ok(mid) == feasible_high:
+                hi = mid
+            else:
+                lo = mid
+        return hi if feasible_high else lo
+
+    upper = bisect(lambda s: above(s) >= -1e-12, True)
+    lower = bisect(lambda s: below(s) <= 1e-12, False)
+    return upper, lower

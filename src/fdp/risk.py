@@ -543,7 +543,7 @@ REPORT_FLOORS = (1e-6, 1e-4)
 @dataclass(frozen=True, kw_only=True)
 class RTMReading:
     """The relaxed-threat-model reading of a run: an adversary who knows the data set but not the target record
-    and tests the magnitude of each release (RTM paper, reading (a): :func:`fdp.accounting.rtm.tensor_bracket`).
+    and tests the magnitude of each release (RTM paper, reading (a): :func:`fdp.accounting.rtm.composition.tensor_bracket`).
 
     Attributes
     ----------

@@ -38,7 +38,6 @@ __all__ = [
     "LinearRuns",
     "flipped_target_sets",
     "logistic_logits",
-    "clip_rows",
     "logistic_gradients",
     "train_linear_dpgd",
     "linear_network_gradients",

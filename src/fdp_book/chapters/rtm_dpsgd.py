@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from fdp import Mechanism, calibrate
-from fdp.accounting import pld, rtm
+from fdp.accounting import pld
 from fdp.experiments import estimators
 from fdp.formatting import upper
 
@@ -210,7 +210,7 @@ def estimate(p: dict, workloads) -> None:
     def sandwich():
         h = p["sandwich_discretization"]
         target = pld.tradeoff_curve(pld.mechanism_pld(Mechanism("gaussian", noise, rate, steps), discretization=h), "symmetrised")
-        rtm.sandwich_noise(target, rate, steps, 1, "tensor", bounds=p["sandwich_bounds"], rtol=p["sandwich_rtol"], discretization=h)
+        calibrate.sandwich_noise(target, rate, steps, 1, "tensor", bounds=p["sandwich_bounds"], rtol=p["sandwich_rtol"], discretization=h)
 
     points = len(workloads) * len(p["fig7_epsilon"])
     runtime.estimate([(lambda: figure7_point(max(p["fig7_epsilon"])), points), (sandwich, 2 * len(workloads)),

@@ -1,0 +1,289 @@
+"""What the relaxed-threat-model adversary can do against a release, beside the DP adversary: the powers of the RTM
+paper's Figure 2, the curves ``j``, ``J`` and ``f_dp`` of a release (the ``rtm`` command), and lambda-detection
+resilience (Def. 3)."""
+
+from __future__ import annotations
+
+import math
+from typing import Literal, NamedTuple
+
+import numpy as np
+
+from ...curves import tradeoff
+from ...curves.tradeoff import TradeOffCurve
+from ...validation import check_array_in, check_nonnegative, check_positive, check_positive_int, check_sampling_rate
+from .. import lattice
+from ..pld import mechanism_pld, tradeoff_curve
+from ..privacy_loss import Mechanism
+from .closed_forms import gaussian, laplace
+from .composition import composed_subsampled_gaussian, tensor_composition
+from .subsampling import subsampled_gaussian
+
+__all__ = ["ReleaseCurves", "release_curves", "powers", "DRResult", "detection_resilience"]
+
+def powers(mu: float, alpha: float, grid, *, sampling_rate: float = 1.0, steps: int = 1, discretization: float = 1e-4,
+           pld_discretization: float = 1e-4) -> dict:
+    """The power at ``alpha`` of the relaxed-threat-model adversaries and of the DP one against the Gaussian mechanism
+    (d = 1, effect size ``mu``), Poisson-subsampled at ``sampling_rate`` and composed over ``steps``: the RTM paper's
+    Figure 2b (one full-batch step) and 2c.
+
+    The RTM curve j (its power and that of its inverse, ``1 - j^{-1}(alpha)``), its symmetrisation J on ``grid``, the
+    DP curve (exact for one step: ``G_mu``, or its subsampled symmetrisation; the pessimistic PLD's for several steps)
+    and the CLT curve ``G_{p sqrt(N (e^{mu^2} - 1))}`` the paper draws (power 1 where its effect size overflows).
+    Several steps use the tensor composition of reading (a) on a lattice of spacing ``discretization``.  A
+    symmetrisation read on a grid lies on or above the exact curve, so its power is raised to at least the powers of
+    the curves it symmetrises (the symmetrised curve lies below both): a grid that misses alpha's neighbourhood cannot
+    put J below j or the DP power below the RTM one.
+
+    Parameters
+    ----------
+    mu : float
+        Delta / sigma, > 0.
+    alpha : float
+        The type-I error, in (0, 1).
+    grid : array_like
+        The alpha grid of the symmetrisations.
+    sampling_rate : float, default 1
+    steps : int, default 1
+    discretization, pld_discretization : float, default 1e-4
+
+    Returns
+    -------
+    dict
+        ``j``, ``jinv``, ``J``, ``dp``, ``clt``: powers at ``alpha``.
+
+    References
+    ----------
+    RTM paper (Kaissis et al. 2023b) Fig. 2b-c, Lemma 9.
+
+    Examples
+    --------
+    >>> w = powers(2.0, 0.01, np.linspace(0, 1, 501))
+    >>> bool(w["j"] <= w["dp"] and w["J"] <= w["dp"])  # the relaxed adversary is never stronger
+    True
+    """
+    mu, p = check_positive("mu", mu), check_sampling_rate("sampling_rate", sampling_rate)
+    steps = check_positive_int("steps", steps)
+    if np.ndim(alpha) != 0:
+        raise ValueError(f"alpha must be one number in (0, 1), got {alpha!r}")
+    a = np.array([check_array_in("alpha", alpha, 0.0, 1.0, open_low=True, open_high=True).item()])
+    grid = check_array_in("grid", grid, 0.0, 1.0)
+    dp_parts = ()  # the curves a symmetrised DP curve lies below
+    if p == 1.0 and steps == 1:
+        j = gaussian(mu, 1)
+        big_j, dp = tradeoff.symmetrise(j, grid), tradeoff.gaussian(mu)
+    elif steps == 1:
+        j = tradeoff.subsample(gaussian(mu, 1), p)
+        f = tradeoff.subsample(tradeoff.gaussian(mu), p)
+        big_j, dp, dp_parts = subsampled_gaussian(mu, p, 1, grid), tradeoff.symmetrise(f, grid), (f.power(a)[0], 1.0 - f.inverse(a)[0])
+    else:
+        j = tensor_composition("gaussian", mu, p, steps, discretization=discretization)
+        big_j = tradeoff.symmetrise(j)
+        dp = tradeoff_curve(mechanism_pld(Mechanism("gaussian", 1 / mu, p, steps), discretization=pld_discretization), "symmetrised")
+    power_j, power_jinv = float(j.power(a)[0]), 1.0 - float(j.inverse(a)[0])
+    with np.errstate(over="ignore"):
+        clt_mu = p * np.sqrt(steps * np.expm1(mu**2))
+    return dict(j=power_j, jinv=power_jinv, J=max(float(big_j.power(a)[0]), power_j, power_jinv),
+                dp=max([float(dp.power(a)[0]), *map(float, dp_parts)]),
+                clt=1.0 if not np.isfinite(clt_mu) else float(tradeoff.gaussian(clt_mu).power(a)[0]))
+
+
+# ---------------------------------------------------------------------------------------------
+# lambda-detection resilience (Def. 3)
+# ---------------------------------------------------------------------------------------------
+
+
+#: The largest effect size :func:`release_curves` takes for Gaussian noise: far beyond any privacy (mu = 40 already
+#: is), and where its magnitude statistics' distributions stay finite (at 1e10 they returned NaN, beyond 1.3e154 mu^2
+#: overflowed).
+MU_MAX = 100.0
+
+
+class ReleaseCurves(NamedTuple):
+    """The curves of one mechanism under the RTM, beside its usual DP curve (:func:`release_curves`).
+
+    Attributes
+    ----------
+    j : TradeOffCurve
+        ``T(H0, H1)`` of the magnitude test; its inverse, the swapped test, is ``j.inverse``.
+    J : TradeOffCurve
+        ``C(j, j^{-1})``, the curve of lambda-DR (Def. 3).
+    f_dp : TradeOffCurve
+        The mechanism's trade-off curve under the usual threat model (the adversary knows the target).
+    release : str
+        What the adversary tests when the mechanism has several steps, in words.
+    """
+
+    j: TradeOffCurve
+    J: TradeOffCurve
+    f_dp: TradeOffCurve
+    release: str
+
+
+def _release_model(mechanism: str, steps: int) -> str:
+    """What the RTM adversary tests when ``steps`` releases are composed (the two models differ: at mu 0.1, 100
+    steps, alpha 1e-3 the averaged release gives j = 0.0110 below 1, the tensor reading 0.00131)."""
+    if steps == 1:
+        return "one release, tested by its magnitude"
+    if mechanism == "gaussian":
+        return ("averaged: one test of the norm of the average of the releases (RTM paper Lemma 8: the Gaussian "
+                "mechanism with mu sqrt(steps)); a DP-SGD run's RTM numbers (report, calibrate) use the tensor reading")
+    return ("tensor: the releases tested jointly, each by its magnitude (tensor product of the per-step RTM curves); "
+            "the reading of a DP-SGD run's RTM numbers in report and calibrate")
+
+
+def release_curves(mechanism: Literal["laplace", "gaussian", "subsampled-gaussian"], mu: float, *, steps: int = 1,
+                   dimension: int = 1, sampling_rate: float = 1.0, grid=None) -> ReleaseCurves:
+    """The RTM curves ``j`` and ``J`` of ``steps`` releases of a mechanism, and its DP curve ``f_dp`` for comparison.
+
+    * ``"laplace"``: Laplace noise with ``mu = Delta_1 / b`` (Lemma 2); several steps composed by the tensor
+      product of the one-step curves, ``f_dp`` from the composed PLD.
+    * ``"gaussian"``: Gaussian noise in ``dimension`` dimensions with ``mu = Delta_2 / sigma`` (Lemma 4); several
+      steps are averaged into one release (Lemma 8: the Gaussian mechanism with ``mu sqrt(steps)``).
+    * ``"subsampled-gaussian"``: DP-SGD's steps, each Poisson-subsampled at ``sampling_rate``, composed by the
+      tensor reading (:func:`~fdp.accounting.rtm.composition.tensor_composition`); ``f_dp`` from the composed PLD (the closed form at rate 1).
+
+    Composed PLDs use the loss spacing 1e-4; a lattice too large for memory is refused first.
+
+    Parameters
+    ----------
+    mechanism : {"laplace", "gaussian", "subsampled-gaussian"}
+    mu : float
+        Effect size of one step, > 0; at most 100 for Gaussian noise (far beyond any privacy at 40).
+    steps : int, default 1
+    dimension : int, default 1
+        Dimension of the release (1 is the worst case); Laplace: 1 only.
+    sampling_rate : float, default 1.0
+        For ``"subsampled-gaussian"`` only.
+    grid : array_like, optional
+        Levels at which ``J`` is sampled where it symmetrises a curve ``j`` without breakpoints (one step, or the
+        averaged Gaussian release; default :func:`fdp.curves.tradeoff.default_grid`); a composed subsampled ``j`` is
+        piecewise linear and symmetrised exactly.
+
+    Returns
+    -------
+    ReleaseCurves
+
+    References
+    ----------
+    RTM paper (Kaissis et al. 2023b) Lemmas 2-5 and 8, Def. 3, App. 7.3.
+
+    Examples
+    --------
+    >>> curves = release_curves("gaussian", 1.0)
+    >>> round(float(curves.j(0.1)), 4) > round(float(curves.f_dp(0.1)), 4)  # not knowing the target costs power
+    True
+    """
+    if mechanism not in ("laplace", "gaussian", "subsampled-gaussian"):
+        raise ValueError(f"mechanism must be 'laplace', 'gaussian' or 'subsampled-gaussian', got {mechanism!r}")
+    # Gaussian statistics up to MU_MAX; the Laplace curves hold at any finite mu (beyond 745 they are 0 past alpha = 0)
+    mu = float(check_array_in("mu", mu, 0.0, MU_MAX if "gaussian" in mechanism else np.inf, open_low=True))
+    steps = check_positive_int("steps", steps)
+    d = check_positive_int("dimension", dimension)
+    p = check_sampling_rate("sampling_rate", sampling_rate)
+    if mechanism == "gaussian" and mu * math.sqrt(steps) > MU_MAX:  # the averaged release is one of effect mu sqrt(N)
+        most = f"{math.floor((MU_MAX / mu) ** 2):,}" if mu > 1e-100 else f"{(MU_MAX / mu) ** 2:.4g}"
+        raise ValueError(f"steps must be at most {most} at mu={mu:g}: the averaged release "
+                         f"of N steps has the effect size mu sqrt(N) (here {mu * math.sqrt(steps):.4g}), and its "
+                         f"statistic's laws are evaluated up to {MU_MAX:g}")
+    if mechanism == "laplace" and d != 1:
+        raise ValueError(f"dimension must be 1 for Laplace noise (Lemma 2 is one-dimensional), got {d!r}")
+    if mechanism != "subsampled-gaussian" and p != 1.0:
+        raise ValueError(f"sampling_rate applies to 'subsampled-gaussian' only, got {p!r} for {mechanism!r}")
+    grid = tradeoff.default_grid() if grid is None else grid
+    full_batch_gaussian = mechanism == "subsampled-gaussian" and p == 1.0  # f_dp: the closed form G_{mu sqrt(N)}
+    if mechanism != "gaussian" and steps > 1 and not full_batch_gaussian:  # f_dp from a composed PLD: size first
+        base = "laplace" if mechanism == "laplace" else "gaussian"
+        lattice.check_lattice_points(lattice.lattice_points(Mechanism(base, 1.0 / mu, p, steps), 1e-4), "the DP curve f_dp",
+                                     "use fewer steps or a smaller mu")
+    if mechanism == "laplace":
+        if steps == 1:
+            j, f_dp = laplace(mu), tradeoff.laplace(mu)
+        else:
+            j = tensor_composition("laplace", mu, 1.0, steps)
+            f_dp = tradeoff_curve(mechanism_pld(Mechanism("laplace", 1.0 / mu, 1.0, steps), discretization=1e-4), "symmetrised")
+        big_j = tradeoff.symmetrise(j, grid)
+    elif mechanism == "gaussian":
+        j, f_dp = gaussian(mu, d, steps), tradeoff.gaussian_composition(mu, steps=steps)
+        big_j = tradeoff.symmetrise(j, grid)
+    else:
+        if steps == 1:
+            j, big_j = tradeoff.subsample(gaussian(mu, d), p), subsampled_gaussian(mu, p, d, grid)
+        else:
+            j = tensor_composition("gaussian", mu, p, steps, d)
+            big_j = composed_subsampled_gaussian(mu, p, steps, d)
+        if full_batch_gaussian:
+            f_dp = tradeoff.gaussian_composition(mu, steps=steps)
+        else:
+            f_dp = tradeoff_curve(mechanism_pld(Mechanism("gaussian", 1.0 / mu, p, steps), discretization=1e-4), "symmetrised")
+    if mechanism != "gaussian":
+        # the RTM adversary is weaker than the DP one (Lemma 6): j and J lie on or above f_dp, so where a lattice j falls
+        # below f_dp (a vacuous j = 0 at mu = 1e-10, whose f_dp is 0.9 at alpha 0.1), f_dp is the better lower bound
+        j, big_j = _at_least(j, f_dp), _at_least(big_j, f_dp)
+    return ReleaseCurves(j=j, J=big_j, f_dp=f_dp, release=_release_model(mechanism, steps))
+
+
+def _at_least(curve: TradeOffCurve, floor: TradeOffCurve) -> TradeOffCurve:
+    """``max(curve, floor)`` pointwise, for two lower bounds on one trade-off curve (``floor`` symmetric): again a
+    lower bound on it, convex and non-increasing; its inverse is the maximum of the inverses."""
+    return TradeOffCurve(lambda a: np.maximum(curve(a), floor(a)), lambda b: np.maximum(curve.inverse(b), floor(b)),
+                         lambda a: np.minimum(curve.power(a), floor.power(a)), symmetric=curve.symmetric,
+                         name=curve.name)
+
+
+class DRResult(NamedTuple):
+    """Outcome of :func:`detection_resilience`.
+
+    Attributes
+    ----------
+    holds : bool
+        Whether lambda-DR holds on the grid.
+    worst_margin : float
+        The smallest ``min(f, f^{-1}) - lambda``.
+    worst_alpha : float
+        Where it is attained.
+    """
+
+    holds: bool
+    worst_margin: float  # min over the grid of min(f, f^{-1}) - lambda; negative = violated
+    worst_alpha: float  # the level where it is attained
+
+
+def detection_resilience(curve: TradeOffCurve, reference: TradeOffCurve, grid=None, atol: float = 1e-9) -> DRResult:
+    """Decide lambda-DR (Def. 3): ``J = C(f, f^{-1}) >= lambda`` on ``grid``, up to ``atol``.
+
+    ``curve`` is a mechanism's RTM curve (j or the symmetrised J), ``reference`` is lambda.
+    Since lambda is convex, ``C(f, f^{-1}) >= lambda`` iff ``min(f, f^{-1}) >= lambda``, so the
+    margin ``min(f(alpha), f^{-1}(alpha)) - lambda(alpha)`` is checked; both j and J give the
+    same answer.  ``grid`` defaults to :func:`fdp.curves.tradeoff.default_grid`.
+
+    Parameters
+    ----------
+    curve : TradeOffCurve
+        The mechanism's RTM curve.
+    reference : TradeOffCurve
+        lambda.
+    grid : array_like, optional
+    atol : float, default 1e-9
+
+    Returns
+    -------
+    DRResult
+
+    References
+    ----------
+    RTM paper (Kaissis et al. 2023b) Def. 3.
+
+    Examples
+    --------
+    >>> from fdp.curves import tradeoff
+    >>> detection_resilience(gaussian(1.0), tradeoff.gaussian(1.0)).holds  # j_GM lies above the DP curve (Lemma 6)
+    True
+    """
+    atol = check_nonnegative("atol", atol)
+    grid = tradeoff.default_grid() if grid is None else np.atleast_1d(check_array_in("grid", grid, 0.0, 1.0))
+    margin = np.minimum(curve(grid), curve.inverse(grid)) - reference(grid)
+    if not np.all(np.isfinite(margin)):
+        raise ValueError(f"{curve.name} or {reference.name}: non-finite values on the grid")
+    i = int(np.argmin(margin))
+    return DRResult(bool(margin[i] >= -atol), float(margin[i]), float(grid[i]))

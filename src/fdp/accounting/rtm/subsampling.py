@@ -1,0 +1,96 @@
+"""One Poisson-subsampled release under the relaxed threat model (RTM paper Lemma 9): ``j_p = p j + (1 - p)
+(1 - alpha)`` and its symmetrisation, for the Gaussian and the Laplace mechanism."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...curves import tradeoff
+from ...curves.tradeoff import TradeOffCurve
+from ...validation import check_sampling_rate
+from .closed_forms import gaussian, laplace
+
+__all__ = ["subsampled_gaussian", "subsampled_laplace"]
+
+# ---------------------------------------------------------------------------------------------
+# Subsampled mechanisms (Lemma 9)
+# ---------------------------------------------------------------------------------------------
+
+
+def _subsampled(curve: TradeOffCurve, p: float, grid, name: str) -> tradeoff.PiecewiseLinear:
+    # j_p = p j + (1 - p)(1 - alpha) = T(A, (1-p) A + p B) (Lemma 9, eq. 61); its inverse,
+    # T((1-p) A + p B, A), is the other dominating pair of Sec. 4; J = C(j_p, j_p^{-1}).
+    J = tradeoff.symmetrise(tradeoff.subsample(curve, p), grid)
+    # The sampled vertices lie on min(j_p, j_p^{-1}), which is its own inverse, so adding their
+    # mirror images keeps them on that graph and makes the envelope exactly symmetric.
+    a, b = tradeoff.lower_convex_envelope(np.r_[J.alphas, J.betas], np.r_[J.betas, J.alphas])
+    return tradeoff.piecewise_linear(a, b, name=name)
+
+
+def subsampled_gaussian(mu: float, sampling_rate: float, dimension: int = 1, grid=None) -> tradeoff.PiecewiseLinear:
+    """``J_SGM = C(j_p, j_p^{-1})`` of the Poisson-subsampled GM, one step (Sec. 4, Lemma 9).
+
+    ``j_p = T(chi2_d(0), (1-p) chi2_d(0) + p chi2_d(mu^2))`` = ``p j_GM + (1-p)(1-alpha)``
+    (H0: M(D), H1: subsampled M(D u {x*}); the statistic is ``||theta||^2``), ``j_p^{-1}`` its
+    inverse (bisection).  Symmetrised with :func:`fdp.curves.tradeoff.symmetrise` on ``grid`` (default
+    :func:`fdp.curves.tradeoff.default_grid`) and mirrored so that it is exactly symmetric; the result
+    is piecewise linear with vertices on the exact J, so it lies on or above it.  The asymmetric
+    j_p is ``tradeoff.subsample(gaussian(mu, d), p)``.
+
+    Parameters
+    ----------
+    mu : float
+        ``Delta_2 / sigma``, >= 0.
+    sampling_rate : float
+        In (0, 1].
+    dimension : int, default 1
+    grid : array_like, optional
+
+    Returns
+    -------
+    PiecewiseLinear
+
+    References
+    ----------
+    RTM paper (Kaissis et al. 2023b) Sec. 4, Lemma 9.
+
+    Examples
+    --------
+    >>> curve = subsampled_gaussian(1.0, 0.5)
+    >>> bool(abs(curve(0.1) - curve.inverse(0.1)) < 1e-12)  # symmetric
+    True
+    """
+    d = dimension  # d in the RTM paper
+    sampling_rate = check_sampling_rate("sampling_rate", sampling_rate)
+    return _subsampled(gaussian(mu, d), sampling_rate, grid, f"RTM J, subsampled Gaussian mu={mu:g} d={d} p={sampling_rate:g}")
+
+
+def subsampled_laplace(mu: float, sampling_rate: float, grid=None) -> tradeoff.PiecewiseLinear:
+    """``J = C(j_p, j_p^{-1})`` of the Poisson-subsampled LM, ``j_p = p j_Lap + (1-p)(1-alpha)``.
+
+    Same construction as :func:`subsampled_gaussian` with :func:`~fdp.accounting.rtm.closed_forms.laplace` (Lemma 9; App. 7.1,
+    Fig. 5a).  The asymmetric j_p is ``tradeoff.subsample(laplace(mu), p)``.
+
+    Parameters
+    ----------
+    mu : float
+        ``Delta_1 / b``, >= 0.
+    sampling_rate : float
+        In (0, 1].
+    grid : array_like, optional
+
+    Returns
+    -------
+    PiecewiseLinear
+
+    References
+    ----------
+    RTM paper (Kaissis et al. 2023b) Lemma 9, App. 7.1, Fig. 5a.
+
+    Examples
+    --------
+    >>> bool(subsampled_laplace(1.0, 0.3)(0.1) >= laplace(1.0)(0.1))  # subsampling amplifies
+    True
+    """
+    sampling_rate = check_sampling_rate("sampling_rate", sampling_rate)
+    return _subsampled(laplace(mu), sampling_rate, grid, f"RTM J, subsampled Laplace mu={mu:g} p={sampling_rate:g}")
