@@ -130,21 +130,21 @@ def test_loss_sign_and_closed_form():
     # L = log q/p is large where H1 is likely: increasing in x for both mechanisms
     x = np.linspace(-3, 4, 50)
     for mech in privacy_loss.MECHANISMS:
-        assert np.all(np.diff(privacy_loss.privacy_loss(mech, 1.0, 0.3, x)) >= 0)
+        assert np.all(np.diff(privacy_loss.privacy_loss(Mechanism(mech, 1.0, 0.3), x)) >= 0)
     # Gaussian p = 1: L = (2x - 1) / (2 sigma^2); Laplace p = 1: clip to [-mu, mu]
-    np.testing.assert_allclose(privacy_loss.privacy_loss("gaussian", 2.0, 1.0, x), (2 * x - 1) / 8)
-    np.testing.assert_allclose(privacy_loss.privacy_loss("laplace", 0.5, 1.0, x), np.clip(2 * (2 * x - 1), -2, 2))
+    np.testing.assert_allclose(privacy_loss.privacy_loss(Mechanism("gaussian", 2.0, 1.0), x), (2 * x - 1) / 8)
+    np.testing.assert_allclose(privacy_loss.privacy_loss(Mechanism("laplace", 0.5, 1.0), x), np.clip(2 * (2 * x - 1), -2, 2))
     # no overflow for large log-ratios
-    assert privacy_loss.privacy_loss("gaussian", 0.01, 0.5, 100.0) == pytest.approx(np.log(0.5) + 199 / 2e-4, rel=1e-12)
+    assert privacy_loss.privacy_loss(Mechanism("gaussian", 0.01, 0.5), 100.0) == pytest.approx(np.log(0.5) + 199 / 2e-4, rel=1e-12)
 
 
 @pytest.mark.parametrize("sigma", [0.5, 1.0, 2.5])
 def test_gaussian_cumulants_closed_form_and_quadrature(sigma):
     mu2 = 1 / sigma**2
     for hyp, sign in (("H0", -1), ("H1", 1)):
-        closed = privacy_loss.loss_cumulants("gaussian", sigma, 1.0, hyp)
+        closed = privacy_loss.loss_cumulants(Mechanism("gaussian", sigma, 1.0), hyp)
         np.testing.assert_array_equal(closed, [sign * mu2 / 2, mu2, 0, 0, 0, 0])
-        quad = privacy_loss.loss_cumulants("gaussian", sigma, 1.0, hyp, method="quad")
+        quad = privacy_loss.loss_cumulants(Mechanism("gaussian", sigma, 1.0), hyp, method="quad")
         np.testing.assert_allclose(quad[:2], closed[:2], rtol=1e-10)
         # higher cumulants vanish (relative to the matching power of the standard deviation)
         assert np.all(np.abs(quad[2:] / mu2 ** (np.arange(3, 7) / 2)) < 1e-9)
@@ -155,10 +155,10 @@ def test_laplace_mean_is_kl_divergence(b):
     # E_0[L] = -KL(P||Q) and E_1[L] = KL(Q||P) = e^{-mu} + mu - 1 for Lap(0, b) vs Lap(1, b)
     mu = 1 / b
     kl = math.exp(-mu) + mu - 1
-    assert privacy_loss.loss_cumulants("laplace", b, 1.0, "H0")[0] == pytest.approx(-kl, rel=1e-10)
-    assert privacy_loss.loss_cumulants("laplace", b, 1.0, "H1")[0] == pytest.approx(kl, rel=1e-10)
+    assert privacy_loss.loss_cumulants(Mechanism("laplace", b, 1.0), "H0")[0] == pytest.approx(-kl, rel=1e-10)
+    assert privacy_loss.loss_cumulants(Mechanism("laplace", b, 1.0), "H1")[0] == pytest.approx(kl, rel=1e-10)
     # p = 1: symmetric atoms at -/+ mu; L under H1 is -L under H0 by the reflection x -> 1 - x
-    k0, k1 = privacy_loss.loss_cumulants("laplace", b, 1.0, "H0"), privacy_loss.loss_cumulants("laplace", b, 1.0, "H1")
+    k0, k1 = privacy_loss.loss_cumulants(Mechanism("laplace", b, 1.0), "H0"), privacy_loss.loss_cumulants(Mechanism("laplace", b, 1.0), "H1")
     np.testing.assert_allclose(k1, k0 * np.array([-1, 1, -1, 1, -1, 1]), rtol=1e-9, atol=1e-14)
 
 
@@ -177,7 +177,7 @@ def test_h1_moments_by_change_of_measure(mech, scale, p):
             f = lambda u: g(np.log1p(p * np.expm1(2 * u - mu))) * 0.5 * np.exp(-u)  # noqa: E731
             mid = integrate.quad(f, 0, mu, epsabs=0, epsrel=1e-12)[0]
             return mid + 0.5 * g(lo) + 0.5 * np.exp(-mu) * g(hi)
-    k1 = privacy_loss.loss_cumulants(mech, scale, p, "H1")
+    k1 = privacy_loss.loss_cumulants(Mechanism(mech, scale, p), "H1")
     assert e0(lambda x: np.exp(x)) == pytest.approx(1.0, rel=1e-10)
     assert e0(lambda x: x * np.exp(x)) == pytest.approx(k1[0], rel=1e-8)
     assert e0(lambda x: x * x * np.exp(x)) == pytest.approx(k1[1] + k1[0] ** 2, rel=1e-8)
@@ -188,8 +188,8 @@ def test_h1_moments_by_change_of_measure(mech, scale, p):
 )
 @pytest.mark.parametrize("hyp", ["H0", "H1"])
 def test_cumulants_match_monte_carlo(mech, scale, p, hyp):
-    k = privacy_loss.loss_cumulants(mech, scale, p, hyp)
-    sample = privacy_loss.sample_privacy_loss(mech, scale, p, hyp, 1_000_000, seed=7)
+    k = privacy_loss.loss_cumulants(Mechanism(mech, scale, p), hyp)
+    sample = privacy_loss.sample_privacy_loss(Mechanism(mech, scale, p), hyp, 1_000_000, seed=7)
     k2, k3, k4, k5, k6 = k[1:]
     central = [k2, k3, k4 + 3 * k2**2, k5 + 10 * k3 * k2, k6 + 15 * k4 * k2 + 10 * k3**2 + 15 * k2**3]
     dev = sample - k[0]
@@ -201,8 +201,8 @@ def test_cumulants_match_monte_carlo(mech, scale, p, hyp):
 
 
 def test_cumulants_add_under_composition():
-    one = privacy_loss.loss_cumulants("laplace", 1.0, 0.2, "H1")
-    np.testing.assert_allclose(privacy_loss.loss_cumulants("laplace", 1.0, 0.2, "H1", steps=250), 250 * one, rtol=1e-15)
+    one = privacy_loss.loss_cumulants(Mechanism("laplace", 1.0, 0.2), "H1")
+    np.testing.assert_allclose(privacy_loss.loss_cumulants(Mechanism("laplace", 1.0, 0.2, 250), "H1"), 250 * one, rtol=1e-15)
     series = ew.EdgeworthSeries(one, 250, order=0)
     assert series.mean == pytest.approx(250 * one[0]) and series.std == pytest.approx(math.sqrt(250 * one[1]))
 
@@ -331,7 +331,7 @@ def _independent_density(cumulants, steps, order, z):
 def test_invalid_series_is_detected():
     # one step, p = 1e-3: the loss is extremely skewed (l_3 = 6, l_6 = 3e5)
     args = ("gaussian", 1.0, 1e-3, 1)
-    k0 = privacy_loss.loss_cumulants("gaussian", 1.0, 1e-3, "H0")
+    k0 = privacy_loss.loss_cumulants(Mechanism("gaussian", 1.0, 1e-3), "H0")
     # order 4: the density of the truncated series is negative at the mean itself
     assert _independent_density(k0, 1, 4, np.array([0.0]))[0] < 0
     with pytest.raises(ValueError, match="negative density at its own mean"):
@@ -371,7 +371,7 @@ def test_benign_series_are_not_flagged(args, order):
 
 
 def test_series_density_and_cdf_are_consistent():
-    s = ew.EdgeworthSeries(privacy_loss.loss_cumulants("gaussian", 2.0, 0.3, "H0"), 100, order=4)
+    s = ew.EdgeworthSeries(privacy_loss.loss_cumulants(Mechanism("gaussian", 2.0, 0.3), "H0"), 100, order=4)
     z = np.linspace(-5, 5, 11)
     np.testing.assert_allclose(s.density_factor(z) * norm.pdf(z), _independent_density(s.cumulants, 100, 4, z), rtol=1e-10)
     x = s.mean + s.std * z
@@ -432,8 +432,8 @@ def test_clt_is_the_limit_of_order_zero(mech, scale):
     gaps, curve_gaps = [], []
     for steps in (10**2, 10**4, 10**6, 10**8):
         p = 1.5 / math.sqrt(steps)
-        k0 = privacy_loss.loss_cumulants(mech, scale, p, "H0", steps)
-        k1 = privacy_loss.loss_cumulants(mech, scale, p, "H1", steps)
+        k0 = privacy_loss.loss_cumulants(Mechanism(mech, scale, p, steps), "H0")
+        k1 = privacy_loss.loss_cumulants(Mechanism(mech, scale, p, steps), "H1")
         mu_eff = (k1[0] - k0[0]) / math.sqrt(k0[1])
         mu_tilde = Mechanism(mech, scale, p, steps).clt_mu
         gaps.append(abs(mu_eff / mu_tilde - 1))
@@ -456,7 +456,7 @@ def test_clt_uses_e_mu_squared_not_e_mu():
     assert np.all(with_mu / edgeworth > 1.5) and with_mu[0] / edgeworth[0] > 30
     # and at sigma = 0.8 (mu > 1) e^{mu} errs the other way; the order-0 limit picks e^{mu^2} again
     steps, p = 10**6, 1.5e-3
-    k0, k1 = (privacy_loss.loss_cumulants("gaussian", 0.8, p, h, steps) for h in ("H0", "H1"))
+    k0, k1 = (privacy_loss.loss_cumulants(Mechanism("gaussian", 0.8, p, steps), h) for h in ("H0", "H1"))
     mu_eff = (k1[0] - k0[0]) / math.sqrt(k0[1])
     assert mu_eff == pytest.approx(p * math.sqrt(steps * math.expm1(1 / 0.64)), rel=1e-3)
     assert abs(mu_eff / (p * math.sqrt(steps * math.expm1(1 / 0.8))) - 1) > 0.1
@@ -501,9 +501,9 @@ def test_bad_input_names_the_argument(name, value):
 
 def test_bad_input_other_functions():
     with pytest.raises(ValueError, match="hypothesis"):
-        privacy_loss.loss_cumulants("gaussian", 1.0, 0.1, "H2")
+        privacy_loss.loss_cumulants(Mechanism("gaussian", 1.0, 0.1), "H2")
     with pytest.raises(ValueError, match="method"):
-        privacy_loss.loss_cumulants("gaussian", 1.0, 0.1, "H0", method="mc")
+        privacy_loss.loss_cumulants(Mechanism("gaussian", 1.0, 0.1), "H0", method="mc")
     with pytest.raises(ValueError, match="steps"):
         Mechanism("gaussian", 1.0, 0.1, 0).clt_mu
     with pytest.raises(ValueError, match="noise"):
@@ -511,11 +511,11 @@ def test_bad_input_other_functions():
     with pytest.raises(ValueError, match=r"mechanism must be a fdp.Mechanism, got 'gaussian': pass Mechanism\('gaussian'"):
         ew.clt_curve("gaussian")
     with pytest.raises(ValueError, match="seed"):
-        privacy_loss.sample_privacy_loss("gaussian", 1.0, 0.1, "H0", 10, seed=None)
+        privacy_loss.sample_privacy_loss(Mechanism("gaussian", 1.0, 0.1), "H0", 10, seed=None)
     with pytest.raises(ValueError, match="size"):
-        privacy_loss.sample_privacy_loss("gaussian", 1.0, 0.1, "H0", 0)
+        privacy_loss.sample_privacy_loss(Mechanism("gaussian", 1.0, 0.1), "H0", 0)
     with pytest.raises(ValueError, match="x must be finite"):
-        privacy_loss.privacy_loss("gaussian", 1.0, 0.1, [0.0, np.inf])
+        privacy_loss.privacy_loss(Mechanism("gaussian", 1.0, 0.1), [0.0, np.inf])
     with pytest.raises(ValueError, match="cumulants"):
         ew.EdgeworthSeries([0.0, 1.0, 0.1], 10, order=4)
     with pytest.raises(ValueError, match="alpha"):

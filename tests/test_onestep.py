@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from fdp import Mechanism
 from fdp.accounting import ground_truth, onestep
 
 U = 2.0**-53
@@ -130,7 +131,7 @@ def _hockey_lattice(l_0, h, masses, infinite, t):
 def test_hockey_stick_order(mechanism, scale, p):
     """H_optimistic(t) <= H(t) <= H_pessimistic(t) at the lattice points (where connect-the-dots is exact
     and only the rounding margins separate the two), between them and at random t."""
-    out = onestep.measures(mechanism, scale, p, 2e-2, math.log(1e-25))
+    out = onestep.measures(Mechanism(mechanism, scale, p), 2e-2, math.log(1e-25))
     l_p, h, m_p, inf_p = out["pessimistic"]
     l_o, _, m_o, _ = out["optimistic"]
     rng = np.random.default_rng(4)
@@ -205,7 +206,7 @@ def test_every_optimistic_bin_is_certified(mechanism, scale, p):
        mechanism=st.sampled_from(["gaussian", "laplace"]))
 def test_mass_added_and_removed(scale, p, h, mechanism):
     """The pessimistic measure holds at least all Q-mass, the optimistic at most, both within 1e-9."""
-    out = onestep.measures(mechanism, scale, p, h, math.log(1e-20))
+    out = onestep.measures(Mechanism(mechanism, scale, p), h, math.log(1e-20))
     _, _, m_p, inf_p = out["pessimistic"]
     m_o = out["optimistic"][2]
     assert 1.0 <= m_p.sum() + inf_p <= 1.0 + 1e-9

@@ -516,10 +516,10 @@ class EdgeworthCurve(TradeOffCurve):
         return self._map(b, self.beta_range, "beta", self._inverse_one, 1.0, 0.0)
 
 
-def _series_pair(mechanism, scale, p, steps, order):
-    k0 = loss_cumulants(mechanism, scale, p, "H0")
-    k1 = loss_cumulants(mechanism, scale, p, "H1")
-    return EdgeworthSeries(k0, steps, order), EdgeworthSeries(k1, steps, order)
+def _series_pair(mechanism: Mechanism, order):
+    """The Edgeworth series of the composed loss under H0 and H1, from one step's cumulants."""
+    k0, k1 = (loss_cumulants(mechanism.one_step, hypothesis) for hypothesis in ("H0", "H1"))
+    return EdgeworthSeries(k0, mechanism.steps, order), EdgeworthSeries(k1, mechanism.steps, order)
 
 
 @takes_mechanism
@@ -555,7 +555,7 @@ def edgeworth_curve(mechanism: Mechanism, order: int = DEFAULT_ORDER) -> Edgewor
     """
     noise, noise_multiplier, p, steps = mechanism.args
     order = _check_order(order)
-    h0, h1 = _series_pair(noise, noise_multiplier, p, steps, order)
+    h0, h1 = _series_pair(mechanism, order)
     name = f"Edgeworth order {order}, {noise} scale={noise_multiplier:g}, p={p:g}, N={steps}, add"
     return EdgeworthCurve(h0, h1, name=name)
 

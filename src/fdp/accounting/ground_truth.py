@@ -126,19 +126,16 @@ class GroundTruth:
 
     Attributes
     ----------
-    noise : str
-    noise_multiplier, sampling_rate : float
-    steps, grid, dps : int
+    mechanism : Mechanism
+        The mechanism whose bound this is.
+    grid, dps : int
     kappa, lower, upper : numpy.ndarray
     loss_step : float
     loss_range : tuple of float
     seconds : float
     """
 
-    noise: str
-    noise_multiplier: float
-    sampling_rate: float
-    steps: int
+    mechanism: Mechanism
     grid: int
     dps: int
     kappa: np.ndarray
@@ -769,10 +766,7 @@ def gamma_ground_truth(mechanism: Mechanism, kappa, grid: int = 1000, dps: int =
         lower[i] = max(np.nextafter(lo, -np.inf), k)
         upper[i] = min(np.nextafter(hi, np.inf), 1.0)
     return GroundTruth(
-        noise=noise,
-        noise_multiplier=noise_multiplier,
-        sampling_rate=p,
-        steps=steps,
+        mechanism=mechanism,
         grid=grid,
         dps=dps,
         kappa=kap,

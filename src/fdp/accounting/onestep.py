@@ -67,7 +67,7 @@ from scipy.optimize import brentq
 from scipy.special import log_ndtr, ndtr
 
 from ..validation import check_subsampled_range
-from .privacy_loss import log_ratio, subsampled
+from .privacy_loss import Mechanism, log_ratio, subsampled, takes_mechanism
 
 __all__ = ["OneStep", "pessimistic", "optimistic", "tail_x", "frames", "measures"]
 
@@ -711,17 +711,14 @@ def frames(step: OneStep, discretization: float, log_tail: float, max_grid: int)
     return bottom, low, h, grid
 
 
-def measures(noise: str, noise_multiplier: float, sampling_rate: float, discretization: float, log_tail: float,
-             max_grid: int = 10**6) -> dict:
-    """The certified pessimistic and optimistic one-step measures of (subsampled) Gaussian or Laplace noise.
+@takes_mechanism
+def measures(mechanism: Mechanism, discretization: float, log_tail: float, max_grid: int = 10**6) -> dict:
+    """The certified pessimistic and optimistic measures of one step of (subsampled) Gaussian or Laplace noise.
 
     Parameters
     ----------
-    noise : {"gaussian", "laplace"}
-    noise_multiplier : float
-        sigma or b, > 0.
-    sampling_rate : float
-        In (0, 1].
+    mechanism : Mechanism
+        One step of it (its ``steps`` do not enter).
     discretization : float
         The lattice spacing wanted (:func:`frames`).
     log_tail : float
@@ -740,12 +737,13 @@ def measures(noise: str, noise_multiplier: float, sampling_rate: float, discreti
 
     Examples
     --------
-    >>> out = measures("gaussian", 1.0, 1.0, 1e-2, math.log(1e-20))
+    >>> out = measures(Mechanism("gaussian", 1.0), 1e-2, math.log(1e-20))
     >>> l_0, h, masses, infinite = out["pessimistic"]
     >>> bool(masses.sum() + infinite >= 1.0 >= out["optimistic"][2].sum())  # mass added / removed
     True
     """
-    step = OneStep(noise, float(noise_multiplier), float(sampling_rate))
+    noise, noise_multiplier, sampling_rate, _ = mechanism.args
+    step = OneStep(noise, noise_multiplier, sampling_rate)
     l_pess, l_opt, h, grid = frames(step, discretization, log_tail, max_grid)
     masses, infinite = pessimistic(step, l_pess, h, grid)
     return {

@@ -65,7 +65,6 @@ __all__ = [
     "check_noise",
     "check_mechanism",
     "takes_mechanism",
-    "check_parameters",
     "log_ratio",
     "subsampled",
     "privacy_loss",
@@ -357,36 +356,6 @@ def _check_hypothesis(hypothesis) -> str:
     return hypothesis
 
 
-def check_parameters(noise, noise_multiplier, sampling_rate) -> tuple[str, float, float]:
-    """``(noise, noise_multiplier, sampling_rate)`` checked: a known noise, scale > 0, rate in (0, 1].
-
-    Parameters
-    ----------
-    noise : str
-        One of :data:`MECHANISMS`.
-    noise_multiplier : float
-        > 0.
-    sampling_rate : float
-        In (0, 1].
-
-    Returns
-    -------
-    tuple of (str, float, float)
-
-    Examples
-    --------
-    >>> check_parameters("laplace", 0.0, 1.0)
-    Traceback (most recent call last):
-    ...
-    ValueError: noise_multiplier must be > 0, got 0.0
-    """
-    return (
-        check_noise(noise),
-        check_positive("noise_multiplier", noise_multiplier),
-        check_sampling_rate("sampling_rate", sampling_rate),
-    )
-
-
 def log_ratio(noise: str, noise_multiplier: float, x):
     """Log-likelihood ratio ``log r(x) = log(q_1(x) / p(x))`` of the unsubsampled pair (sensitivity 1).
 
@@ -396,7 +365,7 @@ def log_ratio(noise: str, noise_multiplier: float, x):
     Parameters
     ----------
     noise : {"gaussian", "laplace"}
-        The noise (not checked here: see :func:`check_parameters`).
+        The noise (not checked here: a :class:`Mechanism` checks its noise when it is built).
     noise_multiplier : float
         sigma or b, > 0.
     x : array_like
@@ -477,20 +446,18 @@ def subsampled(t, sampling_rate):
         return np.where(small, direct, np.logaddexp(math.log1p(-p), math.log(p) + t))
 
 
-def privacy_loss(noise: str, noise_multiplier: float, sampling_rate: float, x):
+@takes_mechanism
+def privacy_loss(mechanism: Mechanism, x):
     """One-step privacy loss ``L(x) = log(q(x) / p(x))`` at the output ``x`` (add direction).
 
     ``p`` is the density of H0 = ``N(0, s^2)`` or ``Lap(0, s)`` (``s = noise_multiplier``), ``q`` that of
-    H1 = the Poisson-subsampled mixture ``(1 - p) N(0, s^2) + p N(1, s^2)`` (Laplace alike).
-    Large values favour H1.
+    H1 = the Poisson-subsampled mixture ``(1 - p) N(0, s^2) + p N(1, s^2)`` (Laplace alike), for one step of the
+    mechanism (its ``steps`` do not enter).  Large values favour H1.
 
     Parameters
     ----------
-    noise : {"gaussian", "laplace"}
-    noise_multiplier : float
-        sigma or b, > 0 (for DP-SGD the noise multiplier).
-    sampling_rate : float
-        Poisson rate p in (0, 1].
+    mechanism : Mechanism
+        The noise, its multiplier and the sampling rate.
     x : array_like
         Finite outputs of one step.
 
@@ -505,27 +472,26 @@ def privacy_loss(noise: str, noise_multiplier: float, sampling_rate: float, x):
 
     Examples
     --------
-    >>> [round(v, 6) for v in privacy_loss("laplace", 1.0, 0.5, [-3.0, 0.5, 3.0]).tolist()]
+    >>> [round(v, 6) for v in privacy_loss(Mechanism("laplace", 1.0, 0.5), [-3.0, 0.5, 3.0]).tolist()]
     [-0.379885, 0.0, 0.620115]
     """
-    noise, noise_multiplier, p = check_parameters(noise, noise_multiplier, sampling_rate)
+    noise, noise_multiplier, p, _ = mechanism.args
     x = np.asarray(x, dtype=float)
     if not np.all(np.isfinite(x)):
         raise ValueError("x must be finite")
     return subsampled(log_ratio(noise, noise_multiplier, x), p)
 
 
-def sample_privacy_loss(noise: str, noise_multiplier: float, sampling_rate: float, hypothesis: str, size: int, seed=0):
+@takes_mechanism
+def sample_privacy_loss(mechanism: Mechanism, hypothesis: str, size: int, seed=0):
     """``size`` draws of the one-step loss L under ``hypothesis`` ("H0": X ~ P, "H1": X ~ Q).
 
     ``seed`` is an int or a :class:`numpy.random.Generator`.  Used to check the quadrature.
 
     Parameters
     ----------
-    noise : str
-        One of :data:`MECHANISMS`.
-    noise_multiplier : float
-    sampling_rate : float
+    mechanism : Mechanism
+        One step of it (its ``steps`` do not enter).
     hypothesis : {"H0", "H1"}
     size : int
         Number of draws.
@@ -538,11 +504,11 @@ def sample_privacy_loss(noise: str, noise_multiplier: float, sampling_rate: floa
 
     Examples
     --------
-    >>> x = sample_privacy_loss("gaussian", 1.0, 1.0, "H1", 100_000, seed=1)
+    >>> x = sample_privacy_loss(Mechanism("gaussian", 1.0), "H1", 100_000, seed=1)
     >>> bool(abs(x.mean() - 0.5) < 0.01)  # E_Q[L] = mu^2 / 2 for the Gaussian pair
     True
     """
-    noise, noise_multiplier, p = check_parameters(noise, noise_multiplier, sampling_rate)
+    noise, noise_multiplier, p, _ = mechanism.args
     hypothesis = _check_hypothesis(hypothesis)
     size = check_positive_int("size", size)
     if isinstance(seed, np.random.Generator):
@@ -687,9 +653,8 @@ def _cumulants_quad(noise: str, scale: float, p: float, hypothesis: str) -> tupl
     return tuple(_cumulants_from_central(mean, central))
 
 
-def loss_cumulants(
-    noise: str, noise_multiplier: float, sampling_rate: float, hypothesis: str = "H0", steps: int = 1, method: str = "auto"
-) -> np.ndarray:
+@takes_mechanism
+def loss_cumulants(mechanism: Mechanism, hypothesis: str = "H0", method: str = "auto") -> np.ndarray:
     """Cumulants ``kappa_1 .. kappa_6`` of the composed privacy loss ``S = L_1 + ... + L_N``.
 
     ``L = log(q(X)/p(X))`` in the add direction (module docstring), ``X ~ P`` under "H0" and
@@ -702,15 +667,10 @@ def loss_cumulants(
 
     Parameters
     ----------
-    noise : {"gaussian", "laplace"}
-    noise_multiplier : float
-        sigma or b, > 0.
-    sampling_rate : float
-        Poisson rate in (0, 1].
+    mechanism : Mechanism
+        The noise, its multiplier, the sampling rate and N, its ``steps``.
     hypothesis : {"H0", "H1"}
         The law of the output: P or Q.
-    steps : int
-        N >= 1.
     method : {"auto", "quad"}
 
     Returns
@@ -724,12 +684,11 @@ def loss_cumulants(
 
     Examples
     --------
-    >>> loss_cumulants("gaussian", 1.0, 1.0, "H0")[:3].tolist()  # normal: -mu^2/2, mu^2, 0
+    >>> loss_cumulants(Mechanism("gaussian", 1.0), "H0")[:3].tolist()  # normal: -mu^2/2, mu^2, 0
     [-0.5, 1.0, 0.0]
     """
-    noise, noise_multiplier, p = check_parameters(noise, noise_multiplier, sampling_rate)
+    noise, noise_multiplier, p, steps = mechanism.args
     hypothesis = _check_hypothesis(hypothesis)
-    steps = check_positive_int("steps", steps)
     if method not in ("auto", "quad"):
         raise ValueError(f"method must be 'auto' or 'quad', got {method!r}")
     if method == "auto" and noise == "gaussian" and p == 1.0:
