@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 
@@ -63,23 +64,23 @@ def test_gaussian_json(runs):
     assert out["mechanism"] == "gaussian"
     assert out["mu"] == 2.0
     assert out["kappa"] == [0.1]
-    assert len(out["gamma"]) == 1 and len(out["advantage"]) == 1
+    assert len(out["gamma"]) == 1 and len(out["rero_advantage"]) == 1
     expected = 1.0 - norm.cdf(norm.ppf(0.9) - 2.0)
     assert out["gamma"][0] == pytest.approx(expected, rel=1e-12)
     assert out["gamma"][0] == pytest.approx(float(rero.gamma(tradeoff.gaussian(2.0), 0.1)), rel=1e-15)
-    assert out["advantage"][0] == pytest.approx((expected - 0.1) / 0.9, rel=1e-12)
+    assert out["rero_advantage"][0] == pytest.approx((expected - 0.1) / 0.9, rel=1e-12)
 
 
 def test_several_kappas_in_order(runs):
     out = _json(runs["gauss_many"])
     kappas = [0.5, 0.001, 0.2]
     assert out["kappa"] == kappas
-    assert len(out["gamma"]) == 3 and len(out["advantage"]) == 3
+    assert len(out["gamma"]) == 3 and len(out["rero_advantage"]) == 3
     np.testing.assert_allclose(out["gamma"], [norm.sf(norm.isf(k) - 1.0) for k in kappas], rtol=1e-12)
     # the closed form rounded up past its bounded rounding error (tradeoff.gaussian_power_bounds), never below it
     assert np.all(np.array(out["gamma"]) >= rero.gamma(tradeoff.gaussian(1.0), kappas))
     assert out["gamma"] == tradeoff.gaussian_power_bounds(1.0, kappas)[1].tolist()
-    np.testing.assert_allclose(out["advantage"], [(g - k) / (1 - k) for g, k in zip(out["gamma"], kappas)], rtol=1e-12)
+    np.testing.assert_allclose(out["rero_advantage"], [(g - k) / (1 - k) for g, k in zip(out["gamma"], kappas)], rtol=1e-12)
 
 
 @pytest.mark.parametrize("case", sorted(BAD))
@@ -113,14 +114,14 @@ def test_main_json_in_process(capsys):
     code, out, err = _main(capsys, ["rero", "--mechanism", "gaussian", "--mu", "0", "--kappa", "0.25", "--json"])
     assert code == 0 and err == ""
     data = json.loads(out)
-    assert data["gamma"][0] == pytest.approx(0.25) and data["advantage"][0] == pytest.approx(0.0, abs=1e-12)
+    assert data["gamma"][0] == pytest.approx(0.25) and data["rero_advantage"][0] == pytest.approx(0.0, abs=1e-12)
 
 
 def test_table_output(capsys):
     code, out, err = _main(capsys, ["rero", "--mechanism", "gaussian", "--mu", "2.0", "--kappa", "0.1", "0.2"])
     assert code == 0 and err == ""
     lines = out.strip().splitlines()
-    assert lines[0].split() == ["kappa", "gamma", "advantage"]
+    assert lines[0].split() == ["kappa", "gamma", "rero_advantage"]
     rows = [[float(x) for x in line.split()] for line in lines[1:]]
     assert [r[0] for r in rows] == [0.1, 0.2]
     for k, g, a in rows:
@@ -163,7 +164,7 @@ def test_laplace_json(capsys):
     power = rero.gamma(tradeoff.laplace(mu), [0.01, 0.3])
     assert np.all(np.asarray(data["gamma"]) >= power)
     np.testing.assert_allclose(data["gamma"], power, rtol=8 * np.finfo(float).eps * (4 + mu + abs(math.log(0.01))))
-    assert len(data["advantage"]) == 2
+    assert len(data["rero_advantage"]) == 2
 
 
 def test_gdp_dpsgd_json(capsys):
@@ -325,3 +326,139 @@ def test_the_old_method_alias_pld_is_refused_naming_the_choices(capsys):
     code, _, err = _main(capsys, ["rero", "--noise-multiplier", "1", "--sampling-rate", "0.01", "--steps", "10",
                                   "--method", "pld"])
     assert code == 2 and "--method" in err and "bracket" in err
+
+
+# --- every default that --help prints is the one used ----------------------------------------------------------
+
+#: For each (command, flag) whose --help states a default value: a run without the flag in which the flag applies.
+#: Running it again with the flag set to the printed default must print the same JSON.
+DEFAULT_RUNS = {
+    ("rero", "--sampling-rate"): "rero --mechanism gaussian --noise-multiplier 2 --steps 2 --kappa 0.1",
+    ("rero", "--steps"): "rero --mechanism gaussian --noise-multiplier 2 --sampling-rate 0.5 --kappa 0.1",
+    ("rero", "--method"): "rero --mechanism gaussian --noise-multiplier 2 --sampling-rate 0.5 --steps 2 --kappa 0.1",
+    ("rero", "--order"): "rero --mechanism gaussian --noise-multiplier 2 --sampling-rate 0.5 --steps 100 --kappa 0.1 "
+                         "--method edgeworth",
+    ("rero", "--samples"): "rero --mechanism gaussian --noise-multiplier 2 --sampling-rate 0.5 --steps 2 --kappa 0.1 "
+                           "--method mc",
+    ("rero", "--seed"): "rero --mechanism gaussian --noise-multiplier 2 --sampling-rate 0.5 --steps 2 --kappa 0.1 "
+                        "--method mc --samples 100000",
+    ("rtm", "--dimension"): "rtm --mechanism gaussian --mu 1 --alpha 0.1",
+    ("rtm", "--steps"): "rtm --mechanism gaussian --mu 1 --alpha 0.1",
+    ("rtm", "--sampling-rate"): "rtm --mechanism gaussian --mu 1 --steps 2 --alpha 0.1",
+    ("rtm", "--release"): "rtm --mechanism gaussian --mu 1 --steps 2 --sampling-rate 0.5 --alpha 0.1",
+    ("gdp", "--mechanism"): "gdp --noise-multiplier 2 --steps 4",
+    ("gdp", "--sampling-rate"): "gdp --noise-multiplier 2 --steps 4",
+    ("gdp", "--steps"): "gdp --noise-multiplier 2",
+    ("gdp", "--delta"): "gdp --noise-multiplier 2 --steps 4",
+    ("gdp", "--tail"): "gdp --noise-multiplier 2 --sampling-rate 0.5 --steps 4 --discretization 1e-3",
+    ("report", "--mechanism"): "report --noise-multiplier 2",
+    ("report", "--sampling-rate"): "report --noise-multiplier 2",
+    ("report", "--steps"): "report --noise-multiplier 2",
+    ("report", "--delta"): "report --noise-multiplier 2",
+    ("report", "--kappa"): "report --noise-multiplier 2",
+    ("report", "--fpr"): "report --noise-multiplier 2",
+    ("report", "--prior"): "report --noise-multiplier 2",
+    ("report", "--rtm-dimension"): "report --noise-multiplier 2",
+    ("calibrate", "--sampling-rate"): "calibrate --steps 10 --mu 1",
+    ("calibrate", "--delta"): "calibrate --steps 10 --epsilon 1",
+    ("calibrate", "--rtm-dimension"): "calibrate --steps 2 --rtm-tpr-at-fpr 0.5 0.01 --discretization 1e-3",
+    ("calibrate", "--rtol"): "calibrate --steps 10 --mu 1",
+}
+
+
+def _help_defaults():
+    """(command, flag, value words) for every flag whose help states a default value (not a rule such as 'chosen')."""
+    from fdp.cli import _build_parser
+
+    parser = _build_parser()
+    commands = next(a for a in parser._actions if a.dest == "command").choices
+    found = {}
+    for command, sub in commands.items():
+        for action in sub._actions:
+            match = re.search(r"(?:\(|; )default ([^;),]+)", action.help or "")
+            if not match or not action.option_strings:
+                continue
+            words = match.group(1).split(":")[0].split()
+            if all(_is_value(w, action) for w in words):
+                found[command, action.option_strings[0]] = words
+    return found
+
+
+def _is_value(word, action) -> bool:
+    if action.choices is not None:
+        return word in action.choices
+    try:
+        float(word)
+    except ValueError:
+        return False
+    return True
+
+
+def _without_seconds(obj):
+    if isinstance(obj, dict):
+        return {k: _without_seconds(v) for k, v in obj.items() if k != "seconds"}
+    return [_without_seconds(v) for v in obj] if isinstance(obj, list) else obj
+
+
+def test_every_default_in_help_has_a_run_that_checks_it():
+    assert set(_help_defaults()) == set(DEFAULT_RUNS)
+
+
+@pytest.mark.parametrize("command, flag", sorted(DEFAULT_RUNS))
+def test_the_default_help_prints_is_the_one_used(command, flag, capsys):
+    words = _help_defaults()[command, flag]
+    base = DEFAULT_RUNS[command, flag].split() + ["--json"]
+    outputs = []
+    for argv in (base, base + [flag, *words]):
+        assert main(argv) == 0
+        outputs.append(_without_seconds(json.loads(capsys.readouterr().out)))
+    assert outputs[0] == outputs[1], f"{command} {flag}: the run with {flag} {' '.join(words)} differs"
+
+
+# --- one --mechanism vocabulary ----------------------------------------------------------------------------------
+
+
+def test_every_command_takes_the_same_mechanism_choices():
+    from fdp.cli import NOISE, _build_parser
+
+    commands = next(a for a in _build_parser()._actions if a.dest == "command").choices
+    for name in ("rero", "rtm", "gdp", "report"):
+        action = next(a for a in commands[name]._actions if a.dest == "mechanism")
+        assert tuple(action.choices) == tuple(NOISE), name
+
+
+@pytest.mark.parametrize("plain, spelled", [
+    ("rero --mechanism gaussian --noise-multiplier 1.0 --sampling-rate 0.5 --steps 3 --kappa 0.1",
+     "rero --mechanism subsampled-gaussian --noise-multiplier 1.0 --sampling-rate 0.5 --steps 3 --kappa 0.1"),
+    ("rero --mechanism laplace --mu 1.5 --kappa 0.1", "rero --mechanism subsampled-laplace --mu 1.5 --kappa 0.1"),
+    ("gdp --noise-multiplier 2 --sampling-rate 0.5 --steps 4 --discretization 1e-3",
+     "gdp --mechanism subsampled-gaussian --noise-multiplier 2 --sampling-rate 0.5 --steps 4 --discretization 1e-3"),
+    ("rtm --mechanism gaussian --mu 0.5 --steps 3 --alpha 0.1", "rtm --mechanism subsampled-gaussian --mu 0.5 --steps 3 "
+                                                                 "--alpha 0.1"),
+    ("report --noise-multiplier 2", "report --mechanism subsampled-gaussian --noise-multiplier 2"),
+])
+def test_subsampled_spellings_mean_the_plain_noise_in_every_command(plain, spelled, capsys):
+    outputs = []
+    for argv in (plain, spelled):
+        assert main(argv.split() + ["--json"]) == 0
+        out = _without_seconds(json.loads(capsys.readouterr().out))
+        out.pop("mechanism", None)
+        outputs.append(out)
+    assert outputs[0] == outputs[1]
+
+
+@pytest.mark.parametrize("argv, words", [
+    ("rero --mechanism randomized-response --mu 1 --kappa 0.1", "report --mechanism randomized-response"),
+    ("rero --mechanism gaussian --kappa 0.1", "--mu (one step, closed form) or --noise-multiplier"),
+    ("rero --mechanism gaussian --mu 1 --noise-multiplier 1 --kappa 0.1", "not both"),
+    ("rero --mechanism gaussian --mu 1 --steps 3 --kappa 0.1", "--steps does not apply with --mu"),
+    ("gdp --mechanism laplace --noise-multiplier 1", "report --mechanism laplace"),
+    ("gdp --mechanism randomized-response --noise-multiplier 1", "give --epsilon"),
+    ("gdp --epsilon 1 --noise-multiplier 1", "not both"),
+    ("rtm --mechanism laplace --release averaged --mu 1 --alpha 0.1", "release 'averaged'"),
+    ("rtm --mechanism randomized-response --mu 1 --alpha 0.1", "not randomized response"),
+])
+def test_a_mechanism_a_command_does_not_read_is_one_line_naming_what_to_do(argv, words, capsys):
+    assert main(argv.split()) == 2
+    err = capsys.readouterr().err
+    assert words in err and len(err.strip().splitlines()) == 1, err

@@ -80,7 +80,7 @@ def test_tiny_fpr_and_prior_through_the_cli(capsys):
     code, out, _ = _run(capsys, ["rero", "--mechanism", "subsampled-gaussian", "--noise-multiplier", "3.3333333",
                                  "--kappa", "1e-320"])
     exact = _power(mu, 1e-320)
-    assert code == 0 and mpf(out["gamma_lower"][0]) <= exact <= mpf(out["gamma_upper"][0]) and out["advantage"][0] >= 0
+    assert code == 0 and mpf(out["gamma_lower"][0]) <= exact <= mpf(out["gamma_upper"][0]) and out["rero_advantage"][0] >= 0
 
 
 @pytest.mark.parametrize("argv, target", [(["--steps", "1", "--tpr-at-fpr", "1e-319", "1e-320"], (1e-319, 1e-320, 1)),

@@ -619,7 +619,8 @@ def test_report_levels_must_be_one_dimensional():
 
 
 def test_rtm_output_names_its_release_model(capsys):
-    code, avg, _ = _run(capsys, ["rtm", "--mechanism", "gaussian", "--mu", "0.1", "--steps", "100", "--alpha", "0.001"])
+    code, avg, _ = _run(capsys, ["rtm", "--mechanism", "gaussian", "--release", "averaged", "--mu", "0.1", "--steps", "100",
+                                 "--alpha", "0.001"])
     code2, tensor, _ = _run(capsys, ["rtm", "--mechanism", "subsampled-gaussian", "--mu", "0.1", "--steps", "100",
                                      "--alpha", "0.001"])
     assert code == code2 == 0
@@ -717,7 +718,7 @@ def test_a_bracket_within_an_ulp_of_the_identity_still_bounds_from_above(capsys)
     code, out, _ = _run(capsys, ["rero", "--mechanism", "subsampled-laplace", "--noise-multiplier", "1e8",
                                  "--sampling-rate", "1e-8", "--kappa", "0.5", "1e-300"])
     assert code == 0 and out["gamma_upper"][0] > 0.5 and out["gamma_upper"][1] > 1e-300
-    assert out["gamma_lower"][0] <= 0.5 + 5e-17 and all(a > 0 for a in out["advantage"])
+    assert out["gamma_lower"][0] <= 0.5 + 5e-17 and all(a > 0 for a in out["rero_advantage"])
 
 
 @pytest.mark.parametrize("argv, exact_noise", [
@@ -780,7 +781,7 @@ def test_rero_closed_forms_are_rounded_up(capsys, mechanism, mu, kappa):
         e = mpf(mu)
         exact = exp(e) * k if k < exp(-e) / 2 else (1 - exp(-e) / (4 * k) if k <= mpf(1) / 2 else 1 - exp(-e) * (1 - k))
     assert mpf(out["gamma"][0]) >= exact
-    assert mpf(out["advantage"][0]) >= (exact - k) / (1 - k)
+    assert mpf(out["rero_advantage"][0]) >= (exact - k) / (1 - k)
 
 
 def _one_step_mu_star(sigma: float, rate: float, floor: float) -> float:

@@ -145,7 +145,7 @@ def test_mc_collapse_is_detected(capsys):
     assert code == 0 and _finite_tree(out)
     assert "collapsed" in err and out["warnings"] and out["certified"] is False
     assert out["ci_lower"] == [0.1] and out["ci_upper"] == [1.0]  # the trivially valid interval
-    assert out["gamma"][0] >= 0.1 and out["advantage"][0] >= 0.0
+    assert out["gamma"][0] >= 0.1 and out["rero_advantage"][0] >= 0.0
 
 
 @pytest.mark.parametrize("samples", ["1", "50"])
@@ -311,7 +311,8 @@ def test_lattice_guard_answers_for_every_setting(sigma, q, steps, h):
         (["gdp", "--noise-multiplier", "1", "--epsilon", "2"], "--epsilon"),
         (["gdp", "--noise-multiplier", "1", "--tail", "1e-8"], "--tail"),
         (["rtm", "--mechanism", "laplace", "--mu", "1", "--dimension", "3", "--alpha", "0.5"], "--dimension"),
-        (["rtm", "--mechanism", "gaussian", "--mu", "1", "--sampling-rate", "0.5", "--alpha", "0.5"], "--sampling-rate"),
+        (["rtm", "--mechanism", "gaussian", "--release", "averaged", "--mu", "1", "--sampling-rate", "0.5", "--alpha", "0.5"],
+         "--sampling-rate"),
     ],
 )
 def test_cli_names_its_own_flags(capsys, argv, flag):

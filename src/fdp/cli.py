@@ -21,16 +21,22 @@ import numpy as np
 
 from . import formatting, presentation, risk
 from .accounting.privacy_loss import Mechanism, RandomizedResponse
-from .curves import rero, tradeoff
+from .curves import tradeoff
 from .diagnostics import FDPWarning
-from .formatting import ULPS_DOWN, ULPS_UP, past_subnormal_rounding
+from .formatting import ULPS_DOWN
 from .validation import (
     check_array_in,
     optional_import,
 )
 
-CLOSED_FORMS = {"gaussian": tradeoff.gaussian, "laplace": tradeoff.laplace}
-SUBSAMPLED = {"subsampled-gaussian": "gaussian", "subsampled-laplace": "laplace"}
+#: ``--mechanism``: the same choices with the same meaning in every command.  It names the noise; ``subsampled-X`` is
+#: ``X`` (the sampling rate is ``--sampling-rate``, default 1), kept for the scripts that spell it so.  Which
+#: computation runs follows from the flags: ``--mu`` reads one step's closed form, ``--noise-multiplier`` the
+#: accountant of ``--steps`` Poisson-subsampled steps, ``--epsilon`` the mechanism calibrated to it.
+NOISE = {"gaussian": "gaussian", "laplace": "laplace", "randomized-response": "randomized-response",
+         "subsampled-gaussian": "gaussian", "subsampled-laplace": "laplace"}
+MECHANISM_HELP = ("the noise: gaussian, laplace or randomized-response (subsampled-gaussian and subsampled-laplace "
+                  "are gaussian and laplace; the sampling rate is --sampling-rate)")
 
 
 class _Once(argparse.Action):
@@ -60,15 +66,17 @@ def _rero_flags(sub) -> None:
     p = sub.add_parser(
         "rero",
         help="ReRo bound gamma = 1 - f(kappa) for a mechanism (add direction)",
-        description="gaussian/laplace: one mechanism with effect size --mu, closed form. "
-        "subsampled-gaussian/subsampled-laplace: --steps-fold composition of the Poisson-subsampled "
+        description="With --mu: one step of the mechanism with effect size --mu, closed form. With "
+        "--noise-multiplier: --steps-fold composition of the Poisson-subsampled "
         "mechanism with sensitivity 1 and noise scale --noise-multiplier, computed by --method "
         "(bracket: certified bracket of the PLD lattice; edgeworth, clt: approximations with an error estimate; mc: Monte Carlo "
         "with a confidence interval; mpmath: certified ground truth). Warnings go to stderr and to the "
-        "JSON field 'warnings'.",
+        "JSON field 'warnings'. rero_advantage is the ReRo advantage (gamma - kappa) / (1 - kappa) (Hayes et al. eq. 4), "
+        "an upper bound where gamma is one.",
     )
-    p.add_argument("--mechanism", required=True, choices=sorted(CLOSED_FORMS) + sorted(SUBSAMPLED))
-    p.add_argument("--mu", type=float, help="effect size Delta_2/sigma (gaussian) or Delta_1/b (laplace), >= 0")
+    p.add_argument("--mechanism", required=True, choices=tuple(NOISE), help=MECHANISM_HELP)
+    p.add_argument("--mu", type=float, help="effect size Delta_2/sigma (gaussian) or Delta_1/b (laplace), >= 0: one "
+                   "step, closed form")
     p.add_argument("--noise-multiplier", type=float, help="sigma (Gaussian) or b (Laplace), sensitivity 1")
     p.add_argument("--sampling-rate", type=float, help="Poisson sampling rate in (0, 1] (default 1)")
     p.add_argument("--steps", type=int, help="number of composed steps (default 1)")
@@ -77,7 +85,7 @@ def _rero_flags(sub) -> None:
     p.add_argument("--order", type=int, help="Edgeworth order 0..4 (default 4; --method edgeworth)")
     p.add_argument("--discretization", type=float, help="loss lattice spacing (--method bracket; default: chosen for a "
                    "relative width of the bracket of 1e-4)")
-    p.add_argument("--samples", type=int, help="Monte-Carlo samples (default 1e6; --method mc)")
+    p.add_argument("--samples", type=int, help="Monte-Carlo samples (default 1000000; --method mc)")
     p.add_argument("--seed", type=int, help="Monte-Carlo seed >= 0 (default 0; --method mc)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
@@ -88,18 +96,20 @@ def _rtm_flags(sub) -> None:
         "rtm",
         help="relaxed-threat-model trade-off curves (RTM paper)",
         description="Prints, at each level --alpha, the RTM curve j (add direction), its inverse j_inv, the "
-        "symmetrised J = C(j, j_inv) and the DP-threat-model curve f_dp of the same mechanism. --mu is Delta/b "
-        "(laplace) or Delta/sigma (gaussian, subsampled-gaussian). Two release models of --steps compositions, "
-        "named in the output's 'release': gaussian averages the releases (one test of the norm of their mean, RTM "
-        "paper Lemma 8); laplace and subsampled-gaussian test the releases jointly (tensor product of the per-step "
-        "RTM curves), the reading that report and calibrate use for a DP-SGD run (subsampled-gaussian with "
-        "--sampling-rate 1 for full batches).",
+        "symmetrised J = C(j, j_inv) and the DP-threat-model curve f_dp of the same mechanism, each moved down past "
+        "its rounding (a curve value's safe side is below). --mu is Delta/b (laplace) or Delta/sigma (gaussian). "
+        "Two release models of --steps compositions, named in the output's 'release': --release tensor (default) "
+        "tests the releases jointly (tensor product of the per-step RTM curves), the reading that report and "
+        "calibrate use for a DP-SGD run; --release averaged (Gaussian noise without subsampling) averages them (one "
+        "test of the norm of their mean, RTM paper Lemma 8).",
     )
-    r.add_argument("--mechanism", required=True, choices=("laplace", "gaussian", "subsampled-gaussian"))
+    r.add_argument("--mechanism", required=True, choices=tuple(NOISE), help=MECHANISM_HELP)
+    r.add_argument("--release", choices=("tensor", "averaged"), help="how --steps releases are read (default tensor)")
     r.add_argument("--mu", required=True, type=float, help="effect size Delta/b or Delta/sigma, > 0")
     r.add_argument("--dimension", type=int, help="output dimension d of the Gaussian mechanisms (default 1)")
     r.add_argument("--steps", type=int, default=1, help="number of non-adaptive compositions (default 1)")
-    r.add_argument("--sampling-rate", type=float, help="Poisson sampling rate in (0, 1] (subsampled-gaussian; default 1)")
+    r.add_argument("--sampling-rate", type=float, help="Poisson sampling rate in (0, 1] (gaussian, --release tensor; "
+                   "default 1)")
     r.add_argument("--alpha", required=True, type=float, nargs="+", help="levels in [0, 1]")
     r.add_argument("--json", action="store_true", help="print one JSON object")
 
@@ -109,17 +119,17 @@ def _gdp_flags(sub) -> None:
     g = sub.add_parser(
         "gdp",
         help="tight mu-GDP and regret (GDP reporting paper)",
-        description="Without --mechanism: DP-SGD (Poisson-subsampled Gaussian, sensitivity 1) with --noise-multiplier, "
+        description="With --noise-multiplier: DP-SGD (Poisson-subsampled Gaussian, sensitivity 1) with --noise-multiplier, "
         "--sampling-rate and --steps; prints the tight mu* over alpha, beta >= --tail (the alpha floor), its regret, "
         "eps at --delta and the run time (full batches, --sampling-rate 1, are exactly sqrt(steps)/sigma-GDP). With "
-        "--mechanism gaussian|laplace|randomized-response and --epsilon (and --delta for gaussian): the exact mu of "
-        "that mechanism calibrated to (eps, delta), from its closed form, and its regret.",
+        "--epsilon instead (and --delta for gaussian): the exact mu of the --mechanism calibrated to (eps, delta), "
+        "from its closed form, and its regret.",
     )
-    g.add_argument("--mechanism", choices=("gaussian", "laplace", "randomized-response"))
+    g.add_argument("--mechanism", choices=tuple(NOISE), help=MECHANISM_HELP + " (default gaussian)")
     g.add_argument("--noise-multiplier", type=float, help="DP-SGD noise multiplier sigma")
     g.add_argument("--sampling-rate", type=float, help="Poisson sampling rate in (0, 1] (default 1)")
     g.add_argument("--steps", type=int, help="number of DP-SGD steps (default 1)")
-    g.add_argument("--epsilon", type=float, help="epsilon of the mechanism, in (0, 700] (with --mechanism)")
+    g.add_argument("--epsilon", type=float, help="epsilon of the mechanism, in (0, 700] (instead of --noise-multiplier)")
     g.add_argument("--delta", type=float, help="delta in (0, 1) (default 1e-5; DP-SGD and --mechanism gaussian)")
     g.add_argument("--discretization", type=float,
                    help="PLD loss discretisation (DP-SGD with --sampling-rate < 1; default 1/200 of the CLT mu "
@@ -146,8 +156,7 @@ def _report_flags(sub) -> None:
         "--mechanism randomized-response reads binary randomized response with --epsilon (exact, no RDP or RTM "
         "reading).",
     )
-    rp.add_argument("--mechanism", choices=("gaussian", "laplace", "randomized-response"),
-                    help="the noise (default gaussian: DP-SGD)")
+    rp.add_argument("--mechanism", choices=tuple(NOISE), help=MECHANISM_HELP + " (default gaussian: DP-SGD)")
     rp.add_argument("--noise-multiplier", type=float, help="noise multiplier sigma (Laplace: scale b), > 0")
     rp.add_argument("--epsilon", type=float, help="epsilon of randomized response, > 0")
     rp.add_argument("--sampling-rate", type=float, help="Poisson sampling rate in (0, 1] (default 1)")
@@ -192,7 +201,8 @@ def _calibrate_flags(sub) -> None:
     c.add_argument("--rtm-tpr-at-fpr", type=float, nargs=2, metavar=("TPR", "FPR"),
                    help="target TPR at an FPR of the relaxed-threat-model adversary, TPR > FPR")
     c.add_argument("--rtm-dimension", type=int, help="dimension of the release for --rtm-tpr-at-fpr (default 1)")
-    c.add_argument("--discretization", type=float, help="loss lattice spacing (default 1e-4)")
+    c.add_argument("--discretization", type=float, help="loss lattice spacing (default: chosen at each noise tried, "
+                   "the PLD's default spacing refined while epsilon has not converged; 1e-4 for --rtm-tpr-at-fpr)")
     c.add_argument("--rtol", type=float, help="relative accuracy of the noise, >= 1e-12 (default 1e-3)")
     c.add_argument("--json", action="store_true", help="print one JSON object")
 
@@ -281,14 +291,16 @@ def _validate_rero(args) -> np.ndarray:
     """The flags that apply to the --mechanism and --method given, with their defaults; the values are checked by
     the library (its errors name the flags)."""
     kappa = check_array_in("--kappa", args.kappa, 0.0, 1.0, open_low=True, open_high=True)
-    if args.mechanism in CLOSED_FORMS:
-        why = f"to --mechanism {args.mechanism} (a closed form of --mu)"
-        _forbid(args, ("noise_multiplier", "sampling_rate", "steps", "method", "order", "discretization", "samples",
-                       "seed"), why)
-        _require(args, "mu", f"for --mechanism {args.mechanism}")
+    if NOISE[args.mechanism] == "randomized-response":
+        raise ValueError("rero reads additive noise: randomized response's ReRo bound is in report --mechanism "
+                         "randomized-response --epsilon E")
+    if (args.mu is None) == (args.noise_multiplier is None):
+        raise ValueError("give --mu (one step, closed form) or --noise-multiplier (with --sampling-rate and --steps: "
+                         "the accountant), not both and not neither")
+    if args.mu is not None:
+        _forbid(args, ("sampling_rate", "steps", "method", "order", "discretization", "samples", "seed"),
+                "with --mu (one step, a closed form; use --noise-multiplier for the accountant)")
         return kappa
-    _forbid(args, ("mu",), f"to --mechanism {args.mechanism} (use --noise-multiplier)")
-    _require(args, "noise_multiplier", f"for --mechanism {args.mechanism}")
     args.sampling_rate = 1.0 if args.sampling_rate is None else args.sampling_rate
     args.steps = 1 if args.steps is None else args.steps
     args.method = "bracket" if args.method is None else args.method
@@ -311,7 +323,7 @@ def _validate_rero(args) -> np.ndarray:
 
 def _full_batch_gaussian(args) -> bool:
     """--method bracket for Gaussian noise without subsampling: answered by the exact closed form."""
-    return args.method == "bracket" and SUBSAMPLED[args.mechanism] == "gaussian" and args.sampling_rate == 1.0
+    return args.method == "bracket" and NOISE[args.mechanism] == "gaussian" and args.sampling_rate == 1.0
 
 
 def _subsampled_gamma(args, kappa) -> dict:
@@ -321,11 +333,12 @@ def _subsampled_gamma(args, kappa) -> dict:
              "mc": "--noise-multiplier, --sampling-rate, --steps, --samples, --seed"}.get(
                  args.method, "--noise-multiplier, --sampling-rate, --steps")
     with _flags(flags):
-        mechanism = Mechanism(SUBSAMPLED[args.mechanism], args.noise_multiplier, args.sampling_rate, args.steps)
+        mechanism = Mechanism(NOISE[args.mechanism], args.noise_multiplier, args.sampling_rate, args.steps)
         est = risk.rero(mechanism, kappa, args.method, discretization=args.discretization,
                         order=4 if args.order is None else args.order, samples=1 if args.samples is None else args.samples,
                         seed=0 if args.seed is None else args.seed)
-    out = {"gamma": est.value, "certified": est.certified, "warnings": list(est.warnings), "method": est.method}
+    out = {"gamma": est.value, "certified": est.certified, "warnings": list(est.warnings), "method": est.method,
+           "rero_advantage": est.advantage(kappa)}
     if est.certified:
         out.update(gamma_lower=est.lower, gamma_upper=est.upper)
     elif est.lower is not None:
@@ -338,10 +351,10 @@ def _subsampled_gamma(args, kappa) -> dict:
 def _rero(args) -> int:
     kappa = _validate_rero(args)
     inputs = {"mechanism": args.mechanism}
-    if args.mechanism in CLOSED_FORMS:
+    if args.mu is not None:
         with _flags("--mu, --kappa"):
-            gamma = risk.rero_closed_form(args.mechanism, args.mu, kappa).value
-        out = {"gamma": gamma, "certified": True, "warnings": []}
+            est = risk.rero_closed_form(NOISE[args.mechanism], args.mu, kappa)
+        out = {"gamma": est.value, "certified": True, "warnings": [], "rero_advantage": est.advantage(kappa)}
         inputs["mu"] = args.mu
     else:
         out = _subsampled_gamma(args, kappa)
@@ -349,8 +362,6 @@ def _rero(args) -> int:
                       method=out.pop("method"))
     warnings, certified = out.pop("warnings"), out.pop("certified")
     out = {k: np.atleast_1d(v).astype(float).tolist() for k, v in out.items()}
-    # (gamma - kappa) / (1 - kappa): at most three roundings (the difference is exact where gamma is near kappa), up
-    out["advantage"] = np.minimum(np.atleast_1d(rero.advantage(out["gamma"], kappa)) * ULPS_UP, 1.0).tolist()
     result = {**inputs, "kappa": kappa.tolist(), **out, "certified": certified, "warnings": warnings}
     return _emit(result, args, None if args.json else ["kappa", *out])
 
@@ -362,28 +373,22 @@ def _rtm(args) -> int:
     from .accounting import rtm
 
     alpha = check_array_in("--alpha", args.alpha, 0.0, 1.0)
-    if args.mechanism == "laplace":
-        _forbid(args, ("dimension", "sampling_rate"), "to --mechanism laplace")
-    elif args.mechanism == "gaussian":
-        _forbid(args, ("sampling_rate",), "to --mechanism gaussian (use subsampled-gaussian)")
+    noise = NOISE[args.mechanism]
+    if noise == "randomized-response":
+        raise ValueError("rtm reads additive noise (gaussian or laplace), not randomized response")
+    if noise == "laplace":
+        _forbid(args, ("dimension", "sampling_rate"), f"to --mechanism {args.mechanism} (one-dimensional, no subsampling)")
+    release = args.release or "tensor"
+    if release == "averaged":
+        _forbid(args, ("sampling_rate",), "to --release averaged (it averages full releases)")
     d = 1 if args.dimension is None else args.dimension
     p = 1.0 if args.sampling_rate is None else args.sampling_rate
     grid = np.union1d(tradeoff.default_grid(), alpha)  # sample the envelope at the asked levels too
-    with _flags("--mu, --steps, --dimension, --sampling-rate", noise_multiplier="1/--mu"):
-        curves = rtm.release_curves(args.mechanism, args.mu, steps=args.steps, dimension=d, sampling_rate=p, grid=grid)
+    with _flags("--mu, --steps, --dimension, --sampling-rate, --release", noise_multiplier="1/--mu"):
+        curves = rtm.release_curves(noise, args.mu, steps=args.steps, dimension=d, sampling_rate=p, release=release,
+                                    grid=grid)
     out = {"mechanism": args.mechanism, "mu": float(args.mu), "dimension": d, "steps": args.steps, "sampling_rate": float(p),
-           "release": curves.release, "alpha": alpha.tolist()}
-    for key, curve in (("j", curves.j), ("j_inv", curves.j.inverse), ("J", curves.J), ("f_dp", curves.f_dp)):
-        # a curve value is a type-II error, whose safe side is below: moved down past its few roundings (near 1 the
-        # folded-normal j = Phi(c - mu) - Phi(-c - mu) cancels to a few ulps of 1, 1 % of 1 - j at alpha 1e-64)
-        # where j is small (alpha near 1) its relative error is what matters (3e-15 at alpha = 1 - 1e-14): there a
-        # relative margin of 2^-40 (1e-12), which moves the TPR 1 - j by nothing visible
-        # (at alpha = 0 every curve here is exactly 1: no test of level 0 has power, and that value is kept)
-        values = np.atleast_1d(np.asarray(curve(alpha), dtype=float))
-        moved = np.maximum(values * np.where(values < 0.5, 1.0 - 2.0**-40, ULPS_DOWN), 0.0)
-        # a subnormal value's relative margin is below its ulp (5e-324): two floats down (an exp's ulp and a product's)
-        moved = past_subnormal_rounding(moved, 0.0)
-        out[key] = np.where(np.atleast_1d(alpha) == 0.0, values, moved).tolist()
+           "release": curves.release, "alpha": alpha.tolist(), **curves.values(alpha)}
     if not args.json:
         print(f"release: {out['release']}")
     return _emit(out, args, None if args.json else ["alpha", "j", "j_inv", "J", "f_dp"])
@@ -399,9 +404,17 @@ def _gdp(args) -> int:
 
     t0 = time.perf_counter()
     warnings: list[str] = []
-    if args.mechanism is None:
-        _forbid(args, ("epsilon",), "without --mechanism (DP-SGD is given by --noise-multiplier)")
-        s = _require(args, "noise_multiplier", "without --mechanism")
+    kind = NOISE[args.mechanism or "gaussian"]
+    if (args.epsilon is None) == (args.noise_multiplier is None):
+        raise ValueError("give --noise-multiplier (DP-SGD: with --sampling-rate and --steps) or --epsilon (the "
+                         "--mechanism calibrated to it), not both and not neither")
+    if args.noise_multiplier is not None:
+        if kind == "randomized-response":
+            raise ValueError("--noise-multiplier does not apply to --mechanism randomized-response: give --epsilon")
+        if kind != "gaussian":
+            raise ValueError(f"--noise-multiplier reads Gaussian noise (DP-SGD) here; for {kind} noise use "
+                             f"report --mechanism {kind} (or --epsilon for its closed form)")
+        s = args.noise_multiplier
         q = 1.0 if args.sampling_rate is None else args.sampling_rate
         steps = 1 if args.steps is None else args.steps
         delta = 1e-5 if args.delta is None else args.delta
@@ -417,15 +430,15 @@ def _gdp(args) -> int:
             out["discretization"] = report.discretization
         warnings += report.warnings
     else:
-        _forbid(args, ("noise_multiplier", "sampling_rate", "steps", "discretization", "tail"),
-                f"to --mechanism {args.mechanism} (its mu is a closed form of --epsilon)")
-        if args.mechanism != "gaussian":
+        _forbid(args, ("sampling_rate", "steps", "discretization", "tail"),
+                "with --epsilon (the mechanism's mu is a closed form of --epsilon)")
+        if kind != "gaussian":
             _forbid(args, ("delta",), f"to --mechanism {args.mechanism} (pure eps-DP)")
-        eps = _require(args, "epsilon", f"with --mechanism {args.mechanism}")
-        delta = (1e-5 if args.delta is None else args.delta) if args.mechanism == "gaussian" else None
+        eps = args.epsilon
+        delta = (1e-5 if args.delta is None else args.delta) if kind == "gaussian" else None
         with _flags("--epsilon, --delta"):
-            mu, regret = mechanism_gdp.mu_and_regret_closed_form(args.mechanism, eps, delta)
-        out = {"mechanism": args.mechanism, "epsilon": float(eps), **({} if delta is None else {"delta": delta}),
+            mu, regret = mechanism_gdp.mu_and_regret_closed_form(kind, eps, delta)
+        out = {"mechanism": args.mechanism or "gaussian", "epsilon": float(eps), **({} if delta is None else {"delta": delta}),
                "mu": mu, "regret": regret}
         out["mu_lower"] = out["mu"] * ULPS_DOWN  # a closed form within its few roundings: moved down past them
         out["alpha_floor"] = 0.0
@@ -439,7 +452,7 @@ def _gdp(args) -> int:
 
 
 def _report(args) -> int:
-    kind = args.mechanism or "gaussian"
+    kind = NOISE[args.mechanism or "gaussian"]
     if kind == "randomized-response":
         _forbid(args, ("noise_multiplier", "sampling_rate", "steps", "discretization", "rtm_dimension"),
                 "to --mechanism randomized-response")

@@ -102,6 +102,27 @@ class Estimate:
         """``Interval(lower, upper)``: the certified bracket or the confidence interval (None for an estimate without one)."""
         return None if self.lower is None else Interval(self.lower, self.upper)
 
+    def advantage(self, kappa) -> np.ndarray:
+        """The ReRo advantage ``(gamma - kappa) / (1 - kappa)`` of :attr:`value` over the priors ``kappa`` it was read at
+        (Hayes et al. eq. 4), moved up past its three roundings (the difference is exact where gamma is near kappa)
+        and capped at 1: an upper bound wherever :attr:`value` is one.
+
+        Parameters
+        ----------
+        kappa : float or array_like
+            The priors of :attr:`value`, in (0, 1).
+
+        Returns
+        -------
+        numpy.ndarray
+
+        Examples
+        --------
+        >>> rero_closed_form("gaussian", 2.0, [0.1]).advantage([0.1]).round(4).tolist()
+        [0.7375]
+        """
+        return np.minimum(np.atleast_1d(_rero.advantage(self.value, kappa)) * ULPS_UP, 1.0)
+
 
 
 def _check_method(method) -> str:

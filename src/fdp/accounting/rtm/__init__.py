@@ -51,13 +51,14 @@ from .composition import (
     tensor_bracket,
     tensor_composition,
 )
-from .release import DRResult, ReleaseCurves, detection_resilience, powers, release_curves
+from .release import RELEASES, DRResult, ReleaseCurves, detection_resilience, powers, release_curves
 from .statistics import Exponential, FoldedLaplace, from_test_statistic
 from .subsampling import subsampled_gaussian, subsampled_laplace
 
 __all__ = [
     "ReleaseCurves",
     "release_curves",
+    "RELEASES",
     "Exponential",
     "FoldedLaplace",
     "from_test_statistic",

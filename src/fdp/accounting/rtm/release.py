@@ -5,12 +5,14 @@ resilience (Def. 3)."""
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
 import numpy as np
 
 from ...curves import tradeoff
 from ...curves.tradeoff import TradeOffCurve
+from ...formatting import ULPS_DOWN, past_subnormal_rounding
 from ...validation import check_array_in, check_nonnegative, check_positive, check_positive_int, check_sampling_rate
 from .. import lattice
 from ..pld import mechanism_pld, tradeoff_curve
@@ -19,7 +21,8 @@ from .closed_forms import gaussian, laplace
 from .composition import composed_subsampled_gaussian, tensor_composition
 from .subsampling import subsampled_gaussian
 
-__all__ = ["ReleaseCurves", "release_curves", "powers", "DRResult", "detection_resilience"]
+__all__ = ["ReleaseCurves", "release_curves", "RELEASES", "powers", "DRResult", "detection_resilience"]
+
 
 def powers(mu: float, alpha: float, grid, *, sampling_rate: float = 1.0, steps: int = 1, discretization: float = 1e-4,
            pld_discretization: float = 1e-4) -> dict:
@@ -99,7 +102,8 @@ def powers(mu: float, alpha: float, grid, *, sampling_rate: float = 1.0, steps: 
 MU_MAX = 100.0
 
 
-class ReleaseCurves(NamedTuple):
+@dataclass(frozen=True)
+class ReleaseCurves:
     """The curves of one mechanism under the RTM, beside its usual DP curve (:func:`release_curves`).
 
     Attributes
@@ -119,42 +123,89 @@ class ReleaseCurves(NamedTuple):
     f_dp: TradeOffCurve
     release: str
 
+    def values(self, alpha) -> dict:
+        """``j``, ``j^{-1}``, ``J`` and ``f_dp`` at the levels ``alpha``, each moved down past its roundings.
 
-def _release_model(mechanism: str, steps: int) -> str:
+        A curve value is a type-II error, whose safe side is below.  Each value is moved down by a few ulps (near 1
+        the folded-normal ``j = Phi(c - mu) - Phi(-c - mu)`` cancels to a few ulps of 1), by the relative margin
+        2^-40 (1e-12) where it is below 1/2 (there its relative error is what matters: 3e-15 at alpha = 1 - 1e-14),
+        and by two floats in the subnormal range (an exp's ulp and a product's); at alpha = 0 every curve here is
+        exactly 1 (no test of level 0 has power), and that value is kept.  ``J`` lies below both ``j`` and ``j^{-1}``
+        and is capped by them (a ``J`` sampled on a grid lies on or above the exact one between its points: build the
+        curves with ``alpha`` in the grid, as the ``rtm`` command does).
+
+        Parameters
+        ----------
+        alpha : array_like
+            Levels in [0, 1].
+
+        Returns
+        -------
+        dict
+            ``"j"``, ``"j_inv"``, ``"J"``, ``"f_dp"``: lists of floats, one per level.
+
+        Examples
+        --------
+        >>> v = release_curves("gaussian", 1.0, grid=np.linspace(0, 1, 1001)).values([0.0, 0.1])
+        >>> v["j"][0], bool(v["f_dp"][1] <= v["J"][1] <= v["j"][1])
+        (1.0, True)
+        """
+        alpha = np.atleast_1d(check_array_in("alpha", alpha, 0.0, 1.0))
+        j, j_inv = (np.atleast_1d(np.asarray(curve(alpha), dtype=float)) for curve in (self.j, self.j.inverse))
+        exact = {"j": j, "j_inv": j_inv, "J": np.minimum(np.atleast_1d(np.asarray(self.J(alpha), dtype=float)),
+                                                         np.minimum(j, j_inv)),
+                 "f_dp": np.atleast_1d(np.asarray(self.f_dp(alpha), dtype=float))}
+        out = {}
+        for key, values in exact.items():
+            moved = np.maximum(values * np.where(values < 0.5, 1.0 - 2.0**-40, ULPS_DOWN), 0.0)
+            moved = past_subnormal_rounding(moved, 0.0)
+            out[key] = np.where(alpha == 0.0, values, moved).tolist()
+        return out
+
+
+#: The release models of several steps (:func:`release_curves`).
+RELEASES = ("tensor", "averaged")
+
+
+def _release_model(averaged: bool, steps: int) -> str:
     """What the RTM adversary tests when ``steps`` releases are composed (the two models differ: at mu 0.1, 100
     steps, alpha 1e-3 the averaged release gives j = 0.0110 below 1, the tensor reading 0.00131)."""
     if steps == 1:
         return "one release, tested by its magnitude"
-    if mechanism == "gaussian":
+    if averaged:
         return ("averaged: one test of the norm of the average of the releases (RTM paper Lemma 8: the Gaussian "
                 "mechanism with mu sqrt(steps)); a DP-SGD run's RTM numbers (report, calibrate) use the tensor reading")
     return ("tensor: the releases tested jointly, each by its magnitude (tensor product of the per-step RTM curves); "
             "the reading of a DP-SGD run's RTM numbers in report and calibrate")
 
 
-def release_curves(mechanism: Literal["laplace", "gaussian", "subsampled-gaussian"], mu: float, *, steps: int = 1,
-                   dimension: int = 1, sampling_rate: float = 1.0, grid=None) -> ReleaseCurves:
+def release_curves(noise: Literal["laplace", "gaussian"], mu: float, *, steps: int = 1, dimension: int = 1,
+                   sampling_rate: float = 1.0, release: Literal["tensor", "averaged"] = "tensor",
+                   grid=None) -> ReleaseCurves:
     """The RTM curves ``j`` and ``J`` of ``steps`` releases of a mechanism, and its DP curve ``f_dp`` for comparison.
 
     * ``"laplace"``: Laplace noise with ``mu = Delta_1 / b`` (Lemma 2); several steps composed by the tensor
       product of the one-step curves, ``f_dp`` from the composed PLD.
-    * ``"gaussian"``: Gaussian noise in ``dimension`` dimensions with ``mu = Delta_2 / sigma`` (Lemma 4); several
-      steps are averaged into one release (Lemma 8: the Gaussian mechanism with ``mu sqrt(steps)``).
-    * ``"subsampled-gaussian"``: DP-SGD's steps, each Poisson-subsampled at ``sampling_rate``, composed by the
-      tensor reading (:func:`~fdp.accounting.rtm.composition.tensor_composition`); ``f_dp`` from the composed PLD (the closed form at rate 1).
+    * ``"gaussian"``: Gaussian noise in ``dimension`` dimensions with ``mu = Delta_2 / sigma`` (Lemma 4), each step
+      Poisson-subsampled at ``sampling_rate``.  ``release="tensor"``: DP-SGD's steps composed by the tensor reading
+      (:func:`~fdp.accounting.rtm.composition.tensor_composition`), ``f_dp`` from the composed PLD (the closed form
+      at rate 1).  ``release="averaged"`` (rate 1 only): the steps averaged into one release (Lemma 8: the Gaussian
+      mechanism with ``mu sqrt(steps)``).  One release without subsampling is read by the closed forms either way.
 
     Composed PLDs use the loss spacing 1e-4; a lattice too large for memory is refused first.
 
     Parameters
     ----------
-    mechanism : {"laplace", "gaussian", "subsampled-gaussian"}
+    noise : {"laplace", "gaussian"}
     mu : float
         Effect size of one step, > 0; at most 100 for Gaussian noise (far beyond any privacy at 40).
     steps : int, default 1
     dimension : int, default 1
         Dimension of the release (1 is the worst case); Laplace: 1 only.
     sampling_rate : float, default 1.0
-        For ``"subsampled-gaussian"`` only.
+        Gaussian noise with the tensor reading only.
+    release : {"tensor", "averaged"}, default "tensor"
+        How several steps are read; ``"averaged"`` for Gaussian noise without subsampling only.
     grid : array_like, optional
         Levels at which ``J`` is sampled where it symmetrises a curve ``j`` without breakpoints (one step, or the
         averaged Gaussian release; default :func:`fdp.curves.tradeoff.default_grid`); a composed subsampled ``j`` is
@@ -174,36 +225,42 @@ def release_curves(mechanism: Literal["laplace", "gaussian", "subsampled-gaussia
     >>> round(float(curves.j(0.1)), 4) > round(float(curves.f_dp(0.1)), 4)  # not knowing the target costs power
     True
     """
-    if mechanism not in ("laplace", "gaussian", "subsampled-gaussian"):
-        raise ValueError(f"mechanism must be 'laplace', 'gaussian' or 'subsampled-gaussian', got {mechanism!r}")
+    if noise not in ("laplace", "gaussian"):
+        raise ValueError(f"noise must be 'laplace' or 'gaussian', got {noise!r}")
+    if release not in RELEASES:
+        raise ValueError(f"release must be one of {RELEASES}, got {release!r}")
     # Gaussian statistics up to MU_MAX; the Laplace curves hold at any finite mu (beyond 745 they are 0 past alpha = 0)
-    mu = float(check_array_in("mu", mu, 0.0, MU_MAX if "gaussian" in mechanism else np.inf, open_low=True))
+    mu = float(check_array_in("mu", mu, 0.0, MU_MAX if noise == "gaussian" else np.inf, open_low=True))
     steps = check_positive_int("steps", steps)
     d = check_positive_int("dimension", dimension)
     p = check_sampling_rate("sampling_rate", sampling_rate)
-    if mechanism == "gaussian" and mu * math.sqrt(steps) > MU_MAX:  # the averaged release is one of effect mu sqrt(N)
+    if noise == "laplace" and release == "averaged":
+        raise ValueError("release 'averaged' is Lemma 8's model of Gaussian releases; Laplace noise is read by 'tensor'")
+    if noise == "laplace" and d != 1:
+        raise ValueError(f"dimension must be 1 for Laplace noise (Lemma 2 is one-dimensional), got {d!r}")
+    if noise == "laplace" and p != 1.0:
+        raise ValueError(f"sampling_rate must be 1 for Laplace noise (its subsampled RTM curve is not built), got {p!r}")
+    if release == "averaged" and p != 1.0:
+        raise ValueError(f"sampling_rate must be 1 for the averaged release (Lemma 8 averages full releases), got {p!r}")
+    averaged = noise == "gaussian" and p == 1.0 and (release == "averaged" or steps == 1)  # the closed forms
+    if averaged and mu * math.sqrt(steps) > MU_MAX:  # the averaged release is one of effect mu sqrt(N)
         most = f"{math.floor((MU_MAX / mu) ** 2):,}" if mu > 1e-100 else f"{(MU_MAX / mu) ** 2:.4g}"
         raise ValueError(f"steps must be at most {most} at mu={mu:g}: the averaged release "
                          f"of N steps has the effect size mu sqrt(N) (here {mu * math.sqrt(steps):.4g}), and its "
                          f"statistic's laws are evaluated up to {MU_MAX:g}")
-    if mechanism == "laplace" and d != 1:
-        raise ValueError(f"dimension must be 1 for Laplace noise (Lemma 2 is one-dimensional), got {d!r}")
-    if mechanism != "subsampled-gaussian" and p != 1.0:
-        raise ValueError(f"sampling_rate applies to 'subsampled-gaussian' only, got {p!r} for {mechanism!r}")
     grid = tradeoff.default_grid() if grid is None else grid
-    full_batch_gaussian = mechanism == "subsampled-gaussian" and p == 1.0  # f_dp: the closed form G_{mu sqrt(N)}
-    if mechanism != "gaussian" and steps > 1 and not full_batch_gaussian:  # f_dp from a composed PLD: size first
-        base = "laplace" if mechanism == "laplace" else "gaussian"
-        lattice.check_lattice_points(lattice.lattice_points(Mechanism(base, 1.0 / mu, p, steps), 1e-4), "the DP curve f_dp",
+    full_batch_gaussian = noise == "gaussian" and p == 1.0  # f_dp: the closed form G_{mu sqrt(N)}
+    if not averaged and steps > 1 and not full_batch_gaussian:  # f_dp from a composed PLD: size first
+        lattice.check_lattice_points(lattice.lattice_points(Mechanism(noise, 1.0 / mu, p, steps), 1e-4), "the DP curve f_dp",
                                      "use fewer steps or a smaller mu")
-    if mechanism == "laplace":
+    if noise == "laplace":
         if steps == 1:
             j, f_dp = laplace(mu), tradeoff.laplace(mu)
         else:
             j = tensor_composition("laplace", mu, 1.0, steps)
             f_dp = tradeoff_curve(mechanism_pld(Mechanism("laplace", 1.0 / mu, 1.0, steps), discretization=1e-4), "symmetrised")
         big_j = tradeoff.symmetrise(j, grid)
-    elif mechanism == "gaussian":
+    elif averaged:
         j, f_dp = gaussian(mu, d, steps), tradeoff.gaussian_composition(mu, steps=steps)
         big_j = tradeoff.symmetrise(j, grid)
     else:
@@ -216,11 +273,11 @@ def release_curves(mechanism: Literal["laplace", "gaussian", "subsampled-gaussia
             f_dp = tradeoff.gaussian_composition(mu, steps=steps)
         else:
             f_dp = tradeoff_curve(mechanism_pld(Mechanism("gaussian", 1.0 / mu, p, steps), discretization=1e-4), "symmetrised")
-    if mechanism != "gaussian":
+    if not averaged:
         # the RTM adversary is weaker than the DP one (Lemma 6): j and J lie on or above f_dp, so where a lattice j falls
         # below f_dp (a vacuous j = 0 at mu = 1e-10, whose f_dp is 0.9 at alpha 0.1), f_dp is the better lower bound
         j, big_j = _at_least(j, f_dp), _at_least(big_j, f_dp)
-    return ReleaseCurves(j=j, J=big_j, f_dp=f_dp, release=_release_model(mechanism, steps))
+    return ReleaseCurves(j=j, J=big_j, f_dp=f_dp, release=_release_model(release == "averaged", steps))
 
 
 def _at_least(curve: TradeOffCurve, floor: TradeOffCurve) -> TradeOffCurve:
