@@ -1,12 +1,20 @@
 """Command line: ``python -m fdp <command>``.
 
-``rero``   ReRo bounds gamma (and advantage) for a mechanism at one or more priors kappa.
-``rtm``    relaxed-threat-model curves j, j^-1, J and the DP-threat-model curve at given levels.
-``gdp``    tight mu-GDP and its regret for DP-SGD, or mu of a mechanism with a given (eps, delta).
-``report`` a DP-SGD run read four ways: (eps, delta), mu-GDP, membership inference, ReRo.
-``calibrate`` the DP-SGD noise multiplier that meets a risk target (eps, mu, MIA advantage or TPR, ReRo).
+``rero``
+    ReRo bounds gamma (and the ReRo advantage) for a mechanism at one or more priors kappa.
+``rtm``
+    relaxed-threat-model curves j, j^-1, J and the DP-threat-model curve at given levels.
+``gdp``
+    tight mu-GDP and its regret for DP-SGD, or mu of a mechanism with a given (eps, delta).
+``report``
+    a DP-SGD run read four ways, (eps, delta), mu-GDP, membership inference and ReRo, the last two also under the
+    relaxed threat model.
+``calibrate``
+    the DP-SGD noise multiplier (or number of steps) that meets a risk target (eps, mu, MIA advantage or TPR, ReRo,
+    RTM TPR).
 
-Bad arguments exit with status 2 and a one-line message on stderr.
+``--mechanism`` takes the same choices with the same meaning in every command (:data:`NOISE`).  Bad arguments exit
+with status 2 and a one-line message on stderr.
 """
 
 from __future__ import annotations

@@ -103,14 +103,14 @@ class Estimate:
         return None if self.lower is None else Interval(self.lower, self.upper)
 
     def advantage(self, kappa) -> np.ndarray:
-        """The ReRo advantage ``(gamma - kappa) / (1 - kappa)`` of :attr:`value` over the priors ``kappa`` it was read at
+        """The ReRo advantage ``(gamma - kappa) / (1 - kappa)`` of ``value`` over the priors ``kappa`` it was read at
         (Hayes et al. eq. 4), moved up past its three roundings (the difference is exact where gamma is near kappa)
-        and capped at 1: an upper bound wherever :attr:`value` is one.
+        and capped at 1: an upper bound wherever ``value`` is one.
 
         Parameters
         ----------
         kappa : float or array_like
-            The priors of :attr:`value`, in (0, 1).
+            The priors of ``value``, in (0, 1).
 
         Returns
         -------
@@ -165,6 +165,13 @@ def rero(mechanism: Mechanism, kappa, method: Literal["bracket", "edgeworth", "c
     References
     ----------
     ReRo paper (Kaissis et al. 2023a) Thm. 1 and Sec. 2 (options 1-3); Hayes et al. (2023) Alg. 1.
+
+    Examples
+    --------
+    >>> from fdp import dpsgd
+    >>> est = rero(dpsgd(2.0, 0.05, 200), [1e-3, 0.1], discretization=1e-3)
+    >>> est.method, est.certified, [round(float(g), 4) for g in est.upper]  # upper ends of the certified bracket
+    ('bracket', True, [0.0035, 0.1837])
     """
     method = _check_method(method)
     kappa = _levels("kappa", check_array_in("kappa", kappa, 0.0, 1.0, open_low=True, open_high=True))
@@ -394,6 +401,13 @@ def gdp(mechanism: Mechanism, *, delta: float = 1e-5, discretization: float | No
     References
     ----------
     GDP paper (Gomez et al. 2025) Alg. 1, eq. 21, Def. 2.6.
+
+    Examples
+    --------
+    >>> from fdp import dpsgd
+    >>> g = gdp(dpsgd(2.0, 0.05, 200), discretization=1e-3)
+    >>> round(g.mu, 4), round(g.mu_lower, 4), g.alpha_floor  # the exact mu* lies in [mu_lower, mu]
+    (0.4196, 0.4193, 1e-10)
     """
     if mechanism.noise != "gaussian":
         raise ValueError(f"mechanism must have Gaussian noise (DP-SGD), got {mechanism!r}")
@@ -627,7 +641,8 @@ def _rtm_reading(mechanism: Mechanism, d, h, fpr, kappa) -> RTMReading:
 
 @dataclass(frozen=True, kw_only=True)
 class Report:
-    """One mechanism read four ways: (eps, delta), mu-GDP, membership inference and reconstruction.
+    """One mechanism read four ways, (eps, delta), mu-GDP, membership inference and reconstruction, the last two also
+    under the relaxed threat model.
 
     Every number is certified and pessimistic unless a warning says otherwise: the MIA numbers are upper
     bounds read from the certified lower curve of both directions (symmetrised), the ReRo bound is the

@@ -1,6 +1,7 @@
 """Accounting: from a :class:`fdp.Mechanism` to its privacy-loss distribution, curve and guarantees.
 
-* :mod:`fdp.accounting.privacy_loss` -- the mechanisms (:class:`Mechanism`, :class:`RandomizedResponse`) and their one
+* :mod:`fdp.accounting.privacy_loss` -- the mechanisms (:class:`~fdp.accounting.privacy_loss.Mechanism`,
+  :class:`~fdp.accounting.privacy_loss.RandomizedResponse`) and their one
   privacy loss; every accountant here takes a ``Mechanism`` first.
 * :mod:`fdp.accounting.onestep`, :mod:`fdp.accounting.lattice` -- the certified one-step measures and the float64
   composition on a loss lattice; :mod:`fdp.accounting.ground_truth` -- the certified ground truth in exact arithmetic.

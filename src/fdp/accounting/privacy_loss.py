@@ -25,7 +25,7 @@ Privacy-loss random variable
     ``dQ^N = e^S dP^N``), so the cumulant generating functions satisfy ``K_1(t) = K_0(t + 1)``.
 
 Cumulants
-    :func:`loss_cumulants` gives ``kappa_1 .. kappa_6`` of L under either hypothesis.  Closed
+    :func:`loss_cumulants` gives ``kappa_1, ..., kappa_6`` of L under either hypothesis.  Closed
     form for the unsubsampled Gaussian (``p = 1``: L is normal with mean ``-/+ mu^2 / 2`` and
     variance ``mu^2``); otherwise :func:`scipy.integrate.quad` of the central moments of L over
     the output ``x``.  Under N-fold composition cumulants add: ``kappa_r(N) = N kappa_r(1)``.
@@ -655,7 +655,7 @@ def _cumulants_quad(noise: str, scale: float, p: float, hypothesis: str) -> tupl
 
 @takes_mechanism
 def loss_cumulants(mechanism: Mechanism, hypothesis: str = "H0", method: str = "auto") -> np.ndarray:
-    """Cumulants ``kappa_1 .. kappa_6`` of the composed privacy loss ``S = L_1 + ... + L_N``.
+    """Cumulants ``kappa_1, ..., kappa_6`` of the composed privacy loss ``S``, the sum of ``N`` steps' losses.
 
     ``L = log(q(X)/p(X))`` in the add direction (module docstring), ``X ~ P`` under "H0" and
     ``X ~ Q`` under "H1"; ``kappa_r(N) = N kappa_r(1)`` (cumulants of independent sums add).

@@ -143,7 +143,7 @@ def _with_intercept(x: np.ndarray, fit_intercept: bool) -> np.ndarray:
 
 
 def logistic_gradients(weights, features, labels) -> np.ndarray:
-    """Per-sample gradients ``(sigmoid(w . x) - y) x`` of the cross-entropy of a logistic unit.
+    """Per-sample gradients ``(sigmoid(w @ x) - y) x`` of the cross-entropy of a logistic unit.
 
     ``weights`` (runs, p), ``features`` (n, p) or (runs, n, p) (bias column included),
     ``labels`` (n,) or (runs, n); returns (runs, n, p).
@@ -173,7 +173,7 @@ def logistic_gradients(weights, features, labels) -> np.ndarray:
 
 
 def logistic_logits(weights, features) -> np.ndarray:
-    """``w . x`` of a logistic unit per run and sample: ``weights`` (runs, p), ``features`` (n, p) or (runs, n, p)
+    """``w @ x`` of a logistic unit per run and sample: ``weights`` (runs, p), ``features`` (n, p) or (runs, n, p)
     (bias column included); returns (runs, n).
 
     Parameters
@@ -217,7 +217,7 @@ def train_linear_dpgd(
     fit_intercept: bool = True,
     execution: Execution,
 ) -> LinearRuns:
-    """DP gradient descent of a single logistic unit ``sigmoid(w . x + b)``, many models at once.
+    """DP gradient descent of a single logistic unit ``sigmoid(w @ x + b)``, many models at once.
 
     ``x`` is one data set (n, d) shared by ``runs`` models (default 1), or one data set per run,
     (runs, n, d) with labels (runs, n).  Each step: per-sample gradients of the cross-entropy,
@@ -269,7 +269,7 @@ def train_linear_dpgd(
 
 def linear_network_gradients(params, x, y, latent: int) -> np.ndarray:
     """Per-sample gradients of ``(f(x) - y)^2 / 2`` for the linear network
-    ``f(x) = w2 . (W1 x + b1) + b2`` with a ``latent``-dimensional hidden layer.
+    ``f(x) = w2 @ (W1 x + b1) + b2`` with a ``latent``-dimensional hidden layer.
 
     ``params`` is the flat vector ``(W1 (latent x d), b1, w2, b2)`` of length
     ``latent (d + 2) + 1``; returns (n, len(params)).
@@ -408,7 +408,7 @@ def lira_offline_scores(
        ``(phi - mean) / sd``: large means "member".
 
     Returns ``(scores_h0, scores_h1, effect)``, the scores of shape (runs, target_models) and, for
-    each run, the effect size of the target in logit space, ``|clip(g*) . x*| / (noise_multiplier clip_norm |x*|)``
+    each run, the effect size of the target in logit space, ``|clip(g*) @ x*| / (noise_multiplier clip_norm |x*|)``
     (at most ``Delta / sigma = 1 / noise_multiplier``, with equality when the target's gradient is clipped).
     Run r draws its noise from the r-th child of ``execution.seed``; ``execution.chunk`` runs (default
     :data:`RUNS_PER_TASK`) go to a worker at a time (:func:`fdp.parallel.map_runs`: the same bits on any number of
