@@ -838,3 +838,31 @@ def test_representations_refuse_a_summary_the_curve_does_not_satisfy():
         conversions.representations(curve, delta=1e-5, epsilon=1.0, orders=orders, rdp=r0, eps_grid=grid, tail=1e-10)
     with pytest.raises(ValueError, match="rho_limit"):
         conversions.representations(curve, delta=1e-5, epsilon=4.38, orders=orders, rdp=r0, eps_grid=grid, rho_limit=float("nan"))
+
+
+# --- the closed forms of pure DP and the Laplace mechanism: upper bounds at every epsilon ----------------------
+# (moved here from tests/test_edges_surfaces.py, where the break reviews of rounds 2 and 3 found them)
+
+
+@pytest.mark.parametrize("epsilon", [1e-300, 1e-20, 1e-16, 1e-8, 0.999, 1.0, 1.001])
+def test_closed_form_mu_keeps_its_digits_at_tiny_epsilon(epsilon):
+    """mu of randomized response and of the Laplace mechanism was 0 below eps ~ 1e-16 (1/(e^eps + 1) rounds to
+    1/2); both are ~ sqrt(pi / 2) eps there.  mpmath at 400 digits as the oracle."""
+    with mpmath.workdps(400):
+        e = mpmath.mpf(epsilon)
+        rr = float(2 * mpmath.sqrt(2) * mpmath.erfinv(mpmath.tanh(e / 2)))
+        lap = float(2 * mpmath.sqrt(2) * mpmath.erfinv(-mpmath.expm1(-e / 2)))
+    assert gdp.mu_pure_dp(epsilon) == pytest.approx(rr, rel=1e-14)
+    assert gdp.mu_laplace(epsilon) == pytest.approx(lap, rel=1e-14)
+
+
+@pytest.mark.parametrize("eps", [1e-300, 1e-20, 1e-14, 1e-7, 0.01, 0.5, 5.0, 30.0, 200.0, 700.0])
+def test_pure_dp_and_laplace_mu_are_upper_bounds(eps):
+    """``2 Phi^-1(e^eps / (1 + e^eps))`` (pure DP) and ``2 Phi^-1(1 - e^{-eps/2} / 2)`` (Laplace) in mpmath: each closed
+    form lies at or above its exact value and within 1e-14 of it (a rounding to nearest was one ulp low)."""
+    with mpmath.workdps(360 + int(eps)):  # 1 / (1 + e^eps) - 1/2 keeps its digits down to eps 1e-300
+        e = mpmath.mpf(eps)
+        exact_rr = -2 * mpmath.sqrt(2) * mpmath.erfinv(2 / (1 + mpmath.exp(e)) - 1)
+        exact_lap = -2 * mpmath.sqrt(2) * mpmath.erfinv(mpmath.exp(-e / 2) - 1)
+        for got, exact in ((gdp.mu_pure_dp(eps), exact_rr), (gdp.mu_laplace(eps), exact_lap)):
+            assert exact <= got <= exact * (1 + mpmath.mpf("1e-14"))
