@@ -123,7 +123,7 @@ def test_the_library_never_imports_the_books_machinery(path):
 #: (mechanism_gdp), its Renyi DP (rdp) and its RTM curves (rtm: closed forms of its magnitude statistic and their
 #: composition on the loss lattice) need the mechanism, so they are accounting.
 LAYERS = (
-    ("base", {"validation", "formatting", "roots", "diagnostics", "parallel", "intervals"}),
+    ("base", {"validation", "formatting", "roots", "diagnostics", "parallel", "intervals", "result"}),
     ("curves", {"tradeoff", "mia", "rero", "gdp", "conversions"}),
     ("accounting", {"privacy_loss", "onestep", "lattice", "pld", "edgeworth", "montecarlo", "accountants", "rdp",
                     "mechanism_gdp", "chisquare", "ground_truth",

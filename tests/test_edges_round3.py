@@ -22,7 +22,7 @@ from mpmath import mp, mpf, ncdf
 from scipy.stats import norm
 
 from fdp import calibrate, risk
-from fdp.accounting import rtm
+from fdp.accounting import pld, rtm
 from fdp.accounting.privacy_loss import Mechanism
 from fdp.cli import main
 from fdp.curves import mia, tradeoff
@@ -289,3 +289,15 @@ def test_laplace_far_from_private_is_read_with_the_pure_dp_bound():
     assert bound <= Mechanism("laplace", 0.001, 1.0, 10).full_batch_mu <= bound * (1 + 1e-11)
     with pytest.raises(ValueError, match="e\\^-mu underflows"):
         rtm.tensor_bracket(Mechanism("laplace", 0.001, 1.0, 1), 1)
+
+
+def test_membership_readings_move_past_the_running_sums_of_a_certified_curve():
+    """One step of noise 0.0625 at rate 0.5: the certified symmetrised curve reads 8.2e-15 at alpha 0.5, where the exact
+    curve is below 6e-16 (the rounding of its running sums, (2 n + 8) u); the TPR read there was 1 - 8.2e-15, below
+    the exact TPR.  The readings now move past that rounding."""
+    exact = tradeoff.symmetrise(tradeoff.subsample(tradeoff.gaussian(16.0), 0.5), grid=np.linspace(0.0, 1.0, 2001))
+    curve = pld.certified_lower_curve(Mechanism("gaussian", 0.0625, 0.5, 1), discretization=1e-3,
+                                      direction="symmetrised")
+    tpr, _, _ = mia.membership_bounds(curve, [0.5], [0.5])
+    assert float(curve(0.5)) > float(exact(0.5))  # the rounding this test is about
+    assert tpr[0] >= 1.0 - float(exact(0.5))

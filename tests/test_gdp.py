@@ -245,7 +245,7 @@ def test_mu_star_symmetric_in_direction_and_symmetrisation():
     assert r_f == pytest.approx(r_inv, rel=1e-9)  # swapping axes maps diagonal shifts to themselves
     assert r_sym <= r_f + 1e-15
     assert r_sym < r_f - 0.01  # here the symmetrised curve is clearly closer to Gaussian
-    assert gdp.mu_and_regret(curve, symmetrise=False) == (m_f, r_f)
+    assert tuple(gdp.mu_and_regret(curve, symmetrise=False)) == (m_f, r_f)
 
 
 def test_mu_star_infinite_and_tail():
@@ -469,7 +469,7 @@ def test_eps_delta_breakpoints_are_its_closed_form(eps, delta):
     assert curve.inverse(0.3) == pytest.approx(float(curve(0.3)), abs=1e-15) and tradeoff.is_valid(curve)
     # the breakpoints lie on the curve, so the breakpoint algorithms and the sampled ones agree
     if delta == 0.0 and 0 < eps < 745:  # beyond, e^-eps underflows: no finite mu (Prop. 6.2)
-        assert gdp.mu_and_regret(curve)[0] == gdp.mu_star(curve)
+        assert gdp.mu_and_regret(curve).mu == gdp.mu_star(curve)
 
 
 def test_eps_delta_power_keeps_its_digits_at_tiny_levels():
@@ -602,7 +602,7 @@ def test_no_nan_at_extremes():
     assert np.isfinite(gdp.mu_from_eps_delta(700.0, 1e-300))
     assert np.isfinite(gdp.mu_pure_dp(700.0))
     assert gdp.mu_star(tradeoff.piecewise_linear([0.0, 1.0], [1.0, 0.0])) == 0.0
-    assert gdp.mu_and_regret(tradeoff.piecewise_linear([0.0, 1.0], [1.0, 0.0])) == (0.0, 0.0)
+    assert tuple(gdp.mu_and_regret(tradeoff.piecewise_linear([0.0, 1.0], [1.0, 0.0]))) == (0.0, 0.0)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -721,10 +721,10 @@ def test_mu_and_regret_dpsgd_sec5_and_grid():
     mu, reg = mechanism_gdp.mu_and_regret_dpsgd(Mechanism("gaussian", 9.4, 2**14 / 50000, 2000), discretization=1e-3, method="dp_accounting")
     assert round(mu, 2) == 1.57
     curve = pld.mechanism_tradeoff(Mechanism("gaussian", 9.4, 2**14 / 50000, 2000), discretization=1e-3)
-    assert gdp.mu_and_regret(curve, tail=1e-10) == pytest.approx((mu, reg), rel=1e-9)
+    assert tuple(gdp.mu_and_regret(curve, tail=1e-10)) == pytest.approx((mu, reg), rel=1e-9)
     mus, regs = mechanism_gdp.mu_and_regret_dpsgd_grid([2.0, 4.0], [0.01, 0.1], [100, 400])
     assert mus.shape == regs.shape == (2, 2, 2)
-    assert regs[1, 0, 1] == mechanism_gdp.mu_and_regret_dpsgd(Mechanism("gaussian", 4.0, 0.1, 100))[1]
+    assert regs[1, 0, 1] == mechanism_gdp.mu_and_regret_dpsgd(Mechanism("gaussian", 4.0, 0.1, 100)).regret
     assert np.all(mus[0] > mus[1])  # more noise, smaller mu
     with pytest.raises(ValueError, match="noise_multiplier"):
         mechanism_gdp.mu_and_regret_dpsgd(Mechanism("gaussian", -1.0, 0.1, 10))
@@ -757,7 +757,7 @@ def test_mu_and_regret_dpsgd_certified(sigma, rate, steps):
     sym = pld.certified_lower_curve(Mechanism("gaussian", sigma, rate, steps), discretization=1e-4, direction="symmetrised")
     kept = (sym.alphas >= 1e-10) & (sym.betas >= 1e-10)
     assert np.all(tradeoff.gaussian(mu)(sym.alphas[kept]) <= sym.betas[kept])
-    assert gdp.mu_and_regret(sym, symmetrise=False, tail=1e-10) == (mu, reg)
+    assert tuple(gdp.mu_and_regret(sym, symmetrise=False, tail=1e-10)) == (mu, reg)
     bracket = pld.tradeoff_bracket(Mechanism("gaussian", sigma, rate, steps), discretization=1e-4, level_min=1e-10)
     assert gdp.mu_star(bracket.upper, tail=1e-10) <= mu
     mu_d, reg_d = mechanism_gdp.mu_and_regret_dpsgd(Mechanism("gaussian", sigma, rate, steps), discretization=1e-4, method="dp_accounting")
@@ -808,10 +808,10 @@ def test_representations_are_the_summaries_and_their_exact_regrets():
 
 def test_regret_peak_lies_above_the_grid_points_around_it():
     rates = [0.02, 0.05, 0.2]
-    regrets = [mechanism_gdp.mu_and_regret_dpsgd(Mechanism("gaussian", 2.0, q, 400))[1] for q in rates]
+    regrets = [mechanism_gdp.mu_and_regret_dpsgd(Mechanism("gaussian", 2.0, q, 400)).regret for q in rates]
     peak, rate = mechanism_gdp.regret_peak(2.0, 400, rates[0], rates[-1], xatol=0.02)
     assert rates[0] <= rate <= rates[-1] and peak >= max(regrets) - 1e-6
-    assert peak == pytest.approx(mechanism_gdp.mu_and_regret_dpsgd(Mechanism("gaussian", 2.0, rate, 400))[1], abs=1e-12)
+    assert peak == pytest.approx(mechanism_gdp.mu_and_regret_dpsgd(Mechanism("gaussian", 2.0, rate, 400)).regret, abs=1e-12)
     assert mechanism_gdp.regret_peak(2.0, 400, 0.05, 0.05) == (regrets[1], 0.05)
     with pytest.raises(ValueError, match="rate_low"):
         mechanism_gdp.regret_peak(2.0, 400, 0.2, 0.05)

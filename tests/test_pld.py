@@ -48,7 +48,7 @@ def test_composition_equals_exact_convolution():
     conv = probs
     for _ in range(n - 1):
         conv = np.convolve(conv, probs)
-    mine = tradeoff.piecewise_linear(*lattice.breakpoints(n * lo * h, h, conv, 1 - (1 - inf) ** n)[:2])
+    mine = tradeoff.piecewise_linear(*tuple(lattice.breakpoints(n * lo * h, h, conv, 1 - (1 - inf) ** n))[:2])
     theirs = pld.tradeoff_curve(pld.mechanism_pld(Mechanism("gaussian", 1.5, 0.4, n), discretization=h))
     assert np.max(np.abs(mine(ALPHAS) - theirs(ALPHAS))) < 1e-9
     assert np.max(np.abs(mine.power(KAPPAS) - theirs.power(KAPPAS)) / mine.power(KAPPAS)) < 1e-6
@@ -264,7 +264,9 @@ def test_certified_lower_curve_one_step_property(sigma, p):
     assert np.all(gap >= -rounding) and np.max(gap) <= 1e-4
     sym = pld.certified_lower_curve(Mechanism("gaussian", sigma, p, 1), discretization=1e-3, direction="symmetrised")
     above = tradeoff.symmetrise(exact, grid=np.sort(a))  # on or above the exact C
-    assert np.all(sym(a) <= above(a) + 1e-15)
+    # within the same rounding of the running sums (8e-15 above at sigma 0.0625, rate 0.5, alpha 0.5, where the
+    # exact C is below 6e-16): the readings move past it (fdp.curves.mia.membership_bounds)
+    assert np.all(sym(a) <= above(a) + (2.0 * sym.alphas.size + 8.0) * 2.0**-53 + 1e-15)
 
 
 def test_bracket_gamma_subtracts_the_slack_from_the_optimistic_side():

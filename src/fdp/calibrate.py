@@ -300,7 +300,7 @@ def _lattice_risk(target, noise, rate, steps, h, delta, level, dimension):
     if target == "epsilon":
         return _epsilon_certified(noise, rate, steps, delta, h)
     if target == "mu":
-        return mechanism_gdp.mu_and_regret_lattice(_dpsgd(noise, rate, steps), discretization=h)[0]
+        return mechanism_gdp.mu_and_regret_lattice(_dpsgd(noise, rate, steps), discretization=h).mu
     if target == "rero":  # the power, without the cancellation of 1 - f(kappa) at tiny kappa
         curve = pld.certified_lower_curve(_dpsgd(noise, rate, steps), discretization=h,
                                           level_min=_level_min(level))

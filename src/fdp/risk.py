@@ -934,7 +934,7 @@ def _randomized_response(epsilon, delta, kappa):
     # mu at a floor: the closed form wherever the curve's corner alpha = 1 / (1 + e^eps) lies above the floor (the
     # maximum of eq. 21 is there); Alg. 1 on the curve above the floor otherwise, moved up past its rounding
     corner = float(np.exp(-np.logaddexp(0.0, epsilon)))
-    mu_at_floor = {floor: mu if corner >= floor else _gdp.alg1(curve, floor)[0] * ULPS_UP for floor in REPORT_FLOORS}
+    mu_at_floor = {floor: mu if corner >= floor else _gdp.alg1(curve, floor).mu * ULPS_UP for floor in REPORT_FLOORS}
     return gdp_report, curve, mu_at_floor, \
         Estimate(value=gamma, method="closed form", certified=True, lower=np.maximum(gamma * ULPS_DOWN, kappa),
                  upper=np.minimum(gamma * ULPS_UP, 1.0))

@@ -16,13 +16,14 @@ The certified ground truth in exact arithmetic (mpmath and big integers) is :mod
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.fft
 from scipy.special import logsumexp
 
 from ..curves.tradeoff import lower_convex_envelope
+from ..result import Unpacks
 from ..validation import (
     ResourceLimitError,
     check_discretization,
@@ -232,7 +233,8 @@ def overflow_error(l_0: float) -> ValueError:
     )
 
 
-class Breakpoints(NamedTuple):
+@dataclass(frozen=True)
+class Breakpoints(Unpacks):
     """The breakpoints of a lattice measure's trade-off curve T(A, B) (:func:`breakpoints`).
 
     Attributes

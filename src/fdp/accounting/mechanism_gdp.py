@@ -276,7 +276,7 @@ def mu_and_regret_dpsgd_grid(
         warnings.filterwarnings("ignore", message="A worker stopped while some jobs", category=UserWarning)
         res = run((delayed(mu_and_regret_dpsgd)(Mechanism("gaussian", a, c, b), discretization=discretization, tail=tail)
                    for a, c, b in points), n_jobs)
-    arr = np.array(res, dtype=float).reshape(len(s), len(t), len(q), 2)
+    arr = np.array([tuple(r) for r in res], dtype=float).reshape(len(s), len(t), len(q), 2)
     return arr[..., 0], arr[..., 1]
 
 
@@ -362,19 +362,19 @@ def regret_peak(noise_multiplier: float, steps: int, rate_low: float, rate_high:
     Examples
     --------
     >>> regret, rate = regret_peak(2.0, 400, 0.05, 0.2, xatol=0.05)
-    >>> bool(0.05 <= rate <= 0.2), regret >= mu_and_regret_dpsgd(Mechanism("gaussian", 2.0, 0.05, 400))[1]
+    >>> bool(0.05 <= rate <= 0.2), regret >= mu_and_regret_dpsgd(Mechanism("gaussian", 2.0, 0.05, 400)).regret
     (True, True)
     """
     low, high = check_sampling_rate("rate_low", rate_low), check_sampling_rate("rate_high", rate_high)
     if low > high:
         raise ValueError(f"rate_low must not exceed rate_high, got {low!r} > {high!r}")
     if low == high:  # nothing between: the regret at that rate
-        return float(mu_and_regret_dpsgd(Mechanism("gaussian", noise_multiplier, low, steps), tail=tail)[1]), low
+        return float(mu_and_regret_dpsgd(Mechanism("gaussian", noise_multiplier, low, steps), tail=tail).regret), low
     Mechanism("gaussian", noise_multiplier, low, steps)  # checks the noise and the steps, naming them
     found = minimize_scalar(lambda lq: -mu_and_regret_dpsgd(Mechanism("gaussian", noise_multiplier, float(np.exp(lq)), steps),
-                                                            tail=tail)[1],
+                                                            tail=tail).regret,
                             bounds=(np.log(low), np.log(high)), method="bounded", options={"xatol": check_positive("xatol", xatol)})
-    ends = [(float(mu_and_regret_dpsgd(Mechanism("gaussian", noise_multiplier, q, steps), tail=tail)[1]), q) for q in (low, high)]
+    ends = [(float(mu_and_regret_dpsgd(Mechanism("gaussian", noise_multiplier, q, steps), tail=tail).regret), q) for q in (low, high)]
     return max([(float(-found.fun), float(np.exp(found.x))), *ends])  # Brent finds a local peak; the ends may lie higher
 
 

@@ -249,9 +249,10 @@ def breakpoints(pld, direction: Literal["add", "remove", "symmetrised"] = "add",
     pmf = _pmf(pld, direction)
     # pylint: disable=protected-access
     h = pmf._discretization
-    return lattice.breakpoints(
+    points = lattice.breakpoints(
         pmf._lower_loss * h, h, pmf._probs, pmf._infinity_mass, pmf._pessimistic_estimate, normalise
-    )[:2]
+    )
+    return points.alphas, points.betas
 
 
 def tradeoff_curve(pld, direction: Literal["add", "remove", "symmetrised"] = "add", name: str | None = None, normalise: bool = False) -> PiecewiseLinear:

@@ -62,13 +62,14 @@ gdpnum 0.1.2 (the paper's code) instead bisects ``kappa`` with the condition che
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from dataclasses import dataclass
 
 import mpmath
 import numpy as np
 from scipy.special import erfinv, log_ndtr, ndtr, ndtri, ndtri_exp
 
 from ..formatting import ULPS_UP
+from ..result import Unpacks
 from ..roots import bisect_increasing
 from ..validation import (
     check_array_in,
@@ -106,7 +107,8 @@ _GL_NODES, _GL_WEIGHTS = np.polynomial.legendre.leggauss(20)
 
 
 
-class MuRegret(NamedTuple):
+@dataclass(frozen=True)
+class MuRegret(Unpacks):
     """GDP paper Alg. 1's answer: the tight pessimistic ``mu*`` (eq. 21) and its exact regret ``Delta(f, f_mu*)``.
 
     Attributes
@@ -119,7 +121,8 @@ class MuRegret(NamedTuple):
     regret: float
 
 
-class Alg1(NamedTuple):
+@dataclass(frozen=True)
+class Alg1(Unpacks):
     """GDP paper Alg. 1's answer on an accountant's curve, with the alpha floor ``mu*`` holds above (the floor asked
     for, or the curve's fixed point where the curve passes below it).
 

@@ -59,16 +59,19 @@ def membership_bounds(curve: tradeoff.PiecewiseLinear, fpr, prior) -> tuple[np.n
     prior = check_array_in("prior", np.atleast_1d(np.asarray(prior, dtype=float)), 0.0, 1.0, open_low=True,
                            open_high=True)
     a = curve.alphas
-    # the power 1 - f interpolated from the breakpoints' powers (1 - f(1e-20) would round to 0), raised by
-    # a bound on np.interp's rounding (a few ulps: every term is non-negative) so that it stays an upper bound
-    tpr = curve.power(fpr) * (1.0 + _ROUNDING)
+    # a certified curve's powers are running sums whose rounding leaves 1 - beta up to (2 n + 8) u of itself too small
+    # (fdp.accounting.pld.certified_lower_curve: 8e-15 at one step of noise 0.0625, rate 0.5, alpha 0.5), and the read-off
+    # adds a few ulps: every reading is raised past both, so that it stays an upper bound
+    margin = (2.0 * a.size + 8.0) * _U + _ROUNDING
+    # the power 1 - f interpolated from the breakpoints' powers (1 - f(1e-20) would round to 0)
+    tpr = curve.power(fpr) * (1.0 + margin)
     # a subnormal power's relative margin is below its ulp (5e-324, absolute): two floats up (the interpolation's
     # product and sum)
     tpr = np.minimum(past_subnormal_rounding(tpr, 1.0), 1.0)
     # both maxima: differences and sums of numbers up to 1, each rounded (the breakpoints, too) by an ulp of 1
-    advantage = min(float(np.max(curve.powers - a)) + _ROUNDING, 1.0)
+    advantage = min(float(np.max(curve.powers - a)) + margin, 1.0)
     bayes = np.minimum(np.max(prior[:, None] * curve.powers + (1.0 - prior[:, None]) * (1.0 - a), axis=1)
-                       + _ROUNDING, 1.0)
+                       + margin, 1.0)
     return tpr, advantage, bayes
 
 

@@ -8,13 +8,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import NamedTuple
 
 import numpy as np
 from scipy.stats import beta as beta_dist
 
 from ..accounting.privacy_loss import subsampled
 from ..intervals import Interval
+from ..result import Unpacks
 from ..validation import check_positive, check_positive_int, check_sampling_rate
 from . import dpsgd
 
@@ -390,7 +390,8 @@ def log_likelihood_guess(inner, sq, sampling_rate: float, noise_multiplier: floa
     return _pick(subsampled(x, q).sum(axis=-1), rng)
 
 
-class Proportion(NamedTuple):
+@dataclass(frozen=True)
+class Proportion(Unpacks):
     """An observed success rate with its Clopper-Pearson interval.
 
     Attributes

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal, NamedTuple
+from typing import Literal
 
 import numpy as np
 
 from ...curves import tradeoff
 from ...curves.tradeoff import TradeOffCurve
 from ...formatting import ULPS_DOWN, past_subnormal_rounding
+from ...result import Unpacks
 from ...validation import check_array_in, check_nonnegative, check_positive, check_positive_int, check_sampling_rate
 from .. import lattice
 from ..pld import mechanism_pld, tradeoff_curve
@@ -288,7 +289,8 @@ def _at_least(curve: TradeOffCurve, floor: TradeOffCurve) -> TradeOffCurve:
                          name=curve.name)
 
 
-class DRResult(NamedTuple):
+@dataclass(frozen=True)
+class DRResult(Unpacks):
     """Outcome of :func:`detection_resilience`.
 
     Attributes
