@@ -298,3 +298,27 @@ def test_the_docstring_check_sees_a_missing_section():
     assert _section("Summary.\n\nParameters\n----------\nx : int", "Parameters")
     assert not _section("Summary.\n\nParameters: x", "Parameters")
     assert not _section("Summary.\n\nReturns\n---", "Returns")
+
+
+def test_public_results_are_frozen_dataclasses_not_named_tuples():
+    """One result shape: no public class of the library is a tuple; every result (a class whose name the modules list
+    and that is a dataclass) is frozen and says itself as JSON through to_dict()."""
+    import dataclasses
+    import json
+
+    from fdp.result import Result
+
+    for path in LIBRARY:
+        module = importlib.import_module(_name(path))
+        for name in getattr(module, "__all__", []):
+            obj = getattr(module, name)
+            if not inspect.isclass(obj) or obj.__module__ != module.__name__:
+                continue
+            assert not issubclass(obj, tuple), f"{module.__name__}.{name} is a named tuple"
+            if issubclass(obj, Result) and module.__name__ != "fdp.result":  # the bases themselves are mixins
+                assert dataclasses.is_dataclass(obj) and obj.__dataclass_params__.frozen, f"{module.__name__}.{name}"
+    from fdp import dpsgd, risk
+
+    report = risk.report(dpsgd(2.0, 1.0, 4))
+    for result in (report, report.gdp, report.rero, report.rtm):
+        json.dumps(result.to_dict(), allow_nan=False)

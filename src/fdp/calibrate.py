@@ -24,6 +24,7 @@ from .curves import gdp, mia, tradeoff
 from .diagnostics import warns
 from .formatting import ULPS_DOWN
 from .intervals import Interval
+from .result import Result
 from .validation import (
     SUBSAMPLED_NOISE_RANGE,
     ResourceLimitError,
@@ -169,7 +170,7 @@ TARGETS = ("epsilon", "mu", "advantage", "tpr", "rero", "rtm_tpr")
 
 
 @dataclass(frozen=True, kw_only=True)
-class Calibration:
+class Calibration(Result):
     """A noise multiplier (or a number of steps) calibrated to a risk target, and what the target reads there.
 
     Attributes

@@ -431,11 +431,7 @@ def _gdp(args) -> int:
         with _flags("--noise-multiplier, --sampling-rate, --steps, --delta, --discretization, --tail"):
             report = risk.gdp(Mechanism("gaussian", s, q, steps), delta=delta, discretization=args.discretization,
                               tail=1e-10 if args.tail is None else args.tail)
-        out = {"noise_multiplier": float(s), "sampling_rate": float(q), "steps": steps, "delta": float(delta)}
-        out.update(mu=report.mu, mu_lower=report.mu_lower, regret=report.regret, alpha_floor=report.alpha_floor,
-                   epsilon=report.epsilon, method=report.method)
-        if report.discretization is not None:
-            out["discretization"] = report.discretization
+        out = {"noise_multiplier": float(s), "sampling_rate": float(q), "steps": steps, **report.to_dict()}
         warnings += report.warnings
     else:
         _forbid(args, ("sampling_rate", "steps", "discretization", "tail"),
@@ -555,11 +551,7 @@ def _calibrate(args) -> int:
             res = calibrate.noise_for_risk(target, value, q, args.steps, **kwargs)
         else:
             res = calibrate.steps_for_risk(target, value, args.noise_multiplier, q, **kwargs)
-    out = {"noise_multiplier": res.noise_multiplier, "noise_lower": res.noise_lower, "target": res.target,
-           "value": res.value,
-           "achieved": res.achieved, "achieved_lower": res.achieved_lower, "sampling_rate": q, "steps": res.steps,
-           "discretization": res.discretization, "rtol": res.rtol, "evaluations": res.evaluations,
-           "seconds": res.seconds, "warnings": list(res.warnings)}
+    out = res.to_dict()
     for key in ("delta", "fpr", "kappa", "dimension"):
         if key in kwargs:
             out[key] = kwargs[key]

@@ -35,6 +35,7 @@ from .curves import rero as _rero
 from .diagnostics import warns
 from .formatting import ULPS_DOWN, ULPS_UP, lower, upper
 from .intervals import Interval
+from .result import Result
 from .validation import (
     MAX_DISCRETIZATION,
     ResourceLimitError,
@@ -70,7 +71,7 @@ _DEFAULT_GRID, _AUTO_MAX_GRID = 50_000, 1_000_000
 
 
 @dataclass(frozen=True, kw_only=True)
-class Estimate:
+class Estimate(Result):
     """An answer with what it is worth.
 
     Attributes
@@ -329,7 +330,7 @@ def _approximation(mechanism: Mechanism, kappa: np.ndarray, method: str, order: 
 
 
 @dataclass(frozen=True, kw_only=True)
-class GDPReport:
+class GDPReport(Result):
     """mu-GDP of a mechanism: the tight ``mu*`` above an alpha floor, its exact regret, and (eps, delta).
 
     Attributes
@@ -576,7 +577,7 @@ REPORT_FLOORS = (1e-6, 1e-4)
 
 
 @dataclass(frozen=True, kw_only=True)
-class RTMReading:
+class RTMReading(Result):
     """The relaxed-threat-model reading of a run: an adversary who knows the data set but not the target record
     and tests the magnitude of each release (RTM paper, reading (a): :func:`fdp.accounting.rtm.composition.tensor_bracket`).
 
@@ -640,7 +641,7 @@ def _rtm_reading(mechanism: Mechanism, d, h, fpr, kappa) -> RTMReading:
 
 
 @dataclass(frozen=True, kw_only=True)
-class Report:
+class Report(Result):
     """One mechanism read four ways, (eps, delta), mu-GDP, membership inference and reconstruction, the last two also
     under the relaxed threat model.
 

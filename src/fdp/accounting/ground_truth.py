@@ -103,6 +103,7 @@ import mpmath
 import numpy as np
 from scipy.optimize import brentq
 
+from ..result import Result
 from ..validation import check_array_in
 from .onestep import OneStep, tail_x
 from .privacy_loss import Mechanism, subsampled, takes_mechanism
@@ -118,7 +119,7 @@ _MAX_COEFFS = 2 * 10**7  # composed lattice points (about 1 GB of digits at dps 
 
 
 @dataclass(frozen=True)
-class GroundTruth:
+class GroundTruth(Result):
     """Certified bracket ``lower <= gamma <= upper`` of ``gamma = 1 - T(P, Q)(kappa)`` (add direction).
 
     Arrays have the shape of ``kappa``.  ``loss_step`` is the lattice spacing h of the privacy

@@ -28,6 +28,7 @@ from scipy.stats import norm
 from ..diagnostics import warns
 from ..intervals import Interval
 from ..parallel import check_n_jobs, chunks, run
+from ..result import Result
 from ..validation import (
     ResourceLimitError,
     check_array_in,
@@ -50,7 +51,7 @@ __all__ = [
 
 
 @dataclass(frozen=True, kw_only=True)
-class MonteCarloGamma:
+class MonteCarloGamma(Result):
     """Result of :func:`gamma_mc`; arrays have one entry per kappa.
 
     ``lower``/``upper`` form a two-sided confidence interval of level ``confidence``:

@@ -47,6 +47,7 @@ from dp_accounting.pld import privacy_loss_distribution as _pld
 
 from ..curves.rero import gamma
 from ..curves.tradeoff import PiecewiseLinear, fixed_point, lower_convex_envelope, symmetrise
+from ..result import Result
 from ..validation import (
     check_array_in,
     check_discretization,
@@ -669,7 +670,7 @@ EPSILON_RTOL = 5e-3
 
 
 @dataclass(frozen=True)
-class Spacing:
+class Spacing(Result):
     """A lattice spacing chosen for a workload and how far its epsilon may lie above the converged one.
 
     Attributes
