@@ -1,4 +1,4 @@
-"""One interval type for every result that brackets a number: :class:`Interval`.
+"""One interval type for every result that brackets a number: :class:`~fdp.intervals.Interval`.
 
 A certified bracket (:attr:`fdp.risk.Estimate.interval`, :attr:`fdp.risk.GDPReport.mu_interval`, the RTM readings), a
 Monte-Carlo confidence interval (:attr:`fdp.accounting.montecarlo.MonteCarloGamma.confidence_interval`), an exact binomial interval

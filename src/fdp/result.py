@@ -63,7 +63,7 @@ def plain(value):
 
 
 class Result:
-    """Base of the library's results (frozen dataclasses): :meth:`to_dict`."""
+    """Base of the library's results (frozen dataclasses): ``to_dict()``, their fields as JSON-ready Python."""
 
     def to_dict(self) -> dict:
         """The fields shown in the result's ``repr``, JSON-ready (:func:`plain`).
