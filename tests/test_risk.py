@@ -280,3 +280,23 @@ def test_every_bracket_is_one_interval_type():
     assert cal.achieved_interval.upper == cal.achieved and cal.achieved_interval.contains(cal.achieved)
     assert not Interval(0.1, 0.2).contains(0.3)
 
+
+
+def test_estimate_advantage_needs_the_priors_it_was_read_at():
+    est = risk.rero_closed_form("gaussian", 2.0, [0.1, 0.5])
+    assert np.all(est.advantage([0.1, 0.5]) >= rero.advantage(est.value, [0.1, 0.5]))
+    with pytest.raises(ValueError, match="kappa must be the 2 priors"):
+        est.advantage(0.1)
+    with pytest.raises(ValueError, match="kappa"):
+        est.advantage([0.1, 1.5])
+
+
+def test_rtm_tpr_lower_end_lies_below_the_exact_tpr():
+    """One step of noise 0.0625 at rate 0.5: the RTM TPR's lower end read 1.0 at FPR 0.5, above the exact TPR
+    1 - 8.8e-16 (the optimistic curve's reading was moved up, as an upper bound's); lower ends now move down."""
+    r = risk.report(dpsgd(0.0625, 0.5, 1), fpr=[0.5])
+    assert r.rtm.tpr_lower[0] < 1.0 - 8e-16 and r.rtm.tpr_lower[0] <= r.rtm.tpr_upper[0]
+    above = tradeoff.piecewise_linear([0.0, 0.5, 1.0], [1.0, 0.2, 0.0])
+    low, adv_low, _ = mia.membership_bounds(above, [0.5], [0.5], side="lower")
+    up, adv_up, _ = mia.membership_bounds(above, [0.5], [0.5])
+    assert low[0] < 0.8 < up[0] and adv_low < 0.3 < adv_up

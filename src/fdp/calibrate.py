@@ -331,7 +331,7 @@ def _risk_lower(target, noise, rate, steps, h, level, dimension, delta=None):
         return eps if math.isfinite(eps) else None  # delta below the PLD's truncated tails: no lower bound
     if target == "rtm_tpr":  # the optimistic RTM lattice is first order in steps * h: finer, as in tensor_bracket
         above = _rtm_curve(noise, rate, steps, h / rtm.OPTIMISTIC_REFINEMENT, dimension, False)
-        return float(mia.membership_bounds(above, [level], [0.5])[0][0])
+        return float(mia.membership_bounds(above, [level], [0.5], side="lower")[0][0])
     if target == "rero":
         bracket = pld.tradeoff_bracket(_dpsgd(noise, rate, steps), discretization=h, level_min=level)
         return float(bracket.gamma(level)[0])
@@ -340,7 +340,7 @@ def _risk_lower(target, noise, rate, steps, h, level, dimension, delta=None):
     if target == "mu":
         return gdp.mu_star(bracket.upper, tail=1e-10)  # eq. 21 is symmetric: the add curve gives C's mu*
     above = tradeoff.symmetrise(bracket.upper)  # on or above the exact symmetrised curve
-    tpr, advantage, _ = mia.membership_bounds(above, [0.0 if level is None else level], [0.5])
+    tpr, advantage, _ = mia.membership_bounds(above, [0.0 if level is None else level], [0.5], side="lower")
     return max(0.0, (advantage if target == "advantage" else float(tpr[0])) - bracket.slack)
 
 

@@ -122,7 +122,12 @@ class Estimate(Result):
         >>> rero_closed_form("gaussian", 2.0, [0.1]).advantage([0.1]).round(4).tolist()
         [0.7375]
         """
-        return np.minimum(np.atleast_1d(_rero.advantage(self.value, kappa)) * ULPS_UP, 1.0)
+        kappa = np.atleast_1d(check_array_in("kappa", kappa, 0.0, 1.0, open_low=True, open_high=True))
+        value = np.atleast_1d(self.value)
+        if kappa.shape != value.shape:
+            raise ValueError(f"kappa must be the {value.size} priors this estimate was read at (shape {value.shape}), "
+                             f"got shape {kappa.shape}")
+        return np.minimum(np.atleast_1d(_rero.advantage(value, kappa)) * ULPS_UP, 1.0)
 
 
 
@@ -634,7 +639,7 @@ def _rtm_reading(mechanism: Mechanism, d, h, fpr, kappa) -> RTMReading:
     bracket = rtm.tensor_bracket(mechanism, d, discretization=h, tail=tail)
     curve = tradeoff.symmetrise(bracket.lower)  # symmetrising keeps the side (it is monotone in the curve)
     tpr_up, adv_up, _ = mia.membership_bounds(curve, fpr, [0.5])
-    tpr_low, _, _ = mia.membership_bounds(tradeoff.symmetrise(bracket.upper), fpr, [0.5])
+    tpr_low, _, _ = mia.membership_bounds(tradeoff.symmetrise(bracket.upper), fpr, [0.5], side="lower")
     gamma_low, gamma_up = bracket.gamma(kappa)
     return RTMReading(dimension=d, discretization=h, tpr_lower=np.minimum(tpr_low, tpr_up), tpr_upper=tpr_up,
                       advantage_upper=adv_up, gamma_lower=gamma_low, gamma_upper=gamma_up, bracket=bracket, curve=curve)

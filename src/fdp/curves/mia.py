@@ -11,6 +11,7 @@ success; :func:`fdp.risk.report` and :func:`fdp.calibrate.noise_for_risk` use th
 from __future__ import annotations
 
 import math
+from typing import Literal
 
 import numpy as np
 from scipy.special import ndtr
@@ -23,13 +24,15 @@ from . import tradeoff
 __all__ = ["membership_bounds", "gaussian_membership_bounds"]
 
 
-def membership_bounds(curve: tradeoff.PiecewiseLinear, fpr, prior) -> tuple[np.ndarray, float, np.ndarray]:
+def membership_bounds(curve: tradeoff.PiecewiseLinear, fpr, prior, *,
+                      side: Literal["upper", "lower"] = "upper") -> tuple[np.ndarray, float, np.ndarray]:
     """Membership-inference readings of a trade-off curve: ``(TPR at each FPR, advantage, Bayes success at each prior)``.
 
     ``TPR = 1 - f(FPR)``; the advantage is ``max_alpha 1 - alpha - f(alpha)``; the Bayes success of a guess
     of membership, for a target present with probability ``prior``, is ``max_alpha prior (1 - f(alpha)) +
     (1 - prior)(1 - alpha)``.  Both maxima of a linear function over a piecewise-linear curve are attained
-    at a breakpoint.  Read from a lower bound on the exact curve, all three are upper bounds.
+    at a breakpoint.  Read from a lower bound on the exact curve, all three are upper bounds (``side="upper"``: each
+    moved up past its rounding); read from an upper bound on it with ``side="lower"``, lower bounds (moved down).
 
     Parameters
     ----------
@@ -38,6 +41,9 @@ def membership_bounds(curve: tradeoff.PiecewiseLinear, fpr, prior) -> tuple[np.n
         False-positive rates in [0, 1].
     prior : array_like
         Priors in (0, 1).
+    side : {"upper", "lower"}, default "upper"
+        Which side of its float error each reading is moved to: ``"upper"`` for a curve below the exact one,
+        ``"lower"`` for a curve above it.
 
     Returns
     -------
@@ -55,6 +61,8 @@ def membership_bounds(curve: tradeoff.PiecewiseLinear, fpr, prior) -> tuple[np.n
     (0.8, 0.6, 0.8)
     """
     curve = tradeoff.check_piecewise("curve", curve)
+    if side not in ("upper", "lower"):
+        raise ValueError(f"side must be 'upper' or 'lower', got {side!r}")
     fpr = check_array_in("fpr", np.atleast_1d(np.asarray(fpr, dtype=float)), 0.0, 1.0)
     prior = check_array_in("prior", np.atleast_1d(np.asarray(prior, dtype=float)), 0.0, 1.0, open_low=True,
                            open_high=True)
@@ -63,6 +71,12 @@ def membership_bounds(curve: tradeoff.PiecewiseLinear, fpr, prior) -> tuple[np.n
     # (fdp.accounting.pld.certified_lower_curve: 8e-15 at one step of noise 0.0625, rate 0.5, alpha 0.5), and the read-off
     # adds a few ulps: every reading is raised past both, so that it stays an upper bound
     margin = (2.0 * a.size + 8.0) * _U + _ROUNDING
+    if side == "lower":
+        tpr = np.maximum(curve.power(fpr) * (1.0 - margin), 0.0)
+        advantage = max(float(np.max(curve.powers - a)) - margin, 0.0)
+        bayes = np.maximum(np.max(prior[:, None] * curve.powers + (1.0 - prior[:, None]) * (1.0 - a), axis=1) - margin,
+                           0.0)
+        return tpr, advantage, bayes
     # the power 1 - f interpolated from the breakpoints' powers (1 - f(1e-20) would round to 0)
     tpr = curve.power(fpr) * (1.0 + margin)
     # a subnormal power's relative margin is below its ulp (5e-324, absolute): two floats up (the interpolation's
