@@ -285,6 +285,7 @@ def test_calibrate_json(capsys):
     (["calibrate", "--steps", "10", "--noise-multiplier", "2", "--advantage", "0.1"], "not both"),
     (["calibrate", "--noise-multiplier", "2", "--advantage", "0.1", "--rtol", "0.1"], "--rtol"),
     (["calibrate", "--noise-multiplier", "-2", "--advantage", "0.1"], "--noise-multiplier"),
+    (["calibrate", "--steps", "10", "--sampling-rate", "0.01", "--epsilon", "1", "--rtol", "2"], "--rtol"),
     (["calibrate", "--steps", "10", "--rtm-tpr-at-fpr", "0.5", "0.1", "--rtm-dimension", "0"], "--rtm-dimension"),
     (["calibrate", "--steps", "10", "--mu", "1", "--rtm-dimension", "2"], "--rtm-dimension"),
 ])
@@ -462,3 +463,11 @@ def test_a_mechanism_a_command_does_not_read_is_one_line_naming_what_to_do(argv,
     assert main(argv.split()) == 2
     err = capsys.readouterr().err
     assert words in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_gdp_text_leaves_out_what_does_not_exist(capsys):
+    # noise 0.05 over 10 full-batch steps: a closed form (no lattice spacing); its JSON keeps the spacing as null
+    code, out, err = _main(capsys, ["gdp", "--noise-multiplier", "0.05", "--steps", "10"])
+    assert code == 0 and "None" not in out and "discretization" not in out and "mu_lower" in out
+    code, out, err = _main(capsys, ["gdp", "--noise-multiplier", "0.05", "--steps", "10", "--json"])
+    assert code == 0 and json.loads(out)["discretization"] is None

@@ -866,3 +866,38 @@ def test_pure_dp_and_laplace_mu_are_upper_bounds(eps):
         exact_lap = -2 * mpmath.sqrt(2) * mpmath.erfinv(mpmath.exp(-e / 2) - 1)
         for got, exact in ((gdp.mu_pure_dp(eps), exact_rr), (gdp.mu_laplace(eps), exact_lap)):
             assert exact <= got <= exact * (1 + mpmath.mpf("1e-14"))
+
+
+@pytest.mark.parametrize("eps,delta", [(1.0, 1e-5), (8.0, 1e-5), (0.5, 1.0 - 1e-15), (1.0, 1e-310), (100.0, 0.3),
+                                       (0.0, 0.5)])
+def test_the_gaussian_mu_from_eps_delta_is_bracketed_in_exact_arithmetic(eps, delta):
+    # the gdp --epsilon lower end was mu (1 - 2^-50), while mu is certified only to 1e-14 at some (eps, delta)
+    from fdp.curves.gdp import _exact_gaussian_delta
+    low, up = gdp.mu_from_eps_delta(eps, delta, side="lower"), gdp.mu_from_eps_delta(eps, delta)
+    assert low <= up
+    assert _exact_gaussian_delta(eps, low) <= delta <= _exact_gaussian_delta(eps, up)
+    closed = mechanism_gdp.mu_and_regret_closed_form("gaussian", eps, delta) if eps > 0 else None
+    if closed is not None:
+        assert (closed.mu_lower, closed.mu) == (low, up)
+
+
+@pytest.mark.parametrize("noise", ["laplace", "randomized-response"])
+@pytest.mark.parametrize("eps", [1e-300, 1e-8, 0.5, 1.0, 30.0, 700.0])
+def test_the_pure_dp_closed_forms_lower_end_is_below_the_exact_mu(noise, eps):
+    mpmath.mp.dps = 400  # erfinv near 1 - 1e-304 (eps = 700)
+    e = mpmath.mpf(eps)
+    if noise == "randomized-response":  # -2 Phi^{-1}(1 / (e^eps + 1))
+        exact = -2 * mpmath.sqrt(2) * mpmath.erfinv(2 / (mpmath.exp(e) + 1) - 1)
+    else:  # 2 Phi^{-1}(1 - e^{-eps/2} / 2)
+        exact = 2 * mpmath.sqrt(2) * mpmath.erfinv(1 - mpmath.exp(-e / 2))
+    closed = mechanism_gdp.mu_and_regret_closed_form(noise, eps)
+    assert closed.mu_lower <= exact <= closed.mu
+    mpmath.mp.dps = 15
+
+
+def test_mu_star_counts_a_point_an_ulp_below_the_diagonal():
+    # (1/2, 1/2 - 2^-54): its power 1 - beta rounds to 1/2, and a filter on the power alone dropped the point and
+    # returned mu* = 0, whose f_0(1/2) = 1/2 lies above it (found by hypothesis)
+    curve = tradeoff.piecewise_linear([0.0, 0.5, 1.0], [1.0, 0.5 - 2.0**-54, 0.0])
+    mu = gdp.mu_star(curve)
+    assert mu > 0.0 and np.all(tradeoff.gaussian(mu)(curve.alphas) <= curve.betas)

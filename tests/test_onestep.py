@@ -218,3 +218,12 @@ def test_laplace_lattice_must_cover_the_upper_atom():
     step = onestep.OneStep("laplace", 1.0, 1.0)
     with pytest.raises(ValueError, match="largest loss"):
         onestep.pessimistic(step, -0.99, 0.189, 11)  # top point 0.9, below the atom at 1
+
+
+@pytest.mark.parametrize("args,name", [((0.0, -10.0), "discretization"), ((float("inf"), -10.0), "discretization"),
+                                       ((1e-2, 0.0), "log_tail"), ((1e-2, float("nan")), "log_tail"),
+                                       ((1e-2, -math.inf), "log_tail"), ((1e-2, -10.0, 0), "max_grid")])
+def test_measures_refuse_a_bad_lattice_by_name(args, name):
+    # a spacing of 0 divided by zero and a log tail >= 0 ran on before the break review
+    with pytest.raises(ValueError, match=name):
+        onestep.measures(Mechanism("gaussian", 1.0), *args)

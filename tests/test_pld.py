@@ -263,7 +263,7 @@ def test_certified_lower_curve_one_step_property(sigma, p):
     rounding = (2.0 * curve.alphas.size + 8.0) * 2.0**-53 * (1.0 - exact(a)) + 1e-15
     assert np.all(gap >= -rounding) and np.max(gap) <= 1e-4
     sym = pld.certified_lower_curve(Mechanism("gaussian", sigma, p, 1), discretization=1e-3, direction="symmetrised")
-    above = tradeoff.symmetrise(exact, grid=np.sort(a))  # on or above the exact C
+    above = tradeoff.chord_symmetrisation(exact, np.sort(a))  # on or above the exact C
     # within the same rounding of the running sums (8e-15 above at sigma 0.0625, rate 0.5, alpha 0.5, where the
     # exact C is below 6e-16): the readings move past it (fdp.curves.mia.membership_bounds)
     assert np.all(sym(a) <= above(a) + (2.0 * sym.alphas.size + 8.0) * 2.0**-53 + 1e-15)

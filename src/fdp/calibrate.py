@@ -109,8 +109,10 @@ def noise_multiplier_for(
 
 
 def _check_rtol(rtol) -> float:
-    """The relative accuracy of a noise search: > 0 and at least :data:`MIN_RTOL`."""
+    """The relative accuracy of a noise search: at least :data:`MIN_RTOL` and below 1."""
     rtol = check_positive("rtol", rtol)
+    if rtol >= 1.0:
+        raise ValueError(f"rtol must be below 1 (a relative accuracy of the noise: 1e-3 finds it to 0.1 %), got {rtol!r}")
     if rtol < MIN_RTOL:
         raise ValueError(f"rtol must be at least {MIN_RTOL:g} (the search works in log noise, in double precision), "
                          f"got {rtol!r}")
@@ -849,10 +851,9 @@ def sandwich_noise(
 
     def below(sigma):  # the largest excess of J over the target
         j = rtm.composed_curve(1.0 / sigma, sampling_rate, steps, d, reading, **options)
-        # sampled on the grid, J lies on or above the exact J: J_grid <= target implies J <= target
-        # alpha = 0 is left out: a target with an atom (f(0) < 1, e.g. a pessimistic PLD) is below
-        # every RTM curve there
-        return float(np.max((tradeoff.symmetrise(j, grid)(grid) - ref)[grid > 0]))
+        # the chords lie on or above the exact J: J_chords <= target implies J <= target.  alpha = 0 is left out: a
+        # target with an atom (f(0) < 1, e.g. a pessimistic PLD) is below every RTM curve there
+        return float(np.max((tradeoff.chord_symmetrisation(j, grid)(grid) - ref)[grid > 0]))
 
     def above(sigma):  # J >= target iff min(j, j^{-1}) >= target (the target is convex)
         j = rtm.composed_curve(1.0 / sigma, sampling_rate, steps, d, reading, **options)

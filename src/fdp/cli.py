@@ -31,7 +31,6 @@ from . import formatting, presentation, risk
 from .accounting.privacy_loss import Mechanism, RandomizedResponse
 from .curves import tradeoff
 from .diagnostics import FDPWarning
-from .formatting import ULPS_DOWN
 from .validation import (
     check_array_in,
     optional_import,
@@ -141,7 +140,7 @@ def _gdp_flags(sub) -> None:
     g.add_argument("--delta", type=float, help="delta in (0, 1) (default 1e-5; DP-SGD and --mechanism gaussian)")
     g.add_argument("--discretization", type=float,
                    help="PLD loss discretisation (DP-SGD with --sampling-rate < 1; default 1/200 of the CLT mu "
-                   "clipped to [1e-5, 3e-4])")
+                   f"clipped to [1e-5, 3e-4], refined while mu*'s interval is wider than {100 * risk.MU_RTOL:g} %%)")
     g.add_argument("--tail", type=float,
                    help="alpha floor in [0, 0.5) (DP-SGD with --sampling-rate < 1; default 1e-10, as gdpnum): mu* "
                    "is certified for alpha >= tail and beta >= tail, including the curve's points at both ends; below "
@@ -174,7 +173,8 @@ def _report_flags(sub) -> None:
     rp.add_argument("--fpr", type=float, nargs="+", help="false-positive rates in [0, 1] (default 1e-3 1e-2 0.1)")
     rp.add_argument("--prior", type=float, nargs="+", help="membership priors in (0, 1) (default 0.01 0.5)")
     rp.add_argument("--discretization", type=float, help="loss lattice spacing of the curve, the ReRo bracket and the "
-                    "RTM reading (default: 1/200 of the CLT mu clipped to [1e-5, 3e-4] for the curve, the spacing that "
+                    "RTM reading (default: 1/200 of the CLT mu clipped to [1e-5, 3e-4] for the curve, refined while "
+                    f"mu*'s interval is wider than {100 * risk.MU_RTOL:g} %%, the spacing that "
                     "gives the ReRo bracket a relative width of 1e-4, and 1e-4 for the RTM reading)")
     rp.add_argument("--rtm-dimension", type=int, help="dimension of the release in the relaxed-threat-model reading "
                     "(default 1, the worst case)")
@@ -211,7 +211,7 @@ def _calibrate_flags(sub) -> None:
     c.add_argument("--rtm-dimension", type=int, help="dimension of the release for --rtm-tpr-at-fpr (default 1)")
     c.add_argument("--discretization", type=float, help="loss lattice spacing (default: chosen at each noise tried, "
                    "the PLD's default spacing refined while epsilon has not converged; 1e-4 for --rtm-tpr-at-fpr)")
-    c.add_argument("--rtol", type=float, help="relative accuracy of the noise, >= 1e-12 (default 1e-3)")
+    c.add_argument("--rtol", type=float, help="relative accuracy of the noise, in [1e-12, 1) (default 1e-3)")
     c.add_argument("--json", action="store_true", help="print one JSON object")
 
 
@@ -272,7 +272,9 @@ def _emit(out: dict, args, columns=None) -> int:
     if args.json:
         print(json.dumps(out, allow_nan=False))
     elif columns is None:
-        print("\n".join(f"{k:>17}: {v}" for k, v in out.items() if k != "warnings"))
+        # a value that does not exist here (no epsilon at this delta, no lattice for a closed form) is left out of the
+        # table; the JSON keeps it as null and the warnings say why
+        print("\n".join(f"{k:>17}: {v}" for k, v in out.items() if k != "warnings" and v is not None))
     else:
         print(" ".join(f"{c:>12}" for c in columns))
         for i in range(len(out[columns[0]])):
@@ -441,11 +443,9 @@ def _gdp(args) -> int:
         eps = args.epsilon
         delta = (1e-5 if args.delta is None else args.delta) if kind == "gaussian" else None
         with _flags("--epsilon, --delta"):
-            mu, regret = mechanism_gdp.mu_and_regret_closed_form(kind, eps, delta)
+            closed = mechanism_gdp.mu_and_regret_closed_form(kind, eps, delta)
         out = {"mechanism": args.mechanism or "gaussian", "epsilon": float(eps), **({} if delta is None else {"delta": delta}),
-               "mu": mu, "regret": regret}
-        out["mu_lower"] = out["mu"] * ULPS_DOWN  # a closed form within its few roundings: moved down past them
-        out["alpha_floor"] = 0.0
+               **closed.to_dict(), "alpha_floor": 0.0}
     out = {k: (float(v) if isinstance(v, (float, np.floating)) else v) for k, v in out.items()}
     out["seconds"] = time.perf_counter() - t0
     out["warnings"] = warnings

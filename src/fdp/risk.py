@@ -933,9 +933,10 @@ def _randomized_response(epsilon, delta, kappa):
     """The readings of randomized response from its exact curve, the (eps, 0)-DP curve."""
     curve = conversions.randomized_response(epsilon)
     eps_at_delta = _pure_dp_epsilon_at_delta(epsilon, delta)
-    mu = float(_gdp.mu_pure_dp(epsilon))
-    gdp_report = GDPReport(mu=mu, regret=_gdp.gdp_regret(curve, mu), alpha_floor=0.0, epsilon=eps_at_delta, delta=delta,
-                           discretization=None, method="closed form", mu_lower=mu)
+    closed = mechanism_gdp.mu_and_regret_closed_form("randomized-response", epsilon)
+    mu = closed.mu
+    gdp_report = GDPReport(mu=mu, regret=closed.regret, alpha_floor=0.0, epsilon=eps_at_delta, delta=delta,
+                           discretization=None, method="closed form", mu_lower=closed.mu_lower)
     gamma = _rero.gamma(curve, kappa)  # e^eps kappa (or 1 - e^-eps (1 - kappa)): a few roundings, moved outward
     # mu at a floor: the closed form wherever the curve's corner alpha = 1 / (1 + e^eps) lies above the floor (the
     # maximum of eq. 21 is there); Alg. 1 on the curve above the floor otherwise, moved up past its rounding

@@ -321,11 +321,35 @@ class NoncentralChi2:
         return np.sum(w * _chi2_pdf(x[..., None], self.d + 2.0 * k), axis=-1)
 
     def ppf(self, q):
-        """The quantile rounded up (``cdf(x) >= q``): the inverse curve ``P.sf(x)`` is then on its safe side, below."""
-        start = self._scipy.ppf(q)
+        """The quantile rounded up (``cdf(x) >= q``): the inverse curve ``P.sf(x)`` is then on its safe side, below.
+
+        Where scipy's quantile fails (NaN at a level as small as 1e-300 once ``nc`` is in the hundreds), the smallest
+        double ``x`` with ``cdf(x) >= q`` is found by bisection; a cdf that underflows there only moves ``x`` up."""
+        start = np.asarray(self._scipy.ppf(q), dtype=float)
+        q = np.asarray(q, dtype=float)
+        failed = np.isnan(start) & (q > 0.0) & (q < 1.0)
+        if np.any(failed):
+            start = np.array(start)
+            start[failed] = _quantile_from_above(self, np.broadcast_to(q, start.shape)[failed])
         if not self._series:
             return start
         return _nudge(_newton_quantile(self, q, False, start), lambda x: _beyond(self, x, q, upper=False), np.inf)
+
+
+def _quantile_from_above(law, q: np.ndarray) -> np.ndarray:
+    """The smallest double ``x >= 0`` with ``law.cdf(x) >= q``, by bisection over the doubles' bit patterns (which
+    sort like the non-negative doubles) between 0 and the law's median; NaN where the cdf is NaN on the way (beyond
+    scipy's range: the caller's curve then raises)."""
+    lo = np.zeros(q.shape, dtype=np.int64)
+    hi = np.full(q.shape, np.float64(law._scipy.ppf(0.5)).view(np.int64))
+    broken = np.zeros(q.shape, dtype=bool)
+    while np.any(hi - lo > 1):
+        mid = lo + (hi - lo) // 2
+        cdf = law.cdf(mid.view(np.float64))
+        broken |= np.isnan(cdf)
+        reached = cdf >= q
+        hi, lo = np.where(reached, mid, hi), np.where(reached, lo, mid)
+    return np.where(broken, np.nan, hi.view(np.float64))
 
 
 def _beyond(law, x, q, upper: bool) -> np.ndarray:

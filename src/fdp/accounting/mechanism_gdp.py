@@ -13,6 +13,7 @@ The readings of a curve (mu*, regret, the Gaussian profile) are in :mod:`fdp.cur
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
@@ -22,7 +23,10 @@ from scipy.optimize import minimize_scalar
 from ..curves import conversions, gdp
 from ..curves.gdp import DPSGD_TAIL, Alg1, MuRegret, alg1, check_tail, gdp_regret, mu_from_eps_delta, mu_laplace, mu_pure_dp
 from ..curves.tradeoff import check_piecewise
+from ..formatting import ULPS_DOWN
+from ..intervals import Interval
 from ..parallel import check_n_jobs, run
+from ..result import Result
 from ..validation import check_array_in, check_discretization, check_open_unit, check_positive, check_positive_int, check_sampling_rate
 from . import accountants
 from .pld import certified_lower_curve, default_discretization, mechanism_pld, mechanism_tradeoff, tradeoff_curve
@@ -38,6 +42,7 @@ __all__ = [
     "regret_peak",
     "dpsgd_readings",
     "mu_and_regret_closed_form",
+    "ClosedFormMu",
 ]
 
 
@@ -280,12 +285,38 @@ def mu_and_regret_dpsgd_grid(
     return arr[..., 0], arr[..., 1]
 
 
+@dataclass(frozen=True)
+class ClosedFormMu(Result):
+    """The tight ``mu*`` of a mechanism calibrated to (eps, delta) (:func:`mu_and_regret_closed_form`).
+
+    Attributes
+    ----------
+    mu : float
+        At or above the exact mu*.
+    regret : float
+        The regret of ``mu`` (0 for the Gaussian mechanism, whose curve is ``f_mu``).
+    mu_lower : float
+        At or below the exact mu*: ``[mu_lower, mu]`` contains it.
+    """
+
+    mu: float
+    regret: float
+    mu_lower: float
+
+    @property
+    def mu_interval(self) -> Interval:
+        """``Interval(mu_lower, mu)``."""
+        return Interval(self.mu_lower, self.mu)
+
+
 def mu_and_regret_closed_form(noise: Literal["gaussian", "laplace", "randomized-response"], epsilon: float,
-                              delta: float | None = None) -> MuRegret:
+                              delta: float | None = None) -> ClosedFormMu:
     """The tight ``mu*`` of a mechanism calibrated to ``epsilon`` (and ``delta``), from its closed form, and its regret.
 
     Each ``mu`` is the closed form evaluated in floats and moved up past its rounding: never below the exact value,
-    within 1e-15 relative of it (a ``delta`` within 1e-15 of 1 or below 1e-308 costs more digits, on the high side).
+    within 1e-15 relative of it (a ``delta`` within 1e-15 of 1 or below 1e-308 costs more digits, on the high side);
+    ``mu_lower`` is moved down past it (for the Gaussian mechanism the float root checked in exact arithmetic, for the
+    pure-DP forms, evaluated within 2 ulps and moved up by 8, the upper end moved down by 16 ulps).
 
     * ``"gaussian"``: the Gaussian mechanism that is (eps, delta)-DP (GDP paper Table 3,
       :func:`fdp.curves.gdp.mu_from_eps_delta`); its curve is ``f_mu``, so the regret is 0.
@@ -324,11 +355,13 @@ def mu_and_regret_closed_form(noise: Literal["gaussian", "laplace", "randomized-
     if noise != "gaussian":
         if delta is not None:
             raise ValueError(f"delta does not apply to {noise} (pure eps-DP)")
-        mu = mu_laplace(eps) if noise == "laplace" else mu_pure_dp(eps)
+        mu = float(mu_laplace(eps) if noise == "laplace" else mu_pure_dp(eps))
         curve = conversions.laplace_tradeoff(eps) if noise == "laplace" else conversions.randomized_response(eps)
-        return MuRegret(float(mu), float(gdp_regret(curve, mu)))
+        # below 1e-290 the closed forms' relative rounding vanishes in subnormals: 0 is the lower end there
+        lower = mu * ULPS_DOWN * ULPS_DOWN if mu >= 1e-290 else 0.0
+        return ClosedFormMu(mu, float(gdp_regret(curve, mu)), lower)
     delta = check_open_unit("delta", 1e-5 if delta is None else delta)
-    return MuRegret(float(mu_from_eps_delta(eps, delta)), 0.0)
+    return ClosedFormMu(float(mu_from_eps_delta(eps, delta)), 0.0, float(mu_from_eps_delta(eps, delta, side="lower")))
 
 
 

@@ -66,7 +66,7 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import log_ndtr, ndtr
 
-from ..validation import check_subsampled_range
+from ..validation import check_discretization, check_positive_int, check_subsampled_range
 from .privacy_loss import Mechanism, log_ratio, subsampled, takes_mechanism
 
 __all__ = ["OneStep", "pessimistic", "optimistic", "tail_x", "frames", "measures"]
@@ -742,6 +742,10 @@ def measures(mechanism: Mechanism, discretization: float, log_tail: float, max_g
     >>> bool(masses.sum() + infinite >= 1.0 >= out["optimistic"][2].sum())  # mass added / removed
     True
     """
+    discretization = check_discretization("discretization", discretization)
+    if not (isinstance(log_tail, (int, float)) and not isinstance(log_tail, bool) and -math.inf < log_tail < 0.0):
+        raise ValueError(f"log_tail must be the log of a tail mass below 1 (finite and < 0), got {log_tail!r}")
+    max_grid = check_positive_int("max_grid", max_grid)
     noise, noise_multiplier, sampling_rate, _ = mechanism.args
     step = OneStep(noise, noise_multiplier, sampling_rate)
     l_pess, l_opt, h, grid = frames(step, discretization, log_tail, max_grid)

@@ -200,19 +200,20 @@ def _exact_gaussian_delta(eps: float, mu: float) -> mpmath.mpf:
     return value
 
 
-def _certify(values: np.ndarray, holds) -> np.ndarray:
-    """Move each float ``values[i]`` up by growing steps (ulps, doubling) until ``holds(i, x)`` (an exact check):
-    the float root finders' answers are within ~1e-10 (relative) of the root (the float ``delta``'s error), and a
-    bound must not fall on the wrong side of it."""
+def _certify(values: np.ndarray, holds, up: bool = True) -> np.ndarray:
+    """Move each float ``values[i]`` up (or down) by growing steps (ulps, doubling) until ``holds(i, x)`` (an exact
+    check): the float root finders' answers are within ~1e-10 (relative) of the root (the float ``delta``'s error),
+    and a bound must not fall on the wrong side of it."""
+    sign = 1.0 if up else -1.0
     out = values.astype(float).ravel()
     for i, x in enumerate(out.tolist()):
         step, failed = max(np.spacing(abs(x)), 5e-324), None
         while not holds(i, x):
-            failed, x = x, x + step
+            failed, x = x, x + sign * step
             step *= 2.0
         while failed is not None:  # back by bisection towards the last point that failed (at mu = 1e100 the float root
             mid = 0.5 * (failed + x)  # lies 1e-8 below, and the doubling overshoots by as much)
-            if not failed < mid < x:
+            if not min(failed, x) < mid < max(failed, x):
                 break
             if holds(i, mid):
                 x = mid
@@ -261,7 +262,7 @@ def gaussian_delta(epsilon, mu):
     return out if out.ndim else float(out)
 
 
-def mu_from_eps_delta(epsilon, delta):
+def mu_from_eps_delta(epsilon, delta, side: str = "upper"):
     """The mu of the Gaussian mechanism that is exactly (eps, delta)-DP: the root of ``delta(eps; mu) = delta``.
 
     ``delta(eps; mu)`` (:func:`gaussian_delta`) increases strictly in ``mu`` from 0 to 1, so the
@@ -275,6 +276,9 @@ def mu_from_eps_delta(epsilon, delta):
         In [0, 10^6].
     delta : float or array_like
         In (0, 1).
+    side : {"upper", "lower"}, default "upper"
+        Which float next to the root: the upper end is checked in exact arithmetic to lie at or above it, the lower
+        end at or below it, so together they bracket the exact mu.
 
     Returns
     -------
@@ -290,6 +294,8 @@ def mu_from_eps_delta(epsilon, delta):
     >>> round(float(mu_from_eps_delta(8.0, 1e-5)), 4)
     1.666
     """
+    if side not in ("upper", "lower"):
+        raise ValueError(f"side must be 'upper' or 'lower', got {side!r}")
     epsilon = check_array_in("epsilon", epsilon, 0.0, PROFILE_EPS_MAX)
     delta = check_array_in("delta", delta, 0.0, 1.0, open_low=True, open_high=True)
     epsilon, delta = np.broadcast_arrays(epsilon, delta)
@@ -308,10 +314,15 @@ def mu_from_eps_delta(epsilon, delta):
         if not np.any(high):
             break
         hi = np.where(high, hi + 1.0, hi)
-    _, hi = bisect_increasing(fun, delta, lo, hi)
-    # the bracket's upper end, moved up (if ever) until exact arithmetic puts it at or above the root
+    lo, hi = bisect_increasing(fun, delta, lo, hi)
+    # the bracket's end, moved out (if ever) until exact arithmetic puts it on its side of the root
     eps_flat, delta_flat = epsilon.ravel(), delta.ravel()
-    out = _certify(np.exp(hi), lambda i, m: _exact_gaussian_delta(eps_flat[i], m) >= delta_flat[i])
+    if side == "upper":
+        out = _certify(np.exp(hi), lambda i, m: _exact_gaussian_delta(eps_flat[i], m) >= delta_flat[i])
+    else:
+        out = _certify(np.exp(lo), lambda i, m: m <= 0.0 or _exact_gaussian_delta(eps_flat[i], m) <= delta_flat[i],
+                       up=False)
+        out = np.maximum(out, 0.0)
     return out if out.ndim else float(out)
 
 
@@ -432,7 +443,9 @@ def _mu_star(curve: PiecewiseLinear, tail: float, name: str) -> float:
     a, b, p = curve.alphas, curve.betas, curve.powers
     if tail > 0.0:
         a, b, p = _floor_points(a, b, p, tail, name)
-    keep = p > a  # beta < 1 - alpha; points on the diagonal give mu_i = 0
+    # beta < 1 - alpha, read on the power near (0, 1) and on beta elsewhere (1 - beta rounds: beta = 1/2 - 2^-54 at
+    # alpha = 1/2 has the power 1/2); points on the diagonal give mu_i = 0
+    keep = (p > a) | (b < 1.0 - a)
     infinite = keep & ((a == 0.0) | (b == 0.0))
     if np.any(infinite):
         i = int(np.argmax(infinite))

@@ -36,6 +36,9 @@ __all__ = [
     "eps_delta",
     "identity",
     "piecewise_linear",
+    "secant_lower_bound",
+    "chord_symmetrisation",
+    "SAMPLED_GAP",
     "lower_convex_envelope",
     "symmetrise",
     "fixed_point",
@@ -71,16 +74,25 @@ def default_grid(points: int = 2001) -> np.ndarray:
     return np.unique(np.concatenate([[0.0], tail, 1.0 - tail, [1.0]]))
 
 
-def _bisect_inverse(f: Callable[[np.ndarray], np.ndarray], beta: np.ndarray, iters: int = 64) -> np.ndarray:
-    """Generalised inverse inf{alpha : f(alpha) <= beta} of a non-increasing f, by vectorised bisection."""
-    lo = np.zeros_like(beta)
-    hi = np.ones_like(beta)
-    for _ in range(iters):
-        mid = 0.5 * (lo + hi)
-        below = f(mid) <= beta
+_ONE_BITS = np.float64(1.0).view(np.int64)  # the bit pattern of 1.0; non-negative doubles sort like their bits
+
+
+def _bisect_inverse(f: Callable[[np.ndarray], np.ndarray], beta: np.ndarray) -> np.ndarray:
+    """Generalised inverse ``inf{alpha : f(alpha) <= beta}`` of a non-increasing f, rounded down to a double.
+
+    Vectorised bisection over the bit patterns of the doubles in [0, 1] (at most 62 halvings): it ends on two
+    neighbouring doubles ``lo < hi`` with ``f(lo) > beta >= f(hi)`` and returns ``lo``, so the inverse is
+    accurate to one unit in the last place at every scale (a tiny ``f^{-1}`` near ``beta = 1`` included) and
+    never above the exact one (a lower bound on the curve ``T(Q, P)``, the safe side)."""
+    beta = np.asarray(beta, dtype=float)
+    lo = np.zeros(beta.shape, dtype=np.int64)
+    hi = np.full(beta.shape, _ONE_BITS)
+    while np.any(hi - lo > 1):
+        mid = lo + (hi - lo) // 2
+        below = f(mid.view(np.float64)) <= beta
         hi = np.where(below, mid, hi)
         lo = np.where(below, lo, mid)
-    return np.where(f(np.zeros_like(beta)) <= beta, 0.0, hi)
+    return np.where(f(np.zeros_like(beta)) <= beta, 0.0, lo.view(np.float64))
 
 
 class TradeOffCurve:
@@ -559,8 +571,10 @@ def symmetrise(curve: TradeOffCurve, grid=None, other: PiecewiseLinear | None = 
     slope -1, then ``f^{-1}``).  For a :class:`PiecewiseLinear` curve the result is exact: the
     minimum is symmetric (its inverse is itself), so its half up to the fixed point, evaluated at the
     breakpoints of ``f`` and ``f^{-1}`` there, and that half's mirror image span the envelope.
-    Otherwise both curves are sampled on ``grid`` (default :func:`default_grid`) and the result is a
-    piecewise-linear curve lying on or above the exact one.
+    Otherwise both curves are sampled on ``grid`` (default :func:`default_grid`), each is replaced by the
+    piecewise-linear curve below it that :func:`secant_lower_bound` draws from its samples, and those two are
+    symmetrised exactly: the result lies on or below the exact C (a chord through the samples would lie above
+    it, on the unsafe side), and as close to it as the chords are above it.
 
     ``other`` replaces ``f^{-1}`` by a separately computed curve of the other direction ``T(Q, P)``:
     the result is then the envelope of ``min(f, other)`` on the half up to its fixed point and of its
@@ -579,7 +593,7 @@ def symmetrise(curve: TradeOffCurve, grid=None, other: PiecewiseLinear | None = 
     Returns
     -------
     PiecewiseLinear
-        The symmetric curve ``C(f, f^{-1})`` (exact for piecewise-linear input, else on or above it).
+        The symmetric curve ``C(f, f^{-1})`` (exact for piecewise-linear input, else on or below it).
 
     References
     ----------
@@ -618,9 +632,146 @@ def symmetrise(curve: TradeOffCurve, grid=None, other: PiecewiseLinear | None = 
         raise ValueError("other applies to a piecewise-linear curve without a grid")
     grid = default_grid() if grid is None else grid
     grid = np.union1d(check_array_in("grid", grid, 0.0, 1.0), [0.0, 1.0])
-    values = np.minimum(curve(grid), curve.inverse(grid))
-    a, b = lower_convex_envelope(grid, values)
-    return PiecewiseLinear(a, b, name=f"C({curve.name})")
+    below, mirror = _sampled_lower_bounds(curve, grid)
+    if curve.symmetric:
+        return symmetrise(PiecewiseLinear(*below, name=curve.name))
+    return symmetrise(PiecewiseLinear(*below, name=curve.name), other=PiecewiseLinear(*mirror))
+
+
+def chord_symmetrisation(curve: TradeOffCurve, grid) -> PiecewiseLinear:
+    """The lower convex envelope of ``min(f, f^{-1})`` sampled on ``grid``: on or above the exact C(f, f^{-1}).
+
+    Its vertices lie on the exact symmetrised curve and its chords above it, so it is the upper end that a check of
+    "C is at most a target" needs (:func:`fdp.calibrate.sandwich_noise`); :func:`symmetrise` gives the lower one.
+
+    Parameters
+    ----------
+    curve : TradeOffCurve
+    grid : array_like
+        Levels in [0, 1] (0 and 1 are added).
+
+    Returns
+    -------
+    PiecewiseLinear
+
+    Examples
+    --------
+    >>> f = subsample(gaussian(1.0), sampling_rate=0.5)
+    >>> bool(chord_symmetrisation(f, default_grid())(0.3) >= symmetrise(f)(0.3))
+    True
+    """
+    levels = np.union1d(check_array_in("grid", grid, 0.0, 1.0), [0.0, 1.0])
+    a, b = lower_convex_envelope(levels, np.minimum(curve(levels), curve.inverse(levels)))
+    return PiecewiseLinear(a, b, name=f"C({curve.name}), chords")
+
+
+#: How far (in beta) the sampled lower bound of :func:`symmetrise` may lie below the chords through the samples
+#: before an interval is split (at most ``_REFINEMENTS`` times, into four).
+SAMPLED_GAP = 1e-7
+_REFINEMENTS = 4
+
+
+def _sampled_lower_bounds(curve: TradeOffCurve, grid: np.ndarray):
+    """The breakpoints of :func:`secant_lower_bound` for ``f`` and for ``f^{-1}`` from one set of samples of ``f``.
+
+    The points ``(f(a), a)`` lie on the graph of ``f^{-1}``, so no inverse is evaluated.  Intervals of ``grid``
+    where either bound lies more than :data:`SAMPLED_GAP` below its chords are split into four (up to four rounds),
+    so the bounds are as close as that to the curve wherever the rounds suffice."""
+    levels, values = grid, curve(grid)
+    for round_ in range(_REFINEMENTS + 1):
+        below = _secant_vertices(levels, values)
+        # f^{-1} from the mirrored samples: for each distinct beta the smallest level reaching it
+        order = np.lexsort((levels, values))
+        keep = np.r_[True, np.diff(values[order]) > 0]
+        index = order[keep]
+        m_a, m_b = values[index], levels[index]
+        if m_a[0] > 0.0 or m_a[-1] < 1.0:  # f(1) > 0 cannot happen for a trade-off curve; f(0) < 1 can
+            if m_a[0] > 0.0:
+                raise ValueError(f"{curve.name}: f(1) = {m_a[0]!r} is not 0, so it is not a trade-off curve")
+            m_a, m_b, index = np.append(m_a, 1.0), np.append(m_b, 0.0), np.append(index, 0)
+        mirror = _secant_vertices(m_a, m_b)
+        if round_ == _REFINEMENTS:
+            break
+        gap = below[2].copy()
+        # a mirrored interval between the samples index[k] > index[k + 1] covers the levels' intervals between them
+        np.maximum.at(gap, np.minimum(index[:-1], index[1:]), mirror[2])
+        split = gap > SAMPLED_GAP
+        if not np.any(split):
+            break
+        h = np.diff(levels)[split, None]
+        new = (levels[:-1][split, None] + h * np.array([0.25, 0.5, 0.75])).ravel()
+        levels = np.concatenate([levels, new])
+        order = np.argsort(levels)
+        levels, values = levels[order], np.concatenate([values, curve(new)])[order]
+    return _envelope_of(below), _envelope_of(mirror)
+
+
+def secant_lower_bound(alphas, betas) -> tuple[np.ndarray, np.ndarray]:
+    """Vertices of a convex piecewise-linear curve below a convex non-increasing f, from its values at sorted levels.
+
+    Between two levels a chord lies above a convex f; the neighbouring chords, extended, lie below it.  On
+    ``[a_i, a_{i+1}]`` the bound is the larger of the chords of ``[a_{i-1}, a_i]`` and ``[a_{i+1}, a_{i+2}]``,
+    which meet at ``a_i + h_i (m_{i+1} - m_i) / (m_{i+1} - m_{i-1})`` (``m`` the chords' slopes, ``h_i`` the
+    interval); on the first interval only the right neighbour serves, on the last the left one and ``f >= f(1)``.
+    The vertices' lower convex envelope is returned: a trade-off curve on or below f everywhere, and as close to
+    it as the chords are above it (second order in the spacing).
+
+    Parameters
+    ----------
+    alphas : array_like
+        Strictly increasing levels from 0 to 1 (at least 3).
+    betas : array_like
+        ``f(alphas)``.
+
+    Returns
+    -------
+    alphas, betas : numpy.ndarray
+        The bound's breakpoints.
+
+    Examples
+    --------
+    >>> a = np.linspace(0.0, 1.0, 5)
+    >>> _, b = secant_lower_bound(a, (1.0 - a) ** 2)  # below the convex (1 - alpha)^2 everywhere
+    >>> bool(np.all(b <= (1.0 - _) ** 2 + 1e-15))
+    True
+    """
+    a = check_array_in("alphas", alphas, 0.0, 1.0)
+    v = check_array_in("betas", betas, 0.0, 1.0)
+    if a.ndim != 1 or a.shape != v.shape or a.size < 3 or a[0] != 0.0 or a[-1] != 1.0 or np.any(np.diff(a) <= 0):
+        raise ValueError("alphas must be at least 3 strictly increasing levels from 0 to 1, with betas of one shape")
+    return _envelope_of(_secant_vertices(a, v))
+
+
+def _secant_vertices(a: np.ndarray, v: np.ndarray):
+    """The vertices of :func:`secant_lower_bound` before the envelope, and each interval's gap (its chord's height
+    above the bound where the neighbouring chords cross)."""
+    if a.size < 3:  # one interval, no neighbour: f >= f(1) is all the samples say
+        return np.array([0.0, 1.0]), np.array([v[-1], v[-1]]), np.zeros(1)
+    h = np.diff(a)
+    m = np.diff(v) / h  # the chords' slopes, non-decreasing for a convex f
+    # A chord extended to the right is below f if its slope is at most f's slopes there, to the left if at least; a
+    # sample rounded to 1 (f(5e-324) at mu = 10) can break the slopes' order, and a neighbour's chord is then replaced
+    # by this interval's own, as the rounded samples allow (f linear there)
+    left, mid, right = np.minimum(m[:-2], m[1:-1]), m[1:-1], np.maximum(m[2:], m[1:-1])
+    spread = right - left
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.where(spread > 0, (right - mid) / spread, 0.0) * h[1:-1]  # in [0, h] as right >= mid >= left
+    x = a[1:-2] + t
+    # both chords at their crossing (equal in exact arithmetic): the smaller keeps rounding on the safe side
+    y = np.minimum(v[1:-2] + left * t, v[2:-1] + right * (t - h[1:-1]))
+    # the first interval: the right neighbour's chord at 0; the last: the left neighbour's chord down to f(1)
+    first = min(v[0], v[1] - max(m[1], m[0]) * h[0])
+    down = min(m[-2], m[-1])
+    reach = h[-1] if down >= 0 else min(h[-1], (v[-1] - v[-2]) / down)
+    xs = np.concatenate([[0.0], a[1:-1], x, [a[-2] + reach, 1.0]])
+    ys = np.concatenate([[first], v[1:-1], y, [v[-1], v[-1]]])
+    gap = np.concatenate([[v[0] - first], v[1:-2] + mid * t - y, [v[-2] + m[-1] * reach - v[-1]]])
+    return np.clip(xs, 0.0, 1.0), np.clip(ys, 0.0, 1.0), gap
+
+
+def _envelope_of(vertices) -> tuple[np.ndarray, np.ndarray]:
+    out_a, out_b = lower_convex_envelope(vertices[0], vertices[1])
+    return out_a, np.minimum.accumulate(out_b)
 
 
 def subsample(curve: TradeOffCurve, sampling_rate: float) -> TradeOffCurve:

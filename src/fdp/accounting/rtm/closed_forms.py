@@ -81,7 +81,10 @@ def laplace(mu: float, branch: str = "corrected") -> TradeOffCurve:
         with np.errstate(divide="ignore", over="ignore", under="ignore"):
             # -exp(-mu) sinh(log a) = exp(-mu) (1 - a)(1 + a) / (2 a): no cancellation as a -> 1 (1 - a is exact there)
             upper = np.exp(-mu + np.log((1.0 - a) * (1.0 + a)) - np.log(2.0 * a))
-        return np.where(upper_branch(a), upper, 1.0 - alpha_cosh(a))
+            # 1 - alpha cosh(mu) = (1 - alpha) - alpha (cosh(mu) - 1): for small mu, cosh(mu) rounds to 1 and the
+            # subtraction would drop the mu^2 term (above the curve near alpha = 1); for mu > 1 the value is >= 0.43
+            lower = (1.0 - a) - a * (2.0 * np.sinh(0.5 * mu) ** 2) if mu <= 1.0 else 1.0 - alpha_cosh(a)
+        return np.where(upper_branch(a), upper, lower)
 
     def power(a):
         a = np.asarray(a, dtype=float)

@@ -35,9 +35,9 @@ def powers(mu: float, alpha: float, grid, *, sampling_rate: float = 1.0, steps: 
     DP curve (exact for one step: ``G_mu``, or its subsampled symmetrisation; the pessimistic PLD's for several steps)
     and the CLT curve ``G_{p sqrt(N (e^{mu^2} - 1))}`` the paper draws (power 1 where its effect size overflows).
     Several steps use the tensor composition of reading (a) on a lattice of spacing ``discretization``.  A
-    symmetrisation read on a grid lies on or above the exact curve, so its power is raised to at least the powers of
-    the curves it symmetrises (the symmetrised curve lies below both): a grid that misses alpha's neighbourhood cannot
-    put J below j or the DP power below the RTM one.
+    symmetrisation from samples on a grid lies on or below the exact curve (:func:`fdp.curves.tradeoff.symmetrise`),
+    and its power is taken at least the powers of the curves it symmetrises (the symmetrised curve lies below both),
+    so J's power is never below j's, nor the DP power below the RTM one.
 
     Parameters
     ----------
@@ -132,8 +132,9 @@ class ReleaseCurves:
         2^-40 (1e-12) where it is below 1/2 (there its relative error is what matters: 3e-15 at alpha = 1 - 1e-14),
         and by two floats in the subnormal range (an exp's ulp and a product's); at alpha = 0 every curve here is
         exactly 1 (no test of level 0 has power), and that value is kept.  ``J`` lies below both ``j`` and ``j^{-1}``
-        and is capped by them (a ``J`` sampled on a grid lies on or above the exact one between its points: build the
-        curves with ``alpha`` in the grid, as the ``rtm`` command does).
+        and is capped by them; a ``J`` symmetrised from samples lies on or below the exact one everywhere
+        (:func:`fdp.curves.tradeoff.symmetrise`), within :data:`fdp.curves.tradeoff.SAMPLED_GAP` of it where the
+        samples' refinement reached that.
 
         Parameters
         ----------
@@ -274,10 +275,11 @@ def release_curves(noise: Literal["laplace", "gaussian"], mu: float, *, steps: i
             f_dp = tradeoff.gaussian_composition(mu, steps=steps)
         else:
             f_dp = tradeoff_curve(mechanism_pld(Mechanism("gaussian", 1.0 / mu, p, steps), discretization=1e-4), "symmetrised")
-    if not averaged:
-        # the RTM adversary is weaker than the DP one (Lemma 6): j and J lie on or above f_dp, so where a lattice j falls
-        # below f_dp (a vacuous j = 0 at mu = 1e-10, whose f_dp is 0.9 at alpha 0.1), f_dp is the better lower bound
-        j, big_j = _at_least(j, f_dp), _at_least(big_j, f_dp)
+    # the RTM adversary is weaker than the DP one (Lemma 6): j and J lie on or above f_dp, so where a lattice j falls
+    # below f_dp (a vacuous j = 0 at mu = 1e-10, whose f_dp is 0.9 at alpha 0.1), or a closed form's inverse does (its
+    # quantile rounded up where scipy's non-central chi-square underflows: 1e-50 at mu = 38, alpha = 1e-300, where
+    # f_dp is 0.17), f_dp is the better lower bound
+    j, big_j = _at_least(j, f_dp), _at_least(big_j, f_dp)
     return ReleaseCurves(j=j, J=big_j, f_dp=f_dp, release=_release_model(release == "averaged", steps))
 
 

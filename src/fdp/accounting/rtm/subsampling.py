@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from ...curves import tradeoff
 from ...curves.tradeoff import TradeOffCurve
 from ...validation import check_sampling_rate
@@ -19,12 +17,9 @@ __all__ = ["subsampled_gaussian", "subsampled_laplace"]
 
 def _subsampled(curve: TradeOffCurve, p: float, grid, name: str) -> tradeoff.PiecewiseLinear:
     # j_p = p j + (1 - p)(1 - alpha) = T(A, (1-p) A + p B) (Lemma 9, eq. 61); its inverse,
-    # T((1-p) A + p B, A), is the other dominating pair of Sec. 4; J = C(j_p, j_p^{-1}).
+    # T((1-p) A + p B, A), is the other dominating pair of Sec. 4; J = C(j_p, j_p^{-1}), on or below the exact one.
     J = tradeoff.symmetrise(tradeoff.subsample(curve, p), grid)
-    # The sampled vertices lie on min(j_p, j_p^{-1}), which is its own inverse, so adding their
-    # mirror images keeps them on that graph and makes the envelope exactly symmetric.
-    a, b = tradeoff.lower_convex_envelope(np.r_[J.alphas, J.betas], np.r_[J.betas, J.alphas])
-    return tradeoff.piecewise_linear(a, b, name=name)
+    return tradeoff.piecewise_linear(J.alphas, J.betas, name=name, powers=J.powers)
 
 
 def subsampled_gaussian(mu: float, sampling_rate: float, dimension: int = 1, grid=None) -> tradeoff.PiecewiseLinear:
@@ -32,9 +27,9 @@ def subsampled_gaussian(mu: float, sampling_rate: float, dimension: int = 1, gri
 
     ``j_p = T(chi2_d(0), (1-p) chi2_d(0) + p chi2_d(mu^2))`` = ``p j_GM + (1-p)(1-alpha)``
     (H0: M(D), H1: subsampled M(D u {x*}); the statistic is ``||theta||^2``), ``j_p^{-1}`` its
-    inverse (bisection).  Symmetrised with :func:`fdp.curves.tradeoff.symmetrise` on ``grid`` (default
-    :func:`fdp.curves.tradeoff.default_grid`) and mirrored so that it is exactly symmetric; the result
-    is piecewise linear with vertices on the exact J, so it lies on or above it.  The asymmetric
+    inverse (bisection).  Symmetrised with :func:`fdp.curves.tradeoff.symmetrise` from samples on ``grid``
+    (default :func:`fdp.curves.tradeoff.default_grid`): the result is piecewise linear, exactly symmetric, and
+    lies on or below the exact J.  The asymmetric
     j_p is ``tradeoff.subsample(gaussian(mu, d), p)``.
 
     Parameters
