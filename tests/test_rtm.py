@@ -739,3 +739,14 @@ def test_release_curves_read_tiny_levels_at_large_effect_sizes(mu, alpha):
     assert f_dp <= big_j <= min(j, j_inv)
     exact_dp = float(tradeoff.gaussian(mu)(alpha))
     assert f_dp <= exact_dp and big_j >= exact_dp * (1.0 - 1e-9)
+
+
+def test_the_inverse_of_a_chi_square_curve_keeps_its_digits_next_to_one():
+    # j^{-1}(1 - 2^-53) of the Gaussian RTM curve at mu = 1 (d = 1): P.sf(c) = 2 Phi(-s) where Q.sf(c) = 2^-53,
+    # Q the law of (Z + 1)^2, s = sqrt(c).  Reading Q's quantile at the level 1 - 2^-53 gave 2.2 times the value
+    mp.mp.dps = 50
+    tail = mp.mpf(2) ** -53
+    s = mp.findroot(lambda t: mp.ncdf(1 - t) + mp.ncdf(-t - 1) - tail, 9.0)
+    exact = 2 * mp.ncdf(-s)
+    got = float(rtm.gaussian(1.0).inverse(1.0 - 2.0**-53))
+    assert got == pytest.approx(float(exact), rel=1e-10)

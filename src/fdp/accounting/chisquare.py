@@ -335,6 +335,16 @@ class NoncentralChi2:
             return start
         return _nudge(_newton_quantile(self, q, False, start), lambda x: _beyond(self, x, q, upper=False), np.inf)
 
+    def isf(self, q):
+        """The upper quantile, ``sf(x) = q``: scipy's, which keeps its digits at a tiny ``q`` where ``ppf(1 - q)``
+        cannot (the level 1 - 2^-53); in the series' dimensions ``ppf(1 - q)``, rounded up."""
+        q = np.asarray(q, dtype=float)
+        if self._series:
+            return self.ppf(1.0 - q)
+        out = np.asarray(self._scipy.isf(q), dtype=float)
+        failed = np.isnan(out) & (q > 0.0) & (q < 1.0)
+        return np.where(failed, self.ppf(1.0 - q), out) if np.any(failed) else out
+
 
 def _quantile_from_above(law, q: np.ndarray) -> np.ndarray:
     """The smallest double ``x >= 0`` with ``law.cdf(x) >= q``, by bisection over the doubles' bit patterns (which

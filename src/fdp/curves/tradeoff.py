@@ -77,22 +77,33 @@ def default_grid(points: int = 2001) -> np.ndarray:
 _ONE_BITS = np.float64(1.0).view(np.int64)  # the bit pattern of 1.0; non-negative doubles sort like their bits
 
 
-def _bisect_inverse(f: Callable[[np.ndarray], np.ndarray], beta: np.ndarray) -> np.ndarray:
+def _bisect_inverse(f: Callable[[np.ndarray], np.ndarray], beta: np.ndarray, power=None) -> np.ndarray:
     """Generalised inverse ``inf{alpha : f(alpha) <= beta}`` of a non-increasing f, rounded down to a double.
 
     Vectorised bisection over the bit patterns of the doubles in [0, 1] (at most 62 halvings): it ends on two
     neighbouring doubles ``lo < hi`` with ``f(lo) > beta >= f(hi)`` and returns ``lo``, so the inverse is
-    accurate to one unit in the last place at every scale (a tiny ``f^{-1}`` near ``beta = 1`` included) and
-    never above the exact one (a lower bound on the curve ``T(Q, P)``, the safe side)."""
+    accurate to one unit in the last place of the curve's own evaluation and never above the inverse of that
+    evaluation (a lower bound on the curve ``T(Q, P)``, the safe side).  Where ``beta > 1/2`` the test is
+    ``power(alpha) >= 1 - beta`` (``1 - beta`` is exact there): the values of f near 1 are 1.1e-16 apart, and an
+    inverse of 1.8e-14 read through them was 4e-4 too high."""
     beta = np.asarray(beta, dtype=float)
+    high = beta > 0.5 if power is not None else np.zeros(beta.shape, dtype=bool)
+    rest = 1.0 - beta  # exact where beta > 1/2
+
+    def reached(alpha):  # f(alpha) <= beta
+        out = f(alpha) <= beta
+        if np.any(high):
+            out = np.where(high, power(alpha) >= rest, out)
+        return out
+
     lo = np.zeros(beta.shape, dtype=np.int64)
     hi = np.full(beta.shape, _ONE_BITS)
     while np.any(hi - lo > 1):
         mid = lo + (hi - lo) // 2
-        below = f(mid.view(np.float64)) <= beta
+        below = reached(mid.view(np.float64))
         hi = np.where(below, mid, hi)
         lo = np.where(below, lo, mid)
-    return np.where(f(np.zeros_like(beta)) <= beta, 0.0, lo.view(np.float64))
+    return np.where(reached(np.zeros_like(beta)), 0.0, lo.view(np.float64))
 
 
 class TradeOffCurve:
@@ -154,7 +165,7 @@ class TradeOffCurve:
         b = check_array_in("beta", beta, 0.0, 1.0)
         if self._inverse is not None:
             return self._probabilities("f^-1(beta)", b, self._inverse(b))
-        return _bisect_inverse(self._f, np.atleast_1d(b)).reshape(b.shape)
+        return _bisect_inverse(self._f, np.atleast_1d(b), self._power).reshape(b.shape)
 
     def swapped(self) -> "TradeOffCurve":
         """The curve of the swapped hypotheses, T(Q, P), as a curve object."""
@@ -669,6 +680,9 @@ def chord_symmetrisation(curve: TradeOffCurve, grid) -> PiecewiseLinear:
 #: before an interval is split (at most ``_REFINEMENTS`` times, into four).
 SAMPLED_GAP = 1e-7
 _REFINEMENTS = 4
+# Levels in (0, 1e-300) are not sampled: a chord over [0, 5e-324] has a slope beyond the doubles; the bound there is
+# interpolated between its neighbours, on the safe side.
+_TINY_LEVEL = 1e-300
 
 
 def _sampled_lower_bounds(curve: TradeOffCurve, grid: np.ndarray):
@@ -676,8 +690,17 @@ def _sampled_lower_bounds(curve: TradeOffCurve, grid: np.ndarray):
 
     The points ``(f(a), a)`` lie on the graph of ``f^{-1}``, so no inverse is evaluated.  Intervals of ``grid``
     where either bound lies more than :data:`SAMPLED_GAP` below its chords are split into four (up to four rounds),
-    so the bounds are as close as that to the curve wherever the rounds suffice."""
-    levels, values = grid, curve(grid)
+    so the bounds are as close as that to the curve wherever the rounds suffice.  Levels ``10^-13 .. 10^-300`` are added
+    below the grid's smallest positive level (a curve whose slope at 0 is infinite drops
+    there: 0.3 of its height below 1e-12 for the subsampled f_10), and an interval spanning more than a factor 2 is
+    split at its geometric mean.  Each sample is moved down past the curve's rounding (8 ulps, and two floats for
+    subnormal values) before it is used: a value near 1 carries an absolute error of 1e-16, which, mirrored, is an
+    error in the level of ``f^{-1}`` and put its small values up to 1e-6 (relative) above the exact ones."""
+    grid = np.asarray(grid, dtype=float)
+    grid = grid[(grid == 0.0) | (grid >= _TINY_LEVEL)]
+    deep = 10.0 ** -np.arange(300.0, 12.0, -1.0)
+    levels = np.union1d(grid, deep[deep < grid[grid > 0.0].min()])
+    values = _moved_down(curve, levels, curve(levels))
     for round_ in range(_REFINEMENTS + 1):
         below = _secant_vertices(levels, values)
         # f^{-1} from the mirrored samples: for each distinct beta the smallest level reaching it
@@ -689,6 +712,8 @@ def _sampled_lower_bounds(curve: TradeOffCurve, grid: np.ndarray):
             if m_a[0] > 0.0:
                 raise ValueError(f"{curve.name}: f(1) = {m_a[0]!r} is not 0, so it is not a trade-off curve")
             m_a, m_b, index = np.append(m_a, 1.0), np.append(m_b, 0.0), np.append(index, 0)
+        usable = (m_a == 0.0) | (m_a >= _TINY_LEVEL)
+        m_a, m_b, index = m_a[usable], m_b[usable], index[usable]
         mirror = _secant_vertices(m_a, m_b)
         if round_ == _REFINEMENTS:
             break
@@ -698,12 +723,35 @@ def _sampled_lower_bounds(curve: TradeOffCurve, grid: np.ndarray):
         split = gap > SAMPLED_GAP
         if not np.any(split):
             break
-        h = np.diff(levels)[split, None]
-        new = (levels[:-1][split, None] + h * np.array([0.25, 0.5, 0.75])).ravel()
+        start, end = levels[:-1][split], levels[1:][split]
+        wide = (start > 0.0) & (end > 2.0 * start)  # near 0: the geometric mean, then quarters in log scale
+        quarters = np.array([0.25, 0.5, 0.75])
+        with np.errstate(divide="ignore"):
+            logs = np.log(np.where(wide, start, 1.0))[:, None] + np.log(np.where(wide, end / start, 1.0))[:, None] * quarters
+        new = np.where(wide[:, None], np.exp(logs), start[:, None] + (end - start)[:, None] * quarters).ravel()
+        new = np.setdiff1d(new[(new > 0.0) & (new < 1.0)], levels)
+        if new.size == 0:
+            break
         levels = np.concatenate([levels, new])
         order = np.argsort(levels)
-        levels, values = levels[order], np.concatenate([values, curve(new)])[order]
+        levels, values = levels[order], np.concatenate([values, _moved_down(curve, new, curve(new))])[order]
     return _envelope_of(below), _envelope_of(mirror)
+
+
+def _moved_down(curve: TradeOffCurve, levels, values) -> np.ndarray:
+    """A curve's values moved down past its rounding, f(0) kept (a curve's 1 there is exact): below 1/2 by 8 ulps and
+    two floats; above it from the power, ``1 - power (1 + 8 u) - 4 u`` (a value near 1 is known to its absolute
+    rounding, 1.1e-16, which is 0.6 % of f^{-1} at 1 - 1.8e-14; 8 ulps of the value would cost 5 %).  Within a few
+    ulps of 1 the samples are that coarse, and the bound can exceed the exact curve by about 2 ulps of the level
+    (1.8e-16 at 1 - 7e-13, found with an mpmath oracle)."""
+    values = np.asarray(values, dtype=float)
+    levels = np.asarray(levels, dtype=float)
+    down = np.nextafter(np.nextafter(values * (1.0 - 8.0 * _U), 0.0), 0.0)
+    high = values > 0.5
+    if np.any(high):
+        power = np.asarray(curve.power(levels[high]), dtype=float)
+        down[high] = 1.0 - power * (1.0 + 8.0 * _U) - 4.0 * _U  # 4 u: the rounding, and the chords' noise there
+    return np.where(levels == 0.0, values, down)
 
 
 def secant_lower_bound(alphas, betas) -> tuple[np.ndarray, np.ndarray]:

@@ -22,7 +22,7 @@ def from_test_statistic(null, alternative, name: str = "RTM curve") -> TradeOffC
     ``null`` (P) and ``alternative`` (Q) are the statistic's distributions under H0 and H1, any
     objects with vectorised ``cdf``, ``sf``, ``ppf``, ``isf`` (e.g. frozen ``scipy.stats``
     distributions).  Returns ``T(alpha) = Phi_Q(Psi_P^{-1}(alpha))`` with inverse
-    ``T^{-1}(beta) = Psi_P(Phi_Q^{-1}(beta))`` (the swapped test) and power
+    ``T^{-1}(beta) = Psi_P(Phi_Q^{-1}(beta))`` (the swapped test, its quantile ``Psi_Q^{-1}(1 - beta)`` above 1/2) and power
     ``Psi_Q(Psi_P^{-1}(alpha))`` (taken as ``1 - T`` where T < 1/2).  The survival function
     and its inverse are used directly, so small levels keep their accuracy.
 
@@ -71,8 +71,15 @@ def from_test_statistic(null, alternative, name: str = "RTM curve") -> TradeOffC
         return checked(out.reshape(np.shape(a)))
 
     def inverse(b):
+        b = np.asarray(b, dtype=float)
         with np.errstate(divide="ignore", over="ignore"):
-            return checked(null.sf(alternative.ppf(b)))
+            x = np.asarray(alternative.ppf(b), dtype=float)
+            # above 1/2 the quantile from the upper tail, 1 - b exact: the lower one near b = 1 - 2^-53 put j^{-1}
+            # 2.2 times above the exact value (Q.ppf cannot resolve its level there)
+            high = b > 0.5
+            if np.any(high):
+                x = np.where(high, alternative.isf(np.where(high, 1.0 - b, 0.5)), x)
+            return checked(null.sf(x))
 
     return TradeOffCurve(f, inverse, power, name=name)
 
