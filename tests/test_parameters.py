@@ -211,3 +211,16 @@ def test_relations_between_lists(values, message):
     with pytest.raises(ValueError) as err:
         parameters.check_all("reconstruction_attacks", values)
     assert message in str(err.value)
+
+
+def test_a_number_with_an_exponent_and_no_point_is_a_number(tmp_path):
+    # issue 53's new user: YAML 1.1 (PyYAML, papermill) reads 1e-5 as the text '1e-5', and the run refused it
+    # ("got '1e-5'"); a float parameter takes it as the number, from -p, -y and -f alike
+    row = "[[MNIST, 1.0, 0.0042667, 7032, 1e-5]]"
+    mine = tmp_path / "mine.yaml"
+    mine.write_text(f"workloads: {row}\n")
+    for args in (["-p", "workloads", row], ["-y", f"workloads: {row}"], ["-f", str(mine)]):
+        got = parameters.check_command_line("rtm_dpsgd", args)["workloads"]
+        assert got[0][4] == 1e-5 and isinstance(got[0][4], float)
+    with pytest.raises(ValueError, match=re.escape("workloads[0].delta")):  # text that is not a number stays refused
+        parameters.check_command_line("rtm_dpsgd", ["-p", "workloads", "[[MNIST, 1.0, 0.0042667, 7032, 1e-5x]]"])

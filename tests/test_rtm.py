@@ -17,7 +17,7 @@ from scipy import integrate, optimize, special
 from scipy.stats import chi2, expon, ncx2, norm
 from scipy.stats import laplace as lap
 
-from fdp import Mechanism, calibrate
+from fdp import FDPWarning, Mechanism, calibrate
 from fdp.accounting import rtm
 from fdp.curves import tradeoff
 
@@ -750,3 +750,17 @@ def test_the_inverse_of_a_chi_square_curve_keeps_its_digits_next_to_one():
     exact = 2 * mp.ncdf(-s)
     got = float(rtm.gaussian(1.0).inverse(1.0 - 2.0**-53))
     assert got == pytest.approx(float(exact), rel=1e-10)
+
+
+def test_sandwich_noise_moves_a_bracket_that_misses_the_answer():
+    # issue 53: a DP-SGD workload whose lower end lay below the page's default bounds stopped with "no noise
+    # multiplier in [0.2, 50.0] satisfies the condition"; the failing end now moves out, with a warning
+    target = tradeoff.gaussian(0.5)
+    p, steps = 0.3, 10
+    upper, lower = calibrate.sandwich_noise(target, p, steps, rtol=1e-3)
+    with pytest.warns(FDPWarning, match="outside bounds"):
+        moved = calibrate.sandwich_noise(target, p, steps, rtol=1e-3, bounds=(1.05 * upper, 200.0))
+    assert moved[0] == pytest.approx(upper, rel=2e-3) and moved[1] == pytest.approx(lower, rel=2e-3)
+    with pytest.warns(FDPWarning, match="outside bounds"):
+        moved = calibrate.sandwich_noise(target, p, steps, rtol=1e-3, bounds=(0.01, 0.95 * lower))
+    assert moved[0] == pytest.approx(upper, rel=2e-3) and moved[1] == pytest.approx(lower, rel=2e-3)

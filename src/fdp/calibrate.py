@@ -12,6 +12,7 @@ import functools
 import math
 import sys
 import time
+import warnings
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -21,7 +22,7 @@ from tqdm import tqdm
 from .accounting import accountants, lattice, mechanism_gdp, pld, rtm
 from .accounting.privacy_loss import dpsgd as _dpsgd  # DP-SGD at each noise the search tries
 from .curves import gdp, mia, tradeoff
-from .diagnostics import warns
+from .diagnostics import FDPWarning, warns
 from .formatting import ULPS_DOWN
 from .intervals import Interval
 from .result import Result
@@ -792,6 +793,9 @@ WARN_RELATIVE = 0.01
 REFINE_RELATIVE = 0.5
 
 
+_SANDWICH_WIDENINGS = 6  # a bracket's failing end moves out by 4 at most this often
+
+
 def sandwich_noise(
     target: tradeoff.TradeOffCurve,
     sampling_rate: float,
@@ -812,7 +816,9 @@ def sandwich_noise(
     ``J(sigma) >= target`` on ``grid`` (lambda-DR with lambda = target, Def. 3; the "more
     pessimistic" choice of the paper) and the largest sigma with ``J(sigma) <= target``, each by
     bisection on log sigma in ``bounds`` to relative accuracy ``rtol`` (the returned values satisfy
-    their condition; the second one is checked for alpha > 0).  ``grid`` defaults to :func:`fdp.curves.tradeoff.default_grid` (401 points).
+    their condition; the second one is checked for alpha > 0).  Where an end of ``bounds`` does not satisfy its
+    condition, it moves out by a factor 4 (at most six times) with an :class:`~fdp.diagnostics.FDPWarning`.
+    ``grid`` defaults to :func:`fdp.curves.tradeoff.default_grid` (401 points).
 
     Parameters
     ----------
@@ -861,9 +867,24 @@ def sandwich_noise(
 
     def bisect(ok, feasible_high):
         lo, hi = lo_b, hi_b
-        if not ok(hi if feasible_high else lo):
-            end = hi if feasible_high else lo
-            raise ValueError(f"bounds: no noise multiplier in {bounds!r} satisfies the condition (tried {end:g})")
+        # a workload's answer can lie outside the bracket given (a DP-SGD run of 7,032 steps at rate 0.0043 needs
+        # 0.165 for the lower end): the failing end moves out by 4 at a time, up to 4^6, with a warning
+        for attempt in range(_SANDWICH_WIDENINGS + 1):  # the condition must hold at one end and fail at the other
+            if not ok(hi if feasible_high else lo):  # the answer lies beyond the feasible end
+                if attempt == _SANDWICH_WIDENINGS:
+                    raise ValueError(f"bounds: no noise multiplier in {bounds!r}, nor out to "
+                                     f"{hi if feasible_high else lo:g}, satisfies the condition")
+                lo, hi = (hi, 4.0 * hi) if feasible_high else (lo / 4.0, lo)
+            elif ok(lo if feasible_high else hi):  # ... or beyond the other one
+                if attempt == _SANDWICH_WIDENINGS:
+                    raise ValueError(f"bounds: every noise multiplier in {bounds!r}, and out to "
+                                     f"{lo if feasible_high else hi:g}, satisfies the condition")
+                lo, hi = (lo / 4.0, lo) if feasible_high else (hi, 4.0 * hi)
+            else:
+                break
+        if (lo, hi) != (lo_b, hi_b):
+            warnings.warn(f"the noise searched for lies outside bounds {bounds!r}: the search moved to "
+                          f"[{lo:g}, {hi:g}]", FDPWarning, stacklevel=3)
         while hi / lo > 1.0 + rtol:
             mid = float(np.sqrt(lo * hi))
             if ok(mid) == feasible_high:

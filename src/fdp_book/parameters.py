@@ -276,6 +276,11 @@ def _fail(where: str, spec: Spec, value, what: str | None = None):
     raise ValueError(f"{where} must be {article}{what}, got {value!r}")
 
 
+#: A number written with an exponent and no point (``1e-5``), which PyYAML (YAML 1.1, also papermill's reader) leaves
+#: as text: a float parameter takes it as the number it is.
+_EXPONENT_ONLY = re.compile(r"[-+]?[0-9]+[eE][-+]?[0-9]+")
+
+
 def _scalar(where: str, spec: Spec, kind: str, value):
     """One value checked against a scalar spec; returned as its type (an int given for a float as float)."""
     if any(type(value) is type(a) and value == a for a in spec.also):  # -1.0 is not the -1 of n_jobs
@@ -298,6 +303,8 @@ def _scalar(where: str, spec: Spec, kind: str, value):
             _fail(where, spec, value, f"{words}, at most 2^53 in size")
         value = int(value)
     else:
+        if isinstance(value, str) and _EXPONENT_ONLY.fullmatch(value.strip()):
+            value = float(value)  # 1e-5: a number to YAML 1.2 and to every reader, text to PyYAML's YAML 1.1
         if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
             _fail(where, spec, value, "finite " + words)
         value = float(value)
