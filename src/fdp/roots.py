@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["bisect_increasing"]
+__all__ = ["bisect_increasing", "bisect_doubles"]
 
 
 def bisect_increasing(fun, target, lo, hi, iters: int = 200):
@@ -45,3 +45,34 @@ def bisect_increasing(fun, target, lo, hi, iters: int = 200):
         lo = np.where(active & up, mid, lo)
         hi = np.where(active & ~up, mid, hi)
     return lo, hi
+
+
+def bisect_doubles(reached, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Vectorised bisection over the non-negative doubles, which sort like their bit patterns: the neighbouring
+    doubles ``lo < hi`` in ``[0, hi]`` where a monotone condition turns true (at most 63 halvings).
+
+    Parameters
+    ----------
+    reached : callable
+        Vectorised ``x -> bool``, false below some point and true from it on; taken true at ``hi``.
+    hi : numpy.ndarray
+        Non-negative doubles where the condition holds, one per search.
+
+    Returns
+    -------
+    lo, hi : numpy.ndarray
+        The last double where ``reached`` is false (or 0) and the first where it is true.
+
+    Examples
+    --------
+    >>> lo, hi = bisect_doubles(lambda x: x * x >= 2.0, np.array([2.0]))
+    >>> bool(hi[0] == np.nextafter(lo[0], 3.0) and lo[0] ** 2 < 2.0 <= hi[0] ** 2)
+    True
+    """
+    lo_bits = np.zeros(np.shape(hi), dtype=np.int64)
+    hi_bits = np.asarray(hi, dtype=np.float64).view(np.int64).copy()
+    while np.any(hi_bits - lo_bits > 1):
+        mid = lo_bits + (hi_bits - lo_bits) // 2
+        ok = reached(mid.view(np.float64))
+        hi_bits, lo_bits = np.where(ok, mid, hi_bits), np.where(ok, lo_bits, mid)
+    return lo_bits.view(np.float64), hi_bits.view(np.float64)

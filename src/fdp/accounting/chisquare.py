@@ -26,6 +26,8 @@ import numpy as np
 from scipy import special
 from scipy.stats import chi2, ncx2
 
+from ..roots import bisect_doubles
+
 __all__ = ["Chi2", "NoncentralChi2", "SERIES_FROM"]
 
 #: The dimension from which the series replace scipy's laws.
@@ -350,16 +352,15 @@ def _quantile_from_above(law, q: np.ndarray) -> np.ndarray:
     """The smallest double ``x >= 0`` with ``law.cdf(x) >= q``, by bisection over the doubles' bit patterns (which
     sort like the non-negative doubles) between 0 and the law's median; NaN where the cdf is NaN on the way (beyond
     scipy's range: the caller's curve then raises)."""
-    lo = np.zeros(q.shape, dtype=np.int64)
-    hi = np.full(q.shape, np.float64(law._scipy.ppf(0.5)).view(np.int64))
     broken = np.zeros(q.shape, dtype=bool)
-    while np.any(hi - lo > 1):
-        mid = lo + (hi - lo) // 2
-        cdf = law.cdf(mid.view(np.float64))
-        broken |= np.isnan(cdf)
-        reached = cdf >= q
-        hi, lo = np.where(reached, mid, hi), np.where(reached, lo, mid)
-    return np.where(broken, np.nan, hi.view(np.float64))
+
+    def reached(x):
+        cdf = law.cdf(x)
+        broken[np.isnan(cdf)] = True
+        return cdf >= q
+
+    _, hi = bisect_doubles(reached, np.full(q.shape, float(law._scipy.ppf(0.5))))
+    return np.where(broken, np.nan, hi)
 
 
 def _beyond(law, x, q, upper: bool) -> np.ndarray:

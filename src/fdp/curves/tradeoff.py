@@ -19,6 +19,7 @@ from scipy.optimize import isotonic_regression
 from scipy.special import log_ndtr
 from scipy.stats import norm
 
+from ..roots import bisect_doubles
 from ..validation import (
     check_array_in,
     check_nonnegative,
@@ -74,9 +75,6 @@ def default_grid(points: int = 2001) -> np.ndarray:
     return np.unique(np.concatenate([[0.0], tail, 1.0 - tail, [1.0]]))
 
 
-_ONE_BITS = np.float64(1.0).view(np.int64)  # the bit pattern of 1.0; non-negative doubles sort like their bits
-
-
 def _bisect_inverse(f: Callable[[np.ndarray], np.ndarray], beta: np.ndarray, power=None) -> np.ndarray:
     """Generalised inverse ``inf{alpha : f(alpha) <= beta}`` of a non-increasing f, rounded down to a double.
 
@@ -96,14 +94,8 @@ def _bisect_inverse(f: Callable[[np.ndarray], np.ndarray], beta: np.ndarray, pow
             out = np.where(high, power(alpha) >= rest, out)
         return out
 
-    lo = np.zeros(beta.shape, dtype=np.int64)
-    hi = np.full(beta.shape, _ONE_BITS)
-    while np.any(hi - lo > 1):
-        mid = lo + (hi - lo) // 2
-        below = reached(mid.view(np.float64))
-        hi = np.where(below, mid, hi)
-        lo = np.where(below, lo, mid)
-    return np.where(reached(np.zeros_like(beta)), 0.0, lo.view(np.float64))
+    lo, _ = bisect_doubles(reached, np.ones(beta.shape))
+    return np.where(reached(np.zeros_like(beta)), 0.0, lo)
 
 
 class TradeOffCurve:
