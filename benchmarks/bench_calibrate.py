@@ -1,7 +1,7 @@
 """Risk calibration and the risk report against riskcal (Kulynych et al.), one process (issue: risk report).
 
 riskcal calibrates DP-SGD noise to a membership-inference advantage or to a TPR at an FPR by bisection on its
-own PLD reading; ``fdp.calibrate.noise_for_risk`` reads the same risks from our certified lower curve (an upper
+own PLD reading; ``fdp.calibrate.solve`` reads the same risks from our certified lower curve (an upper
 bound on the risk, never on the unsafe side) by false position in log noise.  For each case: both noise
 multipliers, their times and the ratio (goal: ours at least 10x faster), and riskcal's own risk at our noise
 (it should meet the target within riskcal's tolerance 1e-3).  Then the time of a full ``fdp.risk.report`` of
@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 import warnings
 
-from fdp import calibrate, risk
+from fdp import calibrate, risk, targets
 from fdp.accounting.privacy_loss import dpsgd
 from timing import best_of
 
@@ -48,7 +48,8 @@ def main():
     warnings.filterwarnings("ignore", category=DeprecationWarning)
     for target, value, fpr, rate, steps in CASES:
         what = f"{target} {value:g}" + (f" at FPR {fpr:g}" if fpr else "") + f", rate {rate:g}, {steps} steps"
-        ours, t_ours = best_of(lambda: calibrate.noise_for_risk(target, value, rate, steps, fpr=fpr), 1)
+        aim = targets.named(target, value, fpr)
+        ours, t_ours = best_of(lambda: calibrate.solve(aim, rate, steps=steps), 1)
         t0 = time.perf_counter()
         theirs = riskcal_noise(target, value, fpr, rate, steps)
         t_theirs = time.perf_counter() - t0

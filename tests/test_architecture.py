@@ -129,7 +129,7 @@ LAYERS = (
                     "mechanism_gdp", "chisquare", "ground_truth",
                     # fdp.accounting.rtm, a subpackage of its own, and its modules
                     "rtm", "statistics", "closed_forms", "subsampling", "composition", "release"}),
-    ("readings", {"risk", "presentation"}),
+    ("readings", {"risk", "presentation", "targets"}),
     ("calibration", {"calibrate"}),
     ("interface", {"cli"}),
 )

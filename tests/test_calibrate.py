@@ -8,9 +8,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import norm
 
-from fdp import Mechanism, calibrate
+from fdp import Mechanism, calibrate, dpsgd, targets
 from fdp.accounting import accountants, mechanism_gdp
 from fdp.curves import gdp, tradeoff
+from fdp.targets import RTMTPR, TPR, Advantage, Epsilon, Mu, ReRo
 
 
 def gaussian_delta(eps, mu):
@@ -28,7 +29,8 @@ def test_full_batch_matches_gdp_closed_form():
 
 @pytest.mark.parametrize("accountant", ["pld", "rdp"])
 def test_inverse(accountant):
-    noise = calibrate.noise_multiplier_for(4.0, 1e-5, 0.3, 100, accountant=accountant, discretization=1e-3, rtol=1e-3)
+    target = Epsilon(4.0, 1e-5, accountant=accountant)
+    noise = calibrate.solve(target, 0.3, steps=100, discretization=1e-3, rtol=1e-3).noise_multiplier
     assert accountants.epsilon(Mechanism("gaussian", noise, 0.3, 100), 1e-5, accountant, 1e-3) <= 4.0
     assert accountants.epsilon(Mechanism("gaussian", noise / 1.002, 0.3, 100), 1e-5, accountant, 1e-3) > 4.0
 
@@ -38,16 +40,19 @@ def test_rdp_is_looser_than_pld():
     assert accountants.epsilon(sgm, 1e-5, accountant="rdp") > accountants.epsilon(sgm, 1e-5, accountant="pld")
 
 
-@pytest.mark.parametrize(
-    "kwargs, name",
-    [(dict(epsilon=-1.0), "epsilon"), (dict(delta=0.0), "delta"), (dict(sampling_rate=0.0), "sampling_rate"), (dict(steps=1.5), "steps"),
-     (dict(accountant="moments"), "accountant")],
-)
-def test_bad_input(kwargs, name):
-    args = dict(epsilon=1.0, delta=1e-5, sampling_rate=0.5, steps=10)
-    args.update(kwargs)
+@pytest.mark.parametrize("call, name", [
+    (lambda: Epsilon(-1.0), "epsilon"), (lambda: Epsilon(1.0, delta=0.0), "delta"),
+    (lambda: calibrate.solve(Epsilon(1.0), 0.0, steps=10), "sampling_rate"),
+    (lambda: calibrate.solve(Epsilon(1.0), 0.5, steps=1.5), "steps"),
+    (lambda: Epsilon(1.0, accountant="moments"), "accountant"),
+    (lambda: calibrate.solve("epsilon", 0.5, steps=10), "target"),
+    (lambda: calibrate.solve(Epsilon(1.0), 0.5), "not both and not neither"),
+    (lambda: calibrate.solve(Epsilon(1.0), 0.5, steps=10, noise_multiplier=1.0), "not both and not neither"),
+    (lambda: calibrate.solve(Epsilon(1.0), 0.5, steps=10, max_steps=5), "max_steps"),
+])
+def test_bad_input(call, name):
     with pytest.raises(ValueError, match=name):
-        calibrate.noise_multiplier_for(**args)
+        call()
 
 
 @settings(max_examples=200, deadline=None)
@@ -90,31 +95,33 @@ def test_noise_for_advantage_and_tpr_against_riskcal():
     the certified curve (the noise 1 / (1 + rtol) smaller misses).  The exact risk lies in [achieved_lower, achieved]."""
     from riskcal.calibration.dpsgd import get_advantage_for_dpsgd, get_beta_for_dpsgd
 
-    adv = calibrate.noise_for_risk("advantage", 0.1, 0.05, 100, discretization=1e-3)
+    target = Advantage(0.1)
+    adv = calibrate.solve(target, 0.05, steps=100, discretization=1e-3)
     assert adv.achieved_lower <= adv.achieved <= 0.1
     assert get_advantage_for_dpsgd(adv.noise_multiplier, 0.05, 100) == pytest.approx(0.1, abs=1e-3)
-    assert calibrate._risk("advantage", adv.noise_multiplier / (1 + adv.rtol), 0.05, 100, 1e-3, None, None, 1) > 0.1
+    assert target.upper(dpsgd(adv.noise_multiplier / (1 + adv.rtol), 0.05, 100), 1e-3) > 0.1
     # the exact smallest noise lies in (noise_lower, noise]: the lower bound on the risk at noise_lower misses
     assert adv.noise_lower < adv.noise_multiplier
-    assert calibrate._risk_lower("advantage", adv.noise_lower, 0.05, 100, 1e-3, None, 1) > 0.1
-    tpr = calibrate.noise_for_risk("tpr", 0.5, 0.05, 100, fpr=0.01, discretization=1e-3)
+    assert target.lower(dpsgd(adv.noise_lower, 0.05, 100), 1e-3) > 0.1
+    target = TPR(0.5, fpr=0.01)
+    tpr = calibrate.solve(target, 0.05, steps=100, discretization=1e-3)
     assert tpr.achieved_lower <= tpr.achieved <= 0.5
     assert 1.0 - get_beta_for_dpsgd(tpr.noise_multiplier, 0.05, 100, alpha=0.01) == pytest.approx(0.5, abs=1e-3)
-    assert calibrate._risk("tpr", tpr.noise_multiplier / (1 + tpr.rtol), 0.05, 100, 1e-3, None, 0.01, 1) > 0.5
+    assert target.upper(dpsgd(tpr.noise_multiplier / (1 + tpr.rtol), 0.05, 100), 1e-3) > 0.5
 
 
 def test_noise_for_mu_and_rero_round_trip():
     """Calibrate, then report: the certified mu* and ReRo bound at the noise found meet their targets, tightly."""
     from fdp.accounting import pld
 
-    c = calibrate.noise_for_risk("mu", 1.0, 0.01, 1000, discretization=1e-3, rtol=1e-3)
+    c = calibrate.solve(Mu(1.0), 0.01, steps=1000, discretization=1e-3, rtol=1e-3)
     mu = mechanism_gdp.mu_and_regret_dpsgd(Mechanism("gaussian", c.noise_multiplier, 0.01, 1000), discretization=1e-3).mu
     assert mu == c.achieved and 1.0 - 5e-3 <= mu <= 1.0 and c.achieved_lower <= mu
-    c = calibrate.noise_for_risk("rero", 0.05, 0.01, 1000, kappa=0.01, discretization=1e-3)
+    c = calibrate.solve(ReRo(0.05, kappa=0.01), 0.01, steps=1000, discretization=1e-3)
     low, up = pld.tradeoff_bracket(Mechanism("gaussian", c.noise_multiplier, 0.01, 1000), discretization=1e-3, level_min=0.01).gamma(0.01)
     assert up <= 0.05 + 1e-9 and 0.05 * (1 - 5e-3) <= c.achieved <= 0.05 and low <= c.achieved
     # full batches: mu is sqrt(steps) / sigma exactly, the certified curve lies just above it
-    c = calibrate.noise_for_risk("mu", 2.0, 1.0, 16, discretization=1e-3, rtol=1e-4)
+    c = calibrate.solve(Mu(2.0), 1.0, steps=16, discretization=1e-3, rtol=1e-4)
     assert 2.0 <= c.noise_multiplier <= 2.0 * (1 + 1e-3)
 
 
@@ -125,15 +132,16 @@ def test_noise_for_rtm_tpr_round_trip():
     larger dimension needs less still."""
     from fdp.accounting import rtm
 
-    c = calibrate.noise_for_risk("rtm_tpr", 0.05, 0.05, 100, fpr=0.01, discretization=1e-3)
+    target = RTMTPR(0.05, fpr=0.01)
+    c = calibrate.solve(target, 0.05, steps=100, discretization=1e-3)
     assert c.achieved_lower <= c.achieved <= 0.05 and c.achieved >= 0.05 * (1 - 1e-2)
-    assert calibrate._risk_lower("rtm_tpr", c.noise_lower, 0.05, 100, 1e-3, 0.01, 1) > 0.05
-    assert calibrate._risk("rtm_tpr", c.noise_multiplier / (1 + c.rtol), 0.05, 100, 1e-3, None, 0.01, 1) > 0.05
+    assert target.lower(dpsgd(c.noise_lower, 0.05, 100), 1e-3) > 0.05
+    assert target.upper(dpsgd(c.noise_multiplier / (1 + c.rtol), 0.05, 100), 1e-3) > 0.05
     bracket = rtm.tensor_bracket(Mechanism("gaussian", c.noise_multiplier, 0.05, 100), discretization=1e-3)
     assert 1.0 - tradeoff.symmetrise(bracket.lower)(0.01) == pytest.approx(c.achieved, abs=1e-12)
-    dp = calibrate.noise_for_risk("tpr", 0.05, 0.05, 100, fpr=0.01, discretization=1e-3)
+    dp = calibrate.solve(TPR(0.05, fpr=0.01), 0.05, steps=100, discretization=1e-3)
     assert c.noise_multiplier < dp.noise_multiplier
-    wide = calibrate.noise_for_risk("rtm_tpr", 0.05, 0.05, 100, fpr=0.01, discretization=1e-3, dimension=10)
+    wide = calibrate.solve(RTMTPR(0.05, fpr=0.01, dimension=10), 0.05, steps=100, discretization=1e-3)
     assert wide.noise_multiplier < c.noise_multiplier
 
 
@@ -141,12 +149,31 @@ def test_noise_for_epsilon_brackets_the_exact_smallest_noise():
     """The epsilon target: the PLD accountant's pessimistic eps meets the target at the noise found, its optimistic
     eps (a dominated pair) lies below it, and at noise_lower the optimistic eps still misses, so the exact smallest
     noise lies in (noise_lower, noise]; full batches against the closed form of the Gaussian mechanism."""
-    c = calibrate.noise_for_risk("epsilon", 2.0, 0.05, 100, delta=1e-5, discretization=1e-3)
+    target = Epsilon(2.0, delta=1e-5)
+    c = calibrate.solve(target, 0.05, steps=100, discretization=1e-3)
     assert c.achieved_lower <= c.achieved <= 2.0 and c.noise_lower < c.noise_multiplier
-    assert calibrate._risk_lower("epsilon", c.noise_lower, 0.05, 100, 1e-3, None, 1, 1e-5) > 2.0
-    full = calibrate.noise_for_risk("epsilon", 1.0, 1.0, 4, delta=1e-5, discretization=1e-3)
+    assert target.lower(dpsgd(c.noise_lower, 0.05, 100), 1e-3) > 2.0
+    full = calibrate.solve(Epsilon(1.0, delta=1e-5), 1.0, steps=4, discretization=1e-3)
     exact = 2.0 / gdp.mu_from_eps_delta(1.0, 1e-5)  # 4 full-batch steps: sqrt(4) / sigma-GDP
     assert full.noise_lower < exact <= full.noise_multiplier * (1 + 1e-9)
+
+
+def test_the_rdp_accountant_is_read_without_a_cap_or_a_lower_bound():
+    """Epsilon(accountant="rdp") calibrates to what a TF Privacy log prints: the RDP accountant's epsilon, also for
+    full batches (where the PLD target reads the exact closed form and so needs less noise)."""
+    rdp = calibrate.solve(Epsilon(2.0, accountant="rdp"), 1.0, steps=100, discretization=1e-4, rtol=1e-4)
+    pld_ = calibrate.solve(Epsilon(2.0), 1.0, steps=100, rtol=1e-4)
+    assert rdp.achieved == accountants.epsilon(dpsgd(rdp.noise_multiplier, 1.0, 100), 1e-5, "rdp", 1e-4) <= 2.0
+    assert rdp.achieved_lower is None and rdp.noise_lower is None
+    assert pld_.noise_multiplier < rdp.noise_multiplier
+    assert rdp.to_dict()["accountant"] == "rdp" and "accountant" not in pld_.to_dict()
+
+
+def test_bound_below_false_skips_the_optimistic_side():
+    c = calibrate.solve(Advantage(0.1), 0.05, steps=100, discretization=1e-3, bound_below=False)
+    full = calibrate.solve(Advantage(0.1), 0.05, steps=100, discretization=1e-3)
+    assert c.noise_multiplier == full.noise_multiplier and c.achieved == full.achieved
+    assert c.achieved_lower is None and c.noise_lower is None and c.evaluations < full.evaluations
 
 
 def test_a_lower_side_that_does_not_fit_leaves_the_answer_and_drops_the_lower_bound(monkeypatch):
@@ -157,58 +184,68 @@ def test_a_lower_side_that_does_not_fit_leaves_the_answer_and_drops_the_lower_bo
     def too_big(*args, **kwargs):
         raise ResourceLimitError("discretization: too many points")
 
-    monkeypatch.setattr(calibrate, "_risk_lower", too_big)
-    c = calibrate.noise_for_risk("advantage", 0.1, 0.05, 100, discretization=1e-3)
+    monkeypatch.setattr(Advantage, "optimistic", too_big)
+    c = calibrate.solve(Advantage(0.1), 0.05, steps=100, discretization=1e-3)
     assert c.achieved <= 0.1 and c.achieved_lower is None and c.noise_lower is None
-    s = calibrate.steps_for_risk("advantage", 0.1, 2.0, 0.05, discretization=1e-3)
+    s = calibrate.solve(Advantage(0.1), 0.05, noise_multiplier=2.0, discretization=1e-3)
     assert s.achieved <= 0.1 and s.achieved_lower is None
 
 
-def test_steps_for_risk_is_the_last_step_that_meets_the_target():
+def test_solving_for_the_steps_finds_the_last_step_that_meets_the_target():
     """The dual search: the certified risk of the steps found meets the target and one more step misses it; with full
-    batches mu* = sqrt(T) / sigma, so mu* <= 1.01 at sigma 2 allows exactly 4 steps; noise_for_risk at the steps found
-    asks for at most the given noise."""
-    c = calibrate.steps_for_risk("advantage", 0.1, 2.0, 0.05, discretization=1e-3)
+    batches mu* = sqrt(T) / sigma, so mu* <= 1.01 at sigma 2 allows exactly 4 steps; the noise solved for at the steps
+    found is at most the given noise."""
+    target = Advantage(0.1)
+    c = calibrate.solve(target, 0.05, noise_multiplier=2.0, discretization=1e-3)
     assert c.achieved_lower <= c.achieved <= 0.1 and c.rtol == 0.0 and c.noise_multiplier == 2.0
-    assert calibrate._risk("advantage", 2.0, 0.05, c.steps + 1, 1e-3, None, None, 1) > 0.1
-    assert calibrate.noise_for_risk("advantage", 0.1, 0.05, c.steps, discretization=1e-3).noise_multiplier <= 2.0
-    assert calibrate.steps_for_risk("mu", 1.01, 2.0, 1.0, discretization=1e-3).steps == 4
-    r = calibrate.steps_for_risk("rtm_tpr", 0.05, 2.0, 0.05, fpr=0.01, discretization=1e-3)
+    assert target.upper(dpsgd(2.0, 0.05, c.steps + 1), 1e-3) > 0.1
+    assert calibrate.solve(target, 0.05, steps=c.steps, discretization=1e-3).noise_multiplier <= 2.0
+    assert calibrate.solve(Mu(1.01), 1.0, noise_multiplier=2.0, discretization=1e-3).steps == 4
+    r = calibrate.solve(RTMTPR(0.05, fpr=0.01), 0.05, noise_multiplier=2.0, discretization=1e-3)
     assert r.steps > c.steps and r.achieved <= 0.05  # the RTM adversary is weaker: more steps for a like target
     with pytest.raises(ValueError, match="not met even by one step"):
-        calibrate.steps_for_risk("advantage", 0.01, 0.2, 0.5, discretization=1e-2)
+        calibrate.solve(Advantage(0.01), 0.5, noise_multiplier=0.2, discretization=1e-2)
     with pytest.raises(ValueError, match="the most the search tries"):
-        calibrate.steps_for_risk("advantage", 0.5, 50.0, 0.01, discretization=1e-2, max_steps=64)
+        calibrate.solve(Advantage(0.5), 0.01, noise_multiplier=50.0, discretization=1e-2, max_steps=64)
     with pytest.raises(ValueError, match="noise_multiplier"):
-        calibrate.steps_for_risk("advantage", 0.1, 0.0, 0.05)
+        calibrate.solve(target, 0.05, noise_multiplier=0.0)
 
 
-@pytest.mark.parametrize("kwargs, name", [
-    (dict(target="rtm_tpr", value=0.05), "fpr"),
-    (dict(target="rtm_tpr", value=0.05, fpr=0.01, dimension=0), "dimension"),
-    (dict(target="tpr", value=0.01, fpr=0.1), "tpr must exceed fpr"),
-    (dict(target="rero", value=0.05, kappa=0.1), "rero must exceed kappa"),
-    (dict(target="tpr", value=0.5), "fpr"),
-    (dict(target="advantage", value=1.5), "advantage"),
-    (dict(target="mu", value=-1.0), "mu"),
-    (dict(target="risk", value=0.1), "target"),
-    (dict(target="advantage", value=1e-9), "no noise multiplier"),
+@pytest.mark.parametrize("make, name", [
+    (lambda: RTMTPR(0.05), "fpr"),
+    (lambda: RTMTPR(0.05, fpr=0.01, dimension=0), "dimension"),
+    (lambda: TPR(0.01, fpr=0.1), "tpr must exceed fpr"),
+    (lambda: ReRo(0.05, kappa=0.1), "rero must exceed kappa"),
+    (lambda: TPR(0.5), "fpr"),
+    (lambda: Advantage(1.5), "advantage"),
+    (lambda: Mu(-1.0), "mu"),
+    (lambda: calibrate.solve(Advantage(1e-9), 0.05, steps=10, discretization=1e-2), "no noise multiplier"),
 ])
-def test_noise_for_risk_rejects_bad_targets(kwargs, name):
+def test_bad_targets_are_refused(make, name):
     with pytest.raises(ValueError, match=name):
-        calibrate.noise_for_risk(sampling_rate=0.05, steps=10, discretization=1e-2, **kwargs)
+        make()
 
 
 @pytest.mark.parametrize("target, value, level, message", [
     ("advantage", 2.0, None, "advantage must lie in (0, 1), got 2.0"),
     ("tpr", 0.05, 0.1, "tpr must exceed fpr"),
     ("rero", 0.05, 0.1, "rero must exceed kappa"),
-    ("mu", 1.0, 0.1, "fpr applies to the targets 'tpr' and 'rtm_tpr'"),
+    ("mu", 1.0, 0.1, "mu takes no level"),
+    ("tpr", 0.5, None, "tpr needs its fpr"),
     ("eps", 1.0, None, "target must be one of"),
 ])
-def test_a_risk_target_is_refused_before_any_work_naming_where_it_came_from(target, value, level, message):
+def test_a_named_target_is_refused_naming_where_it_came_from(target, value, level, message):
     with pytest.raises(ValueError) as err:
-        calibrate.check_risk_target(target, value, level, name="calibration_targets[2]")
+        targets.named(target, value, level, where="calibration_targets[2]")
     assert str(err.value).startswith("calibration_targets[2]: ") and message in str(err.value)
-    calibrate.check_risk_target("tpr", 0.2, 0.1)  # a good target passes
-    assert calibrate.level_keyword("rtm_tpr") == "fpr" and calibrate.level_keyword("rero") == "kappa"
+    assert targets.named("tpr", 0.2, 0.1) == TPR(0.2, fpr=0.1)  # a good target passes
+    assert targets.named("rtm_tpr", 0.2, 0.1, dimension=3) == RTMTPR(0.2, fpr=0.1, dimension=3)
+    assert targets.named("epsilon", 2.0, delta=1e-6) == Epsilon(2.0, delta=1e-6)
+
+
+def test_a_calibration_writes_its_target_as_before():
+    """to_dict(): the target's name, its value and its settings at the end (the command line's JSON)."""
+    c = calibrate.solve(TPR(0.5, fpr=0.01), 0.05, steps=100, discretization=1e-3)
+    d = c.to_dict()
+    assert d["target"] == "tpr" and d["value"] == 0.5 and d["fpr"] == 0.01 and list(d)[-1] == "fpr"
+    assert list(d)[:3] == ["noise_multiplier", "target", "value"]

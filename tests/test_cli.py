@@ -16,6 +16,7 @@ from scipy.stats import norm
 from fdp import calibrate
 from fdp.cli import main
 from fdp.curves import rero, tradeoff
+from fdp.targets import Advantage
 
 # Every subprocess of this module, started together (each one pays the interpreter and SciPy import).
 CASES = {
@@ -309,7 +310,7 @@ def test_calibrate_steps_json(capsys):
                                     "0.1", "--discretization", "1e-3", "--json"])
     assert code == 0 and err == ""
     data = json.loads(out)
-    assert data["steps"] == calibrate.steps_for_risk("advantage", 0.1, 2.0, 0.05, discretization=1e-3).steps
+    assert data["steps"] == calibrate.solve(Advantage(0.1), 0.05, noise_multiplier=2.0, discretization=1e-3).steps
     assert data["noise_multiplier"] == 2.0 and data["achieved"] <= 0.1
 
 

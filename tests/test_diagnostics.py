@@ -9,7 +9,7 @@ import warnings
 import pytest
 
 import fdp
-from fdp import Mechanism, calibrate, risk
+from fdp import Mechanism, calibrate, risk, targets
 from fdp.accounting import montecarlo
 from fdp.diagnostics import warns
 
@@ -48,7 +48,7 @@ def test_a_collapsed_monte_carlo_estimate_warns():
 
 
 def test_calibration_caveats_are_warnings():
-    res, messages = _caught(calibrate.noise_for_risk, "mu", 3e-7, 3e-7, 1, discretization=1e-9)
+    res, messages = _caught(calibrate.solve, targets.Mu(3e-7), 3e-7, steps=1, discretization=1e-9)
     assert res.warnings and messages == list(res.warnings)
 
 

@@ -21,12 +21,13 @@ import pytest
 from mpmath import mp, mpf, ncdf
 from scipy.stats import norm
 
-from fdp import calibrate, risk
+from fdp import calibrate, risk, targets
 from fdp.accounting import pld, rtm
 from fdp.accounting.privacy_loss import Mechanism
 from fdp.cli import main
 from fdp.curves import mia, tradeoff
 from fdp.intervals import Interval
+from fdp.targets import TPR, Epsilon, Mu
 
 
 @pytest.fixture(autouse=True)
@@ -123,7 +124,7 @@ def test_rtm_curves_lie_on_or_above_the_dp_curve(capsys):
 def test_a_calibration_without_a_certified_lower_end_starts_at_0():
     """Interval(0.99999054, 0.99999054) at noise 16.2825 missed the true eps there (at most 0.99998977 by integer-order
     RDP): the RDP fallback has no certified lower end, and the interval now says so."""
-    res = calibrate.noise_for_risk("epsilon", 1.0, 0.1, 10, delta=1e-300)
+    res = calibrate.solve(Epsilon(1.0, delta=1e-300), 0.1, steps=10)
     assert res.achieved_lower is None and res.achieved_interval == Interval(0.0, res.achieved)
     assert 0.0 < res.achieved <= 1.0
 
@@ -142,8 +143,8 @@ def test_interval_refuses_reversed_or_nan_ends():
 def test_subsampled_calibration_at_a_tiny_fpr_is_at_most_the_full_batchs():
     """Rate 0.5, 10 steps, TPR 1e-19 at FPR 1e-20 returned 142.3 where 12.70 certifies it (the full batch's closed
     form is an upper bound for every sampling rate)."""
-    full = calibrate.noise_for_risk("tpr", 1e-19, 1.0, 2, fpr=1e-20, rtol=1e-2)
-    sub = calibrate.noise_for_risk("tpr", 1e-19, 0.5, 2, fpr=1e-20, rtol=1e-2)
+    full = calibrate.solve(TPR(1e-19, fpr=1e-20), 1.0, steps=2, rtol=1e-2)
+    sub = calibrate.solve(TPR(1e-19, fpr=1e-20), 0.5, steps=2, rtol=1e-2)
     assert sub.noise_multiplier <= full.noise_multiplier * (1 + 1e-12) and sub.achieved <= 1e-19
 
 
@@ -266,9 +267,9 @@ def test_an_epsilon_evaluation_keeps_one_step_under_its_point_budget():
     from fdp.accounting import lattice
     from fdp.accounting.privacy_loss import dpsgd
 
-    h = calibrate._spacing("epsilon", None, 0.35, 1e-6, 100)
-    assert lattice.lattice_points(dpsgd(0.35, 1e-6, 100).one_step, h) <= calibrate.EPSILON_MAX_POINTS * 1.01
-    assert calibrate._spacing("epsilon", None, 1.0, 0.01, 100) == calibrate._spacing("mu", None, 1.0, 0.01, 100)
+    h = Epsilon(1.0).default_discretization(dpsgd(0.35, 1e-6, 100))
+    assert lattice.lattice_points(dpsgd(0.35, 1e-6, 100).one_step, h) <= targets.EPSILON_MAX_POINTS * 1.01
+    assert Epsilon(1.0).default_discretization(dpsgd(1.0, 0.01, 100)) == Mu(1.0).default_discretization(dpsgd(1.0, 0.01, 100))
 
 
 def test_a_spacing_below_1e_300_is_refused_by_name(capsys):

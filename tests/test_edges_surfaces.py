@@ -21,11 +21,12 @@ from hypothesis import strategies as st
 from mpmath import erf, erfinv, exp, mp, mpf, ncdf, sqrt
 from scipy.stats import norm
 
-from fdp import calibrate, formatting, presentation, risk
+from fdp import calibrate, formatting, presentation, risk, targets
 from fdp.accounting import accountants, lattice, mechanism_gdp, pld
 from fdp.accounting.privacy_loss import Mechanism, RandomizedResponse, dpsgd
 from fdp.cli import main
 from fdp.curves import gdp, mia, tradeoff
+from fdp.targets import Advantage, Epsilon, Mu
 
 
 @pytest.fixture(autouse=True)
@@ -281,8 +282,8 @@ def test_steps_for_a_huge_full_batch_noise_is_the_closed_form(capsys):
 
 
 def test_library_noise_for_epsilon_at_delta_1e_300_matches_the_cli(capsys):
-    """noise_multiplier_for refused (2, 1e-300) for 10 full-batch steps; the CLI answered 58.342."""
-    noise = calibrate.noise_multiplier_for(2.0, 1e-300, 1.0, 10, rtol=1e-6)
+    """noise_multiplier_for (now solve(Epsilon)) refused (2, 1e-300) for 10 full-batch steps; the CLI answered 58.342."""
+    noise = calibrate.solve(Epsilon(2.0, delta=1e-300), 1.0, steps=10, rtol=1e-6).noise_multiplier
     code, out, _ = _run(capsys, ["calibrate", "--steps", "10", "--epsilon", "2", "--delta", "1e-300", "--rtol", "1e-6"])
     assert code == 0
     assert noise == pytest.approx(out["noise_multiplier"], rel=2e-6)
@@ -290,8 +291,8 @@ def test_library_noise_for_epsilon_at_delta_1e_300_matches_the_cli(capsys):
 
 
 def test_library_and_cli_refuse_the_same_rtol():
-    for call in (lambda: calibrate.noise_multiplier_for(1.0, 1e-5, 1.0, 1, rtol=1e-15),
-                 lambda: calibrate.noise_for_risk("mu", 1.0, 1.0, 1, rtol=1e-15)):
+    for call in (lambda: calibrate.solve(Epsilon(1.0), 1.0, steps=1, rtol=1e-15),
+                 lambda: calibrate.solve(Mu(1.0), 1.0, steps=1, rtol=1e-15)):
         with pytest.raises(ValueError, match="rtol must be at least 1e-12"):
             call()
 
@@ -374,7 +375,7 @@ def test_calibrate_refuses_an_rtol_the_search_cannot_resolve(capsys):
     code, _, err = _run(capsys, ["calibrate", "--steps", "1", "--mu", "1", "--rtol", "1e-16"])
     assert code == 2 and "--rtol must be at least 1e-12" in err
     with pytest.raises(ValueError, match="rtol must be at least"):
-        calibrate.noise_for_risk("mu", 1.0, 1.0, 1, rtol=1e-13)
+        calibrate.solve(Mu(1.0), 1.0, steps=1, rtol=1e-13)
 
 
 def test_calibrate_at_rtol_1e_12_meets_the_closed_form(capsys):
@@ -408,15 +409,15 @@ def test_a_target_met_by_sampling_alone_is_noise_0_with_a_warning(capsys):
                                    "0.999999"])
     assert code == 0 and out["noise_multiplier"] == 0.0 and "met at every noise multiplier" in err
     # not met by sampling alone: 100 steps at rate 0.05 take part with probability 0.994
-    c = calibrate.noise_for_risk("advantage", 0.1, 0.05, 100, discretization=1e-3)
+    c = calibrate.solve(Advantage(0.1), 0.05, steps=100, discretization=1e-3)
     assert c.noise_multiplier > 1.0
 
 
 def test_calibrate_refuses_arguments_that_do_not_apply():
-    with pytest.raises(ValueError, match="fpr applies to"):
-        calibrate.noise_for_risk("mu", 1.0, 0.01, 10, fpr=0.1)
-    with pytest.raises(ValueError, match="kappa applies to"):
-        calibrate.noise_for_risk("advantage", 0.1, 0.01, 10, kappa=0.1)
+    with pytest.raises(TypeError, match="fpr"):  # a typed target has no field for it
+        Mu(1.0, fpr=0.1)
+    with pytest.raises(ValueError, match="mu takes no level"):
+        targets.named("mu", 1.0, 0.1)
 
 
 # --- guards --------------------------------------------------------------------------------------
@@ -851,7 +852,7 @@ def test_a_tiny_advantage_target_is_calibrated_on_a_lattice_that_resolves_it():
     """At spacing 1e-5 the advantage reached read [0, 6e-6] and the noise came out 1,519,686, while a finer
     lattice certifies noise 7,000 (the report's own reading); the automatic spacing now refines while the interval
     is wider than half its upper end."""
-    c = calibrate.noise_for_risk("advantage", 6.027887664106237e-06, 0.001719257047369526, 2203)
+    c = calibrate.solve(Advantage(6.027887664106237e-06), 0.001719257047369526, steps=2203)
     assert c.noise_multiplier < 7000 and c.achieved <= 6.027887664106237e-06
     assert c.achieved_lower is not None and (c.achieved - c.achieved_lower) / c.achieved <= calibrate.REFINE_RELATIVE
     reached = risk.report(dpsgd(c.noise_multiplier, 0.001719257047369526, 2203), discretization=c.discretization)

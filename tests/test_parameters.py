@@ -11,7 +11,7 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fdp import calibrate
+from fdp import targets
 from fdp.accounting import accountants
 from fdp_book import parameters
 from fdp_book.paths import ROOT
@@ -49,7 +49,7 @@ def test_every_profile_passes_its_schema(path, monkeypatch, tmp_path):
 def test_the_schemas_choices_are_the_librarys():
     assert parameters.schema("rtm_dpsgd")["fig7_accountant"].choices == tuple(accountants.ACCOUNTANTS)
     target = parameters.schema("risk_report")["calibration_targets"].fields[0]
-    assert target.choices == tuple(calibrate.TARGETS)
+    assert target.choices == tuple(targets.TARGETS)
 
 
 @pytest.mark.parametrize("nb, values, message", [

@@ -259,7 +259,7 @@ def test_report_rejects_bad_input():
 
 def test_every_bracket_is_one_interval_type():
     """Brackets, confidence intervals and calibrations expose the same Interval(lower, upper)."""
-    from fdp import calibrate
+    from fdp import calibrate, targets
     from fdp.accounting import montecarlo
     from fdp.experiments import attacks
     from fdp.intervals import Interval
@@ -276,7 +276,7 @@ def test_every_bracket_is_one_interval_type():
     mc = montecarlo.gamma_mc(run, [0.1], samples=20_000, seed=1)
     assert np.all(mc.confidence_interval.contains(mc.estimate)) and mc.interval == "asymptotic"
     assert attacks.success_rate([True] * 7 + [False] * 3).interval.contains(0.7)
-    cal = calibrate.noise_for_risk("mu", 1.0, 1.0, 4)
+    cal = calibrate.solve(targets.Mu(1.0), 1.0, steps=4)
     assert cal.achieved_interval.upper == cal.achieved and cal.achieved_interval.contains(cal.achieved)
     assert not Interval(0.1, 0.2).contains(0.3)
 

@@ -524,38 +524,36 @@ def _calibrate(args) -> int:
         raise ValueError("give --steps (to find the noise multiplier) or --noise-multiplier (to find the steps), "
                          "not both and not neither")
     q = 1.0 if args.sampling_rate is None else args.sampling_rate
-    kwargs = {"discretization": args.discretization}
-    if args.steps is not None:
-        kwargs.update(rtol=1e-3 if args.rtol is None else args.rtol, progress=True)
-    else:
+    if args.steps is None:
         _forbid(args, ("rtol",), "with --noise-multiplier (the number of steps is found exactly)")
     flag = _flag(target)
     # the library's names of this target's own values (an error about an internal mu is not about --mu)
     spelled = {"epsilon": {"epsilon": "--epsilon", "delta": "--delta"}, "mu": {"mu": "--mu"},
                "advantage": {"advantage": "--advantage"}, "rero": {"rero": "--rero", "kappa": "--kappa"},
                "rtm_tpr_at_fpr": {"dimension": "--rtm-dimension"}}.get(target, {}) | {"rtol": "--rtol"}
-    if target == "epsilon":
-        value, kwargs["delta"] = args.epsilon, 1e-5 if args.delta is None else args.delta
-    elif target in ("tpr_at_fpr", "rtm_tpr_at_fpr"):
-        value, kwargs["fpr"] = getattr(args, target)
-        if target == "rtm_tpr_at_fpr":
-            kwargs["dimension"] = 1 if args.rtm_dimension is None else args.rtm_dimension
+    if target in ("tpr_at_fpr", "rtm_tpr_at_fpr"):
         spelled |= {"tpr": f"{flag} (its TPR)", "rtm_tpr": f"{flag} (its TPR)", "fpr": f"{flag} (its FPR)"}
-        target = "tpr" if target == "tpr_at_fpr" else "rtm_tpr"
-    elif target == "rero":
-        value, kwargs["kappa"] = args.rero, _require(args, "kappa", "with --rero")
-    else:
-        value = getattr(args, target)
     with _flags("--sampling-rate, --steps, --noise-multiplier, --discretization", **spelled):
-        if args.steps is not None:
-            res = calibrate.noise_for_risk(target, value, q, args.steps, **kwargs)
-        else:
-            res = calibrate.steps_for_risk(target, value, args.noise_multiplier, q, **kwargs)
-    out = res.to_dict()
-    for key in ("delta", "fpr", "kappa", "dimension"):
-        if key in kwargs:
-            out[key] = kwargs[key]
-    return _emit(out, args)
+        aim = _target(args, target)
+        res = calibrate.solve(aim, q, steps=args.steps, noise_multiplier=args.noise_multiplier,
+                              discretization=args.discretization, progress=args.steps is not None,
+                              **({"rtol": 1e-3 if args.rtol is None else args.rtol} if args.steps is not None else {}))
+    return _emit(res.to_dict(), args)
+
+
+def _target(args, flag: str):
+    """The target of :mod:`fdp.targets` that ``calibrate``'s flags name."""
+    from . import targets
+
+    if flag == "epsilon":
+        return targets.Epsilon(args.epsilon, delta=1e-5 if args.delta is None else args.delta)
+    if flag == "tpr_at_fpr":
+        return targets.TPR(*args.tpr_at_fpr)
+    if flag == "rtm_tpr_at_fpr":
+        return targets.RTMTPR(*args.rtm_tpr_at_fpr, dimension=1 if args.rtm_dimension is None else args.rtm_dimension)
+    if flag == "rero":
+        return targets.ReRo(args.rero, kappa=_require(args, "kappa", "with --rero"))
+    return targets.TARGETS[flag](getattr(args, flag))
 
 
 def main(argv=None) -> int:

@@ -5,7 +5,7 @@ A membership-inference attack on one record is a test between the mechanism's ou
 without the record, so every attack's (FPR, 1 - TPR) lies on or above the trade-off curve ``f`` of that pair
 (Dong, Roth, Su 2022, Sec. 2): ``TPR <= 1 - f(FPR)``.  Read from a certified lower bound on ``f`` (as
 :func:`fdp.accounting.pld.certified_lower_curve` gives), every number here is a certified upper bound on the attack's
-success; :func:`fdp.risk.report` and :func:`fdp.calibrate.noise_for_risk` use them.
+success; :func:`fdp.risk.report` and :mod:`fdp.targets` (so :func:`fdp.calibrate.solve`) use them.
 """
 
 from __future__ import annotations

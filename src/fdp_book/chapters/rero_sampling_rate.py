@@ -12,6 +12,7 @@ import numpy as np
 
 from fdp import Mechanism, calibrate
 from fdp.accounting import pld
+from fdp.targets import Epsilon
 
 from .. import plotting, runtime
 
@@ -169,7 +170,8 @@ def estimate(p: dict, workers: int) -> None:
     bracket of its mechanism, probed at each figure's costliest corner (the smallest rate, the largest epsilon), so that
     the estimate errs long."""
     def probe(eps, rate, steps, fine=False):
-        sigma = calibrate.noise_multiplier_for(eps, p["delta"], rate, steps, discretization=p["discretization"], rtol=p["rtol"])
+        sigma = calibrate.solve(Epsilon(eps, p["delta"]), rate, steps=steps, discretization=p["discretization"], rtol=p["rtol"],
+                                bound_below=False).noise_multiplier
         pld.tradeoff_bracket(Mechanism("gaussian", sigma, rate, steps), discretization=p["discretization"])
         if fine:  # the one-step figure also draws each mechanism's PLD on a ten times finer lattice
             pld.mechanism_pld(Mechanism("gaussian", sigma, rate, 1), discretization=p["discretization"] / 10)

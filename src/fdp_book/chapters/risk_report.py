@@ -1,5 +1,5 @@
 """Tables and run-dependent prose of the chapter that reads DP-SGD runs four ways (:func:`fdp.risk.report`) and
-calibrates the noise to a risk target (:func:`fdp.calibrate.noise_for_risk`).
+calibrates the noise to a risk target (:func:`fdp.calibrate.solve`).
 
 A run is ``(label, noise, rate, steps)``; ``reports`` holds one :class:`fdp.risk.Report` per run, at the levels
 ``kappa``, ``fpr`` and ``prior`` (arrays).  A target is ``(target, value, level)``; ``calibrations`` holds one
@@ -224,11 +224,12 @@ def calibration_rows(names, calibrations) -> tuple[list, list]:
 
 def steps_text(budget, first: str, run_noise: float, run_steps: int) -> str:
     """The dual question for the first target: how many steps the run's own noise allows (``budget``: the result of
-    :func:`fdp.calibrate.steps_for_risk`, or the ValueError it raised)."""
+    :func:`fdp.calibrate.solve` given the noise, or the ValueError it raised)."""
     if isinstance(budget, ValueError):  # a target the noise cannot meet even in one step, or meets beyond max_steps
         return f"At the run's own noise {run_noise:g} the steps search for the first target fails: {budget}."
     return (f"Turned around, at the run's own noise {run_noise:g} the same search over the number of steps "
-            "(`fdp.calibrate.steps_for_risk`; `--noise-multiplier` instead of `--steps` on the command line) finds that "
+            "(`fdp.calibrate.solve` with `noise_multiplier=` instead of `steps=`; `--noise-multiplier` instead of `--steps` on "
+            "the command line) finds that "
             f"{budget.steps} steps keep the first target ({first}); the run took {run_steps}.")
 
 

@@ -17,6 +17,7 @@ from fdp import Mechanism, calibrate
 from fdp.accounting import pld
 from fdp.experiments import estimators
 from fdp.formatting import upper
+from fdp.targets import Epsilon
 
 from .. import page, plotting, runtime
 from . import see
@@ -203,7 +204,8 @@ def estimate(p: dict, workloads) -> None:
     _, noise, rate, steps, delta = workloads[0]
 
     def figure7_point(eps):
-        sigma = calibrate.noise_multiplier_for(eps, delta, rate, steps, accountant=p["fig7_accountant"])
+        sigma = calibrate.solve(Epsilon(eps, delta, accountant=p["fig7_accountant"]), rate, steps=steps, discretization=1e-4,
+                                rtol=1e-4, bound_below=False).noise_multiplier
         estimators.gamma_threat_models(Mechanism("gaussian", sigma, rate, steps), p["fig7_kappa"], p["fig7_d"],
                                        discretization=p["pld_discretization"], rtm_discretization=p["rtm_discretization"])
 
@@ -214,5 +216,6 @@ def estimate(p: dict, workloads) -> None:
 
     points = len(workloads) * len(p["fig7_epsilon"])
     runtime.estimate([(lambda: figure7_point(max(p["fig7_epsilon"])), points), (sandwich, 2 * len(workloads)),
-                             (lambda: calibrate.noise_multiplier_for(1.0, delta, rate, steps, accountant="pld"), 2 * len(workloads))],
+                             (lambda: calibrate.solve(Epsilon(1.0, delta), rate, steps=steps, discretization=1e-4, rtol=1e-4,
+                                                     bound_below=False), 2 * len(workloads))],
                             what=f"{page.plural(len(workloads), 'workload')}, {page.plural(points, 'point')} of Figure 7")
