@@ -342,7 +342,7 @@ def test_risk_report_calibration_paragraph_compares_the_threat_models_and_the_st
 
 
 def test_risk_report_rtm_factor_names_the_range_of_runs():
-    reports = [SimpleNamespace(tpr=np.array([0.1]), rtm=SimpleNamespace(tpr_upper=np.array([t]))) for t in (0.05, 0.01)]
+    reports = [SimpleNamespace(tpr=np.array([0.1]), rtm=SimpleNamespace(tpr=np.array([t]))) for t in (0.05, 0.01)]
     runs = [("A", 1.0, 0.1, 10), ("B", 1.0, 0.1, 10)]
     assert rr.rtm_factor(runs, reports, np.array([1e-3])) == "from 2.0 times (A) to 10.0 times (B)"
     assert rr.rtm_factor(runs[:1], reports[:1], np.array([1e-3])) == "2.0 times (A)"
@@ -444,14 +444,14 @@ def test_risk_report_shows_a_bayes_bound_near_guessing_as_its_excess():
 def test_risk_report_glance_reads_the_first_run_at_the_smallest_levels_rounded_up():
     report = SimpleNamespace(epsilon_pld=7.91234, gdp=SimpleNamespace(mu=1.123451, regret=0.0123),
                              tpr=np.array([0.2, 0.0123451]), rero=SimpleNamespace(upper=np.array([0.5, 0.0123451])),
-                             rtm=SimpleNamespace(tpr_upper=np.array([0.1, 0.00123451]), gamma_upper=np.array([0.3, 0.00223451]),
+                             rtm=SimpleNamespace(tpr=np.array([0.1, 0.00123451]), gamma=np.array([0.3, 0.00223451]),
                                                  dimension=1))
     text = rr.glance_reading([("A", 9.4, 0.3, 2000)], [report], 1e-5, np.array([0.1, 1e-3]), np.array([0.1, 1e-3]))
     assert text.startswith("the first run, A, satisfies (ε\u00a0=\u00a07.913, δ\u00a0=\u00a01e\u201105)-DP and "
                            "μ\u00a0=\u00a01.1235-GDP at regret 1.23 × 10⁻²")
     assert "TPR above 0.01235 at FPR 0.001" in text and "above 0.01235 at prior κ = 0.001" in text
     assert "In the relaxed threat model (d = 1) these two bounds fall to 0.001235 and 0.002235." in text
-    report.rtm.gamma_upper[1] = 0.00123451  # at kappa = FPR the two RTM bounds agree
+    report.rtm.gamma[1] = 0.00123451  # at kappa = FPR the two RTM bounds agree
     text = rr.glance_reading([("A", 9.4, 0.3, 2000)], [report], 1e-5, np.array([0.1, 1e-3]), np.array([0.1, 1e-3]))
     assert "In the relaxed threat model (d = 1) both fall to 0.001235." in text
 

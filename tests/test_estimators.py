@@ -39,11 +39,11 @@ def test_figure_epsilon_is_pure_for_laplace_and_the_pld_for_gaussian():
 
 def test_gamma_sweep_counts_what_the_monte_carlo_misses_and_flags():
     s = estimators.gamma_sweep("gaussian", 1.0, 2, [0.5, 1.0], 0.1, mc_samples=20_000, mc_seed=3)
-    assert np.array_equal(s.low, s.up) and np.all(s.mc_low <= s.up) and np.all(s.up <= s.mc_up)
+    assert np.array_equal(s.lower, s.upper) and np.all(s.mc_lower <= s.upper) and np.all(s.upper <= s.mc_upper)
     assert s.errors()["mc_miss"] == 0 and set(s.seconds) == {"bracket", "edgeworth", "mc"}
-    hand = estimators.GammaSweep(effect_sizes=np.ones(3), low=np.full(3, 0.5), up=np.full(3, 0.52),
+    hand = estimators.GammaSweep(effect_sizes=np.ones(3), lower=np.full(3, 0.5), upper=np.full(3, 0.52),
                                  edgeworth=np.array([0.5, np.nan, 0.6]), clt=np.array([0.51, 0.7, 0.51]), mc=np.array([0.51, 0.3, 0.9]),
-                                 mc_low=np.array([0.4, 0.2, 0.1]), mc_up=np.array([0.6, 0.4, 1.0]),
+                                 mc_lower=np.array([0.4, 0.2, 0.1]), mc_upper=np.array([0.6, 0.4, 1.0]),
                                  mc_collapsed=np.array([False, False, True]), seconds={})
     e = hand.errors()
     assert (e["invalid"], e["mc_miss"], e["mc_collapsed"]) == (1, 1, 1)
@@ -56,8 +56,8 @@ def test_gamma_sweep_counts_what_the_monte_carlo_misses_and_flags():
 def test_gamma_curves_measure_relative_distances_to_the_bracket():
     kappas = [1e-5, 1e-3, 0.1]
     c = estimators.gamma_curves(Mechanism("gaussian", 2.0, 0.05, 200), kappas, discretization=1e-3)
-    assert np.all(c.low <= c.up) and c.relative_width < 1e-2
-    worst = np.maximum(np.abs(c.edgeworth - c.low), np.abs(c.edgeworth - c.up)) / c.low
+    assert np.all(c.lower <= c.upper) and c.relative_width < 1e-2
+    worst = np.maximum(np.abs(c.edgeworth - c.lower), np.abs(c.edgeworth - c.upper)) / c.lower
     assert c.edgeworth_error == pytest.approx(np.max(worst)) and c.edgeworth_error >= np.max(np.abs(c.edgeworth - c.truth) / c.truth)
     assert c.clt_vs_edgeworth == pytest.approx(np.max(np.abs(c.clt - c.edgeworth) / c.edgeworth))
     with pytest.raises(ValueError, match="kappa"):

@@ -55,7 +55,7 @@ def test_gamma_mc_several_kappas():
     np.testing.assert_array_equal(res.kappa, kappas)
     assert np.all((res.lower <= truth) & (truth <= res.upper))
     assert np.all(np.diff(res.estimate) > 0)
-    assert res.samples == 100_000 and res.seed == 1 and res.confidence == 0.999 and res.interval == "asymptotic"
+    assert res.samples == 100_000 and res.seed == 1 and res.confidence == 0.999 and res.interval_method == "asymptotic"
 
 
 def test_confidence_interval_coverage():
@@ -170,7 +170,7 @@ def test_dkw_interval_contains_asymptotic(seed):
     lr = mc.log_likelihood_ratios(Mechanism("gaussian", 1.0, 0.3, 2), 20_000, seed=seed)
     kappas = [0.001, 0.01, 0.1, 0.5, 0.9]
     asym = mc.gamma_from_log_ratios(lr, kappas)
-    dkw = mc.gamma_from_log_ratios(lr, kappas, interval="dkw")
+    dkw = mc.gamma_from_log_ratios(lr, kappas, interval_method="dkw")
     np.testing.assert_array_equal(asym.estimate, dkw.estimate)
     assert np.all(dkw.lower <= asym.lower) and np.all(dkw.upper >= asym.upper)
     assert np.all(dkw.upper - dkw.lower > asym.upper - asym.lower)
@@ -212,7 +212,7 @@ def test_higher_confidence_is_wider():
         (dict(samples=100.0), "samples"),
         (dict(confidence=1.0), "confidence"),
         (dict(confidence=0.0), "confidence"),
-        (dict(interval="bennett"), "interval"),
+        (dict(interval_method="bennett"), "interval_method"),
     ],
 )
 def test_gamma_mc_bad_arguments(kwargs, name):

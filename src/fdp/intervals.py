@@ -5,11 +5,18 @@ Monte-Carlo confidence interval (:attr:`fdp.accounting.montecarlo.MonteCarloGamm
 (:attr:`fdp.experiments.attacks.Proportion.interval`) and a calibration's achieved risk
 (:attr:`fdp.calibrate.Calibration.achieved_interval`) are all an ``Interval(lower, upper)``, elementwise over arrays.
 
+The ends are spelled one way throughout the library.  A reading whose reported value is its certified (upper) end
+carries the plain name (``GDPReport.mu``, ``RTMReading.tpr``, ``Calibration.achieved``), its lower end the suffix
+``_lower`` (``mu_lower``, ``tpr_lower``, ``achieved_lower``) and both ends together the suffix ``_interval``
+(``mu_interval``, ``tpr_interval``, ``achieved_interval``).  A bracket with no preferred end, or a confidence
+interval, has ``lower`` and ``upper`` (``Estimate``, ``MonteCarloGamma``, ``GammaSweep`` with ``mc_lower`` and
+``mc_upper`` for its Monte-Carlo interval, ``Proportion``); ``pld.Bracket.gamma`` returns an ``Interval``.
+
 Examples
 --------
 >>> i = Interval(0.1, 0.3)
->>> i.contains(0.2), round(i.width, 12), tuple(i)
-(True, 0.2, (0.1, 0.3))
+>>> i.contains(0.2), round(i.width, 12), tuple(i), i[1]
+(True, 0.2, (0.1, 0.3), 0.3)
 """
 
 from __future__ import annotations
@@ -45,6 +52,12 @@ class Interval:
 
     def __iter__(self):  # unpacks as (lower, upper)
         return iter((self.lower, self.upper))
+
+    def __getitem__(self, index):  # and indexes as that pair
+        return (self.lower, self.upper)[index]
+
+    def __len__(self) -> int:
+        return 2
 
     @property
     def width(self) -> float | np.ndarray:

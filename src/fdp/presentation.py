@@ -54,10 +54,10 @@ def markdown(report: Report) -> str:
         "The adversary knows the data set but not the target record and tests the magnitude of each release "
         "(Kaissis et al. 2023, RTM; tensor reading).", "",
         "| FPR | RTM TPR bound 1 - J(FPR) |", "| --- | --- |",
-        *[f"| {_level(a)} | [{lower(lo)}, {upper(up)}] |" for a, lo, up in zip(report.fpr, r.tpr_lower, r.tpr_upper)], "",
+        *[f"| {_level(a)} | [{lower(lo)}, {upper(up)}] |" for a, lo, up in zip(report.fpr, r.tpr_lower, r.tpr)], "",
         "| prior kappa | RTM gamma |", "| --- | --- |",
-        *[f"| {_level(k)} | [{lower(lo)}, {upper(up)}] |" for k, lo, up in zip(report.kappa, r.gamma_lower, r.gamma_upper)],
-        "", f"RTM advantage at most {upper(r.advantage_upper)}.", ""]
+        *[f"| {_level(k)} | [{lower(lo)}, {upper(up)}] |" for k, lo, up in zip(report.kappa, r.gamma_lower, r.gamma)],
+        "", f"RTM advantage at most {upper(r.advantage)}.", ""]
     spacing = "exact curve" if report.discretization is None else f"loss lattice spacing {report.discretization:.3g}"
     lines = [
         f"# Privacy risk of {title}", "",

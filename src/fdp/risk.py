@@ -593,14 +593,14 @@ class RTMReading(Result):
         count, and the bounds fall as it grows).
     discretization : float
         Spacing of the pessimistic lattice.
-    tpr_lower, tpr_upper : numpy.ndarray
-        Bracket of the RTM membership bound ``1 - J(FPR)`` at each of the report's FPRs, ``J`` the symmetrised
-        RTM curve: ``tpr_upper`` bounds the TPR of every RTM membership test (of either direction);
+    tpr, tpr_lower : numpy.ndarray
+        Bracket ``[tpr_lower, tpr]`` of the RTM membership bound ``1 - J(FPR)`` at each of the report's FPRs, ``J``
+        the symmetrised RTM curve (a value and its ``_lower`` end, as everywhere): ``tpr`` bounds the TPR of every RTM membership test (of either direction);
         ``tpr_lower`` bounds the bound from below, not the power of a particular test.
-    advantage_upper : float
+    advantage : float
         Upper bound on the RTM membership advantage.
-    gamma_lower, gamma_upper : numpy.ndarray
-        Bracket of the ReRo bound under the RTM at each of the report's priors.
+    gamma, gamma_lower : numpy.ndarray
+        Bracket ``[gamma_lower, gamma]`` of the ReRo bound under the RTM at each of the report's priors.
     bracket : fdp.accounting.pld.Bracket
         The add-direction RTM curves the readings come from.
     curve : fdp.curves.tradeoff.PiecewiseLinear
@@ -610,22 +610,22 @@ class RTMReading(Result):
     dimension: int
     discretization: float
     tpr_lower: np.ndarray
-    tpr_upper: np.ndarray
-    advantage_upper: float
+    tpr: np.ndarray
+    advantage: float
     gamma_lower: np.ndarray
-    gamma_upper: np.ndarray
+    gamma: np.ndarray
     bracket: pld.Bracket = field(repr=False, compare=False)
     curve: tradeoff.PiecewiseLinear = field(repr=False, compare=False)
 
     @property
     def tpr_interval(self) -> Interval:
-        """``Interval(tpr_lower, tpr_upper)`` at each FPR."""
-        return Interval(self.tpr_lower, self.tpr_upper)
+        """``Interval(tpr_lower, tpr)`` at each FPR."""
+        return Interval(self.tpr_lower, self.tpr)
 
     @property
     def gamma_interval(self) -> Interval:
-        """``Interval(gamma_lower, gamma_upper)`` at each prior."""
-        return Interval(self.gamma_lower, self.gamma_upper)
+        """``Interval(gamma_lower, gamma)`` at each prior."""
+        return Interval(self.gamma_lower, self.gamma)
 
 
 
@@ -641,8 +641,8 @@ def _rtm_reading(mechanism: Mechanism, d, h, fpr, kappa) -> RTMReading:
     tpr_up, adv_up, _ = mia.membership_bounds(curve, fpr, [0.5])
     tpr_low, _, _ = mia.membership_bounds(tradeoff.symmetrise(bracket.upper), fpr, [0.5], side="lower")
     gamma_low, gamma_up = bracket.gamma(kappa)
-    return RTMReading(dimension=d, discretization=h, tpr_lower=np.minimum(tpr_low, tpr_up), tpr_upper=tpr_up,
-                      advantage_upper=adv_up, gamma_lower=gamma_low, gamma_upper=gamma_up, bracket=bracket, curve=curve)
+    return RTMReading(dimension=d, discretization=h, tpr_lower=np.minimum(tpr_low, tpr_up), tpr=tpr_up,
+                      advantage=adv_up, gamma_lower=gamma_low, gamma=gamma_up, bracket=bracket, curve=curve)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -731,9 +731,9 @@ class Report(Result):
                      "gamma_upper": self.rero.upper.tolist(), "method": self.rero.method},
             "rtm": None if r is None else {
                 "dimension": r.dimension, "reading": "tensor", "discretization": r.discretization,
-                "tpr_lower": r.tpr_lower.tolist(), "tpr_upper": r.tpr_upper.tolist(),
-                "advantage_upper": r.advantage_upper, "gamma_lower": r.gamma_lower.tolist(),
-                "gamma_upper": r.gamma_upper.tolist()},
+                "tpr_lower": r.tpr_lower.tolist(), "tpr_upper": r.tpr.tolist(),
+                "advantage_upper": r.advantage, "gamma_lower": r.gamma_lower.tolist(),
+                "gamma_upper": r.gamma.tolist()},
             "provenance": {"fdp_version": self.version, "discretization": self.discretization,
                            "seconds": self.seconds},
             "warnings": list(self.warnings),
@@ -846,11 +846,11 @@ def report(mechanism: Mechanism | RandomizedResponse, *, delta: float = 1e-5, ka
         # the RTM adversary is weaker than the DP one (RTM paper Lemma 6; the RTM curve lies on or above the DP curve):
         # its upper bounds are capped by the DP ones, which keeps a vacuous lattice bound (TPR 1 at a noise of 1e10)
         # from being printed beside a DP advantage of 1e-10
-        tpr_cap, gamma_cap = np.minimum(rtm_reading.tpr_upper, tpr), np.minimum(rtm_reading.gamma_upper, gamma.upper)
-        rtm_reading = replace(rtm_reading, tpr_upper=tpr_cap, tpr_lower=np.minimum(rtm_reading.tpr_lower, tpr_cap),
-                              advantage_upper=min(rtm_reading.advantage_upper, advantage), gamma_upper=gamma_cap,
+        tpr_cap, gamma_cap = np.minimum(rtm_reading.tpr, tpr), np.minimum(rtm_reading.gamma, gamma.upper)
+        rtm_reading = replace(rtm_reading, tpr=tpr_cap, tpr_lower=np.minimum(rtm_reading.tpr_lower, tpr_cap),
+                              advantage=min(rtm_reading.advantage, advantage), gamma=gamma_cap,
                               gamma_lower=np.minimum(rtm_reading.gamma_lower, gamma_cap))
-        both = np.r_[rtm_reading.tpr_upper, rtm_reading.gamma_upper]
+        both = np.r_[rtm_reading.tpr, rtm_reading.gamma]
         lows = np.r_[rtm_reading.tpr_lower, rtm_reading.gamma_lower]
         width = float(np.max(np.where(both > 0.0, (both - lows) / np.where(both > 0.0, both, 1.0), 0.0)))
         if width > WARN_RELATIVE:

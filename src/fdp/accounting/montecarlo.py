@@ -55,8 +55,8 @@ class MonteCarloGamma(Result):
     """Result of :func:`gamma_mc`; arrays have one entry per kappa.
 
     ``lower``/``upper`` form a two-sided confidence interval of level ``confidence``:
-    with ``interval="asymptotic"`` the normal interval ``estimate +- z * std_error``; with
-    ``interval="dkw"`` a conservative one that also moves the quantile by the DKW radius.
+    with ``interval_method="asymptotic"`` the normal interval ``estimate +- z * std_error``; with
+    ``interval_method="dkw"`` a conservative one that also moves the quantile by the DKW radius.
     Everything lies in [kappa, 1] (``gamma >= kappa`` holds for every mechanism).
 
     ``mass`` is the sample mean of all likelihood ratios, an estimate of ``E_P[Q/P] = 1``; far below
@@ -70,7 +70,8 @@ class MonteCarloGamma(Result):
     kappa, estimate, std_error, lower, upper : numpy.ndarray
     samples, seed : int
     confidence : float
-    interval : str
+    interval_method : str
+        How ``[lower, upper]`` was built: ``"asymptotic"`` or ``"dkw"``.
     mass : float
     collapsed : numpy.ndarray or None
     warnings : tuple of str
@@ -85,14 +86,14 @@ class MonteCarloGamma(Result):
     samples: int
     seed: int
     confidence: float
-    interval: str
+    interval_method: str
     mass: float = 1.0
     collapsed: np.ndarray | None = None
     warnings: tuple[str, ...] = ()
 
     @property
     def confidence_interval(self) -> Interval:
-        """``Interval(lower, upper)``, the confidence interval at each kappa (``interval`` names its kind)."""
+        """``Interval(lower, upper)``, the confidence interval at each kappa (``interval_method`` names its kind)."""
         return Interval(self.lower, self.upper)
 
 
@@ -215,12 +216,12 @@ def log_likelihood_ratios(
 
 
 @warns
-def gamma_from_log_ratios(log_ratios, kappa, confidence: float = 0.95, interval: Literal["asymptotic", "dkw"] = "asymptotic") -> MonteCarloGamma:
+def gamma_from_log_ratios(log_ratios, kappa, confidence: float = 0.95, interval_method: Literal["asymptotic", "dkw"] = "asymptotic") -> MonteCarloGamma:
     """Algorithm 1 of Hayes et al. on given log ratios, with a confidence interval.
 
     ``gamma_hat = (1/N) * sum of the ceil(kappa N) largest ratios``.  Writing ``t`` for the
     smallest kept ratio, ``gamma_hat = (1/N) sum_i (r_i - t)^+ + t k / N``, an expected-shortfall
-    estimator whose asymptotic standard error is ``sd((r - t)^+) / sqrt(N)``.  ``interval="dkw"``
+    estimator whose asymptotic standard error is ``sd((r - t)^+) / sqrt(N)``.  ``interval_method="dkw"``
     additionally widens the kept fraction to ``kappa -+ eps`` with the DKW radius
     ``eps = sqrt(log(2 / a) / (2N))`` (Dvoretzky et al. 1956), ``a = (1 - confidence) / 2``,
     which covers the error of the empirical quantile as in the paper's argument.
@@ -232,7 +233,7 @@ def gamma_from_log_ratios(log_ratios, kappa, confidence: float = 0.95, interval:
     kappa : float or array_like
         In (0, 1); needs ``kappa N >= MIN_KEPT``.
     confidence : float, default 0.95
-    interval : {"asymptotic", "dkw"}, default "asymptotic"
+    interval_method : {"asymptotic", "dkw"}, default "asymptotic"
 
     Returns
     -------
@@ -257,8 +258,8 @@ def gamma_from_log_ratios(log_ratios, kappa, confidence: float = 0.95, interval:
     k = check_array_in("kappa", np.atleast_1d(kappa), 0.0, 1.0, open_low=True, open_high=True)
     check_samples_for_kappa(n, k, "log_ratios' length (samples)")
     confidence = check_open_unit("confidence", confidence)
-    if interval not in ("asymptotic", "dkw"):
-        raise ValueError(f"interval must be 'asymptotic' or 'dkw', got {interval!r}")
+    if interval_method not in ("asymptotic", "dkw"):
+        raise ValueError(f"interval_method must be 'asymptotic' or 'dkw', got {interval_method!r}")
     z = norm.isf((1.0 - confidence) / 2.0)
     # running log of the sum of the top-m ratios, m = 1..n
     log_top = np.logaddexp.accumulate(lr)
@@ -280,7 +281,7 @@ def gamma_from_log_ratios(log_ratios, kappa, confidence: float = 0.95, interval:
         ess[i] = w.sum() ** 2 / np.sum(w**2)
     mass = float(np.exp(log_top[-1] - np.log(n)))  # estimates E_P[Q/P] = 1
     collapsed = (ess < _MIN_ESS) | (not _MASS_RANGE[0] <= mass <= _MASS_RANGE[1])
-    if interval == "dkw":
+    if interval_method == "dkw":
         eps = np.sqrt(np.log(2.0 / ((1.0 - confidence) / 2.0)) / (2.0 * n))
         lower = top_mean(np.floor((k - eps) * n).astype(int)) - z * se
         upper = top_mean(np.ceil((k + eps) * n).astype(int)) + z * se
@@ -297,7 +298,7 @@ def gamma_from_log_ratios(log_ratios, kappa, confidence: float = 0.95, interval:
         )
     clip = lambda v: np.clip(v, k, 1.0)  # noqa: E731  (gamma >= kappa for every trade-off curve)
     return MonteCarloGamma(kappa=k, estimate=clip(est), std_error=se, lower=clip(lower), upper=clip(upper), samples=n,
-                           seed=-1, confidence=confidence, interval=interval, mass=mass, collapsed=collapsed,
+                           seed=-1, confidence=confidence, interval_method=interval_method, mass=mass, collapsed=collapsed,
                            warnings=warnings)
 
 
@@ -309,7 +310,7 @@ def gamma_mc(
     samples: int = 1_000_000,
     seed: int = 0,
     confidence: float = 0.95,
-    interval: Literal["asymptotic", "dkw"] = "asymptotic",
+    interval_method: Literal["asymptotic", "dkw"] = "asymptotic",
     n_jobs: int = 1,
 ) -> MonteCarloGamma:
     """ReRo bound of a mechanism (DP-SGD: the subsampled Gaussian, sensitivity 1) by Algorithm 1.
@@ -324,7 +325,7 @@ def gamma_mc(
     samples : int, default 1,000,000
     seed : int, default 0
     confidence : float, default 0.95
-    interval : {"asymptotic", "dkw"}, default "asymptotic"
+    interval_method : {"asymptotic", "dkw"}, default "asymptotic"
     n_jobs : int, default 1
 
     Returns
@@ -344,7 +345,7 @@ def gamma_mc(
     _check_setup(mechanism, samples)
     check_samples_for_kappa(samples, check_array_in("kappa", np.atleast_1d(kappa), 0.0, 1.0, open_low=True, open_high=True))
     lr = log_likelihood_ratios(mechanism, samples, seed=seed, n_jobs=n_jobs)
-    res = gamma_from_log_ratios(lr, kappa, confidence=confidence, interval=interval)
+    res = gamma_from_log_ratios(lr, kappa, confidence=confidence, interval_method=interval_method)
     return MonteCarloGamma(**{**res.__dict__, "seed": seed})
 
 

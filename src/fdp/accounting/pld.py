@@ -47,6 +47,7 @@ from dp_accounting.pld import privacy_loss_distribution as _pld
 
 from ..curves.rero import gamma
 from ..curves.tradeoff import PiecewiseLinear, fixed_point, lower_convex_envelope, symmetrise
+from ..intervals import Interval
 from ..result import Result
 from ..validation import (
     check_array_in,
@@ -325,8 +326,9 @@ class Bracket:
     discretization: float
     slack: float = 0.0
 
-    def gamma(self, kappa) -> tuple[np.ndarray, np.ndarray]:
-        """Certified ``(gamma_lower, gamma_upper)`` of the ReRo bound at prior(s) ``kappa`` (in (0, 1))."""
+    def gamma(self, kappa) -> Interval:
+        """Certified ``Interval(gamma_lower, gamma_upper)`` of the ReRo bound at prior(s) ``kappa`` (in (0, 1)); it
+        unpacks and indexes as the pair."""
         # rero.gamma is at least kappa: the trivial bound f(kappa) <= 1 - kappa holds for the exact curve
         kappa = np.asarray(kappa, dtype=float)
         # each end moved outward by a bound on its float error: a curve's powers and alphas are running sums over its
@@ -337,7 +339,7 @@ class Bracket:
         g_up = np.minimum(np.nextafter(up, 2.0), 1.0)
         low = gamma(self.upper, kappa) * (1.0 - (2.0 * self.upper.alphas.size + 8.0) * 2.0**-53) - self.slack
         g_low = np.maximum(np.nextafter(low, -1.0), kappa)
-        return np.minimum(g_low, g_up), g_up
+        return Interval(np.minimum(g_low, g_up), g_up)
 
     def width(self, kappa) -> np.ndarray:
         """``gamma_upper - gamma_lower`` at ``kappa``."""

@@ -131,8 +131,8 @@ def figure_epsilon(mechanism: Mechanism, delta: float, discretization: float = 1
 class _Compared:
     """The certified bracket of gamma and the two approximations, on one axis (the subclasses name it)."""
 
-    low: np.ndarray
-    up: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
     edgeworth: np.ndarray
     clt: np.ndarray
     seconds: dict = field(repr=False)
@@ -140,13 +140,13 @@ class _Compared:
     @property
     def truth(self) -> np.ndarray:
         """The bracket's midpoint (for plotting; errors are measured to the farther end, :meth:`error`)."""
-        return 0.5 * (self.low + self.up)
+        return 0.5 * (self.lower + self.upper)
 
     def error(self, values) -> np.ndarray:
         """A certified upper bound on ``|values - gamma|`` at each point: the distance to the farther end of the
         bracket (the exact gamma lies in it); NaN where ``values`` is NaN."""
         values = np.asarray(values, dtype=float)
-        return np.maximum(np.abs(values - self.low), np.abs(values - self.up))
+        return np.maximum(np.abs(values - self.lower), np.abs(values - self.upper))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -157,11 +157,11 @@ class GammaSweep(_Compared):
     ----------
     effect_sizes : numpy.ndarray
         ``1 / noise_multiplier`` of each point.
-    low, up : numpy.ndarray
+    lower, upper : numpy.ndarray
         The certified bracket (:func:`certified_gamma`).
     edgeworth, clt : numpy.ndarray
         The approximations (NaN where Edgeworth is not a distribution).
-    mc, mc_low, mc_up : numpy.ndarray
+    mc, mc_lower, mc_upper : numpy.ndarray
         Algorithm 1's estimate and confidence interval.
     mc_collapsed : numpy.ndarray
         Where Algorithm 1 flags its own collapse (and reports ``[kappa, 1]``).
@@ -171,8 +171,8 @@ class GammaSweep(_Compared):
 
     effect_sizes: np.ndarray
     mc: np.ndarray
-    mc_low: np.ndarray
-    mc_up: np.ndarray
+    mc_lower: np.ndarray
+    mc_upper: np.ndarray
     mc_collapsed: np.ndarray
 
     def errors(self) -> dict:
@@ -183,7 +183,7 @@ class GammaSweep(_Compared):
         return dict(ew_gap=float(np.max(self.error(self.edgeworth)[valid])) if valid.any() else np.nan,
                     invalid=int(np.sum(~valid)), clt_gap=float(np.max(self.error(self.clt))),
                     mc_gap=float(np.max(self.error(self.mc))),
-                    mc_miss=int(np.sum((self.mc_low > self.up) | (self.mc_up < self.low))),
+                    mc_miss=int(np.sum((self.mc_lower > self.upper) | (self.mc_upper < self.lower))),
                     mc_collapsed=int(np.sum(self.mc_collapsed)))
 
 
@@ -221,7 +221,7 @@ def gamma_sweep(noise: str, sampling_rate: float, steps: int, effect_sizes, kapp
     Examples
     --------
     >>> s = gamma_sweep("gaussian", 1.0, 4, [1.0], 0.1, mc_samples=20_000)
-    >>> bool(s.low[0] == s.up[0] and s.mc_low[0] <= s.up[0] <= s.mc_up[0])
+    >>> bool(s.lower[0] == s.upper[0] and s.mc_lower[0] <= s.upper[0] <= s.mc_upper[0])
     True
     """
     if np.ndim(effect_sizes) > 1:
@@ -229,7 +229,7 @@ def gamma_sweep(noise: str, sampling_rate: float, steps: int, effect_sizes, kapp
     mus = check_array_in("effect_sizes", np.atleast_1d(effect_sizes), 0.0, np.inf, open_low=True)
     kappa = check_open_unit("kappa", kappa)
     montecarlo.check_samples_for_kappa(mc_samples, kappa, "mc_samples")
-    rows = {k: [] for k in ("low", "up", "edgeworth", "clt", "mc", "mc_low", "mc_up", "mc_collapsed")}
+    rows = {k: [] for k in ("lower", "upper", "edgeworth", "clt", "mc", "mc_lower", "mc_upper", "mc_collapsed")}
     seconds = dict(bracket=0.0, edgeworth=0.0, mc=0.0)
     for i, mu in enumerate(mus):
         mechanism = Mechanism(noise, 1.0 / mu, sampling_rate, steps)
@@ -243,8 +243,8 @@ def gamma_sweep(noise: str, sampling_rate: float, steps: int, effect_sizes, kapp
         seconds["bracket"] += t1 - t0
         seconds["edgeworth"] += t2 - t1
         seconds["mc"] += t3 - t2
-        for key, value in (("low", low), ("up", up), ("edgeworth", ew), ("mc", mc.estimate[0]), ("mc_low", mc.lower[0]),
-                           ("mc_up", mc.upper[0]), ("mc_collapsed", mc.collapsed[0]),
+        for key, value in (("lower", low), ("upper", up), ("edgeworth", ew), ("mc", mc.estimate[0]),
+                           ("mc_lower", mc.lower[0]), ("mc_upper", mc.upper[0]), ("mc_collapsed", mc.collapsed[0]),
                            ("clt", rero.gamma(edgeworth.clt_curve(mechanism), kappa))):
             rows[key].append(float(np.squeeze(value)))
     return GammaSweep(effect_sizes=mus, **{k: np.array(v) for k, v in rows.items()}, seconds=seconds)
@@ -256,7 +256,7 @@ class GammaCurves(_Compared):
 
     Attributes
     ----------
-    kappa, low, up, edgeworth, clt : numpy.ndarray
+    kappa, lower, upper, edgeworth, clt : numpy.ndarray
     seconds : dict
         Time of ``"bracket"`` and ``"edgeworth"``.
     """
@@ -265,7 +265,7 @@ class GammaCurves(_Compared):
 
     def relative_error(self, values) -> float:
         """A certified upper bound on the largest ``|values - gamma| / gamma`` over kappa (NaN points left out)."""
-        return float(np.nanmax(self.error(values) / self.low))
+        return float(np.nanmax(self.error(values) / self.lower))
 
     @property
     def edgeworth_error(self) -> float:
@@ -280,7 +280,7 @@ class GammaCurves(_Compared):
     @property
     def relative_width(self) -> float:
         """Largest width of the bracket relative to the truth."""
-        return float(np.max((self.up - self.low) / self.truth))
+        return float(np.max((self.upper - self.lower) / self.truth))
 
 
 @takes_mechanism
@@ -309,7 +309,7 @@ def gamma_curves(mechanism: Mechanism, kappa, *, discretization: float = 1e-4, l
     Examples
     --------
     >>> c = gamma_curves(Mechanism("gaussian", 2.0, 0.1, 100), [1e-3, 0.1])
-    >>> bool(np.all(c.low <= c.up)), c.relative_width < 1e-3
+    >>> bool(np.all(c.lower <= c.upper)), c.relative_width < 1e-3
     (True, True)
     """
     kappas = check_array_in("kappa", np.atleast_1d(kappa), 0.0, 1.0, open_low=True, open_high=True)
@@ -320,7 +320,7 @@ def gamma_curves(mechanism: Mechanism, kappa, *, discretization: float = 1e-4, l
     ew = edgeworth_gamma(mechanism, kappas)
     t2 = time.perf_counter()
     clt = rero.gamma(edgeworth.clt_curve(mechanism), kappas)
-    return GammaCurves(kappa=kappas, low=np.asarray(low), up=np.asarray(up), edgeworth=np.asarray(ew), clt=np.asarray(clt),
+    return GammaCurves(kappa=kappas, lower=np.asarray(low), upper=np.asarray(up), edgeworth=np.asarray(ew), clt=np.asarray(clt),
                        seconds=dict(bracket=t1 - t0, edgeworth=t2 - t1))
 
 

@@ -37,7 +37,7 @@ def figure1(panels: dict, sweeps: dict, lines: dict, mp_checks: dict):
         ax.plot(line_mu, line_up, color="k", lw=2.5, label="ground truth (certified)")
         ax.plot(s.effect_sizes, s.edgeworth, color="C0", marker="o", ms=4, ls="none", label="Edgeworth (4th order)")
         ax.plot(line_mu, line_clt, color="C1", ls="--", label="CLT")
-        ax.errorbar(s.effect_sizes, s.mc, yerr=np.clip([s.mc - s.mc_low, s.mc_up - s.mc], 0, None), color="C2", fmt="s", ms=3,
+        ax.errorbar(s.effect_sizes, s.mc, yerr=np.clip([s.mc - s.mc_lower, s.mc_upper - s.mc], 0, None), color="C2", fmt="s", ms=3,
                     capsize=2, label="Monte Carlo")
         for (panel, mu), gt in mp_checks.items():
             if panel == name:
@@ -55,7 +55,7 @@ def panel_rows(panels: dict, sweeps: dict, eps_max: dict, paper_eps_max: dict) -
     bracket's largest width."""
     header = ["panel", "mechanism", "p", "N", "largest effect size", "ε there (ours)", "ε_max (paper)", "bracket width"]
     return header, [[name, cfg["mechanism"].capitalize(), f"{cfg['sampling_rate']:g}", f"{cfg['steps']}", f"{cfg['mu_max']:g}",
-                     f"{eps_max[name]:.4g}", paper_eps_max[name], f"{np.max(sweeps[name].up - sweeps[name].low):.1e}"]
+                     f"{eps_max[name]:.4g}", paper_eps_max[name], f"{np.max(sweeps[name].upper - sweeps[name].lower):.1e}"]
                     for name, cfg in panels.items()]
 
 
@@ -106,7 +106,7 @@ def workloads_figure(labels: list, curves: list, epsilons: list, deltas: list):
     """App. Figure 2: gamma against kappa for each workload, certified (black), Edgeworth, CLT and the diagonal."""
     fig, axes = plotting.column_figure((len(curves) + 1) // 2, 2 if len(curves) > 1 else 1, row_height=3.0)
     for i, (ax, label, c, eps, delta) in enumerate(zip(axes, labels, curves, epsilons, deltas)):
-        ax.loglog(c.kappa, c.up, color="k", lw=2.5, label="ground truth (certified)")
+        ax.loglog(c.kappa, c.upper, color="k", lw=2.5, label="ground truth (certified)")
         ax.loglog(c.kappa, c.edgeworth, color="C0", marker=".", label="Edgeworth")
         ax.loglog(c.kappa, c.clt, color="C1", ls="--", label="CLT")
         ax.loglog(c.kappa, c.kappa, color="0.6", lw=1, ls=":", label=r"$\gamma = \kappa$ (no leakage)")
@@ -132,7 +132,7 @@ def speed_rows(c, setup: float, per_kappa: float, riskcal_seconds: float, riskca
     return ["method", "time", "accuracy"], [
         ["Edgeworth (4th order)", f"setup {1e3 * setup:.1f} ms, {1e3 * per_kappa:.2f} ms per κ",
          f"rel. error at most {c.edgeworth_error:.1e} (to the bracket's farther end)"],
-        ["certified bracket (ours)", f"{c.seconds['bracket']:.3g} s for all κ", f"width ≤ {np.max(c.up - c.low):.1e} (certified)"],
+        ["certified bracket (ours)", f"{c.seconds['bracket']:.3g} s for all κ", f"width ≤ {np.max(c.upper - c.lower):.1e} (certified)"],
         ["dp_accounting + riskcal", f"{riskcal_seconds:.3g} s for all κ",
          f"rel. error at most {riskcal_gap:.1e} (to the bracket's farther end; no certificate of its own)"]]
 

@@ -52,11 +52,11 @@ def report_rows(runs, reports, delta: float, kappa, fpr, prior) -> tuple[list, l
     rows += [[f"Bayes success at prior {p:g}, at most (guessing alone: {max(p, 1 - p):g})"]
              + [_above_guessing(r.bayes_success[i], max(p, 1 - p)) for r in reports] for i, p in enumerate(prior)]
     rows += [[f"ReRo γ at κ = {k:g}, at most"] + [_up(r.rero.upper[i]) for r in reports] for i, k in enumerate(kappa)]
-    rows += [[f"RTM TPR at FPR {a:g}, at most"] + [_up(r.rtm.tpr_upper[i]) for r in reports] for i, a in enumerate(fpr)]
-    rows += [[f"RTM γ at κ = {k:g}, at most"] + [_up(r.rtm.gamma_upper[i]) for r in reports] for i, k in enumerate(kappa)]
+    rows += [[f"RTM TPR at FPR {a:g}, at most"] + [_up(r.rtm.tpr[i]) for r in reports] for i, a in enumerate(fpr)]
+    rows += [[f"RTM γ at κ = {k:g}, at most"] + [_up(r.rtm.gamma[i]) for r in reports] for i, k in enumerate(kappa)]
     rows.append(["ReRo bracket, relative width"] + [_relative_width(r.rero.lower, r.rero.upper) for r in reports])
     rows.append(["RTM bracket, relative width"] + [_relative_width(np.r_[r.rtm.tpr_lower, r.rtm.gamma_lower],
-                                                                   np.r_[r.rtm.tpr_upper, r.rtm.gamma_upper]) for r in reports])
+                                                                   np.r_[r.rtm.tpr, r.rtm.gamma]) for r in reports])
     rows.append(["time to compute the report (s)"] + [f"{r.seconds:.1f}" for r in reports])
     return ["reading"] + [label for label, *_ in runs], rows
 
@@ -67,7 +67,7 @@ def glance_reading(runs, reports, delta: float, kappa, fpr) -> str:
     (label, *_), r = runs[0], reports[0]
     i, k = _lowest_fpr(fpr), int(np.argmin(kappa))
     eps = _up(r.epsilon_pld) if r.epsilon_pld is not None else "inf"
-    tpr, gamma = _up(r.rtm.tpr_upper[i]), _up(r.rtm.gamma_upper[k])
+    tpr, gamma = _up(r.rtm.tpr[i]), _up(r.rtm.gamma[k])
     rtm = f"both fall to {tpr}" if tpr == gamma else f"these two bounds fall to {tpr} and {gamma}"
     delta = f"{delta:g}".replace("-", "\u2011")  # (non-breaking: "1e-" / "05" and "δ =" / "1e-05" split across lines)
     return (f"the first run, {label}, satisfies (ε\u00a0=\u00a0{eps}, δ\u00a0=\u00a0{delta})-DP and μ\u00a0=\u00a0{_up(r.gdp.mu, 5)}-GDP at regret "
@@ -186,10 +186,10 @@ def see_report(runs, reports, delta: float, kappa, fpr, dimension: int) -> str:
                    f"{times_ten(same, 1)} (relative): both are $1 - f$ at that level, read from the add curve and from the "
                    "symmetrised one, which coincide near $\\alpha = 0$ here.")
     i = _lowest_fpr(fpr)
-    share = max(r.rtm.tpr_upper[i] / r.tpr[i] for r in reports)
+    share = max(r.rtm.tpr[i] / r.tpr[i] for r in reports)
     out.append(f"At FPR {fpr[i]:g} the RTM adversary ($d$ = {dimension}) reaches at most {100 * share:.1f} % of the DP "
                "bound on the TPR in every run"
-               + (f", and at most {max(r.rtm.tpr_upper[i] / fpr[i] for r in reports):.1f} times the FPR itself (the TPR of "
+               + (f", and at most {max(r.rtm.tpr[i] / fpr[i] for r in reports):.1f} times the FPR itself (the TPR of "
                   "guessing)." if fpr[i] > 0 else "."))
     return see(out)
 
@@ -197,7 +197,7 @@ def see_report(runs, reports, delta: float, kappa, fpr, dimension: int) -> str:
 def rtm_factor(runs, reports, fpr) -> str:
     """The summary's phrase: how many times below the DP bound the RTM bound on the TPR lies, at the smallest FPR."""
     i = _lowest_fpr(fpr)
-    factors = [r.tpr[i] / r.rtm.tpr_upper[i] for r in reports]
+    factors = [r.tpr[i] / r.rtm.tpr[i] for r in reports]
     weakest, strongest = int(np.argmin(factors)), int(np.argmax(factors))
     if weakest == strongest:
         return f"{factors[weakest]:.1f} times ({runs[weakest][0]})"
