@@ -595,7 +595,8 @@ class RTMReading(Result):
         Spacing of the pessimistic lattice.
     tpr, tpr_lower : numpy.ndarray
         Bracket ``[tpr_lower, tpr]`` of the RTM membership bound ``1 - J(FPR)`` at each of the report's FPRs, ``J``
-        the symmetrised RTM curve (a value and its ``_lower`` end, as everywhere): ``tpr`` bounds the TPR of every RTM membership test (of either direction);
+        the symmetrised RTM curve (a value and its ``_lower`` end, as everywhere): ``tpr`` bounds the TPR of every RTM
+        membership test (of either direction);
         ``tpr_lower`` bounds the bound from below, not the power of a particular test.
     advantage : float
         Upper bound on the RTM membership advantage.
