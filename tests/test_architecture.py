@@ -322,3 +322,35 @@ def test_public_results_are_frozen_dataclasses_not_named_tuples():
     report = risk.report(dpsgd(2.0, 1.0, 4))
     for result in (report, report.gdp, report.rero, report.rtm):
         json.dumps(result.to_dict(), allow_nan=False)
+
+
+#: The longest a function's body may be (its docstring left out), and the most parameters a public function takes:
+#: longer functions are split into named steps, longer signatures take a settings object (inversion.Search).
+MAX_FUNCTION_LINES = 80
+MAX_PUBLIC_PARAMETERS = 10
+
+
+def _function_sizes(path: Path):
+    """``(name, body lines without the docstring, parameters)`` of every function in ``path``."""
+    for node in ast.walk(ast.parse(_source(path))):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            lines = node.end_lineno - node.lineno + 1
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+                lines -= first.end_lineno - first.lineno + 1
+            a = node.args
+            yield node.name, lines, len(a.posonlyargs) + len(a.args) + len(a.kwonlyargs)
+
+
+@pytest.mark.parametrize("path", MODULES, ids=_name)
+def test_functions_are_short_and_public_signatures_small(path):
+    long = [(name, n) for name, n, _ in _function_sizes(path) if n > MAX_FUNCTION_LINES]
+    wide = [(name, k) for name, _, k in _function_sizes(path) if k > MAX_PUBLIC_PARAMETERS and not name.startswith("_")]
+    assert not long, f"{_name(path)}: functions over {MAX_FUNCTION_LINES} lines: {long}"
+    assert not wide, f"{_name(path)}: public functions over {MAX_PUBLIC_PARAMETERS} parameters: {wide}"
+
+
+def test_the_size_check_sees_a_long_function(tmp_path):
+    body = "\n".join(f"    x{i} = {i}" for i in range(MAX_FUNCTION_LINES + 1))
+    (tmp_path / "m.py").write_text(f'def f(a):\n    """Doc.\n\n    More.\n    """\n{body}\n')
+    assert [n for _, n, _ in _function_sizes(tmp_path / "m.py")] == [MAX_FUNCTION_LINES + 2]  # the def line counts

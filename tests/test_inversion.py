@@ -93,7 +93,7 @@ def test_reconstructs_without_noise_and_fails_with_much_noise(digits_split):
     # a case whose answer is known: with (almost) no noise the minimiser of eq. (1) is the target
     data, known, pool = digits_split
     targets = pool[:4]
-    kw = dict(restarts=2, max_iterations=3000, attack_learning_rate=0.02, execution=Execution(seed=3, chunk=3))
+    kw = dict(search=inversion.Search(restarts=2, max_iterations=3000, learning_rate=0.02), execution=Execution(seed=3, chunk=3))
     clean = reconstruction.gradient_reconstructions(data.x[known], data.y[known], data.x[targets], data.y[targets],
                                                     Training(noise_multiplier=1e-6, clip_norm=1.0, steps=10, learning_rate=1.0), **kw)
     noisy = reconstruction.gradient_reconstructions(data.x[known], data.y[known], data.x[targets], data.y[targets],
@@ -156,13 +156,15 @@ def test_target_loss_and_concatenation(digits_split):
     targets = pool[:3]
     out = reconstruction.gradient_reconstructions(data.x[known], data.y[known], data.x[targets], data.y[targets],
                                                   Training(noise_multiplier=1.0, clip_norm=1.0, steps=5, learning_rate=1.0),
-                                                  restarts=1, max_iterations=20, execution=Execution(seed=1, chunk=2))
+                                                  search=inversion.Search(restarts=1, max_iterations=20),
+                                                  execution=Execution(seed=1, chunk=2))
     assert out.reconstructions.shape == (3, 64) and out.loss.shape == out.target_loss.shape == (3,)
     assert out.iterations.tolist() == [20, 20, 20]  # two chunks (2 + 1 targets), each stopped by max_iterations
     # the chunking fixes the bits: the same seed and chunk give the same reconstructions
     again = reconstruction.gradient_reconstructions(data.x[known], data.y[known], data.x[targets], data.y[targets],
                                                     Training(noise_multiplier=1.0, clip_norm=1.0, steps=5, learning_rate=1.0),
-                                                    restarts=1, max_iterations=20, execution=Execution(seed=1, chunk=2, n_jobs=2))
+                                                    search=inversion.Search(restarts=1, max_iterations=20),
+                                                    execution=Execution(seed=1, chunk=2, n_jobs=2))
     np.testing.assert_array_equal(out.reconstructions, again.reconstructions)
 
 
@@ -174,8 +176,10 @@ def test_gradient_reconstructions_checks_its_targets(digits_split):
             reconstruction.gradient_reconstructions(data.x[known], data.y[known], xt, data.y[pool[:len(xt)]], run,
                                                     execution=Execution(seed=0))
     with pytest.raises(ValueError, match="tolerance"):
+        inversion.Search(tolerance=2.0)
+    with pytest.raises(ValueError, match="search must be"):
         reconstruction.gradient_reconstructions(data.x[known], data.y[known], data.x[pool[:2]], data.y[pool[:2]], run,
-                                                tolerance=2.0, execution=Execution(seed=0))
+                                                search={"tolerance": 0.1}, execution=Execution(seed=0))
 
 
 def test_nearest_prior_rate_covers_near_chance():

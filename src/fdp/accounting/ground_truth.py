@@ -437,6 +437,53 @@ def _float_root(step, w, lo, hi, target):
         return None
 
 
+def _window_end(step, w, end, lv, h, gap, target, widen: bool):
+    """``(hi, gap(hi))``: the end of the window ``(w, x(l_k + _WINDOW h)]`` a bin of ratio ``e^{l_k}`` is searched in
+    (the noise's upper end if nearer), widened (``widen``: the first bin without a window) until the ratio is
+    reached, and made finite for an unbounded noise whose ratio is reached only at infinity."""
+    ctx = step.ctx
+    reach = _WINDOW * h
+    while True:
+        hi = step.x_of_loss(lv + reach)
+        if hi >= step.x_hi:
+            hi = step.x_hi
+            pm_end, qm_end = step.masses(w, end)
+            f_hi = qm_end - target * pm_end
+        else:
+            f_hi = gap(hi)
+        if f_hi > 0 or hi == step.x_hi or not widen:
+            break
+        reach *= 2  # the first bin without a window: widen until the ratio is reached
+    if hi == step.x_hi and not f_hi <= 0 and step.x_hi == ctx.inf:
+        # unbounded: find a finite upper end for the root search
+        reach = _WINDOW * h
+        while True:
+            reach *= 2
+            hi = step.x_of_loss(lv + reach)
+            f_hi = gap(hi)
+            if f_hi > 0:
+                break
+    return hi, f_hi
+
+
+def _bin_root(step, w, lo, hi, target, gap, f_hi):
+    """The end ``u`` in ``(lo, hi]`` of the bin from ``w`` with ``Q/P >= e^{l_k}`` certified in mpmath: the float
+    root nudged upwards until the gap is non-negative, else (slow path) the Illinois method in mpmath."""
+    ctx = step.ctx
+    uf = _float_root(step, w, lo, hi, target)
+    if uf is not None:
+        nudge = 1e-12 * (1.0 + abs(uf))
+        for _ in range(40):
+            cand = ctx.mpf(uf) + nudge
+            if cand >= hi:
+                return hi
+            if cand > w.x and gap(cand) >= 0:
+                return cand
+            nudge *= 4
+    f_lo = gap(lo)
+    return hi if f_lo >= 0 else _illinois(gap, lo, hi, f_lo, f_hi, ctx.mpf(10) ** -14 * (1 + abs(hi)))
+
+
 def _optimistic_step(step, l_0, h, grid, unit, first_window=True):
     """Garbling of one step into bins of exact lattice ratio (Q-view masses, rounded down).
 
@@ -480,27 +527,7 @@ def _optimistic_step(step, l_0, h, grid, unit, first_window=True):
             k += 1
             continue
         first = w.x == step.x_lo
-        reach = _WINDOW * h
-        while True:
-            hi = step.x_of_loss(lv + reach)
-            if hi >= step.x_hi:
-                hi = step.x_hi
-                pm_end, qm_end = step.masses(w, end)
-                f_hi = qm_end - target * pm_end
-            else:
-                f_hi = gap(hi)
-            if f_hi > 0 or hi == step.x_hi or (first_window or not first):
-                break
-            reach *= 2  # the first bin without a window: widen until the ratio is reached
-        if hi == step.x_hi and not f_hi <= 0 and step.x_hi == ctx.inf:
-            # unbounded: find a finite upper end for the root search
-            reach = _WINDOW * h
-            while True:
-                reach *= 2
-                hi = step.x_of_loss(lv + reach)
-                f_hi = gap(hi)
-                if f_hi > 0:
-                    break
+        hi, f_hi = _window_end(step, w, end, lv, h, gap, target, widen=first and not first_window)
         if f_hi <= 0:  # no bin of ratio e^{l_k} within the window: round the cell down
             if first:
                 cut_first = True
@@ -508,23 +535,7 @@ def _optimistic_step(step, l_0, h, grid, unit, first_window=True):
             put(*step.masses(w, upt))
             w, k = upt, k + 1
             continue
-        u = None
-        uf = _float_root(step, w, lo, hi, target)
-        if uf is not None:
-            # certify Q/P >= e^{l_k} in mpmath, nudging the float root upwards if needed
-            nudge = 1e-12 * (1.0 + abs(uf))
-            for _ in range(40):
-                cand = ctx.mpf(uf) + nudge
-                if cand >= hi:
-                    u = hi
-                    break
-                if cand > w.x and gap(cand) >= 0:
-                    u = cand
-                    break
-                nudge *= 4
-        if u is None:  # slow path: solve in mpmath
-            f_lo = gap(lo)
-            u = hi if f_lo >= 0 else _illinois(gap, lo, hi, f_lo, f_hi, ctx.mpf(10) ** -14 * (1 + abs(hi)))
+        u = _bin_root(step, w, lo, hi, target, gap, f_hi)
         upt = _Point(u)
         put(*step.masses(w, upt))
         w = upt

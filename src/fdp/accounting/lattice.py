@@ -277,6 +277,14 @@ def breakpoints(
     -------
     Breakpoints
     """
+    q, losses, m_inf = _repaired(l_0, h, masses, infinite, pessimistic, normalise)
+    alphas, betas, power, m_inf = _cumulated(q, losses, m_inf, pessimistic)
+    return _closed(alphas, betas, power, m_inf, pessimistic, l_0)
+
+
+def _repaired(l_0: float, h: float, masses, infinite: float, pessimistic: bool, normalise: bool):
+    """The positive masses and their losses, a truncated lower tail repaired (pessimistic) and a total above 1
+    normalised (``normalise``): ``(q, losses, m_inf)``, largest loss first."""
     probs = np.asarray(masses, dtype=float)
     losses = l_0 + np.arange(probs.size) * h
     keep = probs > 0  # FFT round-off can leave tiny negative entries: they carry no mass
@@ -313,6 +321,12 @@ def breakpoints(
     if normalise and q.size and m_inf + total > 1.0:
         q = q * ((1.0 - m_inf) / total)
     q, losses = q[::-1], losses[::-1]  # largest loss first
+    return q, losses, m_inf
+
+
+def _cumulated(q, losses, m_inf: float, pessimistic: bool):
+    """The breakpoints' alphas, betas and powers as running sums from the largest loss down (no point at alpha 0),
+    and the mass at +inf, which takes the B-mass of the breakpoints whose slopes overflow (pessimistic)."""
     # A(L >= l) = sum b e^{-l}, each term in logs: e^{-l} alone overflows at l < -709 where b e^{-l} need not; an
     # optimistic measure's A-mass (its losses rounded down) can pass 1 there: inf, clipped to alpha = 1 below
     with np.errstate(over="ignore"):
@@ -343,6 +357,12 @@ def breakpoints(
         # and the powers there from these betas, rounded up: the running sum from the top carries the rounding
         # of every term (2e-14 below 1 after 300,000 cells, a TPR bound below the truth)
         power = np.where(small, np.minimum(np.nextafter(1.0 - betas, 2.0), 1.0), power)
+    return alphas, betas, power, m_inf
+
+
+def _closed(alphas, betas, power, m_inf: float, pessimistic: bool, l_0: float) -> Breakpoints:
+    """The curve from (0, 1 - m_inf) through the breakpoints to alpha = 1, equal alphas merged, an optimistic curve
+    replaced by its convex minorant."""
     alphas = np.concatenate([[0.0], alphas])
     betas = np.concatenate([[1.0 - m_inf], betas])
     powers = np.concatenate([[m_inf], power])
@@ -378,6 +398,8 @@ def breakpoints(
     if not (np.all(np.isfinite(alphas)) and np.all(np.isfinite(betas))):
         raise overflow_error(l_0)
     return Breakpoints(alphas, betas, powers)
+
+
 
 
 _TINY_ALPHA = 1e-280  # a pessimistic curve's breakpoints below this alpha go to +inf (their slopes overflow)

@@ -437,6 +437,53 @@ def _scalar_noise(step: OneStep):
     return tail, density
 
 
+def _bin_gap(tail, p: float, w: float):
+    """``g(u, c) = (p M_1 - c M_0, M_0, error bound of M_0, of M_1)`` on the bin ``(w, u]``, ``M_j`` the noise's mass
+    there under shift ``j`` (read from ``tail``, the upper or lower tail whichever is smaller)."""
+    w0, w0_err = tail(w, 0.0, w < 0.0)
+    w1, w1_err = tail(w, 1.0, w < 1.0)
+
+    def g(u, c):
+        if u <= 0.0:
+            t0, e0 = tail(u, 0.0, True)
+            m0 = t0 - w0
+        else:
+            t0, e0 = tail(u, 0.0, False)
+            m0 = w0 - t0 if w >= 0.0 else 1.0 - w0 - t0
+        if u <= 1.0:
+            t1, e1 = tail(u, 1.0, True)
+            m1 = t1 - w1
+        else:
+            t1, e1 = tail(u, 1.0, False)
+            m1 = w1 - t1 if w >= 1.0 else 1.0 - w1 - t1
+        return p * m1 - c * m0, m0, e0 + w0_err, e1 + w1_err
+
+    return g
+
+
+def _bin_end(g, slope, c: float, tol: float, lo: float, hi: float, guess: float) -> float:
+    """The end ``u`` in ``(lo, hi)`` of a bin with ``|g(u, c)| <= tol M_0``: Newton's method (``slope`` is ``g``'s
+    derivative) kept inside the bracket, started at ``guess``."""
+    a, b = lo, hi
+    u = guess if a < guess < b else 0.5 * (a + b)
+    for _ in range(100):
+        gu, m0, _, _ = g(u, c)
+        if abs(gu) <= tol * m0:
+            break
+        if gu > 0.0:
+            b = u
+        else:
+            a = u
+        d = slope(u)
+        nxt = u - gu / d if d > 0.0 else a
+        if not a < nxt < b:
+            nxt = 0.5 * (a + b)
+        if nxt == u:
+            break
+        u = nxt
+    return u
+
+
 def _bins(step: OneStep, l_0: float, h: float, grid: int, margins: np.ndarray, w: float, x_end: float):
     """Consecutive bins ``(w_i, w_{i+1}]`` from ``w`` to ``x_end`` with ``Q / P = e^{l_k} (1 + m_k)``, one
     after another: ``(starts, ends, targets)``.
@@ -471,25 +518,7 @@ def _bins(step: OneStep, l_0: float, h: float, grid: int, margins: np.ndarray, w
             k += 1
             continue
         hi = min(x_hi[k], x_end)
-        w0, w0_err = tail(w, 0.0, w < 0.0)
-        w1, w1_err = tail(w, 1.0, w < 1.0)
-
-        def g(u, c):
-            """``(p M_1 - c M_0, M_0, error bound of M_0, of M_1)`` on ``(w, u]``."""
-            if u <= 0.0:
-                t0, e0 = tail(u, 0.0, True)
-                m0 = t0 - w0
-            else:
-                t0, e0 = tail(u, 0.0, False)
-                m0 = w0 - t0 if w >= 0.0 else 1.0 - w0 - t0
-            if u <= 1.0:
-                t1, e1 = tail(u, 1.0, True)
-                m1 = t1 - w1
-            else:
-                t1, e1 = tail(u, 1.0, False)
-                m1 = w1 - t1 if w >= 1.0 else 1.0 - w1 - t1
-            return p * m1 - c * m0, m0, e0 + w0_err, e1 + w1_err
-
+        g = _bin_gap(tail, p, w)
         c = expm1s[k] + p + m * exps[k]
         if not g(hi, c)[0] > 0.0:
             if hi >= x_end:
@@ -500,24 +529,8 @@ def _bins(step: OneStep, l_0: float, h: float, grid: int, margins: np.ndarray, w
             guess = x_k + (1.0 - theta) * (x_next - x_k) if math.isfinite(x_k) and math.isfinite(x_next) else math.nan
             for _ in range(4):  # raise the margin until it covers the float error of this bin
                 c = expm1s[k] + p + m * exps[k]
-                tol = 0.1 * m * exps[k]
-                a, b = lo, hi
-                u = guess if a < guess < b else 0.5 * (a + b)
-                for _ in range(100):
-                    gu, m0, _, _ = g(u, c)
-                    if abs(gu) <= tol * m0:
-                        break
-                    if gu > 0.0:
-                        b = u
-                    else:
-                        a = u
-                    slope = p * density(u, 1.0) - c * density(u, 0.0)
-                    nxt = u - gu / slope if slope > 0.0 else a
-                    if not a < nxt < b:
-                        nxt = 0.5 * (a + b)
-                    if nxt == u:
-                        break
-                    u = nxt
+                u = _bin_end(g, lambda x, c=c: p * density(x, 1.0) - c * density(x, 0.0), c, 0.1 * m * exps[k], lo, hi,
+                             guess)
                 _, m0, e0, e1 = g(u, c)
                 scale = exps[k] * m0
                 need = 4.0 * ((p * e1 + abs(c) * e0 + 4.0 * U * abs(c) * m0) / scale + 2.0 * lattice_err[k]) if scale > 0.0 else math.inf

@@ -528,6 +528,44 @@ def _gather_known(model, theta, xk, yk, mask, clip_norm):
     return total, norms, valid
 
 
+def _training_data(x_known, y_known, x_target, y_target, hidden):
+    """The model and the checked arrays ``(model, xk, yk, xt, yt)`` of :func:`train`."""
+    xt = np.asarray(x_target, dtype=np.float64)
+    if xt.ndim != 2 or xt.shape[0] < 1:
+        raise ValueError(f"x_target must have shape (runs, d), got {xt.shape}")
+    model = MLP(xt.shape[1], check_positive_int("hidden", hidden))
+    runs = xt.shape[0]
+    yt = np.asarray(y_target)
+    if yt.shape != (runs,):
+        raise ValueError(f"y_target must have shape ({runs},), got {yt.shape}")
+    xk = np.asarray(x_known, dtype=np.float64).reshape(-1, model.d) if np.size(x_known) else np.zeros((0, model.d))
+    yk = np.asarray(y_known, dtype=np.int64).reshape(-1)
+    if xk.shape[0] != yk.shape[0]:
+        raise ValueError(f"x_known and y_known disagree in length: {xk.shape[0]} and {yk.shape[0]}")
+    for name, arr in (("x_known", xk), ("x_target", xt)):
+        if not np.all(np.isfinite(arr)):
+            raise ValueError(f"{name} must be finite")
+    if xk.shape[0]:
+        _check_xy(model, xk, yk, runs, "x_known")
+    _check_xy(model, xt, yt, runs, "x_target")
+    return model, xk, yk, xt, yt
+
+
+def _known_gradients(model, theta, xk, yk, mask, clip_norm, method):
+    """``(known, norms, valid)``: the clipped gradient sum of the sampled ``D_-`` points of each run (``mask`` None:
+    all of them), their norms and which of them count."""
+    runs = theta.shape[0]
+    if xk.shape[0] == 0:
+        return np.zeros_like(theta), np.zeros((runs, 0)), np.zeros((runs, 0), dtype=bool)
+    if mask is None:
+        known, norms = _clipped_sum(model, theta, xk, yk, clip_norm)
+        return known, norms, np.ones(norms.shape, dtype=bool)
+    if method == "dense":
+        known, norms = _clipped_sum(model, theta, xk, yk, clip_norm, mask.astype(np.float64))
+        return known, norms, mask
+    return _gather_known(model, theta, xk, yk, mask, clip_norm)
+
+
 def train(
     x_known,
     y_known,
@@ -588,25 +626,8 @@ def train(
     learning_rate, q = training.learning_rate, training.sampling_rate
     if method not in ("auto", "dense", "gather"):
         raise ValueError(f"method must be 'auto', 'dense' or 'gather', got {method!r}")
-    xt = np.asarray(x_target, dtype=np.float64)
-    if xt.ndim != 2 or xt.shape[0] < 1:
-        raise ValueError(f"x_target must have shape (runs, d), got {xt.shape}")
-    model = MLP(xt.shape[1], check_positive_int("hidden", hidden))
-    runs = xt.shape[0]
-    yt = np.asarray(y_target)
-    if yt.shape != (runs,):
-        raise ValueError(f"y_target must have shape ({runs},), got {yt.shape}")
-    xk = np.asarray(x_known, dtype=np.float64).reshape(-1, model.d) if np.size(x_known) else np.zeros((0, model.d))
-    yk = np.asarray(y_known, dtype=np.int64).reshape(-1)
-    if xk.shape[0] != yk.shape[0]:
-        raise ValueError(f"x_known and y_known disagree in length: {xk.shape[0]} and {yk.shape[0]}")
-    for name, arr in (("x_known", xk), ("x_target", xt)):
-        if not np.all(np.isfinite(arr)):
-            raise ValueError(f"{name} must be finite")
-    if xk.shape[0]:
-        _check_xy(model, xk, yk, runs, "x_known")
-    _check_xy(model, xt, yt, runs, "x_target")
-    m = xk.shape[0]
+    model, xk, yk, xt, yt = _training_data(x_known, y_known, x_target, y_target, hidden)
+    runs, m = xt.shape[0], xk.shape[0]
     if method == "auto":
         method = "dense" if q >= 0.25 else "gather"
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
@@ -623,17 +644,7 @@ def train(
             inc = rng.random(runs) < q
         else:
             mask, inc = None, np.ones(runs, dtype=bool)
-        if m == 0:
-            known = np.zeros_like(theta)
-            norms, valid = np.zeros((runs, 0)), np.zeros((runs, 0), dtype=bool)
-        elif mask is None:
-            known, norms = _clipped_sum(model, theta, xk, yk, clip_norm)
-            valid = np.ones(norms.shape, dtype=bool)
-        elif method == "dense":
-            known, norms = _clipped_sum(model, theta, xk, yk, clip_norm, mask.astype(np.float64))
-            valid = mask
-        else:
-            known, norms, valid = _gather_known(model, theta, xk, yk, mask, clip_norm)
+        known, norms, valid = _known_gradients(model, theta, xk, yk, mask, clip_norm, method)
         tgt, tnorm = _clipped_sum(model, theta, xt[:, None, :], yt[:, None], clip_norm)
         noise = rng.standard_normal(theta.shape) * (sigma * clip_norm)
         g = known + inc[:, None] * tgt + noise

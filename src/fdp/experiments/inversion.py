@@ -29,7 +29,7 @@ Hayes et al. (2023) Sec. 2, eq. 1, App. A; Balle, Cherubin, Hayes (2022).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 
@@ -270,6 +270,40 @@ class Inversion:
         fields = ("reconstructions", "loss", "iterations", "converged", "target_loss")
         return Inversion(*(None if any(getattr(p, f) is None for p in parts) else np.concatenate([getattr(p, f) for p in parts])
                            for f in fields))
+
+
+@dataclass(frozen=True)
+class Search:
+    """The settings of :func:`invert`'s search, kept together (as :func:`fdp.experiments.reconstruction.gradient_reconstructions`
+    passes them on).
+
+    Parameters
+    ----------
+    restarts : int, default 5
+    learning_rate : float, default 0.01
+        Adam's step.
+    max_iterations : int, default 10,000
+    tolerance : float, default 0.01
+        In (0, 1).
+    check_every : int, default 50
+    """
+
+    restarts: int = 5
+    learning_rate: float = 0.01
+    max_iterations: int = 10_000
+    tolerance: float = 0.01
+    check_every: int = 50
+
+    def __post_init__(self):
+        object.__setattr__(self, "restarts", check_positive_int("restarts", self.restarts))
+        object.__setattr__(self, "learning_rate", check_positive("learning_rate", self.learning_rate))
+        object.__setattr__(self, "max_iterations", check_positive_int("max_iterations", self.max_iterations))
+        object.__setattr__(self, "tolerance", check_open_unit("tolerance", self.tolerance))
+        object.__setattr__(self, "check_every", check_positive_int("check_every", self.check_every))
+
+    def keywords(self) -> dict:
+        """The settings as :func:`invert`'s keyword arguments."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
 def invert(objective: Eq1, *, restarts: int = 5, learning_rate: float = 0.01, max_iterations: int = 10_000,

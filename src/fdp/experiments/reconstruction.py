@@ -251,10 +251,7 @@ def gradient_reconstructions(
     training: dpsgd.Training,
     *,
     hidden: int = 10,
-    restarts: int = 5,
-    max_iterations: int = 10_000,
-    tolerance: float = 0.01,
-    attack_learning_rate: float = 0.01,
+    search: inversion.Search | None = None,
     execution: Execution,
 ) -> inversion.Inversion:
     """Full-batch DP-SGD on ``D_- + {z*_r}`` for every target r, then the eq. (1) attack on each run.
@@ -272,9 +269,8 @@ def gradient_reconstructions(
     training : fdp.experiments.dpsgd.Training
         Full batches (``sampling_rate`` 1), as the attack of eq. (1) assumes.
     hidden : int, default 10
-    restarts, max_iterations, tolerance : int, int, float
-        Of :func:`fdp.experiments.inversion.invert`.
-    attack_learning_rate : float, default 0.01
+    search : fdp.experiments.inversion.Search, optional
+        The attack's settings (:func:`fdp.experiments.inversion.invert`; default ``Search()``).
     execution : fdp.parallel.Execution
         Its ``seed``, ``chunk``, ``n_jobs`` and ``progress`` (one task per chunk).
 
@@ -297,8 +293,11 @@ def gradient_reconstructions(
     if training.sampling_rate != 1.0:
         raise ValueError(f"training.sampling_rate must be 1 (full batches) for the gradient attack, got {training.sampling_rate}")
     xk, yk = np.asarray(x_known, dtype=np.float64), np.asarray(y_known)
-    kw = dict(restarts=check_positive_int("restarts", restarts), max_iterations=check_positive_int("max_iterations", max_iterations),
-              tolerance=check_open_unit("tolerance", tolerance), learning_rate=check_positive("attack_learning_rate", attack_learning_rate))
+    if search is None:
+        search = inversion.Search()
+    if not isinstance(search, inversion.Search):
+        raise ValueError(f"search must be a fdp.experiments.inversion.Search, got {search!r}")
+    kw = search.keywords()
     parts = chunks(len(xt), execution.chunk_or(5), execution.seed)
     starts = np.cumsum([0] + [size for size, _ in parts])
     tasks = (delayed(_invert_chunk)(xk, yk, xt[lo:lo + size], yt[lo:lo + size], training, hidden, kw, s)
