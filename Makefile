@@ -60,7 +60,7 @@ ifneq ($(CI),)
 PAPERMILL += --no-progress-bar
 endif
 
-# Browser used by `make check-book` (tests/test_browser.py reads CHROMIUM too).
+# Browser used by `make check-book` (tests/book/test_browser.py reads CHROMIUM too).
 CHROMIUM ?= $(firstword $(wildcard /usr/bin/chromium /usr/bin/chromium-browser /usr/bin/google-chrome /usr/bin/google-chrome-stable))
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
@@ -307,7 +307,7 @@ chromium:
 	fi
 
 check-book: chromium $(STAMP)
-	CHROMIUM="$(or $(CHROMIUM),/usr/bin/chromium)" $(PY) -m pytest -q -m browser tests/test_browser.py
+	CHROMIUM="$(or $(CHROMIUM),/usr/bin/chromium)" $(PY) -m pytest -q -m browser tests/book/test_browser.py
 
 # --- MathJax, bundled so that the book needs no network ---------------------------------
 MATHJAX_VERSION ?= 3

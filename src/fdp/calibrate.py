@@ -56,8 +56,8 @@ def _check_rtol(rtol) -> float:
     return rtol
 
 
-def _shrink_bracket(g, a: float, b: float, width: float) -> float:
-    """``exp(b)`` for a bracket ``a < b`` with ``g(a) > 0 >= g(b)`` shrunk below ``width``.
+def _shrink_bracket(g, a: float, b: float, width: float, noise_of=math.exp) -> float:
+    """``noise_of(b)`` (``exp(b)``) for a bracket ``a < b`` with ``g(a) > 0 >= g(b)`` shrunk below ``width``.
 
     ``g`` is the log of risk(noise) / target as a function of log noise: nearly linear, so false
     position with the Illinois modification (halve the weight of an end point kept twice) needs a
@@ -70,7 +70,7 @@ def _shrink_bracket(g, a: float, b: float, width: float) -> float:
     kept = 0  # +1: a kept in a row, -1: b kept in a row
     for step in range(_MAX_SEARCH_STEPS):
         if b - a <= width:
-            return math.exp(b)
+            return noise_of(b)
         # every third step a bisection: a risk that moves in steps (a TPR at FPR 5e-324 takes a few subnormal values)
         # stalls false position at one end, and the bracket must still halve
         x = b - gb * (b - a) / (gb - ga) if ga != gb and step % 3 != 2 else 0.5 * (a + b)
@@ -412,8 +412,14 @@ def _noise_for(target: Target, rate: float, steps: int, discretization: float | 
     probes = _Probes(target, rate, steps, discretization, progress)
     smallest = SUBSAMPLED_NOISE_RANGE[0] if rate < 1.0 else 1e-300  # full batches: closed forms at any noise
     lo, hi, met_everywhere = _bracket(probes, smallest)
-    noise = lo if met_everywhere else _shrink_bracket(lambda x: _log_ratio(probes.upper(math.exp(x)), target.value),
-                                                      math.log(lo), math.log(hi), math.log1p(rtol))
+    # the bracket's ends are read where they were evaluated (exp(log(16)) is 16 - 2e-15), the points between at exp(x)
+    ends = {math.log(lo): lo, math.log(hi): hi}
+
+    def noise_of(x):
+        return ends.get(x, math.exp(x))
+
+    noise = lo if met_everywhere else _shrink_bracket(lambda x: _log_ratio(probes.upper(noise_of(x)), target.value),
+                                                      math.log(lo), math.log(hi), math.log1p(rtol), noise_of)
     h = probes.spacing(noise)
     coarsened = (discretization is None and isinstance(target, Epsilon) and rate < 1.0  # by EPSILON_MAX_POINTS
                  and h > pld.default_discretization(dpsgd(noise, rate, steps)))

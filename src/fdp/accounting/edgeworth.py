@@ -46,7 +46,7 @@ Edgeworth series (:class:`EdgeworthSeries`)
     (so that the CLT is order 0, as the paper calls it) and default to ``order=4``, which contains
     every term of the paper's approximation under either reading; ``order=3`` is the reading
     "terms up to N^{-3/2}, error O(N^{-2})".  At the paper's workloads (N >= 10^3) the two
-    differ by far less than the approximation error (see tests/test_edgeworth.py).
+    differ by far less than the approximation error (see tests/accounting/test_edgeworth.py).
 
 Trade-off curve (:func:`edgeworth_curve`)
     ``f(alpha) = F_1(F_0^{-1}(1 - alpha))`` where ``F_0``, ``F_1`` are the Edgeworth CDFs of S
@@ -86,7 +86,7 @@ CLT (:attr:`fdp.accounting.privacy_loss.Mechanism.clt_mu`, :func:`clt_curve`)
     (``mu_tilde = 2.3996``) ``2.56e-3``, 31 times too large.  And the effective effect size of
     the order-0 curve, ``N (E_1[L] - E_0[L]) / sqrt(N Var_0[L])``, tends to
     ``p sqrt(N (e^{mu^2} - 1))`` as ``N -> infinity`` with ``p sqrt(N)`` fixed (relative gap
-    7.6e-10 at N = 1e8, sigma = 2.5, p sqrt(N) = 1; tests/test_edgeworth.py).  (At sigma = 1 the
+    7.6e-10 at N = 1e8, sigma = 2.5, p sqrt(N) = 1; tests/accounting/test_edgeworth.py).  (At sigma = 1 the
     two formulas coincide.)  For the Laplace the same limit holds with the
     chi-square divergence of the pair in place of ``e^{mu^2} - 1``:
     ``chi^2(Lap(1, b) || Lap(0, b)) = (2/3) e^{mu} + (1/3) e^{-2 mu} - 1`` (our derivation; the

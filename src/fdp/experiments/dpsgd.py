@@ -22,7 +22,7 @@ the same fixed ``D_-`` plus its own target ``z*_r``.  The adversary of Hayes et 
 parameters, every privatised gradient ``g_t`` (so every ``theta_t``), ``D_-`` and which of its points
 were in each batch; it can therefore compute the known part ``sum_{z in B_t cap D_-} clip_C(...)``
 itself.  :func:`train` hands that deterministic function of public quantities to the observer so
-that it need not be recomputed (``tests/test_dpsgd.py`` checks it against a recomputation from the
+that it need not be recomputed (``tests/experiments/test_dpsgd.py`` checks it against a recomputation from the
 recorded ``theta_t``).
 """
 

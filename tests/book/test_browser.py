@@ -1,6 +1,6 @@
 """Render every page of the built book in headless Chromium, as a reader would see it.
 
-Run by ``make check-book`` after ``make`` (``pytest -m browser tests/test_browser.py``).  The book in
+Run by ``make check-book`` after ``make`` (``pytest -m browser tests/book/test_browser.py``).  The book in
 ``_build/html`` is served on 127.0.0.1 and each page is opened in Chromium driven by Playwright
 (``executable_path`` points at the system's Chromium: no browser is downloaded).  A page fails if
 
@@ -28,7 +28,7 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 HTML = Path(os.environ.get("FDP_HTML", ROOT / "_build" / "html"))
 SHOTS = ROOT / "_build" / "screenshots"
 

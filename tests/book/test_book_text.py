@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PAGES = sorted([*ROOT.glob("book/*.md"), *ROOT.glob("book/papers/*.md")])
 NUMBER = re.compile(r"(?<![\w.\-])(\d+\.\d+|\d+(?=\s?%))")
 # "Section 4.3", "Fig. 13a", "App. K.1", "Proposition 6.2", "eqs. 43-46": references, not measurements
