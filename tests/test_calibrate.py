@@ -1,5 +1,7 @@
 """fdp.calibrate: eps of the subsampled Gaussian and its inversion."""
 
+from __future__ import annotations
+
 import math
 
 import numpy as np
@@ -8,9 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import norm
 
-from fdp import Mechanism, calibrate, dpsgd, targets
-from fdp.accounting import accountants, mechanism_gdp
+from fdp import Mechanism, calibrate, dpsgd, risk, targets
+from fdp.accounting import accountants, lattice, mechanism_gdp, pld, rtm
 from fdp.curves import gdp, tradeoff
+from fdp.intervals import Interval
 from fdp.targets import RTMTPR, TPR, Advantage, Epsilon, Mu, ReRo
 
 
@@ -112,7 +115,6 @@ def test_noise_for_advantage_and_tpr_against_riskcal():
 
 def test_noise_for_mu_and_rero_round_trip():
     """Calibrate, then report: the certified mu* and ReRo bound at the noise found meet their targets, tightly."""
-    from fdp.accounting import pld
 
     c = calibrate.solve(Mu(1.0), 0.01, steps=1000, discretization=1e-3, rtol=1e-3)
     mu = mechanism_gdp.mu_and_regret_dpsgd(Mechanism("gaussian", c.noise_multiplier, 0.01, 1000), discretization=1e-3).mu
@@ -130,7 +132,6 @@ def test_noise_for_rtm_tpr_round_trip():
     lattice and the noise 1 / (1 + rtol) smaller misses it; the optimistic lattice gives a lower bound.  The RTM
     adversary is a membership test, so it needs less noise than the DP bound for the same target, and a release of
     larger dimension needs less still."""
-    from fdp.accounting import rtm
 
     target = RTMTPR(0.05, fpr=0.01)
     c = calibrate.solve(target, 0.05, steps=100, discretization=1e-3)
@@ -249,3 +250,63 @@ def test_a_calibration_writes_its_target_as_before():
     d = c.to_dict()
     assert d["target"] == "tpr" and d["value"] == 0.5 and d["fpr"] == 0.01 and list(d)[-1] == "fpr"
     assert list(d)[:3] == ["noise_multiplier", "target", "value"]
+
+
+# --- from test_edges_surfaces, round 2 and later break reviews (the report, calibrate and gdp surfaces) ------
+
+
+def test_library_and_cli_refuse_the_same_rtol():
+    for call in (lambda: calibrate.solve(Epsilon(1.0), 1.0, steps=1, rtol=1e-15),
+                 lambda: calibrate.solve(Mu(1.0), 1.0, steps=1, rtol=1e-15)):
+        with pytest.raises(ValueError, match="rtol must be at least 1e-12"):
+            call()
+
+
+def test_calibrate_refuses_arguments_that_do_not_apply():
+    with pytest.raises(TypeError, match="fpr"):  # a typed target has no field for it
+        Mu(1.0, fpr=0.1)
+    with pytest.raises(ValueError, match="mu takes no level"):
+        targets.named("mu", 1.0, 0.1)
+
+
+def test_a_tiny_advantage_target_is_calibrated_on_a_lattice_that_resolves_it():
+    """At spacing 1e-5 the advantage reached read [0, 6e-6] and the noise came out 1,519,686, while a finer
+    lattice certifies noise 7,000 (the report's own reading); the automatic spacing now refines while the interval
+    is wider than half its upper end."""
+    c = calibrate.solve(Advantage(6.027887664106237e-06), 0.001719257047369526, steps=2203)
+    assert c.noise_multiplier < 7000 and c.achieved <= 6.027887664106237e-06
+    assert c.achieved_lower is not None and (c.achieved - c.achieved_lower) / c.achieved <= calibrate.REFINE_RELATIVE
+    reached = risk.report(dpsgd(c.noise_multiplier, 0.001719257047369526, 2203), discretization=c.discretization)
+    assert reached.advantage <= 6.027887664106237e-06
+
+
+# --- from test_edges_round3, round 3 (subnormal levels, RTM curves near alpha = 1, calibration caps) ---------
+
+
+@pytest.mark.usefixtures("mpmath_50")
+def test_a_calibration_without_a_certified_lower_end_starts_at_0():
+    """Interval(0.99999054, 0.99999054) at noise 16.2825 missed the true eps there (at most 0.99998977 by integer-order
+    RDP): the RDP fallback has no certified lower end, and the interval now says so."""
+    res = calibrate.solve(Epsilon(1.0, delta=1e-300), 0.1, steps=10)
+    assert res.achieved_lower is None and res.achieved_interval == Interval(0.0, res.achieved)
+    assert 0.0 < res.achieved <= 1.0
+
+
+@pytest.mark.usefixtures("mpmath_50")
+def test_subsampled_calibration_at_a_tiny_fpr_is_at_most_the_full_batchs():
+    """Rate 0.5, 10 steps, TPR 1e-19 at FPR 1e-20 returned 142.3 where 12.70 certifies it (the full batch's closed
+    form is an upper bound for every sampling rate)."""
+    full = calibrate.solve(TPR(1e-19, fpr=1e-20), 1.0, steps=2, rtol=1e-2)
+    sub = calibrate.solve(TPR(1e-19, fpr=1e-20), 0.5, steps=2, rtol=1e-2)
+    assert sub.noise_multiplier <= full.noise_multiplier * (1 + 1e-12) and sub.achieved <= 1e-19
+
+
+@pytest.mark.usefixtures("mpmath_50")
+def test_an_epsilon_evaluation_keeps_one_step_under_its_point_budget():
+    """At noise 0.35, rate 1e-6 and spacing 1e-5 one step had 1.9 million points (16 s in dp_accounting's PLD); the
+    calibration's spacing is coarsened to EPSILON_MAX_POINTS, and says so."""
+    from fdp.accounting.privacy_loss import dpsgd
+
+    h = Epsilon(1.0).default_discretization(dpsgd(0.35, 1e-6, 100))
+    assert lattice.lattice_points(dpsgd(0.35, 1e-6, 100).one_step, h) <= targets.EPSILON_MAX_POINTS * 1.01
+    assert Epsilon(1.0).default_discretization(dpsgd(1.0, 0.01, 100)) == Mu(1.0).default_discretization(dpsgd(1.0, 0.01, 100))

@@ -20,8 +20,8 @@ from scipy.special import eval_hermitenorm, ndtr
 from scipy.stats import norm
 
 from fdp import Mechanism
+from fdp.accounting import edgeworth, pld, privacy_loss
 from fdp.accounting import edgeworth as ew
-from fdp.accounting import privacy_loss
 from fdp.curves import rero, tradeoff
 
 IMAGENET = Mechanism("gaussian", 2.5, 16384 / 1281167, 71_589)
@@ -520,3 +520,14 @@ def test_bad_input_other_functions():
         ew.EdgeworthSeries([0.0, 1.0, 0.1], 10, order=4)
     with pytest.raises(ValueError, match="alpha"):
         ew.edgeworth_curve(Mechanism("gaussian", 1.0, 0.1, 10))(1.5)
+
+
+# --- from test_extremes, the first round (no silently wrong answers: extreme but legal inputs) ---------------
+
+
+@pytest.mark.slow
+def test_edgeworth_error_estimate_tracks_the_true_error():
+    curve = edgeworth.edgeworth_curve(Mechanism("gaussian", 1.0, 0.01, 1000))
+    low, up = pld.tradeoff_bracket(Mechanism("gaussian", 1.0, 0.01, 1000), discretization=1e-4).gamma([1e-3])
+    true_err = abs(curve.power(1e-3) - up[0])
+    assert true_err <= 3 * curve.error_estimate(1e-3) and curve.error_estimate(1e-3) <= 10 * true_err

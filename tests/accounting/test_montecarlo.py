@@ -13,8 +13,10 @@ import pytest
 from scipy.stats import norm
 
 from fdp import Mechanism
+from fdp.accounting import montecarlo, pld
 from fdp.accounting import montecarlo as mc
 from fdp.curves import rero, tradeoff
+from fdp.validation import ResourceLimitError
 
 
 def _truth(sigma, q, steps, kappa):
@@ -236,7 +238,6 @@ def test_gamma_from_log_ratios_refuses_bad_ratios(lr):
 
 def test_laplace_mc_within_ci_of_bracket():
     """Algorithm 1 with Laplace noise (the SLM) covers the certified PLD bracket."""
-    from fdp.accounting import pld
 
     kappa = np.array([0.01, 0.1])
     res = mc.gamma_mc(Mechanism("laplace", 1.0, 0.5, 5), kappa, samples=200_000, seed=3)
@@ -268,3 +269,24 @@ def test_gamma_spread_bad_arguments(kwargs, name):
     args = dict(mechanism=Mechanism("gaussian", 1.0), kappa=0.1, samples=1_000, seeds=[1, 2]) | kwargs
     with pytest.raises(ValueError, match=name):
         mc.gamma_spread(**args)
+
+
+# --- from test_extremes, the first round (no silently wrong answers: extreme but legal inputs) ---------------
+
+
+def test_mc_interval_in_kappa_one_for_a_healthy_run():
+    res = montecarlo.gamma_mc(Mechanism("gaussian", 1.0, 0.05, 20), [1e-3, 0.1, 0.9], samples=50_000, seed=3)
+    assert res.warnings == () and abs(res.mass - 1) < 0.1
+    assert np.all(res.kappa <= res.lower) and np.all(res.lower <= res.estimate)
+    assert np.all(res.estimate <= res.upper) and np.all(res.upper <= 1.0)
+
+
+@pytest.mark.parametrize("seed", [-1, 1.5, "a", None, True])
+def test_mc_bad_seed_is_a_value_error(seed):
+    with pytest.raises(ValueError, match="seed"):
+        montecarlo.log_likelihood_ratios(Mechanism("gaussian", 1.0, 0.1, 2), 100, seed=seed)
+
+
+def test_mc_work_guard():
+    with pytest.raises(ResourceLimitError, match="samples"):
+        montecarlo.gamma_mc(Mechanism("gaussian", 1.0, 0.1, 10**7), [0.1], samples=10**6)

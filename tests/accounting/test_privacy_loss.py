@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import warnings
 
+import numpy as np
 import pytest
 
 import fdp
@@ -84,3 +85,18 @@ def test_mechanism_level_results_are_cached_on_the_frozen_object():
     assert hash(m) == hash(Mechanism("gaussian", 3 ** 0.5, 0.01, 3)) and m == Mechanism("gaussian", 3 ** 0.5, 0.01, 3)
     with pytest.raises(AttributeError):
         m.steps = 4
+
+
+# --- from test_edges_round3, round 3 (subnormal levels, RTM curves near alpha = 1, calibration caps) ---------
+
+
+@pytest.mark.usefixtures("mpmath_50")
+def test_the_subsampled_loss_of_a_nan_is_nan_without_a_warning():
+    """`calibrate ... --rtm-dimension 1000000` printed numpy's 'invalid value encountered in logaddexp' from a NaN loss
+    (a statistic out of range), before its refusal; the caller's finiteness check refuses it, silently below."""
+    from fdp.accounting.privacy_loss import subsampled
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = subsampled(np.array([np.nan, 40.0, 1.0]), 0.5)
+    assert np.isnan(out[0]) and np.all(np.isfinite(out[1:]))

@@ -8,18 +8,22 @@ releases.  Lemma 6 (RTM curves lie on or above the DP curves) is checked on rand
 
 from __future__ import annotations
 
-import mpmath as mp
+import math
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from mpmath import mp, mpf, ncdf
 from scipy import integrate, optimize, special
 from scipy.stats import chi2, expon, ncx2, norm
 from scipy.stats import laplace as lap
 
-from fdp import FDPWarning, Mechanism, calibrate
-from fdp.accounting import rtm
+from fdp import FDPWarning, Mechanism, calibrate, risk
+from fdp.accounting import pld, rtm
+from fdp.accounting.privacy_loss import dpsgd
 from fdp.curves import tradeoff
+from references import rtm_one_step_power
 
 PROPS = settings(max_examples=40, deadline=None)
 GRID = tradeoff.default_grid(801)
@@ -590,7 +594,6 @@ def test_energy_statistic_is_weaker_than_the_tensor_product(mu, p, steps):
 @given(mu=st.floats(0.1, 2.5), p=st.floats(0.05, 1.0), steps=st.integers(1, 40))
 def test_composed_readings_are_valid_and_above_the_dp_curve(mu, p, steps):
     # Lemma 6 for the composed SGM: both RTM readings lie on or above the tight DP curve
-    from fdp.accounting import pld
 
     dp = pld.tradeoff_curve(pld.mechanism_pld(Mechanism("gaussian", 1 / mu, p, steps), discretization=1e-3), "symmetrised")
     for reading in rtm.READINGS:
@@ -608,7 +611,6 @@ def test_readings_differ_with_a_common_direction():
     total = rtm.sum_composition(mu, 1.0, steps)
     assert np.max(tensor(GRID) - total(GRID)) > 0.2
     # ... and at Fig. 1e's parameters both are much closer to 1 - alpha than the DP curve
-    from fdp.accounting import pld
 
     dp = pld.tradeoff_curve(pld.mechanism_pld(Mechanism("gaussian", 5.0, 0.4, 30), discretization=1e-3), "symmetrised")
     gaps = [np.max(1 - GRID - c(GRID)) for c in (rtm.tensor_composition("gaussian", 0.2, 0.4, 30),
@@ -722,7 +724,7 @@ def test_powers_subsampled_and_composed_stay_below_the_dp_power():
 def test_the_laplace_rtm_curve_keeps_its_digits_next_to_its_branch_point(mu):
     # 1 - alpha cosh(mu) below alpha = exp(-mu): at mu 1e-8 cosh rounds to 1 and the plain formula read 1 - alpha,
     # 4e-11 relative above the curve next to the branch point
-    mp.mp.dps = 50
+    mp.dps = 50
     branch = float(mp.exp(-mp.mpf(mu)))
     for a in (1e-300, 0.3 * branch, branch * (1.0 - 1e-9), branch * (1.0 - 1e-14), np.nextafter(branch, 0.0)):
         exact = 1 - mp.mpf(a) * mp.cosh(mp.mpf(mu))
@@ -744,7 +746,7 @@ def test_release_curves_read_tiny_levels_at_large_effect_sizes(mu, alpha):
 def test_the_inverse_of_a_chi_square_curve_keeps_its_digits_next_to_one():
     # j^{-1}(1 - 2^-53) of the Gaussian RTM curve at mu = 1 (d = 1): P.sf(c) = 2 Phi(-s) where Q.sf(c) = 2^-53,
     # Q the law of (Z + 1)^2, s = sqrt(c).  Reading Q's quantile at the level 1 - 2^-53 gave 2.2 times the value
-    mp.mp.dps = 50
+    mp.dps = 50
     tail = mp.mpf(2) ** -53
     s = mp.findroot(lambda t: mp.ncdf(1 - t) + mp.ncdf(-t - 1) - tail, 9.0)
     exact = 2 * mp.ncdf(-s)
@@ -764,3 +766,64 @@ def test_sandwich_noise_moves_a_bracket_that_misses_the_answer():
     with pytest.warns(FDPWarning, match="outside bounds"):
         moved = calibrate.sandwich_noise(target, p, steps, rtol=1e-3, bounds=(0.01, 0.95 * lower))
     assert moved[0] == pytest.approx(upper, rel=2e-3) and moved[1] == pytest.approx(lower, rel=2e-3)
+
+
+# --- from test_edges_surfaces, round 2 and later break reviews (the report, calibrate and gdp surfaces) ------
+
+
+def test_rtm_gamma_at_a_tiny_prior_is_at_least_the_exact_one_step_value():
+    """gamma(1e-20) read as 1 - beta was 5.55e-16 (truth 5.95e-16): the powers are now carried through the RTM
+    read-off, and one step cuts its tail below the smallest level asked for."""
+    r = risk.report(dpsgd(0.47, 0.0021, 1), fpr=[1e-3], kappa=[1e-20], discretization=1e-3, rtm_discretization=1e-3)
+    exact = rtm_one_step_power(1e-20, 0.0021, 0.47)
+    assert r.rtm.gamma_lower[0] <= exact <= r.rtm.gamma[0] <= exact * (1 + 1e-4)
+
+
+@pytest.mark.parametrize("kappa", [1e-40, 1e-100, 1e-300])
+def test_rtm_one_step_bracket_with_a_small_tail_holds_the_exact_power(kappa):
+    """Tight down to 1e-100; at 1e-300 still above the truth, but loose: masses below 1e-250 and breakpoints below
+    alpha 1e-280 go to infinite loss (their slopes pass the float range)."""
+    from fdp.accounting import rtm
+
+    bracket = rtm.tensor_bracket(Mechanism("gaussian", 0.47, 0.0021, 1), discretization=1e-3, tail=max(1e-3 * kappa, 1e-300))
+    low, up = bracket.gamma([kappa])
+    exact = rtm_one_step_power(kappa, 0.0021, 0.47)
+    assert low[0] <= exact <= up[0]
+    if kappa > 1e-250:
+        assert up[0] <= exact * (1 + 1e-4)
+
+
+# --- from test_edges_round3, round 3 (subnormal levels, RTM curves near alpha = 1, calibration caps) ---------
+
+
+@pytest.mark.usefixtures("mpmath_50")
+@pytest.mark.parametrize("mu", [1.0, 20.0, 100.0])
+def test_laplace_rtm_curve_near_alpha_1_is_never_above_the_exact_one(mu):
+    """-e^-mu sinh(log a) cancelled as a -> 1: 3.72008244e-53 against 3.72007587e-53 at mu 100, a = 1 - 1e-9."""
+    curve = rtm.laplace(mu)
+    for a in (0.5, 0.99, 1 - 1e-9, 1 - 1e-12, 1 - 1e-15):
+        exact = mp.exp(-mu) * (1 - mpf(a)) * (1 + mpf(a)) / (2 * mpf(a))
+        got = float(curve(a))
+        assert abs(got / float(exact) - 1) < 1e-13
+
+
+@pytest.mark.usefixtures("mpmath_50")
+def test_rtm_readings_never_exceed_the_dp_ones_in_a_report():
+    """noise 1e10, 2 steps: the RTM TPR and advantage read 1.0 while the DP advantage is 5.6e-11."""
+    rep = risk.report(Mechanism("gaussian", 1e10, 1.0, 2))
+    assert rep.rtm.advantage <= rep.advantage and np.all(rep.rtm.tpr <= rep.tpr)
+    assert np.all(rep.rtm.gamma <= rep.rero.upper) and np.all(rep.rtm.tpr_lower <= rep.rtm.tpr)
+
+
+@pytest.mark.usefixtures("mpmath_50")
+def test_laplace_far_from_private_is_read_with_the_pure_dp_bound():
+    """`report --mechanism laplace --noise-multiplier 0.001 --steps 10` refused ('no finite mu* holds'): the curve is 0
+    in double precision, but 1/b = 1000 per step is 1000-DP, so mu* <= sqrt(steps) (-2 Phi^{-1}(1 / (1 + e^1000)))
+    (GDP paper Prop. 6.1), the cap the report now reads (the whole report runs in the command list below); and its
+    RTM lattice, whose folded Laplace law underflows at mu > 700, printed a TPR of 0.001 (the truth is 1) once the
+    report ran: it is refused by name, and the report leaves the RTM reading out with that warning."""
+    z = mp.findroot(lambda x: mp.log(ncdf(x)) + 1000, -44.6)  # Phi(z) = e^-1000 = 1 / (1 + e^1000) in doubles
+    bound = math.sqrt(10) * float(-2 * z)
+    assert bound <= Mechanism("laplace", 0.001, 1.0, 10).full_batch_mu <= bound * (1 + 1e-11)
+    with pytest.raises(ValueError, match="e\\^-mu underflows"):
+        rtm.tensor_bracket(Mechanism("laplace", 0.001, 1.0, 1), 1)

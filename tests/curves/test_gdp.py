@@ -15,13 +15,17 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from mpmath import exp, mp, mpf, ncdf, sqrt
 from scipy import optimize
 from scipy.stats import norm
 
-from fdp import Mechanism
+from fdp import Mechanism, risk
 from fdp.accounting import accountants, mechanism_gdp, pld, rdp
+from fdp.accounting.privacy_loss import dpsgd
 from fdp.curves import conversions, gdp, tradeoff
 from fdp.curves.tradeoff import PiecewiseLinear
+from fdp.validation import ResourceLimitError
+from references import exact_gaussian_power
 
 PROPS = settings(max_examples=60, deadline=None)
 
@@ -634,7 +638,6 @@ def test_renyi_dp_keeps_its_digits_next_to_order_one():
 
 
 def test_renyi_dp_refuses_a_grid_it_cannot_build():
-    from fdp.validation import ResourceLimitError
 
     with pytest.raises(ResourceLimitError, match="orders: the integral at order 1e\\+06"):
         rdp.renyi_dp(Mechanism("gaussian", 0.1, 0.5, 1), [2.0, 1e6])
@@ -902,3 +905,85 @@ def test_mu_star_counts_a_point_an_ulp_below_the_diagonal():
     curve = tradeoff.piecewise_linear([0.0, 0.5, 1.0], [1.0, 0.5 - 2.0**-54, 0.0])
     mu = gdp.mu_star(curve)
     assert mu > 0.0 and np.all(tradeoff.gaussian(mu)(curve.alphas) <= curve.betas)
+
+
+# --- from test_edges_surfaces, round 2 and later break reviews (the report, calibrate and gdp surfaces) ------
+
+
+@pytest.mark.parametrize("epsilon, delta", [(700.0, 0.99), (8.0, 1e-5), (0.0, 1e-300), (1e-10, 0.5)])
+def test_mu_of_the_gaussian_mechanism_is_never_below_the_root(epsilon, delta):
+    """mu(eps 700, delta 0.99) was one ulp below the root: the bracket's upper end is returned."""
+    mp.dps = 700  # the two terms cancel down to delta (1e-300 at eps 0)
+    mu = mpf(gdp.mu_from_eps_delta(epsilon, delta))
+    e = mpf(epsilon)
+    exact_delta = ncdf(-e / mu + mu / 2) - exp(e) * ncdf(-e / mu - mu / 2)  # GDP paper Cor. 2.13
+    assert exact_delta >= delta
+    if epsilon == 700.0:
+        return  # the round trip needs an eps above the largest one
+    eps = gdp.eps_from_mu_delta(float(mu), delta)
+    assert eps >= 0.0
+    if eps / mu > 1e8:
+        return  # delta(eps) < e^{-5e15} <= delta (and mpmath's ncdf overflows there)
+    assert ncdf(-mpf(eps) / mu + mu / 2) - exp(mpf(eps)) * ncdf(-mpf(eps) / mu - mu / 2) <= delta
+
+
+@given(sigma=st.floats(0.03, 100.0), steps=st.integers(1, 10**9), level=st.floats(1e-300, 0.5))
+@settings(max_examples=15, deadline=None)
+def test_full_batch_closed_forms_are_bounds_not_roundings(sigma, steps, level):
+    """Full batches: mu = sqrt(T)/sigma was rounded to nearest (one ulp low for sqrt(3)), the ReRo interval was the
+    rounded closed form at both ends (2e-13 relative low at kappa 1e-300): every end is now on its side of the
+    exact value (mu checked in rational arithmetic, the powers in mpmath)."""
+    from fractions import Fraction
+
+    r = risk.report(Mechanism("gaussian", sigma, 1.0, steps), fpr=[level], prior=[0.5], kappa=[level],
+                    rtm_discretization=1e-2)
+    assert (Fraction(r.gdp.mu) * Fraction(sigma)) ** 2 >= steps
+    exact = exact_gaussian_power(r.gdp.mu, level)  # the curve at the certified mu: the least the TPR can be
+    assert r.tpr[0] >= exact and r.rero.upper[0] >= exact
+    with mp.workdps(60):
+        mu_low = sqrt(mpf(steps)) / mpf(sigma)
+    assert r.rero.lower[0] <= exact_gaussian_power(mu_low, level)
+
+
+def test_a_noise_name_where_a_mechanism_belongs_is_told_how_to_build_one():
+    for call in (lambda: mechanism_gdp.mu_and_regret_dpsgd("gaussian"), lambda: risk.report("gaussian"),
+                 lambda: pld.tradeoff_bracket("gaussian"), lambda: accountants.epsilon("laplace", 1e-5)):
+        with pytest.raises(ValueError, match=r"must be a fdp.Mechanism, got '(gaussian|laplace)': pass Mechanism\("):
+            call()
+    for subject in ("gaussian", dpsgd(1.0, 0.01, 10)):  # a curve reading given a mechanism says where mechanisms go
+        with pytest.raises(ValueError, match=r"curve must be a PiecewiseLinear .*fdp\.accounting\.mechanism_gdp\.mu_and_regret_dpsgd\(Mechanism"):
+            gdp.mu_and_regret(subject)
+
+
+# --- from test_extremes, the first round (no silently wrong answers: extreme but legal inputs) ---------------
+
+
+def test_laplace_closed_form_matches_the_pld_curve():
+    for eps in (0.5, 2.0):
+        curve = pld.tradeoff_curve(pld.mechanism_pld(Mechanism("laplace", 1 / eps), discretization=1e-4), "symmetrised", normalise=True)
+        # the pessimistic PLD curve lies below the exact one: its mu* is a little larger
+        assert gdp.mu_laplace(eps) <= gdp.mu_star(curve, tail=1e-10) <= gdp.mu_laplace(eps) + 1e-6
+
+
+def test_mu_floor_convention_is_monotone_and_keeps_end_points():
+    curve = pld.mechanism_tradeoff(Mechanism("gaussian", 1.5, 0.05, 400))
+    mus = [gdp.mu_star(curve, tail=t) for t in (1e-4, 1e-6, 1e-8, 1e-10)]
+    assert all(a <= b + 1e-12 for a, b in zip(mus, mus[1:]))
+    # certified on the kept range: f_mu <= f at every level in it
+    a = np.geomspace(1e-10, 0.5, 2000)
+    assert np.all(tradeoff.gaussian(mus[-1])(a) <= curve(a) + 1e-15)
+
+
+def test_mu_floor_above_the_curve_is_an_error():
+    with pytest.raises(ValueError, match="passes below"):
+        gdp.mu_star(conversions.randomized_response(24.0), tail=1e-10)
+
+
+@settings(max_examples=200, deadline=None)
+@given(eps=st.floats(0.0, 700.0))
+def test_closed_form_mu_properties(eps):
+    rr, lap = gdp.mu_pure_dp(eps), gdp.mu_laplace(eps)
+    assert np.isfinite(rr) and np.isfinite(lap) and 0.0 <= lap <= rr + 1e-9  # RR dominates every eps-DP curve
+    if eps > 0:
+        # the curve's fixed point gives a lower bound of eq. 21 (same value for Laplace: it is the maximum)
+        assert lap >= -2 * norm.ppf(0.5 * np.exp(-eps / 2)) - 1e-9 or eps > 1400

@@ -397,3 +397,12 @@ def test_fano_advantage_mc_at_zero_information_and_bad_input():
         rero.fano_advantage_mc(0.3, 10)
     with pytest.raises(ValueError, match="prior_size"):
         rero.fano_advantage_mc(rero.MutualInformationEstimate(0.3, 0.01, 100, 0), 1)
+
+
+# --- from test_extremes, the first round (no silently wrong answers: extreme but legal inputs) ---------------
+
+
+@pytest.mark.parametrize("value", ["0.1", True, [0.1, True], 1 + 2j, None, [], [0.1, np.nan], [np.inf], "abc"])
+def test_array_arguments_are_finite_reals(value):
+    with pytest.raises(ValueError, match="kappa"):
+        rero.gamma(tradeoff.gaussian(1.0), value)
