@@ -40,16 +40,17 @@ __all__ = [
 ]
 
 
-def laplace_tradeoff(epsilon: float, points: int = 2000) -> PiecewiseLinear:
-    """The Laplace curve (ReRo paper eq. 1, ``eps = Delta_1 / b``) as breakpoints, on or above the exact one.
+def laplace_tradeoff(mu: float, points: int = 2000) -> PiecewiseLinear:
+    """The Laplace curve (ReRo paper eq. 1) at effect size ``mu = Delta_1 / b`` (it is eps-DP with eps =
+    mu; the parameter is named as in :func:`fdp.curves.tradeoff.laplace`) as breakpoints, on or above the exact one.
 
-    The two linear pieces are exact; the hyperbola ``e^{-eps} / (4 alpha)`` between them is sampled at
+    The two linear pieces are exact; the hyperbola ``e^{-mu} / (4 alpha)`` between them is sampled at
     ``points`` log-spaced levels, and its chords lie above it (it is convex), so a regret computed on
-    this curve is an upper bound of the exact one.  ``epsilon`` in (0, 700].
+    this curve is an upper bound of the exact one.  ``mu`` in (0, 700].
 
     Parameters
     ----------
-    epsilon : float
+    mu : float
         ``Delta_1 / b``, in (0, 700].
     points : int, default 2000
         Levels sampled on the hyperbolic piece.
@@ -69,16 +70,16 @@ def laplace_tradeoff(epsilon: float, points: int = 2000) -> PiecewiseLinear:
     >>> bool(abs(curve(0.3) - tradeoff.laplace(1.0)(0.3)) < 1e-3)  # chords of the hyperbola, just above it
     True
     """
-    epsilon = float(check_eps("epsilon", epsilon))
-    if epsilon == 0.0:
-        raise ValueError("epsilon must be > 0 for laplace_tradeoff (epsilon = 0 is the identity curve)")
+    mu = float(check_eps("mu", mu))
+    if mu == 0.0:
+        raise ValueError("mu must be > 0 for laplace_tradeoff (mu = 0 is the identity curve)")
     points = check_positive_int("points", points)
-    corner = 0.5 * np.exp(-epsilon)
+    corner = 0.5 * np.exp(-mu)
     mid = np.geomspace(corner, 0.5, points + 2)[1:-1]
     alphas = np.concatenate([[0.0, corner], mid, [0.5, 1.0]])
-    betas = np.concatenate([[1.0, 0.5], np.exp(-epsilon - np.log(4.0) - np.log(mid)), [corner, 0.0]])
-    keep = np.r_[True, np.diff(alphas) > 0]  # epsilon near 0: the corner meets 1/2
-    return PiecewiseLinear(alphas[keep], np.minimum.accumulate(betas[keep]), name=f"Laplace eps={epsilon:g}")
+    betas = np.concatenate([[1.0, 0.5], np.exp(-mu - np.log(4.0) - np.log(mid)), [corner, 0.0]])
+    keep = np.r_[True, np.diff(alphas) > 0]  # mu near 0: the corner meets 1/2
+    return PiecewiseLinear(alphas[keep], np.minimum.accumulate(betas[keep]), name=f"Laplace mu={mu:g}")
 
 
 def randomized_response(epsilon: float) -> PiecewiseLinear:
