@@ -45,7 +45,8 @@ def test_guesses_follow_their_definitions():
     np.testing.assert_array_equal(attacks.top_steps_guess(inner, 1.0), attacks.prior_aware_guess(inner))
     np.testing.assert_array_equal(attacks.top_steps_guess(inner, 0.05), inner.max(-1).argmax(-1))  # top 1 of 20
     # q = 1: the likelihood is the Gaussian one, maximal for the smallest ||gbar - g_z||^2 = const - (2 inner - sq)
-    np.testing.assert_array_equal(attacks.log_likelihood_guess(inner, sq, 1.0, 0.7, 1.0), (2 * inner - sq).sum(-1).argmax(-1))
+    run = Training(noise_multiplier=0.7, clip_norm=1.0, steps=1, learning_rate=1.0)
+    np.testing.assert_array_equal(attacks.log_likelihood_guess(inner, sq, run), (2 * inner - sq).sum(-1).argmax(-1))
     # ties are broken at random when a generator is given, by the first index otherwise
     tied = np.zeros((4000, 4, 1))
     assert np.all(attacks.prior_aware_guess(tied) == 0)

@@ -353,13 +353,12 @@ def top_steps_guess(inner, sampling_rate: float, rng=None) -> np.ndarray:
     return _pick(top.sum(axis=-1), rng)
 
 
-def log_likelihood_guess(inner, sq, sampling_rate: float, noise_multiplier: float, clip_norm: float,
-                         rng=None) -> np.ndarray:
+def log_likelihood_guess(inner, sq, training: dpsgd.Training, rng=None) -> np.ndarray:
     """App. G: the candidate maximising the log-likelihood of the observed gradients.
 
     With ``gbar_t`` the observed gradient minus the known points and ``g^z_t`` the candidate's
     clipped gradient, step t has density ``(1 - q) N(0, s^2) + q N(g^z_t, s^2)`` at ``gbar_t``
-    (``s = noise_multiplier * clip_norm``); relative to the candidate-free density the log-likelihood is
+    (``q`` the training's sampling rate, ``s = noise_multiplier * clip_norm``); relative to the candidate-free density the log-likelihood is
     ``sum_t log(1 - q + q exp((|gbar_t|^2 - |gbar_t - g^z_t|^2) / (2 s^2)))`` and
     ``|gbar_t|^2 - |gbar_t - g^z_t|^2 = 2 <g^z_t, gbar_t> - |g^z_t|^2``.  (App. G prints a plus
     between the two squared norms; the ranking it gives differs from the likelihood when q < 1.)
@@ -370,9 +369,8 @@ def log_likelihood_guess(inner, sq, sampling_rate: float, noise_multiplier: floa
         (R, n, T) inner products ``<g^z_t, gbar_t>``.
     sq : array_like
         (R, n, T) squared norms ``|g^z_t|^2``.
-    sampling_rate : float
-    noise_multiplier : float
-    clip_norm : float
+    training : fdp.experiments.dpsgd.Training
+        The run observed: its sampling rate, noise multiplier (> 0) and clipping norm.
     rng : numpy.random.Generator, optional
 
     Returns
@@ -384,8 +382,9 @@ def log_likelihood_guess(inner, sq, sampling_rate: float, noise_multiplier: floa
     ----------
     Hayes et al. (2023) App. G.
     """
-    q = check_sampling_rate("sampling_rate", sampling_rate)
-    s = check_positive("noise_multiplier", noise_multiplier) * check_positive("clip_norm", clip_norm)
+    training = dpsgd.check_training(training)
+    q = training.sampling_rate
+    s = check_positive("training.noise_multiplier", training.noise_multiplier) * training.clip_norm
     x = (2.0 * np.asarray(inner) - np.asarray(sq)) / (2.0 * s * s)
     return _pick(subsampled(x, q).sum(axis=-1), rng)
 

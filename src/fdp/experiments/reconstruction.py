@@ -157,7 +157,7 @@ def _game_chunk(xk, yk, xp, yp, runs, sizes, training, hidden, seed_seq):
         # the target is candidate 0: ties (e.g. duplicate images) are broken at random, never in its favour
         success["prior-aware"][:, j] = attacks.prior_aware_guess(inner, rng) == 0
         success["improved"][:, j] = attacks.top_steps_guess(inner, q, rng) == 0
-        success["likelihood"][:, j] = attacks.log_likelihood_guess(inner, sq, q, training.noise_multiplier, training.clip_norm, rng) == 0
+        success["likelihood"][:, j] = attacks.log_likelihood_guess(inner, sq, training, rng) == 0
         success["no subtraction"][:, j] = attacks.prior_aware_guess(inner + known, rng) == 0
     acc = dpsgd.accuracy(trace.final, xk, yk).mean() if len(yk) else np.nan
     return success, trace.mean_norm.mean(), trace.frac_clipped.mean(), acc
