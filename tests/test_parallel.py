@@ -46,7 +46,7 @@ def test_a_dask_cluster_gives_the_bits_of_the_local_run(monkeypatch):
                                          execution=Execution(seed=3, chunk=10, n_jobs=2))
         mu, regret = mechanism_gdp.mu_and_regret_dpsgd_grid([2.0, 4.0], [0.05], [50], discretization=1e-3, n_jobs=2)
         refs = np.random.default_rng(4).normal(size=(6, 5, 3))
-        canary = audit.canary_audit(refs, 1.0, 1.0, 50, mechanism="laplace", execution=Execution(seed=5, chunk=2, n_jobs=2))
+        canary = audit.canary_audit(refs, 1.0, Mechanism("laplace", 1.0), 50, execution=Execution(seed=5, chunk=2, n_jobs=2))
         x = np.random.default_rng(6).normal(size=(6, 20, 1))
         y = (x[..., 0] > 0).astype(float)
         models = audit.train_linear_dpgd(x, y,

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 from scipy.stats import chi, kstest, ncx2
 
+from fdp import Mechanism
 from fdp.accounting import rtm
 from fdp.curves import tradeoff
 from fdp.experiments import audit, datasets
@@ -57,13 +58,13 @@ def test_per_sample_gradients_match_finite_differences():
 @pytest.mark.parametrize("d, mu", [(1, 1.0), (50, 2.0)])
 def test_gaussian_canary_statistic_has_the_laws_of_theorem_2(d, mu):
     ref = np.random.default_rng(1).standard_normal((20, d))
-    s0, s1 = audit.canary_scores(ref, mu, 1.0 / mu, 20_000, seed=2)  # noise sd 1
+    s0, s1 = audit.canary_scores(ref, mu, Mechanism("gaussian", 1.0 / mu), 20_000, seed=2)  # noise sd 1
     assert kstest(s0, chi(d).cdf).pvalue > 1e-3
     assert kstest(s1**2, ncx2(d, mu**2).cdf).pvalue > 1e-3
 
 
 def test_gaussian_canary_audit_matches_the_rtm_curve():
-    s0, s1 = audit.canary_scores(np.zeros((5, 1)), 1.0, 1.0, 50_000, seed=3)
+    s0, s1 = audit.canary_scores(np.zeros((5, 1)), 1.0, Mechanism("gaussian", 1.0), 50_000, seed=3)
     t, alpha, beta = empirical_tradeoff(s0, s1, thresholds=np.linspace(0.05, 3.5, 30))
     j = rtm.gaussian(1.0, 1)
     # 50,000 samples: binomial standard error of beta below 0.0023
@@ -72,10 +73,10 @@ def test_gaussian_canary_audit_matches_the_rtm_curve():
 
 
 def test_laplace_and_subsampled_canary_audits_match_theory():
-    s0, s1 = audit.canary_scores(np.zeros(1), 1.0, 1.0, 50_000, mechanism="laplace", seed=4)
+    s0, s1 = audit.canary_scores(np.zeros(1), 1.0, Mechanism("laplace", 1.0), 50_000, seed=4)
     _, alpha, beta = empirical_tradeoff(s0, s1, thresholds=np.linspace(0.05, 4.0, 30))
     assert np.max(np.abs(beta - rtm.laplace(1.0)(alpha))) < 0.012
-    s0, s1 = audit.canary_scores(np.zeros(1), 1.5, 1.0 / 1.5, 50_000, sampling_rate=0.3, seed=5)
+    s0, s1 = audit.canary_scores(np.zeros(1), 1.5, Mechanism("gaussian", 1.0 / 1.5, 0.3), 50_000, seed=5)
     _, alpha, beta = empirical_tradeoff(s0, s1, thresholds=np.linspace(0.05, 4.0, 30))
     j_p = tradeoff.subsample(rtm.gaussian(1.5, 1), 0.3)  # Lemma 9
     assert np.max(np.abs(beta - j_p(alpha))) < 0.012
@@ -148,11 +149,11 @@ def test_lira_scores_follow_the_gaussian_shift_of_the_target_gradient():
 @pytest.mark.parametrize(
     "call, name",
     [
-        (lambda: audit.canary_scores(np.zeros(1), -1.0, 1.0, 10, seed=0), "canary_norm"),
-        (lambda: audit.canary_scores(np.zeros(1), 1.0, 0.0, 10, seed=0), "noise_multiplier"),
-        (lambda: audit.canary_scores(np.zeros(1), 1.0, 1.0, 10, mechanism="cauchy", seed=0), "mechanism"),
-        (lambda: audit.canary_scores(np.zeros(1), 1.0, 1.0, 10, sampling_rate=0.0, seed=0), "sampling_rate"),
-        (lambda: audit.canary_scores([np.nan], 1.0, 1.0, 10, seed=0), "reference_gradients"),
+        (lambda: audit.canary_scores(np.zeros(1), -1.0, Mechanism("gaussian", 1.0), 10, seed=0), "canary_norm"),
+        (lambda: audit.canary_scores(np.zeros(1), 1.0, "gaussian", 10, seed=0), "mechanism must be a fdp.Mechanism"),
+        (lambda: audit.canary_scores(np.zeros(1), 1.0, Mechanism("gaussian", 1.0, 1.0, 3), 10, seed=0), "steps 1"),
+        (lambda: audit.canary_scores(np.zeros(1), 1.0, Mechanism("gaussian", 1.0), 0, seed=0), "repetitions"),
+        (lambda: audit.canary_scores([np.nan], 1.0, Mechanism("gaussian", 1.0), 10, seed=0), "reference_gradients"),
         (lambda: audit.train_linear_dpgd([[0.0]], [2.0],
          Training(noise_multiplier=1.0, clip_norm=1.0, steps=1, learning_rate=1.0),
          execution=Execution(seed=0)), "labels"),
@@ -178,16 +179,16 @@ def test_bad_input_names_the_parameter(call, name):
 def test_canary_audit_is_canary_scores_per_run_whatever_the_chunks_and_workers():
     refs = np.random.default_rng(1).normal(size=(5, 4, 3))
     seeds = np.random.SeedSequence(9).spawn(5)
-    expected = [audit.canary_scores(refs[r], 0.5, 2.0, 30, sampling_rate=0.5, seed=seeds[r]) for r in range(5)]
+    expected = [audit.canary_scores(refs[r], 0.5, Mechanism("gaussian", 2.0, 0.5), 30, seed=seeds[r]) for r in range(5)]
     for chunk, n_jobs in ((1, 1), (2, 2), (64, 1)):
-        s0, s1 = audit.canary_audit(refs, 0.5, 2.0, 30, sampling_rate=0.5, execution=Execution(seed=9, chunk=chunk, n_jobs=n_jobs))
+        s0, s1 = audit.canary_audit(refs, 0.5, Mechanism("gaussian", 2.0, 0.5), 30, execution=Execution(seed=9, chunk=chunk, n_jobs=n_jobs))
         assert s0.shape == s1.shape == (5, 30)
         np.testing.assert_allclose(s0, [e[0] for e in expected], rtol=1e-14)
         np.testing.assert_allclose(s1, [e[1] for e in expected], rtol=1e-14)
     with pytest.raises(ValueError, match="references"):
-        audit.canary_audit(np.zeros(3), 1.0, 1.0, 10, execution=Execution(seed=0))
+        audit.canary_audit(np.zeros(3), 1.0, Mechanism("gaussian", 1.0), 10, execution=Execution(seed=0))
     with pytest.raises(ValueError, match="mechanism"):
-        audit.canary_audit(refs, 1.0, 1.0, 10, mechanism="cauchy", execution=Execution(seed=0))
+        audit.canary_audit(refs, 1.0, Mechanism("gaussian", 1.0, 1.0, 2), 10, execution=Execution(seed=0))
 
 
 def test_training_and_lira_are_the_same_bits_whatever_the_chunks_and_workers():

@@ -27,8 +27,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
+from ..accounting.privacy_loss import Mechanism, check_mechanism
 from ..parallel import Execution, check_execution, map_runs
-from ..validation import check_positive, check_positive_int, check_sampling_rate
+from ..validation import check_positive, check_positive_int
 from .datasets import one_feature_classification
 from .dpsgd import Training, check_training
 from .dpsgd import clip as clip_rows  # DP-SGD's per-sample clipping, one implementation
@@ -468,20 +469,18 @@ def lira_offline_scores(
 def canary_scores(
     reference_gradients,
     canary_norm: float,
-    noise_multiplier: float,
+    mechanism: Mechanism,
     repetitions: int,
     *,
-    mechanism: str = "gaussian",
-    sampling_rate: float = 1.0,
     seed: int,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Scores of the gradient-space canary audit: ``(||theta_0||, ||theta_1||)``, ``repetitions`` each.
 
     The release is ``sum(reference_gradients) + B c + Z`` with the Dirac canary ``c`` (norm
     ``canary_norm`` on the first coordinate), ``B = 0`` under H0 and, under H1, ``B = 1`` (or
-    Bernoulli(``sampling_rate``) for the Poisson-subsampled mechanism, Lemma 9).  ``Z`` is
-    N(0, s^2 I) for ``"gaussian"`` or i.i.d. Laplace(0, s) for ``"laplace"``, with the noise scale
-    ``s = noise_multiplier * canary_norm`` (the canary's norm is the sensitivity).
+    Bernoulli(``q``) for a Poisson-subsampled mechanism, Lemma 9).  ``Z`` is N(0, s^2 I) for Gaussian noise or
+    i.i.d. Laplace(0, s) for Laplace noise, with the noise scale ``s = noise_multiplier * canary_norm`` (the
+    canary's norm is the sensitivity); the noise, the noise multiplier and ``q`` are the mechanism's (one step).
     The adversary knows the reference gradients, subtracts their sum and scores the L2 norm of
     the rest (Lemma 4).  ``reference_gradients`` is (n, d) or a single summed (d,) vector.
 
@@ -491,11 +490,9 @@ def canary_scores(
         (n, d) or (d,).
     canary_norm : float
         The sensitivity Delta, > 0.
-    noise_multiplier : float
-        > 0.
+    mechanism : fdp.Mechanism
+        One step (``steps`` 1) of Gaussian or Laplace noise, Poisson-subsampled at its sampling rate.
     repetitions : int
-    mechanism : {"gaussian", "laplace"}, default "gaussian"
-    sampling_rate : float, default 1.0
     seed : int
 
     Returns
@@ -509,7 +506,8 @@ def canary_scores(
     Examples
     --------
     >>> import numpy as np
-    >>> s0, s1 = canary_scores(np.zeros((3, 2)), 1.0, 1.0, 5000, seed=0)
+    >>> from fdp import Mechanism
+    >>> s0, s1 = canary_scores(np.zeros((3, 2)), 1.0, Mechanism("gaussian", 1.0), 5000, seed=0)
     >>> bool(s1.mean() > s0.mean())  # the canary shifts the norm
     True
     """
@@ -517,12 +515,10 @@ def canary_scores(
     if g.ndim not in (1, 2) or g.size == 0 or not np.all(np.isfinite(g)):
         raise ValueError(f"reference_gradients must be a finite (n, d) or (d,) array, got shape {g.shape}")
     canary_norm = check_positive("canary_norm", canary_norm)
-    noise_multiplier = check_positive("noise_multiplier", noise_multiplier)
+    mechanism = _one_release(mechanism)
     repetitions = check_positive_int("repetitions", repetitions)
-    q = check_sampling_rate("sampling_rate", sampling_rate)
-    if mechanism not in ("gaussian", "laplace"):
-        raise ValueError(f"mechanism must be 'gaussian' or 'laplace', got {mechanism!r}")
-    scale = noise_multiplier * canary_norm  # the canary is the sensitivity
+    q = mechanism.sampling_rate
+    scale = mechanism.noise_multiplier * canary_norm  # the canary is the sensitivity
     rng = np.random.default_rng(seed)
     known = g.sum(axis=0) if g.ndim == 2 else g
     d = known.shape[0]
@@ -530,7 +526,7 @@ def canary_scores(
     canary[0] = canary_norm
 
     def noise(size):
-        if mechanism == "gaussian":
+        if mechanism.noise == "gaussian":
             return scale * rng.standard_normal((size, d))
         return rng.laplace(0.0, scale, (size, d))
 
@@ -541,21 +537,27 @@ def canary_scores(
     return np.linalg.norm(release0 - known, axis=1), np.linalg.norm(release1 - known, axis=1)
 
 
-def _canary_runs(references, *, seeds, canary_norm, noise_multiplier, repetitions, mechanism, sampling_rate):
+def _one_release(mechanism) -> Mechanism:
+    """The mechanism of one audited release: a :class:`~fdp.Mechanism` of one step."""
+    mechanism = check_mechanism(mechanism)
+    if mechanism.steps != 1:
+        raise ValueError(f"mechanism must be one release (steps 1): the audit adds one canary to one noisy sum, got "
+                         f"{mechanism.steps} steps")
+    return mechanism
+
+
+def _canary_runs(references, *, seeds, canary_norm, mechanism, repetitions):
     """:func:`canary_scores` for a chunk of runs, run r with reference ``references[r]`` and seed ``seeds[r]``."""
-    pairs = [canary_scores(g, canary_norm, noise_multiplier, repetitions, mechanism=mechanism, sampling_rate=sampling_rate,
-                           seed=s) for g, s in zip(references, seeds)]
+    pairs = [canary_scores(g, canary_norm, mechanism, repetitions, seed=s) for g, s in zip(references, seeds)]
     return np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])
 
 
 def canary_audit(
     references,
     canary_norm: float,
-    noise_multiplier: float,
+    mechanism: Mechanism,
     repetitions: int,
     *,
-    mechanism: str = "gaussian",
-    sampling_rate: float = 1.0,
     execution: Execution,
 ) -> tuple[np.ndarray, np.ndarray]:
     """:func:`canary_scores` for every run: ``references[r]`` are run r's reference gradients.
@@ -570,11 +572,11 @@ def canary_audit(
     ----------
     references : array_like
         (runs, n, d) or (runs, d).
-    canary_norm, noise_multiplier : float
+    canary_norm : float
+    mechanism : fdp.Mechanism
+        One release, as in :func:`canary_scores`.
     repetitions : int
         Releases per hypothesis and run.
-    mechanism : {"gaussian", "laplace"}, default "gaussian"
-    sampling_rate : float, default 1.0
     execution : fdp.parallel.Execution
 
     Returns
@@ -590,7 +592,8 @@ def canary_audit(
     --------
     >>> import numpy as np
     >>> from fdp.parallel import Execution
-    >>> s0, s1 = canary_audit(np.zeros((3, 4, 2)), 1.0, 1.0, 100, execution=Execution(seed=0))
+    >>> from fdp import Mechanism
+    >>> s0, s1 = canary_audit(np.zeros((3, 4, 2)), 1.0, Mechanism("gaussian", 1.0), 100, execution=Execution(seed=0))
     >>> s0.shape, s1.shape
     ((3, 100), (3, 100))
     """
@@ -600,9 +603,7 @@ def canary_audit(
         raise ValueError(f"references must be (runs, n, d) or (runs, d), got shape {refs.shape}")
     if refs.ndim == 3:  # only the sum of a run's reference gradients enters its releases: ship that
         refs = refs.sum(axis=1)
-    canary_scores(refs[0], canary_norm, noise_multiplier, repetitions, mechanism=mechanism, sampling_rate=sampling_rate,
-                  seed=0)  # every argument checked here, before any work is sent out
+    canary_scores(refs[0], canary_norm, mechanism, repetitions, seed=0)  # every argument checked here, before any work
     return map_runs(_canary_runs, [refs], seed=execution.seed, chunk=execution.chunk_or(RUNS_PER_TASK),
                     n_jobs=execution.n_jobs, progress=execution.progress, desc="canary audits",
-                    canary_norm=canary_norm, noise_multiplier=noise_multiplier, repetitions=repetitions,
-                    mechanism=mechanism, sampling_rate=sampling_rate)
+                    canary_norm=canary_norm, mechanism=mechanism, repetitions=repetitions)

@@ -12,7 +12,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from fdp import parallel
+from fdp import Mechanism, parallel
 from fdp.accounting import rtm
 from fdp.curves import tradeoff
 from fdp.experiments import audit, datasets
@@ -179,8 +179,9 @@ def estimate(p: dict, workers: int) -> None:
         (lambda: audit.lira_offline_scores(x, y, models.weights, data.x[held], 1 - data.y[held], replace(short, steps=1),
                                            shadow_models=p["shadow_models"], target_models=releases, execution=Execution(seed=0)),
          chunks),
-        (lambda: audit.canary_audit(models.final_gradients, 1.0, 1.0, releases, execution=Execution(seed=0)), 3 * chunks),
-        (lambda: audit.canary_audit(np.zeros((probe, latent * (diab.x.shape[1] + 2) + 1)), 1.0, 1.0, releases,
+        (lambda: audit.canary_audit(models.final_gradients, 1.0, Mechanism("gaussian", 1.0), releases,
+                                    execution=Execution(seed=0)), 3 * chunks),
+        (lambda: audit.canary_audit(np.zeros((probe, latent * (diab.x.shape[1] + 2) + 1)), 1.0, Mechanism("gaussian", 1.0), releases,
                                     execution=Execution(seed=0)), chunks),
         (lambda: audit.train_linear_network_dpgd(diab.x, diab.y, replace(short, learning_rate=p["diabetes_learning_rate"]),
                                                  latent=latent, seed=0), p["diabetes_steps"] / 5, False)],
