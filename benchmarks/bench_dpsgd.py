@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from fdp import Mechanism
 from fdp.experiments import attacks, datasets, dpsgd
 from timing import best_of
 
@@ -71,7 +72,7 @@ def main():
     model = dpsgd.MLP(64)
 
     # one training run (T = 100, full batch) and one attack on it
-    run = dpsgd.Training(noise_multiplier=5.0, clip_norm=0.1, steps=100, learning_rate=10.0)
+    run = dpsgd.Training(Mechanism("gaussian", 5.0, 1.0, 100), clip_norm=0.1, learning_rate=10.0)
     tgt = pool[:1]
     _, t_train = best_of(lambda: dpsgd.train(xk, yk, data.x[tgt], data.y[tgt], run, record=True, seed=2), 3)
     prior = pool[:10]

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from fdp import Mechanism
 from fdp.curves import gdp
 from fdp.experiments import datasets, dpsgd, inversion
 from timing import best_of
@@ -85,7 +86,7 @@ def main():
     print(f"MNIST 784-10-10, |D_-| = 999, T = 100, C = 0.1, {len(targets)} targets x {restarts} restarts, {iterations} Adam steps:")
     for eps in (1.0, 100.0, 1e4):
         sigma = np.sqrt(100) / gdp.mu_from_eps_delta(eps, 1e-5)
-        run = dpsgd.Training(noise_multiplier=sigma, clip_norm=0.1, steps=100, learning_rate=10.0)
+        run = dpsgd.Training(Mechanism("gaussian", sigma, 1.0, 100), clip_norm=0.1, learning_rate=10.0)
         trace = dpsgd.train(data.x[known], data.y[known], data.x[targets], data.y[targets], run, record=True, seed=1)
         params, residual = trace.params.transpose(1, 0, 2), (trace.noisy - trace.known).transpose(1, 0, 2)
         objective = inversion.Eq1(model, params, residual, labels, 0.1)

@@ -15,12 +15,12 @@ import time
 import numpy as np
 from distributed import LocalCluster
 
-from fdp import parallel
+from fdp import Mechanism, parallel
 from fdp.experiments import datasets, reconstruction
 from fdp.experiments.dpsgd import Training
 from fdp.parallel import Execution
 
-GAME = Training(noise_multiplier=1.0, clip_norm=0.1, steps=100, learning_rate=3.0)
+GAME = Training(Mechanism("gaussian", 1.0, 1.0, 100), clip_norm=0.1, learning_rate=3.0)
 
 
 def play(data, known, pool, trials, chunk):

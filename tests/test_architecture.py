@@ -354,3 +354,44 @@ def test_the_size_check_sees_a_long_function(tmp_path):
     body = "\n".join(f"    x{i} = {i}" for i in range(MAX_FUNCTION_LINES + 1))
     (tmp_path / "m.py").write_text(f'def f(a):\n    """Doc.\n\n    More.\n    """\n{body}\n')
     assert [n for _, n, _ in _function_sizes(tmp_path / "m.py")] == [MAX_FUNCTION_LINES + 2]  # the def line counts
+
+
+#: Public callables that take a noise (or an effect size) and a sampling rate apart, and why.  Everything else about a
+#: mechanism takes a Mechanism.  A new entry here is a decision, not a default.
+LOOSE_NUMBERS = {
+    "fdp.accounting.privacy_loss.Mechanism": "the description itself",
+    "fdp.accounting.privacy_loss.dpsgd": "DP-SGD's Mechanism",
+    "fdp.calibrate.solve": "one of the noise multiplier and the steps is the unknown",
+    "fdp.calibrate.Calibration": "a result: the noise found and the run it was found for",
+    "fdp.accounting.mechanism_gdp.mu_and_regret_dpsgd_grid": "a grid over many noises and rates",
+    "fdp.validation.check_subsampled_range": "the Mechanism's own range check",
+    # the RTM curves are written in the RTM paper's effect size mu = 1 / noise_multiplier; not yet converted
+    **{f"fdp.accounting.rtm.{name}": "RTM, to convert" for name in (
+        "composition.composed_curve", "composition.composed_subsampled_gaussian", "composition.sum_composition",
+        "composition.tensor_composition", "release.powers", "release.release_curves", "subsampling.subsampled_gaussian",
+        "subsampling.subsampled_laplace")},
+}
+
+
+def test_a_mechanism_is_one_object_not_loose_numbers():
+    """No public callable takes a noise multiplier (or an effect size) and a sampling rate as separate parameters,
+    except those of LOOSE_NUMBERS, each with its reason."""
+    import pkgutil
+
+    noise = {"noise_multiplier", "noise_multipliers", "sigma", "sigmas", "mu"}
+    rate = {"sampling_rate", "sampling_rates", "q", "p", "rate"}
+    found, seen = set(), set()
+    for info in pkgutil.walk_packages(fdp.__path__, "fdp."):
+        module = importlib.import_module(info.name)
+        for attr in getattr(module, "__all__", []):
+            obj = getattr(module, attr)
+            if not callable(obj) or id(obj) in seen:
+                continue
+            seen.add(id(obj))
+            try:
+                parameters = set(inspect.signature(obj).parameters)
+            except (TypeError, ValueError):
+                continue
+            if parameters & noise and parameters & rate:
+                found.add(f"{obj.__module__}.{obj.__qualname__}")
+    assert found == set(LOOSE_NUMBERS), (sorted(found - set(LOOSE_NUMBERS)), sorted(set(LOOSE_NUMBERS) - found))

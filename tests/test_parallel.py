@@ -42,7 +42,7 @@ def test_a_dask_cluster_gives_the_bits_of_the_local_run(monkeypatch):
     def work():
         lr = montecarlo.log_likelihood_ratios(Mechanism("gaussian", 1.0, 0.5, 4), 4_000, seed=2, chunk=1_000, n_jobs=2)
         game = reconstruction.prior_game(data.x[known], data.y[known], data.x[pool], data.y[pool],
-                                         Training(noise_multiplier=1.0, clip_norm=0.1, steps=5, learning_rate=3.0), prior_sizes=[2, 8], trials=40,
+                                         Training(Mechanism("gaussian", 1.0, 1.0, 5), clip_norm=0.1, learning_rate=3.0), prior_sizes=[2, 8], trials=40,
                                          execution=Execution(seed=3, chunk=10, n_jobs=2))
         mu, regret = mechanism_gdp.mu_and_regret_dpsgd_grid([2.0, 4.0], [0.05], [50], discretization=1e-3, n_jobs=2)
         refs = np.random.default_rng(4).normal(size=(6, 5, 3))
@@ -50,10 +50,10 @@ def test_a_dask_cluster_gives_the_bits_of_the_local_run(monkeypatch):
         x = np.random.default_rng(6).normal(size=(6, 20, 1))
         y = (x[..., 0] > 0).astype(float)
         models = audit.train_linear_dpgd(x, y,
-                                         Training(noise_multiplier=1.0, clip_norm=1.0, steps=5, learning_rate=1.0),
+                                         Training(Mechanism("gaussian", 1.0, 1.0, 5), clip_norm=1.0, learning_rate=1.0),
                                          execution=Execution(seed=7, chunk=2, n_jobs=2))
         lira = audit.lira_offline_scores(x, y, models.weights, x[:, 0], 1 - y[:, 0],
-                                         Training(noise_multiplier=1.0, clip_norm=1.0, steps=1, learning_rate=1.0), shadow_models=4, target_models=8,
+                                         Training(Mechanism("gaussian", 1.0, 1.0, 1), clip_norm=1.0, learning_rate=1.0), shadow_models=4, target_models=8,
                                          execution=Execution(seed=8, chunk=4, n_jobs=2))
         return lr, game, mu, regret, canary + (models.weights, models.final_gradients) + lira
 

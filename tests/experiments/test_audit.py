@@ -12,6 +12,9 @@ from fdp.experiments.attacks import empirical_tradeoff, pooled_tradeoff
 from fdp.experiments.dpsgd import Training
 from fdp.parallel import Execution
 
+#: One full-batch step of noise 1.
+ONE_STEP = Training(Mechanism("gaussian", 1.0, 1.0, 1), clip_norm=1.0, learning_rate=1.0)
+
 
 def test_clip_rows_bounds_norms_and_keeps_small_vectors():
     g = np.array([[3.0, 4.0], [0.3, 0.4], [0.0, 0.0]])
@@ -22,7 +25,7 @@ def test_clip_rows_bounds_norms_and_keeps_small_vectors():
 
 def test_dpgd_training_is_seeded_clipped_and_learns():
     data = datasets.one_feature_classification(1025, seed=0)
-    run = Training(steps=60, learning_rate=2.0, clip_norm=1.0, noise_multiplier=1.0)
+    run = Training(Mechanism("gaussian", 1.0, 1.0, 60), learning_rate=2.0, clip_norm=1.0)
     a = audit.train_linear_dpgd(data.x, data.y, run, runs=4, execution=Execution(seed=5))
     b = audit.train_linear_dpgd(data.x, data.y, run, runs=4, execution=Execution(seed=5))
     np.testing.assert_array_equal(a.weights, b.weights)
@@ -86,7 +89,7 @@ def test_per_run_data_sets_and_no_intercept():
     rng = np.random.default_rng(3)
     x = rng.standard_normal((3, 40, 1))
     y = (x[..., 0] > 0).astype(float)
-    runs = audit.train_linear_dpgd(x, y, Training(noise_multiplier=1.0, clip_norm=1.0, steps=5, learning_rate=1.0), fit_intercept=False,
+    runs = audit.train_linear_dpgd(x, y, Training(Mechanism("gaussian", 1.0, 1.0, 5), clip_norm=1.0, learning_rate=1.0), fit_intercept=False,
                                    execution=Execution(seed=1))
     assert runs.weights.shape == (3, 1) and runs.final_gradients.shape == (3, 40, 1)
     # without an intercept each clipped gradient is (p - y) x scaled by at most 1, so run r's gradients divided by
@@ -96,7 +99,7 @@ def test_per_run_data_sets_and_no_intercept():
     assert np.all(np.where(y == 1.0, ratio <= 0.0, ratio >= 0.0))
     # run r trained on x[r] alone: the same seed on one data set reproduces nothing of the others
     with pytest.raises(ValueError, match="runs"):
-        audit.train_linear_dpgd(x, y, Training(noise_multiplier=1.0, clip_norm=1.0, steps=1, learning_rate=1.0), runs=2, execution=Execution(seed=1))
+        audit.train_linear_dpgd(x, y, Training(Mechanism("gaussian", 1.0, 1.0, 1), clip_norm=1.0, learning_rate=1.0), runs=2, execution=Execution(seed=1))
 
 
 def test_linear_network_gradients_match_finite_differences():
@@ -118,7 +121,8 @@ def test_linear_network_gradients_match_finite_differences():
 
 def test_linear_network_training_clips_and_fits_diabetes():
     data = datasets.diabetes()
-    run = audit.train_linear_network_dpgd(data.x, data.y, Training(noise_multiplier=0.5, clip_norm=1.0, steps=150, learning_rate=0.5), latent=50, seed=0)
+    run = audit.train_linear_network_dpgd(data.x, data.y, Training(Mechanism("gaussian", 0.5, 1.0, 150), clip_norm=1.0,
+                                                                                    learning_rate=0.5), latent=50, seed=0)
     assert run.weights.shape == (1, 50 * 12 + 1) and run.final_gradients.shape == (1, 442, 601)
     assert np.all(np.linalg.norm(run.final_gradients, axis=-1) <= 1.0 + 1e-12)
     p = run.weights[0]
@@ -135,7 +139,7 @@ def test_lira_scores_follow_the_gaussian_shift_of_the_target_gradient():
     y = (x[:, 0] > 0).astype(float)
     w = np.array([[4.0, 0.0]])
     s0, s1, effect = audit.lira_offline_scores(x, y, w, np.array([[2.0]]), np.array([0.0]),
-                                               Training(noise_multiplier=1.0, clip_norm=1.0, steps=1, learning_rate=1.0),
+                                               Training(Mechanism("gaussian", 1.0, 1.0, 1), clip_norm=1.0, learning_rate=1.0),
                                                shadow_models=4000, target_models=20_000, execution=Execution(seed=7))
     np.testing.assert_allclose(effect, [1.0], rtol=1e-9)
     assert abs(s0.mean()) < 0.05 and abs(s0.std() - 1) < 0.05
@@ -155,19 +159,19 @@ def test_lira_scores_follow_the_gaussian_shift_of_the_target_gradient():
         (lambda: audit.canary_scores(np.zeros(1), 1.0, Mechanism("gaussian", 1.0), 0, seed=0), "repetitions"),
         (lambda: audit.canary_scores([np.nan], 1.0, Mechanism("gaussian", 1.0), 10, seed=0), "reference_gradients"),
         (lambda: audit.train_linear_dpgd([[0.0]], [2.0],
-         Training(noise_multiplier=1.0, clip_norm=1.0, steps=1, learning_rate=1.0),
+         Training(Mechanism("gaussian", 1.0, 1.0, 1), clip_norm=1.0, learning_rate=1.0),
          execution=Execution(seed=0)), "labels"),
         (lambda: audit.train_linear_dpgd([[0.0]], [1.0],
-         Training(noise_multiplier=1.0, clip_norm=1.0, steps=0, learning_rate=1.0),
+         Training(Mechanism("gaussian", 1.0, 1.0, 0), clip_norm=1.0, learning_rate=1.0),
          execution=Execution(seed=0)), "steps"),
         (lambda: audit.train_linear_network_dpgd([[0.0]], [1.0],
-         Training(noise_multiplier=1.0, clip_norm=1.0, steps=1, learning_rate=1.0),
+         Training(Mechanism("gaussian", 1.0, 1.0, 1), clip_norm=1.0, learning_rate=1.0),
          latent=0, seed=0), "latent"),
         (lambda: audit.lira_offline_scores([[0.0]], [1.0], [[0.0, 0.0]], [[1.0]], [0.0],
-         Training(noise_multiplier=1.0, clip_norm=1.0, steps=1, learning_rate=1.0), shadow_models=1, target_models=5,
+         Training(Mechanism("gaussian", 1.0, 1.0, 1), clip_norm=1.0, learning_rate=1.0), shadow_models=1, target_models=5,
          execution=Execution(seed=0)), "shadow_models"),
         (lambda: audit.lira_offline_scores([[0.0]], [1.0], [[0.0, 0.0]], [[1.0, 2.0]], [0.0],
-         Training(noise_multiplier=1.0, clip_norm=1.0, steps=1, learning_rate=1.0), shadow_models=5, target_models=5,
+         Training(Mechanism("gaussian", 1.0, 1.0, 1), clip_norm=1.0, learning_rate=1.0), shadow_models=5, target_models=5,
          execution=Execution(seed=0)), "x_target"),
     ],
 )
@@ -199,10 +203,10 @@ def test_training_and_lira_are_the_same_bits_whatever_the_chunks_and_workers():
     outs = []
     for chunk, n_jobs in ((5, 1), (1, 1), (2, 2)):
         runs = audit.train_linear_dpgd(x, y,
-                                       Training(noise_multiplier=1.0, clip_norm=1.0, steps=8, learning_rate=1.0, sampling_rate=0.5),
+                                       Training(Mechanism("gaussian", 1.0, 0.5, 8), clip_norm=1.0, learning_rate=1.0),
                                        execution=Execution(seed=3, chunk=chunk, n_jobs=n_jobs))
         scores = audit.lira_offline_scores(x, y, runs.weights, xt, yt,
-                                           Training(noise_multiplier=1.0, clip_norm=1.0, steps=1, learning_rate=1.0), shadow_models=6, target_models=4,
+                                           ONE_STEP, shadow_models=6, target_models=4,
                                            execution=Execution(seed=4, chunk=chunk, n_jobs=n_jobs))
         outs.append((runs.weights, runs.final_gradients) + scores)
     assert outs[0][0].shape == (5, 2) and outs[0][1].shape == (5, 30, 2) and outs[0][2].shape == (5, 4)
@@ -212,32 +216,32 @@ def test_training_and_lira_are_the_same_bits_whatever_the_chunks_and_workers():
     assert not np.array_equal(outs[0][0][0], outs[0][0][1])  # every run has its own stream
     # one shared data set (sent once per task) trains exactly as the same set given to every run
     shared = audit.train_linear_dpgd(x[0], y[0],
-                                     Training(noise_multiplier=1.0, clip_norm=1.0, steps=8, learning_rate=1.0, sampling_rate=0.5), runs=5,
+                                     Training(Mechanism("gaussian", 1.0, 0.5, 8), clip_norm=1.0, learning_rate=1.0), runs=5,
                                      execution=Execution(seed=3, chunk=2))
     copied = audit.train_linear_dpgd(np.repeat(x[:1], 5, 0), np.repeat(y[:1], 5, 0),
-                                     Training(noise_multiplier=1.0, clip_norm=1.0, steps=8, learning_rate=1.0, sampling_rate=0.5),
+                                     Training(Mechanism("gaussian", 1.0, 0.5, 8), clip_norm=1.0, learning_rate=1.0),
                                      execution=Execution(seed=3))
     np.testing.assert_array_equal(shared.weights, copied.weights)
     np.testing.assert_array_equal(shared.final_gradients, copied.final_gradients)
     lira_shared = audit.lira_offline_scores(x[0], y[0], runs.weights, xt, yt,
-                                            Training(noise_multiplier=1.0, clip_norm=1.0, steps=1, learning_rate=1.0), shadow_models=6, target_models=4,
+                                            ONE_STEP, shadow_models=6, target_models=4,
                                             execution=Execution(seed=4, chunk=2))
     lira_copied = audit.lira_offline_scores(np.repeat(x[:1], 5, 0), np.repeat(y[:1], 5, 0), runs.weights, xt, yt,
-                                            Training(noise_multiplier=1.0, clip_norm=1.0, steps=1, learning_rate=1.0), shadow_models=6, target_models=4,
+                                            ONE_STEP, shadow_models=6, target_models=4,
                                             execution=Execution(seed=4))
     for a, b in zip(lira_shared, lira_copied):
         np.testing.assert_array_equal(a, b)
     # a SeedSequence passed twice gives the same models twice (it is not advanced)
     ss = np.random.SeedSequence(11)
     first, second = (audit.train_linear_dpgd(x, y,
-                     Training(noise_multiplier=1.0, clip_norm=1.0, steps=3, learning_rate=1.0),
+                     Training(Mechanism("gaussian", 1.0, 1.0, 3), clip_norm=1.0, learning_rate=1.0),
                      execution=Execution(seed=ss)).weights for _ in range(2))
     np.testing.assert_array_equal(first, second)
     with pytest.raises(ValueError, match="chunk"):
-        audit.train_linear_dpgd(x, y, Training(noise_multiplier=1.0, clip_norm=1.0, steps=1, learning_rate=1.0), execution=Execution(seed=0, chunk=0))
+        audit.train_linear_dpgd(x, y, Training(Mechanism("gaussian", 1.0, 1.0, 1), clip_norm=1.0, learning_rate=1.0), execution=Execution(seed=0, chunk=0))
     with pytest.raises(ValueError, match="n_jobs"):
         audit.lira_offline_scores(x, y, runs.weights, xt, yt,
-                                  Training(noise_multiplier=1.0, clip_norm=1.0, steps=1, learning_rate=1.0), shadow_models=6, target_models=4,
+                                  ONE_STEP, shadow_models=6, target_models=4,
                                   execution=Execution(seed=4, n_jobs=0))
 
 

@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from fdp import Mechanism
 from fdp.experiments import dpsgd
 from fdp.experiments.dpsgd import Training
 
@@ -66,7 +67,7 @@ def test_recorded_view_is_what_the_adversary_can_recompute(q):
     rng = np.random.default_rng(1)
     xk, yk = rng.random((30, 8)), rng.integers(0, 10, 30)
     xt, yt = rng.random((3, 8)), rng.integers(0, 10, 3)
-    run = Training(noise_multiplier=0.7, clip_norm=0.5, steps=6, learning_rate=0.5, sampling_rate=q)
+    run = Training(Mechanism("gaussian", 0.7, q, 6), clip_norm=0.5, learning_rate=0.5)
     tr = dpsgd.train(xk, yk, xt, yt, run, record=True, seed=4)
     again = dpsgd.train(xk, yk, xt, yt, run, record=True, seed=4)
     np.testing.assert_array_equal(tr.final, again.final)  # seeded
@@ -85,7 +86,7 @@ def test_noise_has_the_stated_scale_and_sampling_the_stated_rate():
     rng = np.random.default_rng(2)
     xt, yt = rng.random((400, 4)), rng.integers(0, 10, 400)
     tr = dpsgd.train(np.zeros((0, 4)), np.zeros(0, dtype=int), xt, yt,
-                     Training(noise_multiplier=2.0, clip_norm=0.1, steps=3, learning_rate=1e-9, sampling_rate=0.25),
+                     Training(Mechanism("gaussian", 2.0, 0.25, 3), clip_norm=0.1, learning_rate=1e-9),
                      seed=3, record=True)
     model = dpsgd.MLP(4)
     target, _ = dpsgd.clipped_sum(model, tr.params[0], xt[:, None, :], yt[:, None], 0.1)
@@ -98,6 +99,7 @@ def test_noise_has_the_stated_scale_and_sampling_the_stated_rate():
     "kwargs, name",
     [
         (dict(noise_multiplier=-1.0), "noise_multiplier"),
+        (dict(noise_multiplier=0.0), "noise_multiplier"),
         (dict(clip_norm=0.0), "clip_norm"),
         (dict(steps=0), "steps"),
         (dict(learning_rate=0.0), "learning_rate"),
@@ -106,11 +108,12 @@ def test_noise_has_the_stated_scale_and_sampling_the_stated_rate():
     ],
 )
 def test_bad_training_arguments_name_the_parameter(kwargs, name):
-    base = dict(noise_multiplier=1.0, clip_norm=1.0, steps=1, learning_rate=1.0)
+    base = dict(noise_multiplier=1.0, clip_norm=1.0, steps=1, learning_rate=1.0, sampling_rate=1.0)
     base.update(kwargs)
     method = base.pop("method", "auto")
-    with pytest.raises(ValueError, match=name):  # the Training checks its fields when built
-        dpsgd.train(np.zeros((2, 3)), np.zeros(2, dtype=int), np.zeros((1, 3)), np.zeros(1, dtype=int), Training(**base),
+    with pytest.raises(ValueError, match=name):  # the Mechanism and the Training check their fields when built
+        run = Mechanism("gaussian", base.pop("noise_multiplier"), base.pop("sampling_rate"), base.pop("steps"))
+        dpsgd.train(np.zeros((2, 3)), np.zeros(2, dtype=int), np.zeros((1, 3)), np.zeros(1, dtype=int), Training(run, **base),
                     seed=0, method=method)
     with pytest.raises(ValueError, match="training must be a fdp.experiments.dpsgd.Training"):
         dpsgd.train(np.zeros((2, 3)), np.zeros(2, dtype=int), np.zeros((1, 3)), np.zeros(1, dtype=int), dict(base))
@@ -119,9 +122,9 @@ def test_bad_training_arguments_name_the_parameter(kwargs, name):
 def test_bad_labels_and_shapes_are_rejected():
     with pytest.raises(ValueError, match="labels"):
         dpsgd.train(np.zeros((2, 3)), np.array([0, 10]), np.zeros((1, 3)), np.zeros(1, dtype=int),
-                    Training(noise_multiplier=1.0, clip_norm=1.0, steps=1, learning_rate=1.0),
+                    Training(Mechanism("gaussian", 1.0, 1.0, 1), clip_norm=1.0, learning_rate=1.0),
                     seed=0)
     with pytest.raises(ValueError, match="x_target"):
         dpsgd.train(np.zeros((2, 3)), np.zeros(2, dtype=int), np.zeros(3), np.zeros(1, dtype=int),
-                    Training(noise_multiplier=1.0, clip_norm=1.0, steps=1, learning_rate=1.0),
+                    Training(Mechanism("gaussian", 1.0, 1.0, 1), clip_norm=1.0, learning_rate=1.0),
                     seed=0)

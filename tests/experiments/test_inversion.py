@@ -5,6 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from fdp import Mechanism
 from fdp.experiments import datasets, dpsgd, inversion, reconstruction
 from fdp.experiments.dpsgd import Training
 from fdp.parallel import Execution
@@ -95,9 +96,9 @@ def test_reconstructs_without_noise_and_fails_with_much_noise(digits_split):
     targets = pool[:4]
     kw = dict(search=inversion.Search(restarts=2, max_iterations=3000, learning_rate=0.02), execution=Execution(seed=3, chunk=3))
     clean = reconstruction.gradient_reconstructions(data.x[known], data.y[known], data.x[targets], data.y[targets],
-                                                    Training(noise_multiplier=1e-6, clip_norm=1.0, steps=10, learning_rate=1.0), **kw)
+                                                    Training(Mechanism("gaussian", 1e-6, 1.0, 10), clip_norm=1.0, learning_rate=1.0), **kw)
     noisy = reconstruction.gradient_reconstructions(data.x[known], data.y[known], data.x[targets], data.y[targets],
-                                                    Training(noise_multiplier=100.0, clip_norm=1.0, steps=10, learning_rate=1.0), **kw)
+                                                    Training(Mechanism("gaussian", 100.0, 1.0, 10), clip_norm=1.0, learning_rate=1.0), **kw)
     mse_clean = ((clean.reconstructions - data.x[targets]) ** 2).mean(1)
     mse_noisy = ((noisy.reconstructions - data.x[targets]) ** 2).mean(1)
     assert mse_clean.max() < 1e-3 < 0.05 < mse_noisy.min()
@@ -155,14 +156,14 @@ def test_target_loss_and_concatenation(digits_split):
     data, known, pool = digits_split
     targets = pool[:3]
     out = reconstruction.gradient_reconstructions(data.x[known], data.y[known], data.x[targets], data.y[targets],
-                                                  Training(noise_multiplier=1.0, clip_norm=1.0, steps=5, learning_rate=1.0),
+                                                  Training(Mechanism("gaussian", 1.0, 1.0, 5), clip_norm=1.0, learning_rate=1.0),
                                                   search=inversion.Search(restarts=1, max_iterations=20),
                                                   execution=Execution(seed=1, chunk=2))
     assert out.reconstructions.shape == (3, 64) and out.loss.shape == out.target_loss.shape == (3,)
     assert out.iterations.tolist() == [20, 20, 20]  # two chunks (2 + 1 targets), each stopped by max_iterations
     # the chunking fixes the bits: the same seed and chunk give the same reconstructions
     again = reconstruction.gradient_reconstructions(data.x[known], data.y[known], data.x[targets], data.y[targets],
-                                                    Training(noise_multiplier=1.0, clip_norm=1.0, steps=5, learning_rate=1.0),
+                                                    Training(Mechanism("gaussian", 1.0, 1.0, 5), clip_norm=1.0, learning_rate=1.0),
                                                     search=inversion.Search(restarts=1, max_iterations=20),
                                                     execution=Execution(seed=1, chunk=2, n_jobs=2))
     np.testing.assert_array_equal(out.reconstructions, again.reconstructions)
@@ -170,7 +171,7 @@ def test_target_loss_and_concatenation(digits_split):
 
 def test_gradient_reconstructions_checks_its_targets(digits_split):
     data, known, pool = digits_split
-    run = Training(noise_multiplier=1.0, clip_norm=1.0, steps=5, learning_rate=1.0)
+    run = Training(Mechanism("gaussian", 1.0, 1.0, 5), clip_norm=1.0, learning_rate=1.0)
     for xt, match in ((16 * data.x[pool[:2]], r"x_targets must lie in \[0, 1\]"), (data.x[pool[:0]], "R >= 1")):
         with pytest.raises(ValueError, match=match):
             reconstruction.gradient_reconstructions(data.x[known], data.y[known], xt, data.y[pool[:len(xt)]], run,

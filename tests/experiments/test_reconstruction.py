@@ -27,7 +27,7 @@ def test_observer_inner_products_match_materialised_gradients():
     xp, yp = rng.random((2, 4, 6)), rng.integers(0, 10, (2, 4))
     obs = attacks.PriorObserver(model, xp, yp, 0.3, 5)
     tr = dpsgd.train(xk, yk, xp[:, 1], yp[:, 1],
-                     Training(noise_multiplier=1.0, clip_norm=0.3, steps=5, learning_rate=0.5),
+                     Training(Mechanism("gaussian", 1.0, 1.0, 5), clip_norm=0.3, learning_rate=0.5),
                      seed=1, record=True, observer=obs)
     for t in range(5):
         g = dpsgd.clip(dpsgd.per_example_gradients(model, tr.params[t], xp, yp), 0.3)  # (R, n, P)
@@ -45,7 +45,7 @@ def test_guesses_follow_their_definitions():
     np.testing.assert_array_equal(attacks.top_steps_guess(inner, 1.0), attacks.prior_aware_guess(inner))
     np.testing.assert_array_equal(attacks.top_steps_guess(inner, 0.05), inner.max(-1).argmax(-1))  # top 1 of 20
     # q = 1: the likelihood is the Gaussian one, maximal for the smallest ||gbar - g_z||^2 = const - (2 inner - sq)
-    run = Training(noise_multiplier=0.7, clip_norm=1.0, steps=1, learning_rate=1.0)
+    run = Training(Mechanism("gaussian", 0.7, 1.0, 1), clip_norm=1.0, learning_rate=1.0)
     np.testing.assert_array_equal(attacks.log_likelihood_guess(inner, sq, run), (2 * inner - sq).sum(-1).argmax(-1))
     # ties are broken at random when a generator is given, by the first index otherwise
     tied = np.zeros((4000, 4, 1))
@@ -70,7 +70,7 @@ def test_prior_game_is_sound_against_the_tight_bound(digits_split):
     mu = gdp.mu_from_eps_delta(6.0, 1e-5)
     steps = 20
     full = reconstruction.prior_game(data.x[known], data.y[known], data.x[pool], data.y[pool],
-                                     Training(noise_multiplier=np.sqrt(steps) / mu, clip_norm=0.1, steps=steps, learning_rate=3.0),
+                                     Training(Mechanism("gaussian", np.sqrt(steps) / mu, 1.0, steps), clip_norm=0.1, learning_rate=3.0),
                                      prior_sizes=[2, 10], trials=300, execution=Execution(seed=4))
     for n in (2, 10):
         bound = float(rero.gamma(tradeoff.gaussian(mu), 1.0 / n))
@@ -82,7 +82,7 @@ def test_prior_game_is_sound_against_the_tight_bound(digits_split):
     assert full.frac_clipped > 0.95
     q, sigma = 0.2, 0.8
     sub = reconstruction.prior_game(data.x[known], data.y[known], data.x[pool], data.y[pool],
-                                    Training(noise_multiplier=sigma, clip_norm=0.1, steps=steps, learning_rate=3.0, sampling_rate=q),
+                                    Training(Mechanism("gaussian", sigma, q, steps), clip_norm=0.1, learning_rate=3.0),
                                     prior_sizes=10, trials=300, execution=Execution(seed=5))
     _, up = pld.tradeoff_bracket(Mechanism("gaussian", sigma, q, steps), discretization=1e-3).gamma([0.1])
     for attack in ("prior-aware", "improved", "likelihood"):
@@ -92,7 +92,7 @@ def test_prior_game_is_sound_against_the_tight_bound(digits_split):
 def test_without_subtraction_the_attack_falls_to_chance_on_a_large_known_set(digits_split):
     data, known, pool = digits_split
     res = reconstruction.prior_game(data.x[known[:128]], data.y[known[:128]], data.x[pool], data.y[pool],
-                                    Training(noise_multiplier=0.3, clip_norm=0.1, steps=20, learning_rate=3.0), prior_sizes=10, trials=300,
+                                    Training(Mechanism("gaussian", 0.3, 1.0, 20), clip_norm=0.1, learning_rate=3.0), prior_sizes=10, trials=300,
                                     execution=Execution(seed=6))
     assert res.rate("prior-aware")[0] > 0.8
     _, lo, hi = res.rate("no subtraction")
@@ -122,8 +122,8 @@ def test_prior_game_rejects_bad_arguments(digits_split, kwargs, name):
     base = dict(prior_sizes=10, trials=4, noise_multiplier=1.0, clip_norm=0.1, steps=2, learning_rate=1.0, seed=0)
     base.update(kwargs)
     with pytest.raises(ValueError, match=name):  # the settings objects check their fields when built
-        training = Training(**{k: base.pop(k) for k in ("noise_multiplier", "clip_norm", "steps", "learning_rate")},
-                            **({"sampling_rate": base.pop("sampling_rate")} if "sampling_rate" in base else {}))
+        run = Mechanism("gaussian", base.pop("noise_multiplier"), base.pop("sampling_rate", 1.0), base.pop("steps"))
+        training = Training(run, **{k: base.pop(k) for k in ("clip_norm", "learning_rate")})
         execution = Execution(seed=base.pop("seed"), **({"n_jobs": base.pop("n_jobs")} if "n_jobs" in base else {}))
         reconstruction.prior_game(data.x[known], data.y[known], data.x[pool], data.y[pool], training, execution=execution,
                                   **base)

@@ -384,7 +384,7 @@ def log_likelihood_guess(inner, sq, training: dpsgd.Training, rng=None) -> np.nd
     """
     training = dpsgd.check_training(training)
     q = training.sampling_rate
-    s = check_positive("training.noise_multiplier", training.noise_multiplier) * training.clip_norm
+    s = training.noise_multiplier * training.clip_norm
     x = (2.0 * np.asarray(inner) - np.asarray(sq)) / (2.0 * s * s)
     return _pick(subsampled(x, q).sum(axis=-1), rng)
 

@@ -53,14 +53,6 @@ __all__ = [
 RUNS_PER_TASK = 128
 
 
-def _noisy(training) -> Training:
-    """``training`` with noise: the audits divide by the noise's scale."""
-    training = check_training(training)
-    if training.noise_multiplier == 0.0:
-        raise ValueError("training.noise_multiplier must be > 0, got 0.0")
-    return training
-
-
 def _full_batch(training: Training) -> Training:
     if training.sampling_rate != 1.0:
         raise ValueError(f"training.sampling_rate must be 1 (full-batch steps), got {training.sampling_rate}")
@@ -253,7 +245,7 @@ def train_linear_dpgd(
         raise ValueError(f"x must be (n, d) or (runs, n, d) and y its labels, got shapes {x.shape} and {y.shape}")
     if not (np.all(np.isfinite(x)) and np.all((y == 0) | (y == 1))):
         raise ValueError("x must be finite and y must hold labels 0 or 1")
-    training, execution = _noisy(training), check_execution(execution)
+    training, execution = check_training(training), check_execution(execution)
     if x.ndim == 3:
         if runs is not None and check_positive_int("runs", runs) != x.shape[0]:
             raise ValueError(f"runs={runs} disagrees with the {x.shape[0]} data sets in x")
@@ -338,7 +330,7 @@ def train_linear_network_dpgd(
     if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
         raise ValueError("x and y must be finite")
     latent = check_positive_int("latent", latent)
-    training = _full_batch(_noisy(training))
+    training = _full_batch(check_training(training))
     steps, learning_rate, clip_norm = training.steps, training.learning_rate, training.clip_norm
     noise_multiplier = training.noise_multiplier
     rng = np.random.default_rng(seed)
@@ -451,7 +443,7 @@ def lira_offline_scores(
     yt = np.asarray(y_target, dtype=np.float64)
     if xt.shape != (runs, w.shape[1]) or yt.shape != (runs,):
         raise ValueError(f"x_target must be (runs, d) and y_target (runs,) for weights of shape {w.shape}")
-    training, execution = _full_batch(_noisy(training)), check_execution(execution)
+    training, execution = _full_batch(check_training(training)), check_execution(execution)
     if training.steps != 1:
         raise ValueError(f"training.steps must be 1 (LiRA reads one DP gradient step), got {training.steps}")
     shadow_models = check_positive_int("shadow_models", shadow_models)

@@ -28,17 +28,13 @@ recorded ``theta_t``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from typing import Callable, Literal
 
 import numpy as np
 
-from ..validation import (
-    check_nonnegative,
-    check_positive,
-    check_positive_int,
-    check_sampling_rate,
-)
+from ..accounting.privacy_loss import Mechanism, check_mechanism
+from ..validation import check_positive, check_positive_int
 
 __all__ = [
     "Training",
@@ -57,45 +53,60 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True)
 class Training:
     """The settings of a DP-SGD (or DP gradient descent) training: what the privacy accounting and the step depend on.
 
-    Each step clips every per-example gradient to ``clip_norm``, sums those of a Poisson sample of rate
-    ``sampling_rate`` (1: the full data set), adds Gaussian noise of standard deviation ``noise_multiplier *
-    clip_norm`` per coordinate, divides by the expected batch size and steps by ``learning_rate`` (Abadi et al. 2016;
-    Hayes et al. Sec. 2).  Checked when built, each error naming its field.
+    The privacy side is the :class:`~fdp.Mechanism` the training runs, ``dpsgd(noise_multiplier, sampling_rate,
+    steps)``, so that the run and its accounting are one object: each of its ``steps`` steps clips every per-example
+    gradient to ``clip_norm``, sums those of a Poisson sample of rate ``sampling_rate`` (1: the full data set), adds
+    Gaussian noise of standard deviation ``noise_multiplier * clip_norm`` per coordinate, divides by the expected batch
+    size and steps by ``learning_rate`` (Abadi et al. 2016; Hayes et al. Sec. 2).  Checked when built, each error
+    naming its field.
 
-    Attributes
+    Parameters
     ----------
-    noise_multiplier : float
-        sigma, >= 0 (0: no noise, for tests of the attacks).
+    mechanism : fdp.Mechanism
+        Gaussian noise: the noise multiplier sigma (> 0), the sampling rate q and the steps T.
     clip_norm : float
         C, > 0.
-    steps : int
-        T, >= 1.
     learning_rate : float
         > 0.
-    sampling_rate : float, default 1.0
-        Poisson rate q in (0, 1].
 
     Examples
     --------
-    >>> Training(noise_multiplier=1.0, clip_norm=0.1, steps=100, learning_rate=10.0).sampling_rate
-    1.0
+    >>> from fdp import dpsgd
+    >>> run = Training(dpsgd(1.0, 0.01, 100), clip_norm=0.1, learning_rate=10.0)
+    >>> run.noise_multiplier, run.sampling_rate, run.steps
+    (1.0, 0.01, 100)
     """
 
-    noise_multiplier: float
+    mechanism: Mechanism
+    _: KW_ONLY
     clip_norm: float
-    steps: int
     learning_rate: float
-    sampling_rate: float = 1.0
 
     def __post_init__(self):
-        for name, check in (("noise_multiplier", check_nonnegative), ("clip_norm", check_positive),
-                            ("steps", check_positive_int), ("learning_rate", check_positive),
-                            ("sampling_rate", check_sampling_rate)):
-            object.__setattr__(self, name, check(name, getattr(self, name)))
+        mechanism = check_mechanism(self.mechanism)
+        if mechanism.noise != "gaussian":
+            raise ValueError(f"mechanism must add Gaussian noise (DP-SGD), got {mechanism.noise} noise")
+        object.__setattr__(self, "clip_norm", check_positive("clip_norm", self.clip_norm))
+        object.__setattr__(self, "learning_rate", check_positive("learning_rate", self.learning_rate))
+
+    @property
+    def noise_multiplier(self) -> float:
+        """sigma, the mechanism's."""
+        return self.mechanism.noise_multiplier
+
+    @property
+    def sampling_rate(self) -> float:
+        """q, the mechanism's."""
+        return self.mechanism.sampling_rate
+
+    @property
+    def steps(self) -> int:
+        """T, the mechanism's."""
+        return self.mechanism.steps
 
 
 def check_training(training) -> Training:
@@ -616,7 +627,8 @@ def train(
     --------
     >>> import numpy as np
     >>> x, y = np.random.default_rng(0).random((3, 8)), np.array([1, 2, 3])
-    >>> run = Training(noise_multiplier=1.0, clip_norm=0.1, steps=5, learning_rate=1.0)
+    >>> from fdp import dpsgd
+    >>> run = Training(dpsgd(1.0, 1.0, 5), clip_norm=0.1, learning_rate=1.0)
     >>> trace = train(x[:2], y[:2], x[2:], y[2:], run, seed=0)
     >>> trace.final.shape, trace.settings["noise_multiplier"]
     ((1, 200), 1.0)

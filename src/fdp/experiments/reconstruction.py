@@ -212,8 +212,6 @@ def prior_game(
         raise ValueError(f"prior_sizes must lie between 2 and the pool size {len(xp)}, got {prior_sizes}")
     trials = check_positive_int("trials", trials)
     training, execution = dpsgd.check_training(training), check_execution(execution)
-    if training.noise_multiplier == 0.0:
-        raise ValueError("training.noise_multiplier must be > 0 in a game (its likelihood attack divides by it)")
     hidden = check_positive_int("hidden", hidden)
     parts = chunks(trials, execution.chunk_or(200), execution.seed)
     counts = [r for r, _ in parts]

@@ -13,6 +13,7 @@ import numpy as np
 from matplotlib.lines import Line2D
 from scipy.special import log_ndtr, ndtri_exp
 
+from fdp import Mechanism
 from fdp.curves import rero
 from fdp.experiments import attacks, dpsgd, inversion, reconstruction
 from fdp.experiments.dpsgd import Training
@@ -820,11 +821,11 @@ def estimate(p: dict, data, known, pool, workers: int, data_name: str) -> None:
              + sum(_game_work(p["fig7_trials"], known_size, 1, steps, prior, h) for h in p["fig7_hidden"] if h != 10)
              * len(p["fig7_epsilon"]))
     c, lr = p["clip_norm"], p["lr_times_clip"] / p["clip_norm"]
-    probe = Training(noise_multiplier=1.0, clip_norm=c, steps=10, learning_rate=lr)
+    probe = Training(Mechanism("gaussian", 1.0, 1.0, 10), clip_norm=c, learning_rate=lr)
     # Figure 1: the training runs (5 targets each) and the Adam steps of the attack (about 400 to convergence, at most
     # fig1_max_iterations), at the largest ε, where eq. (1) has the most active entries
-    top = Training(noise_multiplier=reconstruction.full_batch_noise(max(p["fig1_epsilon"]), p["delta"], steps), clip_norm=c,
-                   steps=steps, learning_rate=lr)
+    sigma = reconstruction.full_batch_noise(max(p["fig1_epsilon"]), p["delta"], steps)
+    top = Training(Mechanism("gaussian", sigma, 1.0, steps), clip_norm=c, learning_rate=lr)
     x, y = data.x, data.y
     train5 = lambda: dpsgd.train(x[known], y[known], x[pool[:5]], y[pool[:5]], top, seed=0, record=True)  # noqa: E731
     view = train5()

@@ -170,13 +170,14 @@ def estimate(p: dict, workers: int) -> None:
     data = datasets.one_feature_classification(samples, seed=0)
     held = np.random.default_rng(0).integers(samples, size=probe)
     x, y = data.x[1:], data.y[1:]  # |D| = samples - 1, one data set for every probed run
-    short = Training(noise_multiplier=1.0, clip_norm=1.0, steps=5, learning_rate=p["learning_rate"])
+    short = Training(Mechanism("gaussian", 1.0, 1.0, 5), clip_norm=1.0, learning_rate=p["learning_rate"])
+    one = replace(short, mechanism=Mechanism("gaussian", 1.0))  # one step
     models = audit.train_linear_dpgd(x, y, short, runs=probe, execution=Execution(seed=0))
     diab, latent = datasets.diabetes(), p["diabetes_latent"]
     cluster = os.environ.get(parallel.SCHEDULER_ENV, "").strip()
     runtime.estimate([
         (lambda: audit.train_linear_dpgd(x, y, short, runs=probe, execution=Execution(seed=0)), 3 * chunks * p["train_steps"] / 5),
-        (lambda: audit.lira_offline_scores(x, y, models.weights, data.x[held], 1 - data.y[held], replace(short, steps=1),
+        (lambda: audit.lira_offline_scores(x, y, models.weights, data.x[held], 1 - data.y[held], one,
                                            shadow_models=p["shadow_models"], target_models=releases, execution=Execution(seed=0)),
          chunks),
         (lambda: audit.canary_audit(models.final_gradients, 1.0, Mechanism("gaussian", 1.0), releases,
