@@ -42,7 +42,7 @@ from .validation import (
     check_sampling_rate,
 )
 
-__all__ = ["Calibration", "solve", "MIN_RTOL", "sandwich_noise"]
+__all__ = ["Calibration", "solve", "MIN_RTOL", "MAX_NOISE", "WARN_RELATIVE", "REFINE_RELATIVE", "sandwich_noise"]
 
 
 def _check_rtol(rtol) -> float:

@@ -427,7 +427,7 @@ class RTMTPR(Target):
     """The TPR at ``fpr`` of the relaxed-threat-model adversary (RTM paper), who sees the magnitude of the noisy sum
     in ``dimension`` dimensions: read off the symmetrised tensor composition
     (:func:`fdp.accounting.rtm.composition.tensor_composition`), pessimistic for the upper end, optimistic (on a
-    lattice :data:`fdp.accounting.rtm.OPTIMISTIC_REFINEMENT` times finer) for the lower end.  The DP adversary's TPR
+    lattice :data:`fdp.accounting.rtm.composition.OPTIMISTIC_REFINEMENT` times finer) for the lower end.  The DP adversary's TPR
     caps it (RTM paper Lemma 6).
 
     Parameters

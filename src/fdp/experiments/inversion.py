@@ -37,7 +37,7 @@ from ..parallel import seed_sequence
 from ..validation import check_open_unit, check_positive, check_positive_int
 from . import dpsgd
 
-__all__ = ["Eq1", "Inversion", "invert"]
+__all__ = ["Eq1", "Inversion", "Search", "invert"]
 
 #: The thresholds tau_g = C * ratio^-g (g < size) to which |a_i| is rounded up when the candidates are looked up: a
 #: threshold at most 25 % above |a_i|, down to |a_i| = 1e-6 C
