@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
+import mpmath
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -310,3 +312,51 @@ def test_an_epsilon_evaluation_keeps_one_step_under_its_point_budget():
     h = Epsilon(1.0).default_discretization(dpsgd(0.35, 1e-6, 100))
     assert lattice.lattice_points(dpsgd(0.35, 1e-6, 100).one_step, h) <= targets.EPSILON_MAX_POINTS * 1.01
     assert Epsilon(1.0).default_discretization(dpsgd(1.0, 0.01, 100)) == Mu(1.0).default_discretization(dpsgd(1.0, 0.01, 100))
+
+
+# --- the break review of the typed targets (2026-11-28) ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("target, steps", [(Mu(2.0**-15), 1), (Mu(2.0**-3), 4), (Mu(2.0**20), 16)])
+def test_the_noise_found_is_the_noise_evaluated_at_a_bracket_end(target, steps):
+    """The search returned exp(log(hi)), 2e-15 below the end it had evaluated: Mu(2^-15) at one full-batch step
+    came back 32767.999999999985, whose exact mu 1 / noise is above the target."""
+    c = calibrate.solve(target, 1.0, steps=steps)
+    assert c.achieved <= target.value and target.met_by(dpsgd(c.noise_multiplier, 1.0, steps))
+    assert Fraction(steps) <= (Fraction(target.value) * Fraction(c.noise_multiplier)) ** 2  # exact: mu <= target
+
+
+def test_a_risk_read_at_a_round_noise_calibrates_back_to_that_noise():
+    v = Advantage(0.5).upper(dpsgd(8.0, 1.0, 1))
+    c = calibrate.solve(Advantage(v), 1.0, steps=1)
+    assert c.noise_multiplier == 8.0 and Advantage(v).met_by(dpsgd(c.noise_multiplier, 1.0, 1))
+
+
+@pytest.mark.parametrize("delta", [1e-300, 1e-100, 1e-15])
+def test_the_full_batch_epsilon_interval_holds_the_exact_epsilon(delta):
+    """Epsilon.lower moved the float root down one ulp; the root can lie 30 ulps above the exact epsilon at delta
+    1e-300 (lower 3.6937216583197072 against 3.69372165831959679), and achieved_lower passed achieved."""
+    mu = 0.1  # noise 10, one step
+    with mpmath.workdps(150):  # Dong, Roth, Su Cor. 2.13, in logs, bracketed
+        def log_excess(e):
+            return mpmath.log(mpmath.ncdf(-e / mu + mu / 2) - mpmath.exp(e) * mpmath.ncdf(-e / mu - mu / 2)) - mpmath.log(delta)
+
+        exact = mpmath.findroot(log_excess, (mpmath.mpf("0.5"), mpmath.mpf(10)), solver="illinois", tol=mpmath.mpf(10) ** -60)
+    target = Epsilon(1.0, delta=delta)
+    assert target.lower(dpsgd(10.0, 1.0, 1)) <= exact <= target.upper(dpsgd(10.0, 1.0, 1))
+    c = calibrate.solve(Epsilon(8.0, delta=delta), 1.0, steps=1)
+    assert c.achieved_lower <= c.achieved and c.achieved_interval.contains(c.achieved)
+
+
+def test_the_lower_end_of_mu_star_is_not_raised_by_the_float_check():
+    """Mu.lower read mu_star, which raises its answer until f_mu lies below the breakpoints in floats (by up to 1e-8
+    near alpha = 1e-10): it returned 1.27e-8 whatever the mechanism, above the exact 5e-9 at noise 1e8, rate 0.5."""
+    for noise, rate, exact in ((1e8, 0.5, 5.0e-9), (1e8, 1e-9, 1e-17), (1e6, 0.01, 1.0e-8)):
+        assert Mu(1.0).lower(dpsgd(noise, rate, 1), 1e-2) <= exact
+
+
+def test_a_subnormal_fpr_on_a_subsampled_run_reads_the_closed_form():
+    """The lattice cannot be read at FPR 5e-324 (scipy's root finder failed with its own message): the closed form of the
+    full batch is still an upper bound."""
+    m = dpsgd(1.0, 0.5, 1)
+    assert TPR(0.5, fpr=5e-324).upper(m, 1e-2) == TPR(0.5, fpr=5e-324).closed_form(m)

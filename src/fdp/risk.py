@@ -449,28 +449,6 @@ def gdp(mechanism: Mechanism, *, delta: float = 1e-5, discretization: float | No
 
 
 
-def _mu_below(bracket: pld.OptimisticCurve, certified: tradeoff.PiecewiseLinear, floor: float) -> float:
-    """A lower bound on the exact mu* above ``floor`` (eq. 21) from the optimistic add-direction curve ``U``.
-
-    The exact symmetrised curve ``C`` lies below ``f <= U + slack``: at a level ``t`` in [floor, 1/2] where the
-    certified lower curve of ``C`` is at least ``floor`` (``t`` is in eq. 21's range), ``mu* >= Phi^{-1}(1 - t) -
-    Phi^{-1}(U(t) + slack)``.  Read at ``U``'s breakpoints and at the floor, ``U(t)`` moved up by 2^-50 (its betas
-    near 1 are ``1 - mass`` in float64), the largest term moved down past the quantiles' rounding.  Levels above
-    1/2 are left out: there ``1 - t`` is not resolved in float64 (at ``t = 1 - 1.1e-16``, ``U`` can lie below
-    ``f``)."""
-    t = np.r_[bracket.upper.alphas, floor]
-    keep = (t >= floor) & (t <= 0.5)
-    t = t[keep]
-    keep = certified(t) >= floor
-    if not np.any(keep):
-        return 0.0
-    t = t[keep]
-    u = np.minimum(np.asarray(bracket.upper(t), dtype=float) + bracket.slack + 2.0**-50, 1.0)
-    q_t, q_u = norm.isf(t), norm.isf(u)  # Phi^{-1}(1 - t) and -Phi^{-1}(u)
-    terms = q_t + q_u - 1e-13 * (np.abs(q_t) + np.abs(q_u) + 1.0)  # scipy's quantiles are good to ~1e-15
-    return float(max(np.max(terms), 0.0))
-
-
 def _capped_alg1(curve: tradeoff.PiecewiseLinear, tail: float, cap: float) -> tuple[float, float, float]:
     """GDP paper Alg. 1 on a certified curve, ``mu*`` capped by ``cap``, a closed-form GDP bound of the mechanism (the
     full batch's for DP-SGD): the lattice's far tail can be more pessimistic than that bound, and a curve that is 0 at
@@ -493,7 +471,7 @@ def _gdp_and_curve(mechanism: Mechanism, delta, discretization, tail,
 
     ``mu*`` is read from the certified lower curve; the optimistic curve of :func:`fdp.accounting.pld.tradeoff_bracket` at the
     same spacing (:func:`fdp.accounting.pld.optimistic_curve`, without the bracket's pessimistic side) gives ``mu_lower``
-    below the exact mu* (:func:`_mu_below`).
+    below the exact mu* (:func:`fdp.curves.gdp.mu_star_below`).
     With the automatic spacing, a gap above :data:`MU_RTOL` refines the spacing while the lattices fit."""
     warnings = []
     auto = discretization is None
@@ -524,7 +502,7 @@ def _gdp_and_curve(mechanism: Mechanism, delta, discretization, tail,
         mu, regret, floor = _capped_alg1(curve, tail, full_batch)
         above = pld.optimistic_curve(mechanism, discretization=spacing, level_min=min(tail, level),
                                      max_grid=grid)  # the bracket's upper side only
-        return curve, mu, regret, floor, min(_mu_below(above, curve, floor), mu), above.discretization
+        return curve, mu, regret, floor, min(_gdp.mu_star_below(above.upper, curve, floor, slack=above.slack), mu), above.discretization
 
     grid = _DEFAULT_GRID
     curve, mu, regret, floor, mu_lower, step = read(h, grid)

@@ -113,7 +113,8 @@ class Target(Result):
         return s if self.level is None else self.level + s * (1.0 - self.level)
 
     def upper(self, mechanism: Mechanism, discretization: float | None = None) -> float:
-        """The certified upper bound on the risk of ``mechanism``: the lattice's, capped by the closed form.
+        """The certified upper bound on the risk of ``mechanism``: the lattice's, capped by the closed form (the closed
+        form alone where the lattice cannot be built or read).
 
         Parameters
         ----------
@@ -131,7 +132,10 @@ class Target(Result):
         closed = self.closed_form(mechanism)
         if mechanism.sampling_rate == 1.0 and self.exact_at_full_batch:
             return closed
-        return min(self.lattice(mechanism, h), closed)
+        try:
+            return min(self.lattice(mechanism, h), closed)
+        except ValueError:  # the lattice cannot be built or read here (FPR 5e-324): the closed form is still a bound
+            return closed
 
     def lower(self, mechanism: Mechanism, discretization: float | None = None) -> float | None:
         """A lower bound on the risk of ``mechanism`` (the closed form moved down for a full batch; else the optimistic
@@ -262,8 +266,8 @@ class Epsilon(Target):
         return super().closed_form(mechanism, upper) if self.accountant == "pld" else math.inf
 
     def _of_mu(self, mu: float, upper: bool) -> float:
-        eps = float(gdp.eps_from_mu_delta(mu, self.delta))  # at or just above its root (a couple of ulps)
-        return eps if upper else eps * ULPS_DOWN
+        # each end checked in exact arithmetic against the root (the float root can lie 30 ulps above it)
+        return float(gdp.eps_from_mu_delta(mu, self.delta, side="upper" if upper else "lower"))
 
     def lattice(self, mechanism: Mechanism, discretization: float) -> float:
         if self.accountant == "rdp":
@@ -308,8 +312,10 @@ class Mu(Target):
         return mechanism_gdp.mu_and_regret_lattice(mechanism, discretization=discretization).mu
 
     def optimistic(self, mechanism: Mechanism, discretization: float) -> float | None:
-        bracket = pld.optimistic_curve(mechanism, discretization=discretization, level_min=1e-10)  # the upper side
-        return gdp.mu_star(bracket.upper, tail=1e-10)  # eq. 21 is symmetric: the add curve gives C's mu*
+        above = pld.optimistic_curve(mechanism, discretization=discretization, level_min=gdp.DPSGD_TAIL)
+        below = pld.certified_lower_curve(mechanism, discretization=discretization, direction="symmetrised",
+                                          level_min=gdp.DPSGD_TAIL)
+        return gdp.mu_star_below(above.upper, below, gdp.DPSGD_TAIL, slack=above.slack)
 
     def sampling_bound(self, sampling_rate: float, steps: int) -> float | None:
         return None  # mu* of any mechanism with a point below the diagonal is positive

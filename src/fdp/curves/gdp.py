@@ -85,6 +85,7 @@ __all__ = [
     "eps_from_mu_delta",
     "check_tail",
     "mu_star",
+    "mu_star_below",
     "gdp_regret",
     "mu_and_regret",
     "delta_divergence",
@@ -326,7 +327,7 @@ def mu_from_eps_delta(epsilon, delta, side: str = "upper"):
     return out if out.ndim else float(out)
 
 
-def eps_from_mu_delta(mu, delta):
+def eps_from_mu_delta(mu, delta, side: str = "upper"):
     """The smallest eps >= 0 with ``delta(eps; mu) <= delta`` (the mu-GDP mechanism is (eps, delta)-DP).
 
     ``delta(eps; mu)`` decreases strictly in ``eps``; if ``delta >= delta(0; mu) = 2 Phi(mu/2) - 1``
@@ -339,6 +340,9 @@ def eps_from_mu_delta(mu, delta):
         The GDP parameter, > 0.
     delta : float or array_like
         In (0, 1).
+    side : {"upper", "lower"}, default "upper"
+        Which float next to the root: the upper end is checked in exact arithmetic to lie at or above it, the lower
+        end at or below it (the float bisection can end some 30 ulps above the root at delta 1e-300).
 
     Returns
     -------
@@ -354,6 +358,8 @@ def eps_from_mu_delta(mu, delta):
     >>> round(float(eps_from_mu_delta(1.0, 0.1269367375066439)), 9)  # the inverse of gaussian_delta(1, 1)
     1.0
     """
+    if side not in ("upper", "lower"):
+        raise ValueError(f"side must be 'upper' or 'lower', got {side!r}")
     mu = check_array_in("mu", mu, 0.0, np.inf, open_low=True, open_high=True)
     delta = check_array_in("delta", delta, 0.0, 1.0, open_low=True, open_high=True)
     mu, delta = np.broadcast_arrays(mu, delta)
@@ -372,10 +378,14 @@ def eps_from_mu_delta(mu, delta):
         i = int(np.argmax(unreachable))
         raise ValueError(f"mu={float(mu.flat[i])!r} with delta={float(delta.flat[i])!r} needs eps > {_EPS_SEARCH_MAX:g}")
     lo, hi = bisect_increasing(neg, -delta, lo, hi)
-    out = np.where(_gaussian_delta(0.0, mu) <= delta, 0.0, hi)
-    # moved up (if ever) until exact arithmetic puts it at or above the smallest eps
     mu_flat, delta_flat = mu.ravel(), delta.ravel()
-    out = _certify(out, lambda i, e: _exact_gaussian_delta(e, mu_flat[i]) <= delta_flat[i])
+    if side == "upper":  # moved up (if ever) until exact arithmetic puts it at or above the smallest eps
+        out = np.where(_gaussian_delta(0.0, mu) <= delta, 0.0, hi)
+        out = _certify(out, lambda i, e: _exact_gaussian_delta(e, mu_flat[i]) <= delta_flat[i])
+    else:  # moved down until exact arithmetic puts it at or below (delta(eps) >= delta there; 0 is always below)
+        out = np.where(_gaussian_delta(0.0, mu) <= delta, 0.0, lo)
+        out = _certify(out, lambda i, e: e <= 0.0 or _exact_gaussian_delta(e, mu_flat[i]) >= delta_flat[i], up=False)
+        out = np.maximum(out, 0.0)
     return out if out.ndim else float(out)
 
 
@@ -473,6 +483,50 @@ def _mu_star(curve: PiecewiseLinear, tail: float, name: str) -> float:
         mu += step
         step *= 2.0
     raise ValueError(f"{name}: could not certify f_mu <= f at the breakpoints in floating point")
+
+
+def mu_star_below(upper: PiecewiseLinear, certified: PiecewiseLinear, floor: float, *, slack: float = 0.0) -> float:
+    """A lower bound on the exact mu* above ``floor`` (eq. 21) from a curve ``upper`` on or above the exact one.
+
+    The exact symmetrised curve ``C`` lies below ``f <= upper + slack``: at a level ``t`` in [floor, 1/2] where
+    ``certified`` (a curve on or below ``C``) is at least ``floor`` (``t`` is in eq. 21's range), ``mu* >=
+    Phi^{-1}(1 - t) - Phi^{-1}(upper(t) + slack)``.  Read at ``upper``'s breakpoints and at the floor, ``upper(t)``
+    moved up by 2^-50 (betas near 1 are ``1 - mass`` in float64), the largest term moved down past the quantiles'
+    rounding.  Levels above 1/2 are left out: there ``1 - t`` is not resolved in float64 (at ``t = 1 - 1.1e-16``,
+    ``upper`` can lie below ``f``).  Unlike :func:`mu_star`, which raises its answer until ``f_mu`` lies below
+    every breakpoint in floating point (by up to 1e-8 near alpha = 1e-10), nothing here moves up.
+
+    Parameters
+    ----------
+    upper : PiecewiseLinear
+        On or above the exact curve, within ``slack`` (the optimistic curve of
+        :func:`fdp.accounting.pld.optimistic_curve`).
+    certified : PiecewiseLinear
+        On or below the exact symmetrised curve.
+    floor : float
+        The alpha floor of mu*, in (0, 1/2].
+    slack : float, default 0
+
+    Returns
+    -------
+    float
+        At least 0.
+
+    References
+    ----------
+    GDP paper (Gomez et al. 2025) eq. 21.
+    """
+    t = np.r_[upper.alphas, floor]
+    keep = (t >= floor) & (t <= 0.5)
+    t = t[keep]
+    keep = certified(t) >= floor
+    if not np.any(keep):
+        return 0.0
+    t = t[keep]
+    u = np.minimum(np.asarray(upper(t), dtype=float) + slack + 2.0**-50, 1.0)
+    q_t, q_u = -ndtri(t), -ndtri(u)  # Phi^{-1}(1 - t) and -Phi^{-1}(u)
+    terms = q_t + q_u - 1e-13 * (np.abs(q_t) + np.abs(q_u) + 1.0)  # the quantiles are good to ~1e-15
+    return float(max(np.max(terms), 0.0))
 
 
 def mu_star(curve: PiecewiseLinear, *, tail: float = 0.0) -> float:
