@@ -215,11 +215,11 @@ def test_solving_for_the_steps_finds_the_last_step_that_meets_the_target():
 
 
 @pytest.mark.parametrize("make, name", [
-    (lambda: RTMTPR(0.05), "fpr"),
+    (lambda: RTMTPR(0.05, fpr=None), "fpr"),
     (lambda: RTMTPR(0.05, fpr=0.01, dimension=0), "dimension"),
     (lambda: TPR(0.01, fpr=0.1), "tpr must exceed fpr"),
     (lambda: ReRo(0.05, kappa=0.1), "rero must exceed kappa"),
-    (lambda: TPR(0.5), "fpr"),
+    (lambda: TPR(0.5, fpr=float("nan")), "fpr"),
     (lambda: Advantage(1.5), "advantage"),
     (lambda: Mu(-1.0), "mu"),
     (lambda: calibrate.solve(Advantage(1e-9), 0.05, steps=10, discretization=1e-2), "no noise multiplier"),

@@ -638,8 +638,10 @@ class Report(Result):
     mechanism : fdp.accounting.privacy_loss.Mechanism or fdp.accounting.privacy_loss.RandomizedResponse
     delta : float
     epsilon_pld, epsilon_rdp : float or None
-        eps at ``delta`` from the tight PLD accountant (the exact value for randomized response) and from the
-        RDP accountant (None where infinite, and for randomized response).
+        eps at ``delta``: from the tight PLD accountant, an upper bound (pessimistic lattice; the exact value for
+        randomized response; its lower end is ``fdp.targets.Epsilon(eps, delta).lower(mechanism)``), the one to quote;
+        and from the RDP accountant, looser, what a TF Privacy or Opacus log prints (None where infinite, and for
+        randomized response).
     gdp : GDPReport
         mu*, its regret and its alpha floor (:func:`gdp`).
     mu_at_floor : dict

@@ -249,7 +249,9 @@ class Epsilon(Target):
         accountants.check_accountant(self.accountant)
 
     @property
-    def exact_at_full_batch(self) -> bool:  # the RDP accountant's epsilon is what it reports, also for full batches
+    def exact_at_full_batch(self) -> bool:
+        """True for the PLD accountant (a full batch reads the exact closed form); the RDP accountant's epsilon is
+        what that accountant reports, also for full batches."""
         return self.accountant == "pld"
 
     def parameters(self) -> dict:
@@ -378,7 +380,7 @@ class TPR(_Membership):
         In (0, 1).
     """
 
-    fpr: float = None
+    fpr: float
     name: ClassVar[str] = "tpr"
 
     def __post_init__(self):
@@ -405,7 +407,7 @@ class ReRo(Target):
         The prior success probability, in (0, 1).
     """
 
-    kappa: float = None
+    kappa: float
     name: ClassVar[str] = "rero"
 
     def __post_init__(self):
@@ -446,7 +448,7 @@ class RTMTPR(Target):
         The dimension of the release (1 is the RTM paper's worst case).
     """
 
-    fpr: float = None
+    fpr: float
     dimension: int = 1
     name: ClassVar[str] = "rtm_tpr"
     exact_at_full_batch: ClassVar[bool] = False
