@@ -362,6 +362,23 @@ class Advantage(_Membership):
         return math.erf(mu / (2.0 * math.sqrt(2.0))) * ULPS_DOWN
 
 
+class _AtLevel:
+    """A target read at a level (an FPR or a prior): its value must exceed the level, and its closed form is the
+    power of the Gaussian curve there."""
+
+    level_name: ClassVar[str] = ""
+
+    def __post_init__(self):
+        _check_level(self, self.level_name)
+
+    @property
+    def level(self) -> float:
+        return getattr(self, self.level_name)
+
+    def _of_mu(self, mu: float, upper: bool) -> float:
+        return _power_of_mu(mu, self.level, upper)
+
+
 def _power_of_mu(mu: float, level: float, upper: bool) -> float:
     """The power ``1 - G_mu(level)`` of the symmetric Gaussian curve, rounded up (or down), at least ``level``."""
     low, up = tradeoff.gaussian_power_bounds(mu, level)
@@ -369,7 +386,7 @@ def _power_of_mu(mu: float, level: float, upper: bool) -> float:
 
 
 @dataclass(frozen=True)
-class TPR(_Membership):
+class TPR(_AtLevel, _Membership):
     """The membership-inference TPR at ``fpr``: ``1 - f(fpr)`` of the symmetrised curve.
 
     Parameters
@@ -382,20 +399,11 @@ class TPR(_Membership):
 
     fpr: float
     name: ClassVar[str] = "tpr"
-
-    def __post_init__(self):
-        _check_level(self, "fpr")
-
-    @property
-    def level(self) -> float:
-        return self.fpr
-
-    def _of_mu(self, mu: float, upper: bool) -> float:
-        return _power_of_mu(mu, self.fpr, upper)
+    level_name: ClassVar[str] = "fpr"
 
 
 @dataclass(frozen=True)
-class ReRo(Target):
+class ReRo(_AtLevel, Target):
     """The reconstruction success gamma at prior ``kappa``: the power ``1 - f(kappa)`` of the curve (ReRo paper
     Thm. 1); its lower end is the certified bracket's.
 
@@ -409,16 +417,7 @@ class ReRo(Target):
 
     kappa: float
     name: ClassVar[str] = "rero"
-
-    def __post_init__(self):
-        _check_level(self, "kappa")
-
-    @property
-    def level(self) -> float:
-        return self.kappa
-
-    def _of_mu(self, mu: float, upper: bool) -> float:
-        return _power_of_mu(mu, self.kappa, upper)
+    level_name: ClassVar[str] = "kappa"
 
     def lattice(self, mechanism: Mechanism, discretization: float) -> float:
         # the power, without the cancellation of 1 - f(kappa) at tiny kappa
@@ -431,7 +430,7 @@ class ReRo(Target):
 
 
 @dataclass(frozen=True)
-class RTMTPR(Target):
+class RTMTPR(_AtLevel, Target):
     """The TPR at ``fpr`` of the relaxed-threat-model adversary (RTM paper), who sees the magnitude of the noisy sum
     in ``dimension`` dimensions: read off the symmetrised tensor composition
     (:func:`fdp.accounting.rtm.composition.tensor_composition`), pessimistic for the upper end, optimistic (on a
@@ -451,21 +450,15 @@ class RTMTPR(Target):
     fpr: float
     dimension: int = 1
     name: ClassVar[str] = "rtm_tpr"
+    level_name: ClassVar[str] = "fpr"
     exact_at_full_batch: ClassVar[bool] = False
 
     def __post_init__(self):
-        _check_level(self, "fpr")
+        super().__post_init__()
         object.__setattr__(self, "dimension", check_positive_int("dimension", self.dimension))
-
-    @property
-    def level(self) -> float:
-        return self.fpr
 
     def default_discretization(self, mechanism: Mechanism) -> float:
         return 1e-4
-
-    def _of_mu(self, mu: float, upper: bool) -> float:
-        return _power_of_mu(mu, self.fpr, upper)
 
     def _curve(self, mechanism: Mechanism, h: float, pessimistic: bool):
         j = rtm.tensor_composition("gaussian", 1.0 / mechanism.noise_multiplier, mechanism.sampling_rate,

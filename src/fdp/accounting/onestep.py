@@ -443,19 +443,15 @@ def _bin_gap(tail, p: float, w: float):
     w0, w0_err = tail(w, 0.0, w < 0.0)
     w1, w1_err = tail(w, 1.0, w < 1.0)
 
+    def mass(u, shift, w_tail):  # the mass on (w, u] under ``shift``, and the error bound of u's tail
+        if u <= shift:
+            t, e = tail(u, shift, True)
+            return t - w_tail, e
+        t, e = tail(u, shift, False)
+        return (w_tail - t if w >= shift else 1.0 - w_tail - t), e
+
     def g(u, c):
-        if u <= 0.0:
-            t0, e0 = tail(u, 0.0, True)
-            m0 = t0 - w0
-        else:
-            t0, e0 = tail(u, 0.0, False)
-            m0 = w0 - t0 if w >= 0.0 else 1.0 - w0 - t0
-        if u <= 1.0:
-            t1, e1 = tail(u, 1.0, True)
-            m1 = t1 - w1
-        else:
-            t1, e1 = tail(u, 1.0, False)
-            m1 = w1 - t1 if w >= 1.0 else 1.0 - w1 - t1
+        (m0, e0), (m1, e1) = mass(u, 0.0, w0), mass(u, 1.0, w1)
         return p * m1 - c * m0, m0, e0 + w0_err, e1 + w1_err
 
     return g
