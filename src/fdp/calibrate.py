@@ -279,15 +279,9 @@ def _certified(target: Target, mechanism, h: float, value: float | None = None, 
     hears of it.  The closed form is the tighter one where the lattice cannot resolve a tiny FPR or prior (a TPR
     target at FPR 1e-20 otherwise needed 11 times the noise)."""
     full_batch = target.closed_form(mechanism)  # inf where there is none (the RDP accountant's epsilon)
-    if ((mechanism.sampling_rate == 1.0 and target.exact_at_full_batch) or (not use_lattice and full_batch < math.inf)
-            or (value is not None and full_batch <= value)):
+    if (not use_lattice and full_batch < math.inf) or (value is not None and full_batch <= value):
         return full_batch
-    try:
-        return min(target.lattice(mechanism, h), full_batch)
-    except ValueError as exc:
-        if failed is not None:
-            failed(str(exc))
-        return full_batch
+    return target.certified_upper(mechanism, h, failed)
 
 
 class _Probes:

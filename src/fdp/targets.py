@@ -128,13 +128,32 @@ class Target(Result):
         float
         """
         mechanism = self._check(mechanism)
-        h = self._spacing(mechanism, discretization)
+        return self.certified_upper(mechanism, self._spacing(mechanism, discretization))
+
+    def certified_upper(self, mechanism: Mechanism, discretization: float, failed=None) -> float:
+        """:meth:`upper` at a spacing a search has chosen (not checked again); ``failed(message)``, if given, hears of a
+        lattice that could not be built or read (the closed form alone answers then).
+
+        Parameters
+        ----------
+        mechanism : Mechanism
+            Gaussian noise (DP-SGD), checked by the caller.
+        discretization : float
+            Lattice spacing.
+        failed : callable, optional
+
+        Returns
+        -------
+        float
+        """
         closed = self.closed_form(mechanism)
         if mechanism.sampling_rate == 1.0 and self.exact_at_full_batch:
             return closed
         try:
-            return min(self.lattice(mechanism, h), closed)
-        except ValueError:  # the lattice cannot be built or read here (FPR 5e-324): the closed form is still a bound
+            return min(self.lattice(mechanism, discretization), closed)
+        except ValueError as exc:  # the lattice cannot be built or read (FPR 5e-324): the closed form is still a bound
+            if failed is not None:
+                failed(str(exc))
             return closed
 
     def lower(self, mechanism: Mechanism, discretization: float | None = None) -> float | None:
