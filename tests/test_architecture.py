@@ -365,11 +365,6 @@ LOOSE_NUMBERS = {
     "fdp.calibrate.Calibration": "a result: the noise found and the run it was found for",
     "fdp.accounting.mechanism_gdp.mu_and_regret_dpsgd_grid": "a grid over many noises and rates",
     "fdp.validation.check_subsampled_range": "the Mechanism's own range check",
-    # the RTM curves are written in the RTM paper's effect size mu = 1 / noise_multiplier; not yet converted
-    **{f"fdp.accounting.rtm.{name}": "RTM, to convert" for name in (
-        "composition.composed_curve", "composition.composed_subsampled_gaussian", "composition.sum_composition",
-        "composition.tensor_composition", "release.powers", "release.release_curves", "subsampling.subsampled_gaussian",
-        "subsampling.subsampled_laplace")},
 }
 
 

@@ -234,7 +234,7 @@ def test_bad_targets_are_refused(make, name):
     ("tpr", 0.05, 0.1, "tpr must exceed fpr"),
     ("rero", 0.05, 0.1, "rero must exceed kappa"),
     ("mu", 1.0, 0.1, "mu takes no level"),
-    ("tpr", 0.5, None, "tpr needs its fpr"),
+    ("tpr", 0.5, None, "fpr is required with tpr"),
     ("eps", 1.0, None, "target must be one of"),
 ])
 def test_a_named_target_is_refused_naming_where_it_came_from(target, value, level, message):

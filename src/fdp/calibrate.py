@@ -40,6 +40,7 @@ from .validation import (
     check_positive,
     check_positive_int,
     check_sampling_rate,
+    spelled,
 )
 
 __all__ = ["Calibration", "solve", "MIN_RTOL", "MAX_NOISE", "WARN_RELATIVE", "REFINE_RELATIVE", "sandwich_noise"]
@@ -49,9 +50,9 @@ def _check_rtol(rtol) -> float:
     """The relative accuracy of a noise search: at least :data:`MIN_RTOL` and below 1."""
     rtol = check_positive("rtol", rtol)
     if rtol >= 1.0:
-        raise ValueError(f"rtol must be below 1 (a relative accuracy of the noise: 1e-3 finds it to 0.1 %), got {rtol!r}")
+        raise ValueError(f"{spelled('rtol')} must be below 1 (a relative accuracy of the noise: 1e-3 finds it to 0.1 %), got {rtol!r}")
     if rtol < MIN_RTOL:
-        raise ValueError(f"rtol must be at least {MIN_RTOL:g} (the search works in log noise, in double precision), "
+        raise ValueError(f"{spelled('rtol')} must be at least {MIN_RTOL:g} (the search works in log noise, in double precision), "
                          f"got {rtol!r}")
     return rtol
 
@@ -86,7 +87,7 @@ def _shrink_bracket(g, a: float, b: float, width: float, noise_of=math.exp) -> f
             kept = kept - 1 if kept < 0 else -1
             if kept <= -2:
                 gb *= 0.5
-    raise ValueError(f"the noise search did not close its bracket in {_MAX_SEARCH_STEPS} steps: use a larger rtol")
+    raise ValueError(f"the noise search did not close its bracket in {_MAX_SEARCH_STEPS} steps: use a larger {spelled('rtol')}")
 
 
 #: Most evaluations of the false-position search (it needs about ten; bisection would need 50 at rtol 1e-12).
@@ -580,13 +581,13 @@ def sandwich_noise(
     ref = np.asarray(target(grid), dtype=float)
 
     def below(sigma):  # the largest excess of J over the target
-        j = rtm.composed_curve(1.0 / sigma, sampling_rate, steps, d, reading, **options)
+        j = rtm.composed_curve(dpsgd(sigma, sampling_rate, steps), d, reading, **options)
         # the chords lie on or above the exact J: J_chords <= target implies J <= target.  alpha = 0 is left out: a
         # target with an atom (f(0) < 1, e.g. a pessimistic PLD) is below every RTM curve there
         return float(np.max((tradeoff.chord_symmetrisation(j, grid)(grid) - ref)[grid > 0]))
 
     def above(sigma):  # J >= target iff min(j, j^{-1}) >= target (the target is convex)
-        j = rtm.composed_curve(1.0 / sigma, sampling_rate, steps, d, reading, **options)
+        j = rtm.composed_curve(dpsgd(sigma, sampling_rate, steps), d, reading, **options)
         return float(np.min(np.minimum(j(grid), j.inverse(grid)) - ref))
 
     def bisect(ok, feasible_high):

@@ -23,7 +23,6 @@ import argparse
 import json
 import sys
 import warnings
-from contextlib import contextmanager
 
 import numpy as np
 
@@ -31,10 +30,7 @@ from . import formatting, presentation, risk
 from .accounting.privacy_loss import Mechanism, RandomizedResponse
 from .curves import tradeoff
 from .diagnostics import FDPWarning
-from .validation import (
-    check_array_in,
-    optional_import,
-)
+from .validation import check_array_in, check_positive, spelled_as
 
 #: ``--mechanism``: the same choices with the same meaning in every command.  It names the noise; ``subsampled-X`` is
 #: ``X`` (the sampling rate is ``--sampling-rate``, default 1), kept for the scripts that spell it so.  Which
@@ -68,151 +64,136 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
+#: Flags that several commands take, with one meaning and one help text.
+COMMON = {
+    "--mechanism": {"choices": tuple(NOISE), "help": MECHANISM_HELP},
+    "--noise-multiplier": {"type": float, "help": "noise multiplier sigma (Laplace noise: its scale b), sensitivity 1, > 0"},
+    "--sampling-rate": {"type": float, "help": "Poisson sampling rate in (0, 1] (default 1)"},
+    "--steps": {"type": int, "help": "number of composed steps, >= 1 (default 1)"},
+    "--delta": {"type": float, "help": "delta in (0, 1) (default 1e-5)"},
+    "--kappa": {"type": float, "nargs": "+", "help": "ReRo priors (the prior probability of a correct reconstruction), in (0, 1)"},
+    "--discretization": {"type": float, "help": "privacy-loss lattice spacing in nats (default: chosen by the library, "
+                         "see its reference)"},
+    "--json": {"action": "store_true", "help": "print one JSON object"},
+}
+
+
+def _command(sub, name: str, summary: str, description: str, common: tuple[str, ...], **changed):
+    """A subcommand with the :data:`COMMON` flags ``common`` (``changed`` replaces a flag's settings, by its dest)."""
+    p = sub.add_parser(name, help=summary, description=description)
+    for flag in common:
+        p.add_argument(flag, **{**COMMON[flag], **changed.get(flag[2:].replace("-", "_"), {})})
+    return p
+
+
 def _rero_flags(sub) -> None:
-    """The ``rero`` subcommand's flags."""
-    p = sub.add_parser(
-        "rero",
-        help="ReRo bound gamma = 1 - f(kappa) for a mechanism (add direction)",
-        description="With --mu: one step of the mechanism with effect size --mu, closed form. With "
-        "--noise-multiplier: --steps-fold composition of the Poisson-subsampled "
-        "mechanism with sensitivity 1 and noise scale --noise-multiplier, computed by --method "
-        "(bracket: certified bracket of the PLD lattice; edgeworth, clt: approximations with an error estimate; mc: Monte Carlo "
-        "with a confidence interval; mpmath: certified ground truth). Warnings go to stderr and to the "
-        "JSON field 'warnings'. rero_advantage is the ReRo advantage (gamma - kappa) / (1 - kappa) (Hayes et al. eq. 4), "
-        "an upper bound where gamma is one.",
-    )
-    p.add_argument("--mechanism", required=True, choices=tuple(NOISE), help=MECHANISM_HELP)
+    p = _command(sub, "rero", "ReRo bound gamma = 1 - f(kappa) for a mechanism (add direction)",
+                 "With --mu: one step of the mechanism with effect size --mu, closed form. With --noise-multiplier: "
+                 "--steps-fold composition of the Poisson-subsampled mechanism, computed by --method (bracket: certified "
+                 "bracket of the PLD lattice; edgeworth, clt: approximations with an error estimate; mc: Monte Carlo with "
+                 "a confidence interval; mpmath: certified ground truth). Warnings go to stderr and to the JSON field "
+                 "'warnings'. rero_advantage is the ReRo advantage (gamma - kappa) / (1 - kappa) (Hayes et al. eq. 4), "
+                 "not the membership advantage of report; an upper bound where gamma is one.",
+                 ("--mechanism", "--noise-multiplier", "--sampling-rate", "--steps", "--kappa", "--discretization", "--json"),
+                 mechanism={"required": True}, kappa={"required": True},
+                 discretization={"help": "loss lattice spacing (--method bracket; default: chosen for a relative width "
+                                 "of the bracket of 1e-4)"})
     p.add_argument("--mu", type=float, help="effect size Delta_2/sigma (gaussian) or Delta_1/b (laplace), >= 0: one "
                    "step, closed form")
-    p.add_argument("--noise-multiplier", type=float, help="sigma (Gaussian) or b (Laplace), sensitivity 1")
-    p.add_argument("--sampling-rate", type=float, help="Poisson sampling rate in (0, 1] (default 1)")
-    p.add_argument("--steps", type=int, help="number of composed steps (default 1)")
-    p.add_argument("--kappa", required=True, type=float, nargs="+", help="prior success probability, in (0, 1)")
-    p.add_argument("--method", choices=risk.METHODS, help="for subsampled mechanisms (default bracket)")
+    p.add_argument("--method", choices=risk.METHODS, help="for --noise-multiplier (default bracket)")
     p.add_argument("--order", type=int, help="Edgeworth order 0..4 (default 4; --method edgeworth)")
-    p.add_argument("--discretization", type=float, help="loss lattice spacing (--method bracket; default: chosen for a "
-                   "relative width of the bracket of 1e-4)")
     p.add_argument("--samples", type=int, help="Monte-Carlo samples (default 1000000; --method mc)")
     p.add_argument("--seed", type=int, help="Monte-Carlo seed >= 0 (default 0; --method mc)")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
 def _rtm_flags(sub) -> None:
-    """The ``rtm`` subcommand's flags."""
-    r = sub.add_parser(
-        "rtm",
-        help="relaxed-threat-model trade-off curves (RTM paper)",
-        description="Prints, at each level --alpha, the RTM curve j (add direction), its inverse j_inv, the "
-        "symmetrised J = C(j, j_inv) and the DP-threat-model curve f_dp of the same mechanism, each moved down past "
-        "its rounding (a curve value's safe side is below). --mu is Delta/b (laplace) or Delta/sigma (gaussian). "
-        "Two release models of --steps compositions, named in the output's 'release': --release tensor (default) "
-        "tests the releases jointly (tensor product of the per-step RTM curves), the reading that report and "
-        "calibrate use for a DP-SGD run; --release averaged (Gaussian noise without subsampling) averages them (one "
-        "test of the norm of their mean, RTM paper Lemma 8).",
-    )
-    r.add_argument("--mechanism", required=True, choices=tuple(NOISE), help=MECHANISM_HELP)
-    r.add_argument("--release", choices=("tensor", "averaged"), help="how --steps releases are read (default tensor)")
-    r.add_argument("--mu", required=True, type=float, help="effect size Delta/b or Delta/sigma, > 0")
-    r.add_argument("--dimension", type=int, help="output dimension d of the Gaussian mechanisms (default 1)")
-    r.add_argument("--steps", type=int, default=1, help="number of non-adaptive compositions (default 1)")
-    r.add_argument("--sampling-rate", type=float, help="Poisson sampling rate in (0, 1] (gaussian, --release tensor; "
-                   "default 1)")
-    r.add_argument("--alpha", required=True, type=float, nargs="+", help="levels in [0, 1]")
-    r.add_argument("--json", action="store_true", help="print one JSON object")
+    p = _command(sub, "rtm", "relaxed-threat-model trade-off curves (RTM paper)",
+                 "Prints, at each level --alpha, the RTM curve j (add direction), its inverse j_inv, the symmetrised "
+                 "J = C(j, j_inv) and the DP-threat-model curve f_dp of the same mechanism, each moved down past its "
+                 "rounding (a curve value's safe side is below). --mu is Delta/b (laplace) or Delta/sigma (gaussian). "
+                 "Two release models of --steps compositions, named in the output's 'release': --release tensor "
+                 "(default) tests the releases jointly (tensor product of the per-step RTM curves), the reading that "
+                 "report and calibrate use for a DP-SGD run; --release averaged (Gaussian noise without subsampling) "
+                 "averages them (one test of the norm of their mean, RTM paper Lemma 8).",
+                 ("--mechanism", "--steps", "--sampling-rate", "--json"), mechanism={"required": True},
+                 steps={"default": 1}, sampling_rate={"help": "Poisson sampling rate in (0, 1] (gaussian, --release "
+                                                      "tensor; default 1)"})
+    p.add_argument("--release", choices=("tensor", "averaged"), help="how --steps releases are read (default tensor)")
+    p.add_argument("--mu", required=True, type=float, help="effect size Delta/b or Delta/sigma, > 0")
+    p.add_argument("--dimension", type=int, help="output dimension d of the Gaussian mechanisms (default 1)")
+    p.add_argument("--alpha", required=True, type=float, nargs="+", help="levels in [0, 1]")
 
 
 def _gdp_flags(sub) -> None:
-    """The ``gdp`` subcommand's flags."""
-    g = sub.add_parser(
-        "gdp",
-        help="tight mu-GDP and regret (GDP reporting paper)",
-        description="With --noise-multiplier: DP-SGD (Poisson-subsampled Gaussian, sensitivity 1) with --noise-multiplier, "
-        "--sampling-rate and --steps; prints the tight mu* over alpha, beta >= --tail (the alpha floor), its regret, "
-        "eps at --delta and the run time (full batches, --sampling-rate 1, are exactly sqrt(steps)/sigma-GDP). With "
-        "--epsilon instead (and --delta for gaussian): the exact mu of the --mechanism calibrated to (eps, delta), "
-        "from its closed form, and its regret.",
-    )
-    g.add_argument("--mechanism", choices=tuple(NOISE), help=MECHANISM_HELP + " (default gaussian)")
-    g.add_argument("--noise-multiplier", type=float, help="DP-SGD noise multiplier sigma")
-    g.add_argument("--sampling-rate", type=float, help="Poisson sampling rate in (0, 1] (default 1)")
-    g.add_argument("--steps", type=int, help="number of DP-SGD steps (default 1)")
-    g.add_argument("--epsilon", type=float, help="epsilon of the mechanism, in (0, 700] (instead of --noise-multiplier)")
-    g.add_argument("--delta", type=float, help="delta in (0, 1) (default 1e-5; DP-SGD and --mechanism gaussian)")
-    g.add_argument("--discretization", type=float,
-                   help="PLD loss discretisation (DP-SGD with --sampling-rate < 1; default 1/200 of the CLT mu "
-                   f"clipped to [1e-5, 3e-4], refined while mu*'s interval is wider than {100 * risk.MU_RTOL:g} %%)")
-    g.add_argument("--tail", type=float,
-                   help="alpha floor in [0, 0.5) (DP-SGD with --sampling-rate < 1; default 1e-10, as gdpnum): mu* "
-                   "is certified for alpha >= tail and beta >= tail, including the curve's points at both ends; below "
-                   "1e-300 it is the full batch's sqrt(steps)/sigma, which caps mu* at every floor")
-    g.add_argument("--json", action="store_true", help="print one JSON object")
+    p = _command(sub, "gdp", "tight mu-GDP and regret (GDP reporting paper)",
+                 "With --noise-multiplier: DP-SGD (Poisson-subsampled Gaussian, sensitivity 1); prints the tight mu* "
+                 "over alpha, beta >= --tail (the alpha floor), its regret, eps at --delta and the run time (full "
+                 "batches, --sampling-rate 1, are exactly sqrt(steps)/sigma-GDP). With --epsilon instead (and --delta "
+                 "for gaussian): the exact mu of the --mechanism calibrated to (eps, delta), from its closed form, and "
+                 "its regret.",
+                 ("--mechanism", "--noise-multiplier", "--sampling-rate", "--steps", "--delta", "--discretization", "--json"),
+                 mechanism={"help": MECHANISM_HELP + " (default gaussian)"},
+                 discretization={"help": "PLD loss discretisation (--sampling-rate < 1; default 1/200 of the CLT mu "
+                                 "clipped to [1e-5, 3e-4], refined while mu*'s interval is wider than "
+                                 f"{100 * risk.MU_RTOL:g} %%)"})
+    p.add_argument("--epsilon", type=float, help="epsilon of the mechanism, in (0, 700] (instead of --noise-multiplier)")
+    p.add_argument("--tail", type=float,
+                   help="alpha floor in [0, 0.5) (--sampling-rate < 1; default 1e-10, as gdpnum): mu* is certified for "
+                   "alpha >= tail and beta >= tail, the levels where the curve is read; below 1e-300 it is the full "
+                   "batch's sqrt(steps)/sigma, which caps mu* at every floor")
 
 
 def _report_flags(sub) -> None:
-    """The ``report`` subcommand's flags."""
-    rp = sub.add_parser(
-        "report",
-        help="privacy risk report of a DP-SGD run: (eps, delta), mu-GDP, membership inference, ReRo",
-        description="DP-SGD (Poisson-subsampled Gaussian, sensitivity 1) with --noise-multiplier, --sampling-rate and "
-        "--steps, read four ways: eps at --delta from the tight PLD and the RDP accountant; the certified mu* with its "
-        "regret and alpha floor, and mu* at two larger floors; upper bounds on membership inference (TPR at each "
-        "--fpr, the advantage, the Bayes success at each --prior); the certified ReRo bracket at each --kappa; the "
-        "membership TPR and the ReRo bound under the relaxed threat model (an adversary without the target record, "
-        "release of dimension --rtm-dimension). Markdown by default, one JSON object with --json. "
-        "--mechanism laplace reads --steps-fold Laplace noise of scale --noise-multiplier (no subsampling); "
-        "--mechanism randomized-response reads binary randomized response with --epsilon (exact, no RDP or RTM "
-        "reading).",
-    )
-    rp.add_argument("--mechanism", choices=tuple(NOISE), help=MECHANISM_HELP + " (default gaussian: DP-SGD)")
-    rp.add_argument("--noise-multiplier", type=float, help="noise multiplier sigma (Laplace: scale b), > 0")
-    rp.add_argument("--epsilon", type=float, help="epsilon of randomized response, > 0")
-    rp.add_argument("--sampling-rate", type=float, help="Poisson sampling rate in (0, 1] (default 1)")
-    rp.add_argument("--steps", type=int, help="number of DP-SGD steps (default 1)")
-    rp.add_argument("--delta", type=float, help="delta in (0, 1) (default 1e-5)")
-    rp.add_argument("--kappa", type=float, nargs="+", help="ReRo priors in (0, 1) (default 1e-3 1e-2 0.1)")
-    rp.add_argument("--fpr", type=float, nargs="+", help="false-positive rates in [0, 1] (default 1e-3 1e-2 0.1)")
-    rp.add_argument("--prior", type=float, nargs="+", help="membership priors in (0, 1) (default 0.01 0.5)")
-    rp.add_argument("--discretization", type=float, help="loss lattice spacing of the curve, the ReRo bracket and the "
-                    "RTM reading (default: 1/200 of the CLT mu clipped to [1e-5, 3e-4] for the curve, refined while "
-                    f"mu*'s interval is wider than {100 * risk.MU_RTOL:g} %%, the spacing that "
-                    "gives the ReRo bracket a relative width of 1e-4, and 1e-4 for the RTM reading)")
-    rp.add_argument("--rtm-dimension", type=int, help="dimension of the release in the relaxed-threat-model reading "
-                    "(default 1, the worst case)")
-    rp.add_argument("--figure", help="also write the report's figure to this file (.png or .svg)")
-    rp.add_argument("--json", action="store_true", help="print one JSON object")
+    p = _command(sub, "report", "privacy risk report of a DP-SGD run: (eps, delta), mu-GDP, membership inference, ReRo",
+                 "DP-SGD (Poisson-subsampled Gaussian, sensitivity 1) read four ways: eps at --delta from the tight PLD "
+                 "and the RDP accountant; the certified mu* with its regret and alpha floor, and mu* at two larger "
+                 "floors; upper bounds on membership inference (TPR at each --fpr, the membership advantage TPR - FPR, "
+                 "the Bayes success at each --prior); the certified ReRo bracket at each --kappa; the membership TPR "
+                 "and the ReRo bound under the relaxed threat model (an adversary without the target record, release of "
+                 "dimension --rtm-dimension). Markdown by default. --mechanism laplace reads --steps-fold Laplace noise "
+                 "of scale --noise-multiplier (no subsampling); --mechanism randomized-response reads binary randomized "
+                 "response with --epsilon (exact, no RDP or RTM reading).",
+                 ("--mechanism", "--noise-multiplier", "--sampling-rate", "--steps", "--delta", "--kappa", "--discretization",
+                  "--json"), mechanism={"help": MECHANISM_HELP + " (default gaussian: DP-SGD)"},
+                 kappa={"help": "ReRo priors in (0, 1) (default 1e-3 1e-2 0.1)"},
+                 discretization={"help": "loss lattice spacing of the curve, the ReRo bracket and the RTM reading "
+                                 "(default: 1/200 of the CLT mu clipped to [1e-5, 3e-4] for the curve, refined while mu*'s "
+                                 f"interval is wider than {100 * risk.MU_RTOL:g} %%, the spacing that gives the ReRo "
+                                 "bracket a relative width of 1e-4, and 1e-4 for the RTM reading)"})
+    p.add_argument("--epsilon", type=float, help="epsilon of randomized response, > 0")
+    p.add_argument("--fpr", type=float, nargs="+", help="false-positive rates in [0, 1] (default 1e-3 1e-2 0.1)")
+    p.add_argument("--prior", type=float, nargs="+", help="membership priors in (0, 1) (default 0.01 0.5)")
+    p.add_argument("--rtm-dimension", type=int, help="dimension of the release in the relaxed-threat-model reading "
+                   "(default 1, the worst case)")
+    p.add_argument("--figure", help="also write the report's figure to this file (.png or .svg)")
 
 
 def _calibrate_flags(sub) -> None:
-    """The ``calibrate`` subcommand's flags."""
-    c = sub.add_parser(
-        "calibrate",
-        help="the DP-SGD noise multiplier (or number of steps) that meets a risk target",
-        description="The smallest noise multiplier (to --rtol) of DP-SGD with --sampling-rate and --steps, or with "
-        "--noise-multiplier instead of --steps the largest number of steps, whose certified risk meets exactly one "
-        "target: --epsilon (at --delta, PLD accountant), --mu (certified mu*), "
-        "--advantage or --tpr-at-fpr TPR FPR (membership inference, upper bounds), --rero GAMMA --kappa K (upper end "
-        "of the certified ReRo bracket), --rtm-tpr-at-fpr TPR FPR (membership TPR of the relaxed-threat-model "
-        "adversary, release of dimension --rtm-dimension). Prints the noise, the certified risk it reaches, a lower "
-        "bound on that risk from the optimistic curve and noise_lower: the exact smallest noise lies in "
-        "(noise_lower, noise].",
-    )
-    c.add_argument("--sampling-rate", type=float, help="Poisson sampling rate in (0, 1] (default 1)")
-    c.add_argument("--steps", type=int, help="number of DP-SGD steps, >= 1 (the noise multiplier is searched)")
-    c.add_argument("--noise-multiplier", type=float, help="noise multiplier, > 0 (the number of steps is searched)")
-    c.add_argument("--epsilon", type=float, help="target epsilon, > 0 (with --delta)")
-    c.add_argument("--delta", type=float, help="delta in (0, 1) (default 1e-5; --epsilon)")
-    c.add_argument("--mu", type=float, help="target mu*, > 0")
-    c.add_argument("--advantage", type=float, help="target membership advantage TPR - FPR, in (0, 1)")
-    c.add_argument("--tpr-at-fpr", type=float, nargs=2, metavar=("TPR", "FPR"), help="target TPR at an FPR, TPR > FPR")
-    c.add_argument("--rero", type=float, help="target ReRo bound gamma, above --kappa")
-    c.add_argument("--kappa", type=float, help="prior of the ReRo target, in (0, 1)")
-    c.add_argument("--rtm-tpr-at-fpr", type=float, nargs=2, metavar=("TPR", "FPR"),
+    p = _command(sub, "calibrate", "the DP-SGD noise multiplier (or number of steps) that meets a risk target",
+                 "The smallest noise multiplier (to --rtol) of DP-SGD with --sampling-rate and --steps, or with "
+                 "--noise-multiplier instead of --steps the largest number of steps, whose certified risk meets exactly "
+                 "one target: --epsilon (at --delta, PLD accountant), --mu (certified mu*), --advantage (membership "
+                 "advantage TPR - FPR) or --tpr-at-fpr TPR FPR (membership inference, upper bounds), --rero GAMMA "
+                 "--kappa K (upper end of the certified ReRo bracket), --rtm-tpr-at-fpr TPR FPR (membership TPR of the "
+                 "relaxed-threat-model adversary, release of dimension --rtm-dimension). Prints the noise, the certified "
+                 "risk it reaches, a lower bound on that risk from the optimistic curve and noise_lower: the exact "
+                 "smallest noise lies in (noise_lower, noise].",
+                 ("--sampling-rate", "--steps", "--noise-multiplier", "--delta", "--kappa", "--discretization", "--json"),
+                 steps={"help": "number of DP-SGD steps, >= 1 (the noise multiplier is searched)"},
+                 noise_multiplier={"help": "noise multiplier, > 0 (the number of steps is searched)"},
+                 delta={"help": "delta in (0, 1) (default 1e-5; --epsilon)"},
+                 kappa={"nargs": None, "help": "prior of the ReRo target, in (0, 1)"},
+                 discretization={"help": "loss lattice spacing (default: chosen at each noise tried, the PLD's default "
+                                 "spacing refined while epsilon has not converged; 1e-4 for --rtm-tpr-at-fpr)"})
+    p.add_argument("--epsilon", type=float, help="target epsilon, > 0 (with --delta)")
+    p.add_argument("--mu", type=float, help="target mu*, > 0")
+    p.add_argument("--advantage", type=float, help="target membership advantage TPR - FPR, in (0, 1)")
+    p.add_argument("--tpr-at-fpr", type=float, nargs=2, metavar=("TPR", "FPR"), help="target TPR at an FPR, TPR > FPR")
+    p.add_argument("--rero", type=float, help="target ReRo bound gamma, above --kappa")
+    p.add_argument("--rtm-tpr-at-fpr", type=float, nargs=2, metavar=("TPR", "FPR"),
                    help="target TPR at an FPR of the relaxed-threat-model adversary, TPR > FPR")
-    c.add_argument("--rtm-dimension", type=int, help="dimension of the release for --rtm-tpr-at-fpr (default 1)")
-    c.add_argument("--discretization", type=float, help="loss lattice spacing (default: chosen at each noise tried, "
-                   "the PLD's default spacing refined while epsilon has not converged; 1e-4 for --rtm-tpr-at-fpr)")
-    c.add_argument("--rtol", type=float, help="relative accuracy of the noise, in [1e-12, 1) (default 1e-3)")
-    c.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--rtm-dimension", type=int, help="dimension of the release for --rtm-tpr-at-fpr (default 1)")
+    p.add_argument("--rtol", type=float, help="relative accuracy of the noise, in [1e-12, 1) (default 1e-3)")
 
 
 def _build_parser() -> argparse.ArgumentParser:
@@ -242,23 +223,6 @@ def _require(args, dest: str, why: str):
     if value is None:
         raise ValueError(f"{_flag(dest)} is required {why}")
     return value
-
-
-@contextmanager
-def _flags(names: str, **derived: str):
-    """Name the CLI flags in an error raised by the library (a guard or a refused computation): a message that
-    starts with a parameter's name (the library's convention, e.g. ``noise_multiplier must be > 0``) gets its flag in
-    its place; any other is followed by the flags that set the computation.  ``derived`` names a parameter that
-    a flag sets through a formula (``noise_multiplier="1/--mu"``)."""
-    try:
-        yield
-    except ValueError as exc:
-        message = str(exc)
-        spelled = {flag.removeprefix("--").replace("-", "_"): flag for flag in names.split(", ")} | derived
-        for parameter, flag in spelled.items():
-            if message.startswith((parameter + " ", parameter + "=")):
-                raise type(exc)(flag + message[len(parameter):]) from None
-        raise type(exc)(f"{message} (flags: {names})") from None
 
 
 def _emit(out: dict, args, columns=None) -> int:
@@ -338,15 +302,10 @@ def _full_batch_gaussian(args) -> bool:
 
 def _subsampled_gamma(args, kappa) -> dict:
     """gamma (and its bracket, interval or error estimate) for a subsampled mechanism, with warnings."""
-    flags = {"bracket": "--noise-multiplier, --sampling-rate, --steps, --discretization",
-             "edgeworth": "--noise-multiplier, --sampling-rate, --steps, --order, --method",
-             "mc": "--noise-multiplier, --sampling-rate, --steps, --samples, --seed"}.get(
-                 args.method, "--noise-multiplier, --sampling-rate, --steps")
-    with _flags(flags):
-        mechanism = Mechanism(NOISE[args.mechanism], args.noise_multiplier, args.sampling_rate, args.steps)
-        est = risk.rero(mechanism, kappa, args.method, discretization=args.discretization,
-                        order=4 if args.order is None else args.order, samples=1 if args.samples is None else args.samples,
-                        seed=0 if args.seed is None else args.seed)
+    mechanism = Mechanism(NOISE[args.mechanism], args.noise_multiplier, args.sampling_rate, args.steps)
+    est = risk.rero(mechanism, kappa, args.method, discretization=args.discretization,
+                    order=4 if args.order is None else args.order, samples=1 if args.samples is None else args.samples,
+                    seed=0 if args.seed is None else args.seed)
     out = {"gamma": est.value, "certified": est.certified, "warnings": list(est.warnings), "method": est.method,
            "rero_advantage": est.advantage(kappa)}
     if est.certified:
@@ -362,8 +321,7 @@ def _rero(args) -> int:
     kappa = _validate_rero(args)
     inputs = {"mechanism": args.mechanism}
     if args.mu is not None:
-        with _flags("--mu, --kappa"):
-            est = risk.rero_closed_form(NOISE[args.mechanism], args.mu, kappa)
+        est = risk.rero_closed_form(NOISE[args.mechanism], args.mu, kappa)
         out = {"gamma": est.value, "certified": True, "warnings": [], "rero_advantage": est.advantage(kappa)}
         inputs["mu"] = args.mu
     else:
@@ -394,9 +352,8 @@ def _rtm(args) -> int:
     d = 1 if args.dimension is None else args.dimension
     p = 1.0 if args.sampling_rate is None else args.sampling_rate
     grid = np.union1d(tradeoff.default_grid(), alpha)  # sample the envelope at the asked levels too
-    with _flags("--mu, --steps, --dimension, --sampling-rate, --release", noise_multiplier="1/--mu"):
-        curves = rtm.release_curves(noise, args.mu, steps=args.steps, dimension=d, sampling_rate=p, release=release,
-                                    grid=grid)
+    mechanism = Mechanism(noise, 1.0 / check_positive("mu", args.mu), p, args.steps)  # the RTM paper's mu = 1/noise
+    curves = rtm.release_curves(mechanism, dimension=d, release=release, grid=grid)
     out = {"mechanism": args.mechanism, "mu": float(args.mu), "dimension": d, "steps": args.steps, "sampling_rate": float(p),
            "release": curves.release, "alpha": alpha.tolist(), **curves.values(alpha)}
     if not args.json:
@@ -430,9 +387,8 @@ def _gdp(args) -> int:
         delta = 1e-5 if args.delta is None else args.delta
         if q == 1.0:
             _forbid(args, ("discretization", "tail"), "to full batches (--sampling-rate 1: exact closed form)")
-        with _flags("--noise-multiplier, --sampling-rate, --steps, --delta, --discretization, --tail"):
-            report = risk.gdp(Mechanism("gaussian", s, q, steps), delta=delta, discretization=args.discretization,
-                              tail=1e-10 if args.tail is None else args.tail)
+        report = risk.gdp(Mechanism("gaussian", s, q, steps), delta=delta, discretization=args.discretization,
+                          tail=1e-10 if args.tail is None else args.tail)
         out = {"noise_multiplier": float(s), "sampling_rate": float(q), "steps": steps, **report.to_dict()}
         warnings += report.warnings
     else:
@@ -442,8 +398,7 @@ def _gdp(args) -> int:
             _forbid(args, ("delta",), f"to --mechanism {args.mechanism} (pure eps-DP)")
         eps = args.epsilon
         delta = (1e-5 if args.delta is None else args.delta) if kind == "gaussian" else None
-        with _flags("--epsilon, --delta"):
-            closed = mechanism_gdp.mu_and_regret_closed_form(kind, eps, delta)
+        closed = mechanism_gdp.mu_and_regret_closed_form(kind, eps, delta)
         out = {"mechanism": args.mechanism or "gaussian", "epsilon": float(eps), **({} if delta is None else {"delta": delta}),
                **closed.to_dict(), "alpha_floor": 0.0}
     out = {k: (float(v) if isinstance(v, (float, np.floating)) else v) for k, v in out.items()}
@@ -461,41 +416,28 @@ def _report(args) -> int:
         _forbid(args, ("noise_multiplier", "sampling_rate", "steps", "discretization", "rtm_dimension"),
                 "to --mechanism randomized-response")
         eps = _require(args, "epsilon", "with --mechanism randomized-response")
-        with _flags("--epsilon"):
-            mechanism = RandomizedResponse(eps)
+        mechanism = RandomizedResponse(eps)
     else:
         _forbid(args, ("epsilon",), f"to --mechanism {kind} (it is randomized response's parameter)")
         if kind == "laplace":
             _forbid(args, ("rtm_dimension",), "to --mechanism laplace (its RTM statistic is one-dimensional)")
         s = _require(args, "noise_multiplier", f"with --mechanism {kind}")
         q = 1.0 if args.sampling_rate is None else args.sampling_rate
-        with _flags("--noise-multiplier, --sampling-rate, --steps"):
-            mechanism = Mechanism(kind, s, q, 1 if args.steps is None else args.steps)
+        mechanism = Mechanism(kind, s, q, 1 if args.steps is None else args.steps)
     delta = 1e-5 if args.delta is None else args.delta
     kappa = risk.REPORT_KAPPA if args.kappa is None else args.kappa
     fpr = risk.REPORT_FPR if args.fpr is None else args.fpr
     prior = risk.REPORT_PRIOR if args.prior is None else args.prior
     dimension = 1 if args.rtm_dimension is None else args.rtm_dimension
-    if args.figure is not None and not args.figure.lower().endswith((".png", ".svg")):
-        raise ValueError(f"--figure must name a .png or .svg file, got {args.figure!r}")
     if args.figure is not None:  # before the report is computed
-        try:
-            optional_import("matplotlib.figure", "plot")
-        except ImportError as exc:
-            raise ValueError(f"--figure: {exc}") from None
-    flags = "--epsilon, --noise-multiplier, --sampling-rate, --steps, --delta, --kappa, --fpr, --prior, --discretization"
-    with _flags(flags, rtm_dimension="--rtm-dimension", rero_discretization="--discretization",
-                rtm_discretization="--discretization"):
-        spacing = {} if args.discretization is None else {"rero_discretization": args.discretization,
-                                                           "rtm_discretization": args.discretization}
-        report = risk.report(mechanism, delta=delta, kappa=kappa, fpr=fpr, prior=prior,
-                             discretization=args.discretization, rtm_dimension=dimension, **spacing)
+        presentation.figure_format(args.figure)
+    spacing = {} if args.discretization is None else {"rero_discretization": args.discretization,
+                                                       "rtm_discretization": args.discretization}
+    report = risk.report(mechanism, delta=delta, kappa=kappa, fpr=fpr, prior=prior,
+                         discretization=args.discretization, rtm_dimension=dimension, **spacing)
     out = report.to_dict()
     if args.figure is not None:
-        try:
-            presentation.figure(report).savefig(args.figure, dpi=150, format=args.figure.lower().rsplit(".", 1)[1])
-        except OSError as exc:
-            raise ValueError(f"--figure: cannot write {args.figure!r} ({exc.strerror})") from None
+        presentation.save_figure(report, args.figure)
     for w in out["warnings"]:
         print(f"python -m fdp report: warning: {w}", file=sys.stderr)
     print(json.dumps(out, allow_nan=False) if args.json else presentation.markdown(report), end="\n" if args.json else "")
@@ -506,14 +448,14 @@ def _report(args) -> int:
 
 
 def _calibrate(args) -> int:
-    from . import calibrate
+    from . import calibrate, targets
 
-    names = ("epsilon", "mu", "advantage", "tpr_at_fpr", "rero", "rtm_tpr_at_fpr")
-    targets = [d for d in names if getattr(args, d) is not None]
-    if len(targets) != 1:
+    names = (*TARGET_FLAGS, "tpr_at_fpr", "rtm_tpr_at_fpr")
+    chosen = [d for d in names if getattr(args, d) is not None]
+    if len(chosen) != 1:
         raise ValueError(f"give exactly one target of {', '.join(_flag(t) for t in names)}"
-                         + (f" (got {', '.join(_flag(t) for t in targets)})" if targets else ""))
-    target = targets[0]
+                         + (f" (got {', '.join(_flag(t) for t in chosen)})" if chosen else ""))
+    target = chosen[0]
     if target != "epsilon":
         _forbid(args, ("delta",), f"to {_flag(target)} (it is the delta of --epsilon)")
     if target != "rero":
@@ -526,34 +468,39 @@ def _calibrate(args) -> int:
     q = 1.0 if args.sampling_rate is None else args.sampling_rate
     if args.steps is None:
         _forbid(args, ("rtol",), "with --noise-multiplier (the number of steps is found exactly)")
-    flag = _flag(target)
-    # the library's names of this target's own values (an error about an internal mu is not about --mu)
-    spelled = {"epsilon": {"epsilon": "--epsilon", "delta": "--delta"}, "mu": {"mu": "--mu"},
-               "advantage": {"advantage": "--advantage"}, "rero": {"rero": "--rero", "kappa": "--kappa"},
-               "rtm_tpr_at_fpr": {"dimension": "--rtm-dimension"}}.get(target, {}) | {"rtol": "--rtol"}
-    if target in ("tpr_at_fpr", "rtm_tpr_at_fpr"):
-        spelled |= {"tpr": f"{flag} (its TPR)", "rtm_tpr": f"{flag} (its TPR)", "fpr": f"{flag} (its FPR)"}
-    with _flags("--sampling-rate, --steps, --noise-multiplier, --discretization", **spelled):
-        aim = _target(args, target)
-        res = calibrate.solve(aim, q, steps=args.steps, noise_multiplier=args.noise_multiplier,
-                              discretization=args.discretization, progress=args.steps is not None,
-                              **({"rtol": 1e-3 if args.rtol is None else args.rtol} if args.steps is not None else {}))
+    value, *fpr = np.atleast_1d(getattr(args, target)).tolist()  # TPR FPR, or one value
+    aim = targets.named(target.removesuffix("_at_fpr"), value, fpr[0] if fpr else args.kappa,
+                        delta=1e-5 if args.delta is None else args.delta,
+                        dimension=1 if args.rtm_dimension is None else args.rtm_dimension)
+    res = calibrate.solve(aim, q, steps=args.steps, noise_multiplier=args.noise_multiplier,
+                          discretization=args.discretization, progress=args.steps is not None,
+                          **({"rtol": 1e-3 if args.rtol is None else args.rtol} if args.steps is not None else {}))
     return _emit(res.to_dict(), args)
 
 
-def _target(args, flag: str):
-    """The target of :mod:`fdp.targets` that ``calibrate``'s flags name."""
-    from . import targets
+#: (library name, flag dest, spelling) of the parameters that a flag sets under another name, by command; the
+#: alias holds when the flag is given.
+ALIASES = {
+    "rtm": [("noise_multiplier", "mu", "1/--mu")],
+    "report": [("rero_discretization", "discretization", "--discretization"),
+               ("rtm_discretization", "discretization", "--discretization")],
+    "calibrate": [("tpr", "tpr_at_fpr", "--tpr-at-fpr (its TPR)"), ("fpr", "tpr_at_fpr", "--tpr-at-fpr (its FPR)"),
+                  ("rtm_tpr", "rtm_tpr_at_fpr", "--rtm-tpr-at-fpr (its TPR)"), ("fpr", "rtm_tpr_at_fpr", "--rtm-tpr-at-fpr (its FPR)"),
+                  ("dimension", "rtm_dimension", "--rtm-dimension"), ("kappa", "rero", "--kappa")],
+}
+#: calibrate's targets: a target's flag names a different quantity from the library's parameter of that name (an
+#: internal mu of an epsilon calibration is not the --mu target), so it is blamed only when given.
+TARGET_FLAGS = ("epsilon", "mu", "advantage", "rero")
 
-    if flag == "epsilon":
-        return targets.Epsilon(args.epsilon, delta=1e-5 if args.delta is None else args.delta)
-    if flag == "tpr_at_fpr":
-        return targets.TPR(*args.tpr_at_fpr)
-    if flag == "rtm_tpr_at_fpr":
-        return targets.RTMTPR(*args.rtm_tpr_at_fpr, dimension=1 if args.rtm_dimension is None else args.rtm_dimension)
-    if flag == "rero":
-        return targets.ReRo(args.rero, kappa=_require(args, "kappa", "with --rero"))
-    return targets.TARGETS[flag](getattr(args, flag))
+
+def _spelling(args) -> dict[str, str]:
+    """How this command spells the library's parameters in an error message: by the command's flags (the flags the
+    command takes, defaults included; calibrate's targets only when given) and :data:`ALIASES`."""
+    given = getattr(args, "_given", set())
+    names = {dest: _flag(dest) for dest in vars(args) if dest not in ("command", "json", "_given")}
+    if args.command == "calibrate":
+        names = {name: flag for name, flag in names.items() if name not in TARGET_FLAGS or name in given}
+    return names | {name: flag for name, dest, flag in ALIASES.get(args.command, []) if dest in given}
 
 
 def main(argv=None) -> int:
@@ -571,7 +518,8 @@ def main(argv=None) -> int:
             # numpy's floating-point warnings (an overflow in a branch that np.where discards) are not the user's to
             # act on: every printed number is checked finite (_emit), and a value that cannot be computed is an error
             warnings.simplefilter("ignore", RuntimeWarning)
-            return commands[args.command](args)
+            with spelled_as(_spelling(args)):
+                return commands[args.command](args)
     except (ValueError, RuntimeError) as exc:  # bad input, or a refused computation
         print(f"{parser.prog} {args.command}: error: {exc}", file=sys.stderr)
         return 2

@@ -34,7 +34,7 @@ import numpy as np
 from joblib import Parallel, cpu_count, delayed, parallel_config
 from tqdm import tqdm
 
-from .validation import check_positive_int
+from .validation import check_positive_int, spelled
 
 __all__ = ["Execution", "check_execution", "seed_sequence", "children", "chunks", "SCHEDULER_ENV", "check_n_jobs", "worker_count",
            "run", "map_runs"]
@@ -63,7 +63,7 @@ def seed_sequence(seed) -> np.random.SeedSequence:
     if isinstance(seed, np.random.SeedSequence):
         return seed
     if seed is not None and (isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral) or seed < 0):
-        raise ValueError(f"seed must be an integer >= 0, None or a numpy.random.SeedSequence, got {seed!r}")
+        raise ValueError(f"{spelled('seed')} must be an integer >= 0, None or a numpy.random.SeedSequence, got {seed!r}")
     return np.random.SeedSequence(seed)
 
 

@@ -5,6 +5,8 @@ how they read).
   ``report`` prints it.
 * :func:`figure` -- four panels: the certified curve with its mu*-GDP fit and the (eps, delta) curve, the privacy
   profile, the membership-inference ROC bound and the ReRo bracket.
+* :func:`figure_format` and :func:`save_figure` -- the figure written to a .png or .svg file (the command line's
+  ``report --figure``).
 """
 
 from __future__ import annotations
@@ -15,9 +17,9 @@ from .accounting.privacy_loss import RandomizedResponse
 from .curves import conversions, gdp, tradeoff
 from .formatting import lower, upper
 from .risk import PURE_DP_METHOD, Report
-from .validation import EPS_MAX, optional_import
+from .validation import EPS_MAX, optional_import, spelled
 
-__all__ = ["markdown", "figure"]
+__all__ = ["markdown", "figure", "figure_format", "save_figure"]
 
 
 def markdown(report: Report) -> str:
@@ -158,6 +160,55 @@ def figure(report: Report, axes=None):
     ax_rero.set_ylim(bottom=k.min() / 100.0)
     ax_rero.legend(fontsize=8, loc="lower right")
     return ax_curve.figure
+
+
+def figure_format(path: str) -> str:
+    """The format of the figure file ``path``: ``"png"`` or ``"svg"`` from its suffix.
+
+    Checked before a report is computed: a ValueError naming ``figure`` for another suffix, or where matplotlib
+    (the ``plot`` extra) is not installed.
+
+    Parameters
+    ----------
+    path : str
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> figure_format("risk.SVG")
+    'svg'
+    """
+    suffix = str(path).lower().rsplit(".", 1)[-1]
+    if suffix not in ("png", "svg"):
+        raise ValueError(f"{spelled('figure')} must name a .png or .svg file, got {path!r}")
+    try:
+        optional_import("matplotlib.figure", "plot")
+    except ImportError as exc:
+        raise ValueError(f"{spelled('figure')}: {exc}") from None
+    return suffix
+
+
+def save_figure(report: Report, path: str, dpi: int = 150) -> None:
+    """Write :func:`figure` of ``report`` to ``path`` (.png or .svg, :func:`figure_format`).
+
+    Parameters
+    ----------
+    report : fdp.risk.Report
+    path : str
+    dpi : int, default 150
+
+    Returns
+    -------
+    None
+    """
+    fmt = figure_format(path)
+    try:
+        figure(report).savefig(path, dpi=dpi, format=fmt)
+    except OSError as exc:
+        raise ValueError(f"{spelled('figure')}: cannot write {path!r} ({exc.strerror})") from None
 
 
 def _level(x: float) -> str:

@@ -44,6 +44,7 @@ from .validation import (
     check_nonnegative,
     check_open_unit,
     check_positive_int,
+    spelled,
 )
 
 __all__ = ["METHODS", "Estimate", "rero", "rero_closed_form", "GDPReport", "gdp", "RTMReading", "Report", "report",
@@ -125,7 +126,7 @@ class Estimate(Result):
         kappa = np.atleast_1d(check_array_in("kappa", kappa, 0.0, 1.0, open_low=True, open_high=True))
         value = np.atleast_1d(self.value)
         if kappa.shape != value.shape:
-            raise ValueError(f"kappa must be the {value.size} priors this estimate was read at (shape {value.shape}), "
+            raise ValueError(f"{spelled('kappa')} must be the {value.size} priors this estimate was read at (shape {value.shape}), "
                              f"got shape {kappa.shape}")
         return np.minimum(np.atleast_1d(_rero.advantage(value, kappa)) * ULPS_UP, 1.0)
 
@@ -297,7 +298,7 @@ def _certified(mechanism: Mechanism, kappa: np.ndarray, method: str, discretizat
             lower, upper = pld.tradeoff_bracket(mechanism, discretization=discretization, level_min=kappa_min).gamma(kappa)
     else:
         if mechanism.steps > 10**7:
-            raise ResourceLimitError(f"steps must be <= 1e7 for method 'mpmath', got {mechanism.steps}")
+            raise ResourceLimitError(f"{spelled('steps')} must be <= 1e7 for method 'mpmath', got {mechanism.steps}")
         truth = ground_truth.gamma_ground_truth(mechanism, kappa)
         lower, upper = truth.lower, truth.upper
     lower = np.maximum(lower, kappa)
@@ -773,7 +774,7 @@ def report(mechanism: Mechanism | RandomizedResponse, *, delta: float = 1e-5, ka
     """
     start = time.perf_counter()
     if isinstance(mechanism, Mechanism) and mechanism.noise == "laplace" and mechanism.sampling_rate < 1.0:
-        raise ValueError(f"sampling_rate must be 1 for Laplace noise in a report (the remove direction of subsampled "
+        raise ValueError(f"{spelled('sampling_rate')} must be 1 for Laplace noise in a report (the remove direction of subsampled "
                          f"Laplace noise is not built), got {mechanism.sampling_rate!r}")
     delta = check_open_unit("delta", delta)
     kappa = _levels("kappa", check_array_in("kappa", kappa, 0.0, 1.0, open_low=True, open_high=True))
@@ -784,7 +785,7 @@ def report(mechanism: Mechanism | RandomizedResponse, *, delta: float = 1e-5, ka
     rtm_dimension = check_positive_int("rtm_dimension", rtm_dimension)
     rtm_discretization = check_discretization("rtm_discretization", rtm_discretization)
     if isinstance(mechanism, Mechanism) and mechanism.noise == "laplace" and rtm_dimension != 1:
-        raise ValueError(f"rtm_dimension must be 1 for Laplace noise (its RTM statistic is one-dimensional), "
+        raise ValueError(f"{spelled('rtm_dimension')} must be 1 for Laplace noise (its RTM statistic is one-dimensional), "
                          f"got {rtm_dimension}")
     if discretization is not None:
         check_discretization("discretization", discretization)
@@ -867,7 +868,7 @@ def _laplace_gdp_and_curve(mechanism: Mechanism, delta, discretization, tail, le
         h *= one / lattice.MAX_ONE_STEP_POINTS
         if h > MAX_DISCRETIZATION:  # the loss 1/b per step spans more than the coarsest lattice's reach
             b = mechanism.noise_multiplier
-            raise ValueError(f"noise_multiplier {b!r} is too small for Laplace noise: its privacy loss of 1/b = "
+            raise ValueError(f"{spelled('noise_multiplier')} {b!r} is too small for Laplace noise: its privacy loss of 1/b = "
                              f"{1 / b:.3g} per step needs a lattice spacing of {h:.3g}, above the largest, "
                              f"{MAX_DISCRETIZATION:g} (every reading is then vacuous: TPR 1 at every FPR)")
         warnings = (f"the lattice spacing was coarsened to {h:.3g} to keep one step below "

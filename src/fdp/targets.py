@@ -38,7 +38,7 @@ from .curves import gdp, mia, tradeoff
 from .formatting import ULPS_DOWN
 from .intervals import Interval
 from .result import Result
-from .validation import check_discretization, check_open_unit, check_positive, check_positive_int
+from .validation import check_discretization, check_open_unit, check_positive, check_positive_int, spelled
 
 __all__ = ["Target", "Epsilon", "Mu", "Advantage", "TPR", "ReRo", "RTMTPR", "TARGETS", "named", "EPSILON_MAX_POINTS"]
 
@@ -221,7 +221,8 @@ def _check_level(target: Target, level_name: str):
     object.__setattr__(target, level_name, level)
     value = check_open_unit(target.name, target.value)
     if value <= level:
-        raise ValueError(f"{target.name} must exceed {level_name} (every mechanism reaches {level_name} = {level:g}), "
+        raise ValueError(f"{spelled(target.name)} must exceed {spelled(level_name)} (every mechanism reaches "
+                         f"{level_name} = {level:g}), "
                          f"got {value!r}")
     object.__setattr__(target, "value", value)
 
@@ -480,8 +481,7 @@ class RTMTPR(_AtLevel, Target):
         return 1e-4
 
     def _curve(self, mechanism: Mechanism, h: float, pessimistic: bool):
-        j = rtm.tensor_composition("gaussian", 1.0 / mechanism.noise_multiplier, mechanism.sampling_rate,
-                                   mechanism.steps, self.dimension, discretization=h, pessimistic=pessimistic)
+        j = rtm.tensor_composition(mechanism, self.dimension, discretization=h, pessimistic=pessimistic)
         return tradeoff.symmetrise(j)
 
     def lattice(self, mechanism: Mechanism, discretization: float) -> float:
@@ -533,7 +533,7 @@ def named(name: str, value: float, level: float | None = None, *, delta: float =
         if level is not None and not level_names:
             raise ValueError(f"{name} takes no level (an FPR or a prior), got {level!r}")
         if level is None and level_names:
-            raise ValueError(f"{name} needs its {level_names[0]}")
+            raise ValueError(f"{spelled(level_names[0])} is required with {spelled(name)}")
         kwargs = {level_names[0]: level} if level_names else {}
         if cls is Epsilon:
             kwargs["delta"] = delta

@@ -7,8 +7,10 @@ returning NaN or silently clamping.
 
 from __future__ import annotations
 
+import contextvars
 import importlib
 import numbers
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -28,15 +30,72 @@ __all__ = [
     "as_real_array",
     "check_seed",
     "ResourceLimitError",
+    "spelled",
+    "spelled_as",
 ]
+
+#: How the caller spells each parameter's name (set by :func:`spelled_as`; empty: the library's own names).
+_SPELLING = contextvars.ContextVar("fdp_spelling", default={})
+
+
+@contextmanager
+def spelled_as(names: dict[str, str]):
+    """Within the block, error messages name the parameters of ``names`` as the caller spells them.
+
+    A caller that takes the library's parameters under other names (the command line's flags, a notebook's
+    parameters) says so once, and every message of the package that names one of those parameters uses the caller's
+    name: the message is written that way, never rewritten afterwards.
+
+    Parameters
+    ----------
+    names : dict of str to str
+        The library's parameter name to the caller's (``{"noise_multiplier": "--noise-multiplier"}``).
+
+    Returns
+    -------
+    contextlib.AbstractContextManager
+
+    Examples
+    --------
+    >>> with spelled_as({"steps": "--steps"}):
+    ...     check_positive_int("steps", 0)
+    Traceback (most recent call last):
+    ...
+    ValueError: --steps must be an integer >= 1, got 0
+    """
+    token = _SPELLING.set({**_SPELLING.get(), **names})
+    try:
+        yield
+    finally:
+        _SPELLING.reset(token)
+
+
+def spelled(name: str) -> str:
+    """``name`` as the caller spells it (:func:`spelled_as`), for an error message.
+
+    Parameters
+    ----------
+    name : str
+        The library's name of a parameter.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> spelled("noise_multiplier")
+    'noise_multiplier'
+    """
+    return _SPELLING.get().get(name, name)
 
 
 def _as_float(name: str, value) -> float:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{name} must be a real number, got {value!r}")
+        raise ValueError(f"{spelled(name)} must be a real number, got {value!r}")
     value = float(value)
     if not np.isfinite(value):
-        raise ValueError(f"{name} must be finite, got {value!r}")
+        raise ValueError(f"{spelled(name)} must be finite, got {value!r}")
     return value
 
 
@@ -62,7 +121,7 @@ def check_positive(name: str, value) -> float:
     """
     value = _as_float(name, value)
     if value <= 0:
-        raise ValueError(f"{name} must be > 0, got {value!r}")
+        raise ValueError(f"{spelled(name)} must be > 0, got {value!r}")
     return value
 
 
@@ -85,7 +144,7 @@ def check_nonnegative(name: str, value) -> float:
     """
     value = _as_float(name, value)
     if value < 0:
-        raise ValueError(f"{name} must be >= 0, got {value!r}")
+        raise ValueError(f"{spelled(name)} must be >= 0, got {value!r}")
     return value
 
 
@@ -108,7 +167,7 @@ def check_probability(name: str, value) -> float:
     """
     value = _as_float(name, value)
     if not 0.0 <= value <= 1.0:
-        raise ValueError(f"{name} must lie in [0, 1], got {value!r}")
+        raise ValueError(f"{spelled(name)} must lie in [0, 1], got {value!r}")
     return value
 
 
@@ -133,7 +192,7 @@ def check_sampling_rate(name: str, value) -> float:
     """
     value = _as_float(name, value)
     if not 0.0 < value <= 1.0:
-        raise ValueError(f"{name} must lie in (0, 1], got {value!r}")
+        raise ValueError(f"{spelled(name)} must lie in (0, 1], got {value!r}")
     return value
 
 
@@ -165,9 +224,9 @@ def check_discretization(name: str, value) -> float:
     """
     value = _as_float(name, value)
     if not 0.0 < value <= MAX_DISCRETIZATION:
-        raise ValueError(f"{name} must lie in (0, {MAX_DISCRETIZATION:g}] (a loss lattice spacing, in nats), got {value!r}")
+        raise ValueError(f"{spelled(name)} must lie in (0, {MAX_DISCRETIZATION:g}] (a loss lattice spacing, in nats), got {value!r}")
     if value < MIN_DISCRETIZATION:  # a loss range over it overflows the count of lattice points
-        raise ValueError(f"{name} must be at least {MIN_DISCRETIZATION:g} (a loss lattice spacing, in nats: below it "
+        raise ValueError(f"{spelled(name)} must be at least {MIN_DISCRETIZATION:g} (a loss lattice spacing, in nats: below it "
                          f"the count of lattice points over a loss range overflows), got {value!r}")
     return value
 
@@ -204,10 +263,10 @@ def check_subsampled_range(noise_multiplier: float, sampling_rate: float) -> Non
         why = ("below it the privacy loss of one step passes e^(10^6) (far from private)" if noise_multiplier < low
                else "above it one step's privacy loss is below the float resolution of the lattice (within 1e-8 "
                     "of perfectly private)")
-        raise ValueError(f"noise_multiplier must lie in [{low:g}, {high:g}] for a subsampled mechanism (sampling_rate "
+        raise ValueError(f"{spelled('noise_multiplier')} must lie in [{low:g}, {high:g}] for a subsampled mechanism (sampling_rate "
                          f"< 1), got {noise_multiplier!r}: {why}")
     if sampling_rate < SUBSAMPLED_RATE_MIN:
-        raise ValueError(f"sampling_rate must be 1 or lie in [{SUBSAMPLED_RATE_MIN:g}, 1), got {sampling_rate!r}: "
+        raise ValueError(f"{spelled('sampling_rate')} must be 1 or lie in [{SUBSAMPLED_RATE_MIN:g}, 1), got {sampling_rate!r}: "
                          f"below it one step's privacy loss is below the float resolution of the lattice (within "
                          f"{sampling_rate:.1g} x (e^(1/sigma^2) - 1)^(1/2) of perfectly private)")
 
@@ -233,7 +292,7 @@ def check_open_unit(name: str, value) -> float:
     """
     value = _as_float(name, value)
     if not 0.0 < value < 1.0:
-        raise ValueError(f"{name} must lie in (0, 1), got {value!r}")
+        raise ValueError(f"{spelled(name)} must lie in (0, 1), got {value!r}")
     return value
 
 
@@ -261,18 +320,18 @@ def check_positive_int(name: str, value) -> int:
     ValueError: steps must be an integer >= 1, got 3.0
     """
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+        raise ValueError(f"{spelled(name)} must be an integer >= 1, got {value!r}")
     if value < 1:
-        raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+        raise ValueError(f"{spelled(name)} must be an integer >= 1, got {value!r}")
     if value > MAX_INT:
-        raise ValueError(f"{name} must be an integer <= 2^53 = {MAX_INT}, got {value!r}")
+        raise ValueError(f"{spelled(name)} must be an integer <= 2^53 = {MAX_INT}, got {value!r}")
     return int(value)
 
 
 def _reject_bools(name: str, values) -> None:
     """Refuse ``True``/``False`` anywhere in a (nested) list or tuple: they are not numbers here."""
     if isinstance(values, (bool, np.bool_)):
-        raise ValueError(f"{name} must hold real numbers, got the boolean {values!r}")
+        raise ValueError(f"{spelled(name)} must hold real numbers, got the boolean {values!r}")
     if isinstance(values, (list, tuple)):
         for v in values:
             _reject_bools(name, v)
@@ -303,25 +362,25 @@ def as_real_array(name: str, values, *, allow_empty: bool = False) -> np.ndarray
     ValueError: kappa must be a real number or an array of real numbers, got the string '0.1'
     """
     if values is None:
-        raise ValueError(f"{name} must be a real number or an array of real numbers, got None")
+        raise ValueError(f"{spelled(name)} must be a real number or an array of real numbers, got None")
     if isinstance(values, (str, bytes)):
-        raise ValueError(f"{name} must be a real number or an array of real numbers, got the string {values!r}")
+        raise ValueError(f"{spelled(name)} must be a real number or an array of real numbers, got the string {values!r}")
     _reject_bools(name, values)
     try:
         raw = np.asarray(values)
     except (ValueError, TypeError) as exc:  # ragged nested lists
-        raise ValueError(f"{name} must be a real number or a regular array of real numbers ({exc})") from None
+        raise ValueError(f"{spelled(name)} must be a real number or a regular array of real numbers ({exc})") from None
     if raw.dtype.kind not in "iuf":
         kind = {"b": "booleans", "c": "complex numbers", "U": "strings", "S": "strings", "O": "objects"}.get(
             raw.dtype.kind, f"dtype {raw.dtype}"
         )
-        raise ValueError(f"{name} must hold real numbers, got {kind}: {values!r}"[:300])
+        raise ValueError(f"{spelled(name)} must hold real numbers, got {kind}: {values!r}"[:300])
     arr = raw.astype(float)
     if arr.size == 0 and not allow_empty:
-        raise ValueError(f"{name} must not be empty")
+        raise ValueError(f"{spelled(name)} must not be empty")
     bad = ~np.isfinite(arr)
     if np.any(bad):
-        raise ValueError(f"{name} must be finite, got {float(arr[bad].flat[0])!r}")
+        raise ValueError(f"{spelled(name)} must be finite, got {float(arr[bad].flat[0])!r}")
     return arr
 
 
@@ -358,7 +417,7 @@ def check_array_in(name: str, values, low: float, high: float, *, open_low=False
     if np.any(bad):
         first = arr[bad].flat[0]
         interval = ("(" if open_low else "[") + f"{low:g}, {high:g}" + (")" if open_high or np.isinf(high) else "]")
-        raise ValueError(f"{name} must lie in {interval}, got {float(first)!r}")
+        raise ValueError(f"{spelled(name)} must lie in {interval}, got {float(first)!r}")
     return arr
 
 
@@ -380,7 +439,7 @@ def check_seed(name: str, value) -> int:
     7
     """
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or value < 0:
-        raise ValueError(f"{name} must be an integer >= 0, got {value!r}")
+        raise ValueError(f"{spelled(name)} must be an integer >= 0, got {value!r}")
     return int(value)
 
 

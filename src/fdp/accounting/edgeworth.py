@@ -110,6 +110,7 @@ from ..curves.tradeoff import TradeOffCurve
 from ..validation import (
     check_array_in,
     check_positive_int,
+    spelled,
 )
 from .privacy_loss import Mechanism, loss_cumulants, takes_mechanism
 
@@ -133,7 +134,7 @@ _ZGRID = np.linspace(-_ZMAX, _ZMAX, 16001)  # step 0.005 for the sign scan of th
 
 def _check_order(order) -> int:
     if isinstance(order, bool) or not isinstance(order, numbers.Integral) or not 0 <= order <= MAX_ORDER:
-        raise ValueError(f"order must be an integer in 0..{MAX_ORDER}, got {order!r}")
+        raise ValueError(f"{spelled('order')} must be an integer in 0..{MAX_ORDER}, got {order!r}")
     return int(order)
 
 
@@ -251,7 +252,7 @@ class EdgeworthSeries:
             raise ValueError(
                 f"the order-{self.order} Edgeworth series (N={self.steps}, standardised cumulants "
                 f"{np.round(self.standardised, 4).tolist()}) has a negative density at its own mean: it is "
-                "not a distribution; use a lower order or an exact accountant (fdp.accounting.pld)"
+                f"not a distribution; use a lower {spelled('order')} or an exact accountant (fdp.accounting.pld)"
             )
         neg = d <= 0
         below = np.flatnonzero(neg[:mid])
@@ -420,7 +421,7 @@ class EdgeworthCurve(TradeOffCurve):
             raise ValueError(
                 f"{self.name}: {what}={v:.6g} needs the Edgeworth series outside the range of the loss where both "
                 f"truncated series are valid CDFs (s in [{lo:.6g}, {hi:.6g}], i.e. {what} in "
-                f"[{rng[0]:.6g}, {rng[1]:.6g}]); use a lower order, more steps or an exact accountant (fdp.accounting.pld)"
+                f"[{rng[0]:.6g}, {rng[1]:.6g}]); use a lower {spelled('order')}, more {spelled('steps')} or an exact accountant (fdp.accounting.pld)"
             )
 
     def _critical_h0(self, alpha: float) -> float:

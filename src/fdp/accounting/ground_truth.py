@@ -104,7 +104,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 from ..result import Result
-from ..validation import check_array_in
+from ..validation import check_array_in, spelled
 from .onestep import OneStep, tail_x
 from .privacy_loss import Mechanism, subsampled, takes_mechanism
 
@@ -742,7 +742,7 @@ def gamma_ground_truth(mechanism: Mechanism, kappa, grid: int = 1000, dps: int =
     noise, noise_multiplier, p, steps = mechanism.args
     kap = check_array_in("kappa", kappa, 0.0, 1.0, open_low=True, open_high=True)
     if kap.size == 0:
-        raise ValueError("kappa must not be empty")
+        raise ValueError(f"{spelled('kappa')} must not be empty")
     grid = _check_int("grid", grid, 3, 10**6)
     dps = _check_int("dps", dps, 15, 200)
 

@@ -29,6 +29,7 @@ from ..validation import (
     check_discretization,
     check_open_unit,
     check_subsampled_range,
+    spelled,
 )
 from .onestep import U
 from .privacy_loss import Mechanism, log_ratio, subsampled, takes_mechanism
@@ -598,7 +599,7 @@ def compose(l_0, h, masses, infinite, steps, pessimistic, tail):
         return l_0, masses, infinite, 0.0
     window = chernoff_window(masses, steps, tail)  # once: the check and the FFT share it
     check_lattice_points(float(window[1] - window[0] + 1), f"composing {steps} steps on a lattice of spacing {h:g}",
-                         "use fewer steps or a larger discretization")
+                         f"use fewer {spelled('steps')} or a larger {spelled('discretization')}")
     shift, out, per_coefficient = self_convolve(masses, steps, tail, window)
     with np.errstate(divide="ignore"):  # all mass at +inf: log1p(-1) = -inf, and the composition's is 1
         inf_mass = -np.expm1(steps * np.log1p(-min(infinite, 1.0))) if infinite > 0 else 0.0

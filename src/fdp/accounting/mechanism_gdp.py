@@ -27,7 +27,7 @@ from ..formatting import ULPS_DOWN
 from ..intervals import Interval
 from ..parallel import check_n_jobs, run
 from ..result import Result
-from ..validation import check_array_in, check_discretization, check_open_unit, check_positive, check_positive_int, check_sampling_rate
+from ..validation import check_array_in, check_discretization, check_open_unit, check_positive, check_positive_int, check_sampling_rate, spelled
 from . import accountants
 from .pld import certified_lower_curve, default_discretization, mechanism_pld, mechanism_tradeoff, tradeoff_curve
 from .privacy_loss import Mechanism, takes_mechanism
@@ -354,7 +354,7 @@ def mu_and_regret_closed_form(noise: Literal["gaussian", "laplace", "randomized-
     eps = float(check_array_in("epsilon", epsilon, 0.0, 700.0, open_low=True))
     if noise != "gaussian":
         if delta is not None:
-            raise ValueError(f"delta does not apply to {noise} (pure eps-DP)")
+            raise ValueError(f"{spelled('delta')} does not apply to {noise} (pure eps-DP)")
         mu = float(mu_laplace(eps) if noise == "laplace" else mu_pure_dp(eps))
         curve = conversions.laplace_tradeoff(eps) if noise == "laplace" else conversions.randomized_response(eps)
         # below 1e-290 the closed forms' relative rounding vanishes in subnormals: 0 is the lower end there

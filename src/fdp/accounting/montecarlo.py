@@ -35,6 +35,7 @@ from ..validation import (
     check_open_unit,
     check_positive_int,
     check_seed,
+    spelled,
 )
 from .privacy_loss import Mechanism, log_ratio, subsampled, takes_mechanism
 
@@ -125,8 +126,8 @@ def _check_setup(mechanism, samples):
     samples = check_positive_int("samples", samples)
     if samples * steps > MAX_DRAWS:
         raise ResourceLimitError(
-            f"samples * steps = {samples * steps:.3g} noise draws exceed the limit of {MAX_DRAWS:.3g} "
-            "(about a minute a core): use fewer samples or an accountant (fdp.accounting.pld)"
+            f"{spelled('samples')} * {spelled('steps')} = {samples * steps:.3g} noise draws exceed the limit of {MAX_DRAWS:.3g} "
+            f"(about a minute a core): use fewer {spelled('samples')} or an accountant (fdp.accounting.pld)"
         )
     return mechanism, samples
 
@@ -155,8 +156,8 @@ def check_samples_for_kappa(samples: int, kappa, name: str = "samples") -> None:
     k = float(np.min(kappa))
     if k * samples < MIN_KEPT:
         raise ValueError(
-            f"{name}={samples} is too few for kappa={k:g}: Algorithm 1 keeps the ceil(kappa * samples) largest "
-            f"ratios and needs at least {MIN_KEPT} of them, i.e. {name} >= {int(np.ceil(MIN_KEPT / k)):d}"
+            f"{spelled(name)}={samples} is too few for {spelled('kappa')}={k:g}: Algorithm 1 keeps the ceil(kappa * samples) largest "
+            f"ratios and needs at least {MIN_KEPT} of them, i.e. {spelled(name)} >= {int(np.ceil(MIN_KEPT / k)):d}"
         )
 
 

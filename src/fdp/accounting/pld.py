@@ -55,6 +55,7 @@ from ..validation import (
     check_open_unit,
     check_positive,
     check_positive_int,
+    spelled,
 )
 from . import lattice, onestep
 from .privacy_loss import Mechanism, takes_mechanism
@@ -139,7 +140,7 @@ def mechanism_pld(mechanism: Mechanism, *, discretization: float | None = None, 
 def _mechanism_pld(mechanism: str, noise_multiplier: float, p: float, steps: int, h: float, pessimistic: bool):
     """:func:`mechanism_pld` on checked arguments."""
     what = f"{mechanism} noise {noise_multiplier:g} with sampling rate {p:g}, {steps} steps, discretization {h:g}"
-    hint = "use a larger discretization, fewer steps or more noise"
+    hint = f"use a larger {spelled('discretization')}, fewer {spelled('steps')} or a larger {spelled('noise_multiplier')}"
     lattice.check_lattice_points(lattice.lattice_points(Mechanism(mechanism, noise_multiplier, p), h), what + " (one step)",
                                  hint, lattice.MAX_ONE_STEP_POINTS)
     lattice.check_lattice_points(lattice.lattice_points(Mechanism(mechanism, noise_multiplier, p, steps), h), what, hint)
@@ -450,7 +451,7 @@ def _lattice_frame(mechanism, discretization, level_min, max_grid) -> _Frame:
     lattice.check_lattice_points(
         lattice.lattice_points(Mechanism(noise, noise_multiplier, p, steps), step_h, tail),
         f"the certified bracket of {steps} steps ({noise} noise {noise_multiplier:g}, sampling rate {p:g})",
-        "use fewer steps or a larger discretization" if steps > 1 else "use a larger discretization",
+        (f"use fewer {spelled('steps')} or a larger " if steps > 1 else "use a larger ") + spelled("discretization"),
     )
     return _Frame(noise, noise_multiplier, steps, step, l_pess, l_opt, step_h, grid, tail, level_min)
 

@@ -54,7 +54,7 @@ from scipy.special import ndtri_exp
 
 from ..curves.gdp import mu_laplace
 from ..formatting import ULPS_UP
-from ..validation import check_positive, check_positive_int, check_sampling_rate
+from ..validation import check_positive, check_positive_int, check_sampling_rate, spelled
 
 __all__ = [
     "Mechanism",
@@ -145,7 +145,7 @@ class Mechanism:
         check_noise(self.noise, "noise")
         object.__setattr__(self, "noise_multiplier", check_positive("noise_multiplier", self.noise_multiplier))
         if not math.isfinite(1.0 / self.noise_multiplier):  # mu = 1 / sigma overflows: no reading is a number
-            raise ValueError(f"noise_multiplier must be at least {1.0 / np.finfo(float).max:.3g} (its inverse, the "
+            raise ValueError(f"{spelled('noise_multiplier')} must be at least {1.0 / np.finfo(float).max:.3g} (its inverse, the "
                              f"effect size, overflows double precision below), got {self.noise_multiplier!r}")
         object.__setattr__(self, "sampling_rate", check_sampling_rate("sampling_rate", self.sampling_rate))
         object.__setattr__(self, "steps", check_positive_int("steps", self.steps))
@@ -209,7 +209,7 @@ class Mechanism:
         chi2 = chi2_divergence(self.noise, self.noise_multiplier)
         value = self.sampling_rate * math.sqrt(self.steps * chi2) if math.isfinite(chi2) else math.inf
         if not math.isfinite(value):
-            raise ValueError(f"the CLT effect size overflows for noise_multiplier={self.noise_multiplier!r} "
+            raise ValueError(f"the CLT effect size overflows for {spelled('noise_multiplier')}={self.noise_multiplier!r} "
                              f"(chi^2 divergence {chi2!r})")
         return value
 
@@ -343,7 +343,7 @@ class RandomizedResponse:
     def __post_init__(self):
         epsilon = check_positive("epsilon", self.epsilon)
         if epsilon > 700.0:
-            raise ValueError(f"epsilon must be at most 700 (e^epsilon overflows beyond), got {epsilon!r}")
+            raise ValueError(f"{spelled('epsilon')} must be at most 700 (e^epsilon overflows beyond), got {epsilon!r}")
         object.__setattr__(self, "epsilon", epsilon)
 
     def __str__(self) -> str:
@@ -516,7 +516,7 @@ def sample_privacy_loss(mechanism: Mechanism, hypothesis: str, size: int, seed=0
     elif isinstance(seed, numbers.Integral) and not isinstance(seed, bool) and seed >= 0:
         rng = np.random.default_rng(int(seed))
     else:
-        raise ValueError(f"seed must be an integer >= 0 or a numpy.random.Generator, got {seed!r}")
+        raise ValueError(f"{spelled('seed')} must be an integer >= 0 or a numpy.random.Generator, got {seed!r}")
     x = noise_multiplier * (rng.standard_normal(size) if noise == "gaussian" else rng.laplace(size=size))
     if hypothesis == "H1":
         x = x + (rng.random(size) < p)
@@ -701,7 +701,8 @@ def loss_cumulants(mechanism: Mechanism, hypothesis: str = "H0", method: str = "
             one = np.full(6, np.nan)
     if not np.all(np.isfinite(one)) or one[1] <= 0.0:
         raise ValueError(
-            f"the privacy loss of noise={noise!r}, noise_multiplier={noise_multiplier!r}, sampling_rate={p!r} has "
+            f"the privacy loss of noise={noise!r}, {spelled('noise_multiplier')}={noise_multiplier!r}, "
+            f"{spelled('sampling_rate')}={p!r} has "
             f"cumulants that cannot be computed in double precision (got {one.tolist()})"
         )
     return steps * one

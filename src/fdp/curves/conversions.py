@@ -21,6 +21,7 @@ from ..validation import (
     check_nonnegative,
     check_positive,
     check_positive_int,
+    spelled,
 )
 from . import gdp
 from .tradeoff import PiecewiseLinear, check_piecewise, eps_delta
@@ -72,7 +73,7 @@ def laplace_tradeoff(mu: float, points: int = 2000) -> PiecewiseLinear:
     """
     mu = float(check_eps("mu", mu))
     if mu == 0.0:
-        raise ValueError("mu must be > 0 for laplace_tradeoff (mu = 0 is the identity curve)")
+        raise ValueError(f"{spelled('mu')} must be > 0 for laplace_tradeoff (mu = 0 is the identity curve)")
     points = check_positive_int("points", points)
     corner = 0.5 * np.exp(-mu)
     mid = np.geomspace(corner, 0.5, points + 2)[1:-1]
@@ -175,7 +176,7 @@ def profile_to_tradeoff(epsilon, deltas, name: str = "privacy profile") -> Piece
     e = check_eps("epsilon", np.atleast_1d(epsilon))
     d = check_array_in("deltas", np.atleast_1d(deltas), 0.0, 1.0)
     if e.ndim != 1 or e.shape != d.shape:
-        raise ValueError(f"epsilon and deltas must be 1-d arrays of the same length, got {e.shape} and {d.shape}")
+        raise ValueError(f"{spelled('epsilon')} and deltas must be 1-d arrays of the same length, got {e.shape} and {d.shape}")
     slopes = np.concatenate([-np.exp(e), -np.exp(-e), [0.0]])
     intercepts = np.concatenate([1.0 - d, np.exp(-e) * (1.0 - d), [0.0]])
     xs, ys = _upper_envelope(slopes, intercepts)
@@ -483,7 +484,7 @@ def profile_divergence(epsilon, delta, delta_rep) -> float:
     d = check_array_in("delta", np.atleast_1d(delta), 0.0, 1.0)
     r = check_array_in("delta_rep", np.atleast_1d(delta_rep), 0.0, 1.0)
     if not (e.ndim == 1 and e.shape == d.shape == r.shape):
-        raise ValueError(f"epsilon, delta and delta_rep must be 1-d arrays of one length, got {e.shape}, {d.shape}, {r.shape}")
+        raise ValueError(f"{spelled('epsilon')}, delta and delta_rep must be 1-d arrays of one length, got {e.shape}, {d.shape}, {r.shape}")
     return float(max(0.0, np.max((r - d) / (1.0 + np.exp(e)))))
 
 

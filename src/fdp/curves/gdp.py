@@ -75,6 +75,7 @@ from ..validation import (
     check_array_in,
     check_eps,
     check_nonnegative,
+    spelled,
 )
 from .tradeoff import PiecewiseLinear, check_piecewise, fixed_point
 from .tradeoff import symmetrise as _symmetrise
@@ -309,7 +310,7 @@ def mu_from_eps_delta(epsilon, delta, side: str = "upper"):
             break
         lo = np.where(low, lo - 2.0, lo)
     else:
-        raise ValueError(f"delta={float(np.min(delta))!r} is too small to be inverted in double precision")
+        raise ValueError(f"{spelled('delta')}={float(np.min(delta))!r} is too small to be inverted in double precision")
     for _ in range(400):
         high = fun(hi) <= delta
         if not np.any(high):
@@ -376,7 +377,7 @@ def eps_from_mu_delta(mu, delta, side: str = "upper"):
     unreachable = _gaussian_delta(hi, mu) > delta
     if np.any(unreachable):
         i = int(np.argmax(unreachable))
-        raise ValueError(f"mu={float(mu.flat[i])!r} with delta={float(delta.flat[i])!r} needs eps > {_EPS_SEARCH_MAX:g}")
+        raise ValueError(f"{spelled('mu')}={float(mu.flat[i])!r} with delta={float(delta.flat[i])!r} needs eps > {_EPS_SEARCH_MAX:g}")
     lo, hi = bisect_increasing(neg, -delta, lo, hi)
     mu_flat, delta_flat = mu.ravel(), delta.ravel()
     if side == "upper":  # moved up (if ever) until exact arithmetic puts it at or above the smallest eps
@@ -406,7 +407,7 @@ def _floor_points(a: np.ndarray, b: np.ndarray, p: np.ndarray, floor: float, nam
     if b_at < floor:
         raise ValueError(
             f"{name} passes below the point (alpha, beta) = ({floor:g}, {floor:g}) (f({floor:g}) = {b_at:.3g}): "
-            f"no level with alpha >= {floor:g} and beta >= {floor:g} is left for the alpha floor tail={floor:g}; "
+            f"no level with alpha >= {floor:g} and beta >= {floor:g} is left for the alpha floor {spelled('tail')}={floor:g}; "
             "pass a smaller tail (or tail=0 for the exact curve)"
         )
     p_at = float(np.interp(floor, a, p))

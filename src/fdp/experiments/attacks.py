@@ -15,7 +15,7 @@ from scipy.stats import beta as beta_dist
 from ..accounting.privacy_loss import subsampled
 from ..intervals import Interval
 from ..result import Unpacks
-from ..validation import check_positive, check_positive_int, check_sampling_rate
+from ..validation import check_positive, check_positive_int, check_sampling_rate, spelled
 from . import dpsgd
 
 __all__ = [
@@ -196,9 +196,9 @@ def compare_to_curve(alpha, beta, curve, z: float = 3.0) -> CurveComparison:
     a = np.asarray(alpha, dtype=np.float64)
     b = np.asarray(beta, dtype=np.float64)
     if a.ndim != 2 or a.shape != b.shape or a.shape[0] < 2:
-        raise ValueError(f"alpha and beta must share a shape (repetitions >= 2, thresholds), got {a.shape} and {b.shape}")
+        raise ValueError(f"{spelled('alpha')} and beta must share a shape (repetitions >= 2, thresholds), got {a.shape} and {b.shape}")
     if np.any((a < 0) | (a > 1) | (b < 0) | (b > 1)):
-        raise ValueError("alpha and beta must lie in [0, 1]")
+        raise ValueError(f"{spelled('alpha')} and beta must lie in [0, 1]")
     z = check_positive("z", z)
     reps = a.shape[0]
     a_mean, b_mean = a.mean(axis=0), b.mean(axis=0)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..validation import check_positive_int, optional_import
+from ..validation import check_positive_int, optional_import, spelled
 
 __all__ = ["Dataset", "mnist", "digits", "uniform_noise_like", "diabetes", "one_feature_classification"]
 
@@ -92,7 +92,7 @@ def _subset(x, y, n, seed, name):
     if n > len(y):
         raise ValueError(f"n must be <= {len(y)} (the number of {name} images), got {n}")
     if seed is None:
-        raise ValueError("seed must be given when n selects a random subset")
+        raise ValueError(f"{spelled('seed')} must be given when n selects a random subset")
     idx = np.random.default_rng(seed).choice(len(y), size=n, replace=False)
     return x[idx], y[idx]
 

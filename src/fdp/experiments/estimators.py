@@ -23,7 +23,7 @@ import numpy as np
 from ..accounting import edgeworth, montecarlo, pld, rtm
 from ..accounting.privacy_loss import Mechanism, subsampled, takes_mechanism
 from ..curves import rero, tradeoff
-from ..validation import check_array_in, check_open_unit
+from ..validation import check_array_in, check_open_unit, spelled
 
 __all__ = ["certified_gamma", "edgeworth_gamma", "figure_epsilon", "GammaSweep", "gamma_sweep", "GammaCurves", "gamma_curves",
            "gamma_threat_models"]
@@ -122,7 +122,7 @@ def figure_epsilon(mechanism: Mechanism, delta: float, discretization: float = 1
         return float(steps * subsampled(1.0 / b, p))
     eps = pld.epsilon_for_delta(pld.mechanism_pld(mechanism, discretization=discretization), delta)
     if not np.isfinite(eps):
-        raise ValueError(f"delta={delta!r} lies below what the PLD at discretization={discretization!r} resolves (its epsilon "
+        raise ValueError(f"{spelled('delta')}={delta!r} lies below what the PLD at discretization={discretization!r} resolves (its epsilon "
                          "is infinite there); take a larger delta")
     return eps
 
@@ -358,10 +358,10 @@ def gamma_threat_models(mechanism: Mechanism, kappa: float, dimension: int = 1, 
     >>> bool(0.1 <= g["rtm"] <= g["dp"] < 1)
     True
     """
-    noise, sigma, rate, steps = mechanism.args
+    noise = mechanism.noise
     if noise != "gaussian":
         raise ValueError(f"mechanism: the RTM curves here are for Gaussian noise, got {noise!r}")
     kappa = check_open_unit("kappa", kappa)
     dp = pld.tradeoff_curve(pld.mechanism_pld(mechanism, discretization=discretization), "add")
-    relaxed = rtm.tensor_composition("gaussian", 1.0 / sigma, rate, steps, dimension, discretization=rtm_discretization)
+    relaxed = rtm.tensor_composition(mechanism, dimension, discretization=rtm_discretization)
     return dict(dp=float(rero.gamma(dp, kappa)), rtm=float(rero.gamma(relaxed, kappa)), edgeworth=float(edgeworth_gamma(mechanism, kappa)))

@@ -32,7 +32,7 @@ from ..accounting import pld
 from ..accounting.privacy_loss import Mechanism
 from ..curves import gdp, rero, tradeoff
 from ..parallel import Execution, check_execution, children, chunks, run
-from ..validation import check_discretization, check_open_unit, check_positive, check_positive_int
+from ..validation import check_discretization, check_open_unit, check_positive, check_positive_int, spelled
 from . import attacks, dpsgd, inversion
 
 __all__ = ["ATTACKS", "GameResult", "check_split", "prior_game", "gradient_reconstructions", "nearest_prior_success",
@@ -457,7 +457,7 @@ def full_batch_noise(epsilon: float, delta: float, steps: int) -> float:
     steps = check_positive_int("steps", steps)
     epsilon = check_positive("epsilon", epsilon)
     if not 1e-300 <= check_open_unit("delta", delta):
-        raise ValueError(f"delta must be at least 1e-300 (a smaller one cannot be inverted accurately), got {delta!r}")
+        raise ValueError(f"{spelled('delta')} must be at least 1e-300 (a smaller one cannot be inverted accurately), got {delta!r}")
     return float(np.sqrt(steps) / gdp.mu_from_eps_delta(epsilon, delta))
 
 

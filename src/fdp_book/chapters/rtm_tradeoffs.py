@@ -263,17 +263,20 @@ def estimate(p: dict, grid) -> None:
     sgm, h, h_pld = p["sgm"], p["discretization"], p["pld_discretization"]
     rate, steps = p["power_p"], p["power_steps"]
 
+    sgm_run = Mechanism("gaussian", 1 / sgm["mu"], sgm["p"], sgm["steps"])
+
     def figure1e():
         for pessimistic in (True, False):
-            rtm.tensor_composition("gaussian", sgm["mu"], sgm["p"], sgm["steps"], sgm["d"], discretization=h, pessimistic=pessimistic)
-        pld.mechanism_pld(Mechanism("gaussian", 1 / sgm["mu"], sgm["p"], sgm["steps"]), discretization=h_pld)
+            rtm.tensor_composition(sgm_run, sgm["d"], discretization=h, pessimistic=pessimistic)
+        pld.mechanism_pld(sgm_run, discretization=h_pld)
 
     def power_point(mu):
+        run = Mechanism("gaussian", 1 / mu, rate, steps)
         if steps == 1:
-            rtm.subsampled_gaussian(mu, rate, 1, grid)
+            rtm.subsampled_gaussian(run, 1, grid)
         else:
-            rtm.tensor_composition("gaussian", mu, rate, steps, discretization=h)
-            pld.mechanism_pld(Mechanism("gaussian", 1 / mu, rate, steps), discretization=h_pld)
+            rtm.tensor_composition(run, discretization=h)
+            pld.mechanism_pld(run, discretization=h_pld)
 
     a = p["asymptotic_setting"]
     runtime.estimate([(figure1e, 2), (lambda: power_point(p["power_mu_max"]), 2 * p["power_points"]),

@@ -9,7 +9,7 @@ from scipy.stats import norm
 
 from ...curves import tradeoff
 from ...curves.tradeoff import TradeOffCurve
-from ...validation import check_array_in, check_nonnegative, check_positive, check_positive_int
+from ...validation import check_array_in, check_nonnegative, check_positive, check_positive_int, spelled
 from ..chisquare import SERIES_FROM, Chi2, NoncentralChi2
 from .statistics import Exponential, FoldedLaplace, from_test_statistic
 
@@ -133,7 +133,7 @@ def laplace_branch_error(mu: float, grid) -> dict:
     """
     mu = check_positive("mu", mu)
     if not 1e-6 <= mu <= 300.0:
-        raise ValueError(f"mu must lie in [1e-6, 300] (the two branch points are then apart and the curves finite), got {mu!r}")
+        raise ValueError(f"{spelled('mu')} must lie in [1e-6, 300] (the two branch points are then apart and the curves finite), got {mu!r}")
     direct = from_test_statistic(Exponential(), FoldedLaplace(mu))
     printed, corrected = laplace(mu, branch="printed"), laplace(mu)
     switch_printed, switch_corrected = 0.5 - 0.5 * np.exp(-mu), 0.5 - 0.5 * np.exp(-2 * mu)

@@ -11,7 +11,7 @@ from scipy import special
 from scipy.stats import binom, chi2, ncx2
 
 from ...curves import tradeoff
-from ...validation import check_array_in, check_discretization, check_nonnegative, check_positive_int, check_sampling_rate
+from ...validation import check_array_in, check_discretization, check_positive_int, spelled
 from .. import lattice
 from ..pld import Bracket
 from ..privacy_loss import Mechanism, subsampled, takes_mechanism
@@ -187,11 +187,9 @@ def _one_step_lattice(stat: _MagnitudeStatistic, h: float, pessimistic: bool, ta
 DEFAULT_TAIL = 1e-15
 
 
+@takes_mechanism
 def tensor_composition(
-    noise: str,
-    mu: float,
-    sampling_rate: float = 1.0,
-    steps: int = 1,
+    mechanism: Mechanism,
     dimension: int = 1,
     *,
     discretization: float = 1e-3,
@@ -218,12 +216,9 @@ def tensor_composition(
 
     Parameters
     ----------
-    noise : {"gaussian", "laplace"}
-    mu : float
-        The one-step effect size, >= 0.
-    sampling_rate : float, default 1.0
-        In (0, 1].
-    steps : int, default 1
+    mechanism : Mechanism
+        Gaussian or Laplace noise: the one-step effect size ``mu`` is ``1 / noise_multiplier``, ``p`` the sampling
+        rate, ``N`` the steps.
     dimension : int, default 1
         Dimension (Gaussian only).
     discretization : float, default 1e-3
@@ -245,24 +240,19 @@ def tensor_composition(
     Examples
     --------
     >>> from fdp.accounting.rtm.closed_forms import gaussian
-    >>> one = tensor_composition("gaussian", 1.0, discretization=1e-2)
+    >>> one = tensor_composition(Mechanism("gaussian", 1.0), discretization=1e-2)
     >>> bool(abs(one(0.1) - gaussian(1.0)(0.1)) < 0.01)  # one step: the RTM curve itself, up to the lattice
     True
     """
-    if noise not in ("gaussian", "laplace"):
-        raise ValueError(f"noise must be 'gaussian' or 'laplace', got {noise!r}")
-    mu = check_nonnegative("mu", mu)
-    sampling_rate = check_sampling_rate("sampling_rate", sampling_rate)
-    steps = check_positive_int("steps", steps)
+    noise, noise_multiplier, sampling_rate, steps = mechanism.args
+    mu = 1.0 / noise_multiplier
     d = check_positive_int("dimension", dimension)  # d in the RTM paper
     if noise == "laplace" and d != 1:
-        raise ValueError(f"dimension must be 1 for Laplace noise, got {d}")
+        raise ValueError(f"{spelled('dimension')} must be 1 for Laplace noise, got {d}")
     h = check_discretization("discretization", discretization)
     max_points = check_positive_int("max_points", max_points)
     tail = check_array_in("tail", tail, 0.0, 1e-3, open_low=True).item()
     name = f"RTM {noise} tensor composition mu={mu:g} p={sampling_rate:g} N={steps} d={d}"
-    if mu == 0.0:
-        return tradeoff.piecewise_linear([0.0, 1.0], [1.0, 0.0], name=name)
     stat = _MagnitudeStatistic(noise, mu, sampling_rate, d, tail)
     h = max(h, (stat.l_top - stat.l_min) / max_points)
     l_0, masses, infinite = _one_step_lattice(stat, h, pessimistic, tail)
@@ -323,11 +313,8 @@ def tensor_bracket(
     True
     """
     d = dimension  # d in the RTM paper
-    noise, noise_multiplier, sampling_rate, steps = mechanism.args
-    mu = 1.0 / noise_multiplier
     h = check_discretization("discretization", discretization)
-    lower, upper = (tensor_composition(noise, mu, sampling_rate, steps, d, discretization=spacing,
-                                       pessimistic=side, tail=tail)
+    lower, upper = (tensor_composition(mechanism, d, discretization=spacing, pessimistic=side, tail=tail)
                     for side, spacing in ((True, h), (False, h / OPTIMISTIC_REFINEMENT)))
     return Bracket(lower, upper, h)
 
@@ -336,8 +323,9 @@ def tensor_bracket(
 SUM_STATISTICS = ("norm_of_sum", "sum_of_squares")
 
 
+@takes_mechanism
 def sum_composition(
-    mu: float, sampling_rate: float = 1.0, steps: int = 1, dimension: int = 1, statistic: str = "norm_of_sum", points: int = 3000
+    mechanism: Mechanism, dimension: int = 1, statistic: str = "norm_of_sum", points: int = 3000
 ) -> tradeoff.PiecewiseLinear:
     """Reading (b): the curve of one statistic of all N releases of the subsampled GM (Lemma 8).
 
@@ -360,10 +348,8 @@ def sum_composition(
 
     Parameters
     ----------
-    mu : float
-        ``Delta_2 / sigma``, >= 0.
-    sampling_rate : float, default 1.0
-    steps : int, default 1
+    mechanism : Mechanism
+        Gaussian noise: ``mu = Delta_2 / sigma`` is ``1 / noise_multiplier``, ``p`` the sampling rate, ``N`` the steps.
     dimension : int, default 1
     statistic : {"norm_of_sum", "sum_of_squares"}, default "norm_of_sum"
     points : int, default 3000
@@ -380,13 +366,11 @@ def sum_composition(
     Examples
     --------
     >>> from fdp.accounting.rtm.closed_forms import gaussian
-    >>> curve = sum_composition(1.0, 1.0, steps=4)
+    >>> curve = sum_composition(Mechanism("gaussian", 1.0, 1.0, 4))
     >>> bool(abs(curve(0.1) - gaussian(1.0, steps=4)(0.1)) < 1e-3)  # p = 1: eqs. 47-48
     True
     """
-    mu = check_nonnegative("mu", mu)
-    sampling_rate = check_sampling_rate("sampling_rate", sampling_rate)
-    steps = check_positive_int("steps", steps)
+    mu, sampling_rate, steps = _gaussian(mechanism)
     d = check_positive_int("dimension", dimension)  # d in the RTM paper
     points = check_positive_int("points", points)
     if statistic not in SUM_STATISTICS:
@@ -400,9 +384,6 @@ def sum_composition(
         dof, nc = d, k.astype(float) ** 2 * mu**2 / steps
     else:
         dof, nc = d * steps, k.astype(float) * mu**2
-    if mu == 0.0:
-        return tradeoff.piecewise_linear([0.0, 1.0], [1.0, 0.0], name=name)
-
     def mixture_cdf(x):
         out = np.zeros_like(x)
         for wk, lam in zip(w, nc):
@@ -433,16 +414,21 @@ def sum_composition(
 READINGS = ("tensor", "sum")
 
 
-def composed_curve(mu: float, sampling_rate: float, steps: int, dimension: int = 1, reading: str = "tensor",
-                   **options) -> tradeoff.PiecewiseLinear:
+def _gaussian(mechanism: Mechanism) -> tuple[float, float, int]:
+    """The effect size ``1 / noise_multiplier``, the sampling rate and the steps of Gaussian noise."""
+    if mechanism.noise != "gaussian":
+        raise ValueError(f"mechanism must have Gaussian noise here, got {mechanism.noise!r}")
+    return 1.0 / mechanism.noise_multiplier, mechanism.sampling_rate, mechanism.steps
+
+
+@takes_mechanism
+def composed_curve(mechanism: Mechanism, dimension: int = 1, reading: str = "tensor", **options) -> tradeoff.PiecewiseLinear:
     """The RTM curve ``j_N`` (add direction, not symmetrised) of ``steps`` releases in one of the two readings.
 
     Parameters
     ----------
-    mu : float
-        Effect size ``Delta / sigma`` of one release.
-    sampling_rate : float
-    steps : int
+    mechanism : Mechanism
+        Gaussian noise; the effect size ``Delta / sigma`` of one release is ``1 / noise_multiplier``.
     dimension : int, default 1
     reading : {"tensor", "sum"}, default "tensor"
         :func:`tensor_composition` (reading (a)) or :func:`sum_composition` (reading (b)).
@@ -455,21 +441,21 @@ def composed_curve(mu: float, sampling_rate: float, steps: int, dimension: int =
 
     Examples
     --------
-    >>> j = composed_curve(1.0, 0.5, 4, discretization=1e-2)
+    >>> j = composed_curve(Mechanism("gaussian", 1.0, 0.5, 4), discretization=1e-2)
     >>> bool(j(0.2) <= 0.8)
     True
     """
-    p, d = sampling_rate, dimension
+    _gaussian(mechanism)
     if reading == "tensor":
-        return tensor_composition("gaussian", mu, p, steps, d, **options)
+        return tensor_composition(mechanism, dimension, **options)
     if reading == "sum":
-        return sum_composition(mu, p, steps, d, **options)
+        return sum_composition(mechanism, dimension, **options)
     raise ValueError(f"reading must be one of {READINGS}, got {reading!r}")
 
 
-def composed_subsampled_gaussian(
-    mu: float, sampling_rate: float, steps: int, dimension: int = 1, reading: str = "tensor", **options
-) -> tradeoff.PiecewiseLinear:
+@takes_mechanism
+def composed_subsampled_gaussian(mechanism: Mechanism, dimension: int = 1, reading: str = "tensor",
+                                 **options) -> tradeoff.PiecewiseLinear:
     """``J = C(j_N, j_N^{-1})`` of the N-fold non-adaptively composed SGM under the RTM.
 
     ``reading="tensor"``: ``j_N`` from :func:`tensor_composition` (reading (a), the f-DP tensor
@@ -480,9 +466,8 @@ def composed_subsampled_gaussian(
 
     Parameters
     ----------
-    mu : float
-    sampling_rate : float
-    steps : int
+    mechanism : Mechanism
+        Gaussian noise; the effect size of one release is ``1 / noise_multiplier``.
     dimension : int, default 1
     reading : {"tensor", "sum"}, default "tensor"
     **options
@@ -498,11 +483,12 @@ def composed_subsampled_gaussian(
 
     Examples
     --------
-    >>> curve = composed_subsampled_gaussian(1.0, 0.5, 4, discretization=1e-2)
+    >>> curve = composed_subsampled_gaussian(Mechanism("gaussian", 1.0, 0.5, 4), discretization=1e-2)
     >>> bool(abs(curve(0.2) - curve.inverse(0.2)) < 1e-9)  # symmetrised
     True
     """
     d = dimension  # d in the RTM paper
-    J = tradeoff.symmetrise(composed_curve(mu, sampling_rate, steps, d, reading, **options))  # exact for breakpoints
-    J.name = f"RTM J, composed SGM ({reading}) mu={mu:g} p={sampling_rate:g} N={steps} d={d}"
+    mu, p, steps = _gaussian(mechanism)
+    J = tradeoff.symmetrise(composed_curve(mechanism, d, reading, **options))  # exact for breakpoints
+    J.name = f"RTM J, composed SGM ({reading}) mu={mu:g} p={p:g} N={steps} d={d}"
     return J

@@ -14,10 +14,10 @@ from ...curves import tradeoff
 from ...curves.tradeoff import TradeOffCurve
 from ...formatting import ULPS_DOWN, past_subnormal_rounding
 from ...result import Unpacks
-from ...validation import check_array_in, check_nonnegative, check_positive, check_positive_int, check_sampling_rate
+from ...validation import check_array_in, check_nonnegative, check_positive_int, spelled
 from .. import lattice
 from ..pld import mechanism_pld, tradeoff_curve
-from ..privacy_loss import Mechanism
+from ..privacy_loss import Mechanism, takes_mechanism
 from .closed_forms import gaussian, laplace
 from .composition import composed_subsampled_gaussian, tensor_composition
 from .subsampling import subsampled_gaussian
@@ -25,7 +25,8 @@ from .subsampling import subsampled_gaussian
 __all__ = ["ReleaseCurves", "release_curves", "RELEASES", "powers", "DRResult", "detection_resilience"]
 
 
-def powers(mu: float, alpha: float, grid, *, sampling_rate: float = 1.0, steps: int = 1, discretization: float = 1e-4,
+@takes_mechanism
+def powers(mechanism: Mechanism, alpha: float, grid, *, discretization: float = 1e-4,
            pld_discretization: float = 1e-4) -> dict:
     """The power at ``alpha`` of the relaxed-threat-model adversaries and of the DP one against the Gaussian mechanism
     (d = 1, effect size ``mu``), Poisson-subsampled at ``sampling_rate`` and composed over ``steps``: the RTM paper's
@@ -41,14 +42,12 @@ def powers(mu: float, alpha: float, grid, *, sampling_rate: float = 1.0, steps: 
 
     Parameters
     ----------
-    mu : float
-        Delta / sigma, > 0.
+    mechanism : Mechanism
+        Gaussian noise: ``mu = Delta / sigma`` is ``1 / noise_multiplier``.
     alpha : float
         The type-I error, in (0, 1).
     grid : array_like
         The alpha grid of the symmetrisations.
-    sampling_rate : float, default 1
-    steps : int, default 1
     discretization, pld_discretization : float, default 1e-4
 
     Returns
@@ -62,14 +61,16 @@ def powers(mu: float, alpha: float, grid, *, sampling_rate: float = 1.0, steps: 
 
     Examples
     --------
-    >>> w = powers(2.0, 0.01, np.linspace(0, 1, 501))
+    >>> w = powers(Mechanism("gaussian", 0.5), 0.01, np.linspace(0, 1, 501))
     >>> bool(w["j"] <= w["dp"] and w["J"] <= w["dp"])  # the relaxed adversary is never stronger
     True
     """
-    mu, p = check_positive("mu", mu), check_sampling_rate("sampling_rate", sampling_rate)
-    steps = check_positive_int("steps", steps)
+    noise, noise_multiplier, p, steps = mechanism.args
+    if noise != "gaussian":
+        raise ValueError(f"mechanism must have Gaussian noise here, got {noise!r}")
+    mu = 1.0 / noise_multiplier
     if np.ndim(alpha) != 0:
-        raise ValueError(f"alpha must be one number in (0, 1), got {alpha!r}")
+        raise ValueError(f"{spelled('alpha')} must be one number in (0, 1), got {alpha!r}")
     a = np.array([check_array_in("alpha", alpha, 0.0, 1.0, open_low=True, open_high=True).item()])
     grid = check_array_in("grid", grid, 0.0, 1.0)
     dp_parts = ()  # the curves a symmetrised DP curve lies below
@@ -79,11 +80,11 @@ def powers(mu: float, alpha: float, grid, *, sampling_rate: float = 1.0, steps: 
     elif steps == 1:
         j = tradeoff.subsample(gaussian(mu, 1), p)
         f = tradeoff.subsample(tradeoff.gaussian(mu), p)
-        big_j, dp, dp_parts = subsampled_gaussian(mu, p, 1, grid), tradeoff.symmetrise(f, grid), (f.power(a)[0], 1.0 - f.inverse(a)[0])
+        big_j, dp, dp_parts = subsampled_gaussian(mechanism, 1, grid), tradeoff.symmetrise(f, grid), (f.power(a)[0], 1.0 - f.inverse(a)[0])
     else:
-        j = tensor_composition("gaussian", mu, p, steps, discretization=discretization)
+        j = tensor_composition(mechanism, discretization=discretization)
         big_j = tradeoff.symmetrise(j)
-        dp = tradeoff_curve(mechanism_pld(Mechanism("gaussian", 1 / mu, p, steps), discretization=pld_discretization), "symmetrised")
+        dp = tradeoff_curve(mechanism_pld(mechanism, discretization=pld_discretization), "symmetrised")
     power_j, power_jinv = float(j.power(a)[0]), 1.0 - float(j.inverse(a)[0])
     with np.errstate(over="ignore"):
         clt_mu = p * np.sqrt(steps * np.expm1(mu**2))
@@ -148,7 +149,7 @@ class ReleaseCurves:
 
         Examples
         --------
-        >>> v = release_curves("gaussian", 1.0, grid=np.linspace(0, 1, 1001)).values([0.0, 0.1])
+        >>> v = release_curves(Mechanism("gaussian", 1.0), grid=np.linspace(0, 1, 1001)).values([0.0, 0.1])
         >>> v["j"][0], bool(v["f_dp"][1] <= v["J"][1] <= v["j"][1])
         (1.0, True)
         """
@@ -181,15 +182,17 @@ def _release_model(averaged: bool, steps: int) -> str:
             "the reading of a DP-SGD run's RTM numbers in report and calibrate")
 
 
-def release_curves(noise: Literal["laplace", "gaussian"], mu: float, *, steps: int = 1, dimension: int = 1,
-                   sampling_rate: float = 1.0, release: Literal["tensor", "averaged"] = "tensor",
+@takes_mechanism
+def release_curves(mechanism: Mechanism, *, dimension: int = 1, release: Literal["tensor", "averaged"] = "tensor",
                    grid=None) -> ReleaseCurves:
     """The RTM curves ``j`` and ``J`` of ``steps`` releases of a mechanism, and its DP curve ``f_dp`` for comparison.
 
-    * ``"laplace"``: Laplace noise with ``mu = Delta_1 / b`` (Lemma 2); several steps composed by the tensor
-      product of the one-step curves, ``f_dp`` from the composed PLD.
-    * ``"gaussian"``: Gaussian noise in ``dimension`` dimensions with ``mu = Delta_2 / sigma`` (Lemma 4), each step
-      Poisson-subsampled at ``sampling_rate``.  ``release="tensor"``: DP-SGD's steps composed by the tensor reading
+    The effect size of one step is ``mu = 1 / noise_multiplier``.
+
+    * Laplace noise: ``mu = Delta_1 / b`` (Lemma 2); several steps composed by the tensor product of the one-step
+      curves, ``f_dp`` from the composed PLD.
+    * Gaussian noise in ``dimension`` dimensions with ``mu = Delta_2 / sigma`` (Lemma 4), each step
+      Poisson-subsampled at the sampling rate.  ``release="tensor"``: DP-SGD's steps composed by the tensor reading
       (:func:`~fdp.accounting.rtm.composition.tensor_composition`), ``f_dp`` from the composed PLD (the closed form
       at rate 1).  ``release="averaged"`` (rate 1 only): the steps averaged into one release (Lemma 8: the Gaussian
       mechanism with ``mu sqrt(steps)``).  One release without subsampling is read by the closed forms either way.
@@ -198,14 +201,11 @@ def release_curves(noise: Literal["laplace", "gaussian"], mu: float, *, steps: i
 
     Parameters
     ----------
-    noise : {"laplace", "gaussian"}
-    mu : float
-        Effect size of one step, > 0; at most 100 for Gaussian noise (far beyond any privacy at 40).
-    steps : int, default 1
+    mechanism : Mechanism
+        Laplace noise without subsampling, or Gaussian noise (subsampled with the tensor reading only); the noise
+        multiplier at least 0.01 for Gaussian noise (an effect size of at most 100: far beyond any privacy at 40).
     dimension : int, default 1
         Dimension of the release (1 is the worst case); Laplace: 1 only.
-    sampling_rate : float, default 1.0
-        Gaussian noise with the tensor reading only.
     release : {"tensor", "averaged"}, default "tensor"
         How several steps are read; ``"averaged"`` for Gaussian noise without subsampling only.
     grid : array_like, optional
@@ -223,58 +223,60 @@ def release_curves(noise: Literal["laplace", "gaussian"], mu: float, *, steps: i
 
     Examples
     --------
-    >>> curves = release_curves("gaussian", 1.0)
+    >>> curves = release_curves(Mechanism("gaussian", 1.0))
     >>> round(float(curves.j(0.1)), 4) > round(float(curves.f_dp(0.1)), 4)  # not knowing the target costs power
     True
     """
-    if noise not in ("laplace", "gaussian"):
-        raise ValueError(f"noise must be 'laplace' or 'gaussian', got {noise!r}")
+    noise, noise_multiplier, p, steps = mechanism.args
     if release not in RELEASES:
         raise ValueError(f"release must be one of {RELEASES}, got {release!r}")
     # Gaussian statistics up to MU_MAX; the Laplace curves hold at any finite mu (beyond 745 they are 0 past alpha = 0)
-    mu = float(check_array_in("mu", mu, 0.0, MU_MAX if noise == "gaussian" else np.inf, open_low=True))
-    steps = check_positive_int("steps", steps)
+    if noise == "gaussian" and noise_multiplier < 1.0 / MU_MAX:
+        raise ValueError(f"{spelled('noise_multiplier')} must be at least {1.0 / MU_MAX:g} for Gaussian noise (an effect "
+                         f"size of at most {MU_MAX:g}, where its magnitude statistics stay finite), got {noise_multiplier!r}")
+    if noise not in ("laplace", "gaussian"):
+        raise ValueError(f"mechanism must have Laplace or Gaussian noise, got {noise!r}")
+    mu = 1.0 / noise_multiplier
     d = check_positive_int("dimension", dimension)
-    p = check_sampling_rate("sampling_rate", sampling_rate)
     if noise == "laplace" and release == "averaged":
         raise ValueError("release 'averaged' is Lemma 8's model of Gaussian releases; Laplace noise is read by 'tensor'")
     if noise == "laplace" and d != 1:
-        raise ValueError(f"dimension must be 1 for Laplace noise (Lemma 2 is one-dimensional), got {d!r}")
+        raise ValueError(f"{spelled('dimension')} must be 1 for Laplace noise (Lemma 2 is one-dimensional), got {d!r}")
     if noise == "laplace" and p != 1.0:
-        raise ValueError(f"sampling_rate must be 1 for Laplace noise (its subsampled RTM curve is not built), got {p!r}")
+        raise ValueError(f"{spelled('sampling_rate')} must be 1 for Laplace noise (its subsampled RTM curve is not built), got {p!r}")
     if release == "averaged" and p != 1.0:
-        raise ValueError(f"sampling_rate must be 1 for the averaged release (Lemma 8 averages full releases), got {p!r}")
+        raise ValueError(f"{spelled('sampling_rate')} must be 1 for the averaged release (Lemma 8 averages full releases), got {p!r}")
     averaged = noise == "gaussian" and p == 1.0 and (release == "averaged" or steps == 1)  # the closed forms
     if averaged and mu * math.sqrt(steps) > MU_MAX:  # the averaged release is one of effect mu sqrt(N)
         most = f"{math.floor((MU_MAX / mu) ** 2):,}" if mu > 1e-100 else f"{(MU_MAX / mu) ** 2:.4g}"
-        raise ValueError(f"steps must be at most {most} at mu={mu:g}: the averaged release "
+        raise ValueError(f"{spelled('steps')} must be at most {most} at mu={mu:g}: the averaged release "
                          f"of N steps has the effect size mu sqrt(N) (here {mu * math.sqrt(steps):.4g}), and its "
                          f"statistic's laws are evaluated up to {MU_MAX:g}")
     grid = tradeoff.default_grid() if grid is None else grid
     full_batch_gaussian = noise == "gaussian" and p == 1.0  # f_dp: the closed form G_{mu sqrt(N)}
     if not averaged and steps > 1 and not full_batch_gaussian:  # f_dp from a composed PLD: size first
-        lattice.check_lattice_points(lattice.lattice_points(Mechanism(noise, 1.0 / mu, p, steps), 1e-4), "the DP curve f_dp",
-                                     "use fewer steps or a smaller mu")
+        lattice.check_lattice_points(lattice.lattice_points(mechanism, 1e-4), "the DP curve f_dp",
+                                     f"use fewer {spelled('steps')} or a larger {spelled('noise_multiplier')}")
     if noise == "laplace":
         if steps == 1:
             j, f_dp = laplace(mu), tradeoff.laplace(mu)
         else:
-            j = tensor_composition("laplace", mu, 1.0, steps)
-            f_dp = tradeoff_curve(mechanism_pld(Mechanism("laplace", 1.0 / mu, 1.0, steps), discretization=1e-4), "symmetrised")
+            j = tensor_composition(mechanism)
+            f_dp = tradeoff_curve(mechanism_pld(mechanism, discretization=1e-4), "symmetrised")
         big_j = tradeoff.symmetrise(j, grid)
     elif averaged:
         j, f_dp = gaussian(mu, d, steps), tradeoff.gaussian_composition(mu, steps=steps)
         big_j = tradeoff.symmetrise(j, grid)
     else:
         if steps == 1:
-            j, big_j = tradeoff.subsample(gaussian(mu, d), p), subsampled_gaussian(mu, p, d, grid)
+            j, big_j = tradeoff.subsample(gaussian(mu, d), p), subsampled_gaussian(mechanism, d, grid)
         else:
-            j = tensor_composition("gaussian", mu, p, steps, d)
-            big_j = composed_subsampled_gaussian(mu, p, steps, d)
+            j = tensor_composition(mechanism, d)
+            big_j = composed_subsampled_gaussian(mechanism, d)
         if full_batch_gaussian:
             f_dp = tradeoff.gaussian_composition(mu, steps=steps)
         else:
-            f_dp = tradeoff_curve(mechanism_pld(Mechanism("gaussian", 1.0 / mu, p, steps), discretization=1e-4), "symmetrised")
+            f_dp = tradeoff_curve(mechanism_pld(mechanism, discretization=1e-4), "symmetrised")
     # the RTM adversary is weaker than the DP one (Lemma 6): j and J lie on or above f_dp, so where a lattice j falls
     # below f_dp (a vacuous j = 0 at mu = 1e-10, whose f_dp is 0.9 at alpha 0.1), or a closed form's inverse does (its
     # quantile rounded up where scipy's non-central chi-square underflows: 1e-50 at mu = 38, alpha = 1e-300, where

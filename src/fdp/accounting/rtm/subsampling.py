@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ...curves import tradeoff
 from ...curves.tradeoff import TradeOffCurve
-from ...validation import check_sampling_rate
+from ..privacy_loss import Mechanism, takes_mechanism
 from .closed_forms import gaussian, laplace
 
 __all__ = ["subsampled_gaussian", "subsampled_laplace"]
@@ -22,7 +22,15 @@ def _subsampled(curve: TradeOffCurve, p: float, grid, name: str) -> tradeoff.Pie
     return tradeoff.piecewise_linear(J.alphas, J.betas, name=name, powers=J.powers)
 
 
-def subsampled_gaussian(mu: float, sampling_rate: float, dimension: int = 1, grid=None) -> tradeoff.PiecewiseLinear:
+def _one_step(mechanism: Mechanism, noise: str) -> tuple[float, float]:
+    """The effect size ``1 / noise_multiplier`` and the sampling rate of one step of ``noise``."""
+    if mechanism.noise != noise or mechanism.steps != 1:
+        raise ValueError(f"mechanism must be one step of {noise} noise here, got {mechanism}")
+    return 1.0 / mechanism.noise_multiplier, mechanism.sampling_rate
+
+
+@takes_mechanism
+def subsampled_gaussian(mechanism: Mechanism, dimension: int = 1, grid=None) -> tradeoff.PiecewiseLinear:
     """``J_SGM = C(j_p, j_p^{-1})`` of the Poisson-subsampled GM, one step (Sec. 4, Lemma 9).
 
     ``j_p = T(chi2_d(0), (1-p) chi2_d(0) + p chi2_d(mu^2))`` = ``p j_GM + (1-p)(1-alpha)``
@@ -34,10 +42,9 @@ def subsampled_gaussian(mu: float, sampling_rate: float, dimension: int = 1, gri
 
     Parameters
     ----------
-    mu : float
-        ``Delta_2 / sigma``, >= 0.
-    sampling_rate : float
-        In (0, 1].
+    mechanism : Mechanism
+        One step of Gaussian noise: the effect size ``mu = Delta_2 / sigma`` is ``1 / noise_multiplier``, ``p`` the
+        sampling rate.
     dimension : int, default 1
     grid : array_like, optional
 
@@ -51,16 +58,17 @@ def subsampled_gaussian(mu: float, sampling_rate: float, dimension: int = 1, gri
 
     Examples
     --------
-    >>> curve = subsampled_gaussian(1.0, 0.5)
+    >>> curve = subsampled_gaussian(Mechanism("gaussian", 1.0, 0.5))
     >>> bool(abs(curve(0.1) - curve.inverse(0.1)) < 1e-12)  # symmetric
     True
     """
     d = dimension  # d in the RTM paper
-    sampling_rate = check_sampling_rate("sampling_rate", sampling_rate)
-    return _subsampled(gaussian(mu, d), sampling_rate, grid, f"RTM J, subsampled Gaussian mu={mu:g} d={d} p={sampling_rate:g}")
+    mu, p = _one_step(mechanism, "gaussian")
+    return _subsampled(gaussian(mu, d), p, grid, f"RTM J, subsampled Gaussian mu={mu:g} d={d} p={p:g}")
 
 
-def subsampled_laplace(mu: float, sampling_rate: float, grid=None) -> tradeoff.PiecewiseLinear:
+@takes_mechanism
+def subsampled_laplace(mechanism: Mechanism, grid=None) -> tradeoff.PiecewiseLinear:
     """``J = C(j_p, j_p^{-1})`` of the Poisson-subsampled LM, ``j_p = p j_Lap + (1-p)(1-alpha)``.
 
     Same construction as :func:`subsampled_gaussian` with :func:`~fdp.accounting.rtm.closed_forms.laplace` (Lemma 9; App. 7.1,
@@ -68,10 +76,8 @@ def subsampled_laplace(mu: float, sampling_rate: float, grid=None) -> tradeoff.P
 
     Parameters
     ----------
-    mu : float
-        ``Delta_1 / b``, >= 0.
-    sampling_rate : float
-        In (0, 1].
+    mechanism : Mechanism
+        One step of Laplace noise: the effect size ``mu = Delta_1 / b`` is ``1 / noise_multiplier``.
     grid : array_like, optional
 
     Returns
@@ -84,8 +90,8 @@ def subsampled_laplace(mu: float, sampling_rate: float, grid=None) -> tradeoff.P
 
     Examples
     --------
-    >>> bool(subsampled_laplace(1.0, 0.3)(0.1) >= laplace(1.0)(0.1))  # subsampling amplifies
+    >>> bool(subsampled_laplace(Mechanism("laplace", 1.0, 0.3))(0.1) >= laplace(1.0)(0.1))  # subsampling amplifies
     True
     """
-    sampling_rate = check_sampling_rate("sampling_rate", sampling_rate)
-    return _subsampled(laplace(mu), sampling_rate, grid, f"RTM J, subsampled Laplace mu={mu:g} p={sampling_rate:g}")
+    mu, p = _one_step(mechanism, "laplace")
+    return _subsampled(laplace(mu), p, grid, f"RTM J, subsampled Laplace mu={mu:g} p={p:g}")
