@@ -13,6 +13,7 @@ from mpmath import erfinv, exp, mp, mpf, ncdf, sqrt
 from scipy.stats import norm
 
 from fdp.cli import main
+from fdp.curves import tradeoff
 
 
 def run_cli(capsys, argv, json_out=True):
@@ -126,3 +127,15 @@ def answer_or_refusal(capsys, argv):
         return None
     assert code == 0 and finite_tree(out), (argv, out)
     return out
+
+
+def gaussian_breakpoints(mu: float, n: int, span: float = 6.5) -> tradeoff.PiecewiseLinear:
+    """Breakpoints lying on f_mu: (Phi(-z), Phi(z - mu)) for z >= mu/2 and their mirror images.
+
+    Each half is computed where its coordinates are accurate (the small one from a tail function).
+    """
+    z = np.linspace(mu / 2, mu / 2 + span, n // 2)
+    x, y = norm.sf(z), norm.cdf(z - mu)
+    a = np.concatenate([[0.0], x[::-1], y[1:], [1.0]])
+    b = np.concatenate([[1.0], y[::-1], x[1:], [0.0]])
+    return tradeoff.piecewise_linear(a, b)

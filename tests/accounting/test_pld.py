@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fdp import Mechanism, risk
-from fdp.accounting import accountants, lattice, pld
+from fdp.accounting import lattice, pld
 from fdp.accounting.privacy_loss import dpsgd
 from fdp.curves import gdp, rero, tradeoff
 from fdp.validation import ResourceLimitError
@@ -318,15 +318,6 @@ def test_far_from_private_the_default_spacing_is_converged_without_halving():
     assert 0.0 <= coarse - fine <= 2 * h
 
 
-def test_rdp_epsilon_is_dp_accountings_default():
-    import dp_accounting
-    from dp_accounting.rdp import rdp_privacy_accountant
-
-    acc = rdp_privacy_accountant.RdpAccountant()  # its default orders
-    acc.compose(dp_accounting.PoissonSampledDpEvent(0.01, dp_accounting.GaussianDpEvent(1.0)), 100)
-    assert accountants.epsilon(Mechanism("gaussian", 1.0, 0.01, 100), 1e-5, accountant="rdp") == acc.get_epsilon(1e-5)
-    r = risk.report(dpsgd(1.0, 0.01, 100), discretization=1e-3, rero_discretization=1e-3, rtm_discretization=1e-3)
-    assert r.to_dict()["dp"]["rdp_conversion"] == accountants.RDP_CONVERSION
 
 
 def test_default_spacing_brings_epsilon_within_half_a_percent_of_converged():
@@ -355,11 +346,6 @@ def test_dense_and_sparse_one_step_pmfs_compose_to_the_same_epsilon():
     assert ours == pytest.approx(theirs.self_compose(1000).get_epsilon_for_delta(1e-5), rel=1e-9)
 
 
-def test_the_rdp_accountant_refuses_subsampled_laplace_by_name():
-    """dp_accounting raised its own UnsupportedEventError (not a ValueError) for subsampled Laplace noise."""
-    with pytest.raises(ValueError, match="mechanism: the RDP accountant takes Laplace noise without subsampling"):
-        accountants.epsilon(Mechanism("laplace", 1.0, 0.5, 10), 1e-5, "rdp")
-    assert 9.0 < accountants.epsilon(Mechanism("laplace", 1.0, 1.0, 10), 1e-5, "rdp") <= 10.0  # rate 1: about the pure eps 10
 
 
 def test_lattice_points_and_mechanism_pld_check_their_options():
