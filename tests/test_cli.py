@@ -905,7 +905,43 @@ def test_rtm_names_the_flag_that_sets_the_noise(capsys):
     code = main(["rtm", "--mechanism", "subsampled-gaussian", "--mu", "1e-320", "--steps", "2", "--sampling-rate", "0.5",
                  "--alpha", "0.1"])
     err = capsys.readouterr().err
-    assert code == 2 and "1/--mu must be finite" in err and "noise_multiplier" not in err
+    assert code == 2 and "--mu must lie in [1e-300, 100], got 1e-320" in err and "noise_multiplier" not in err
+    code = main(["rtm", "--mechanism", "gaussian", "--mu", "50", "--sampling-rate", "0.5", "--steps", "1000", "--alpha", "0.1"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.strip().endswith("use fewer --steps or more noise (a larger 1/--mu)")
+
+
+@pytest.mark.parametrize("argv, words", [
+    # an error about the effect size of a run given by --noise-multiplier named --mu, the other way to give it
+    ("rero --mechanism laplace --kappa 0.1 --noise-multiplier 6e-309 --steps 4", "--noise-multiplier = 6e-309 over 4 steps"),
+    ("calibrate --epsilon 1 --noise-multiplier 1 --sampling-rate 0.5", "--epsilon = 1.0 is not met even by one step"),
+    ("calibrate --tpr-at-fpr 0.1 0.2 --steps 10", "--tpr-at-fpr (its TPR) must exceed --tpr-at-fpr (its FPR)"),
+    ("gdp --noise-multiplier 1 --sampling-rate 0.01 --steps 100 --tail 0.6", "--tail must lie in [0, 0.5)"),
+    ("gdp --noise-multiplier 1e300 --sampling-rate 0.5", "subsampled mechanism (--sampling-rate < 1)"),
+    ("rtm --mechanism laplace --mu 1 --release averaged --steps 3 --alpha 0.1", "--release 'averaged'"),
+    ("rtm --mechanism gaussian --mu 100 --dimension 100000 --steps 2 --alpha 0.1", "use a smaller --dimension"),
+])
+def test_every_parameter_a_message_names_is_spelled_as_its_flag(capsys, argv, words):
+    """Found by the break review of the spelling: each message named the library's parameter (or a flag not given)."""
+    code, _, err = run_cli(capsys, argv.split())
+    assert code == 2 and words in err and len(err.strip().splitlines()) == 1, err
+    assert "--mu" not in err or argv.startswith("rtm")
+
+
+def test_the_flags_are_not_spelled_after_the_command_returns(capsys):
+    from fdp import Mechanism
+
+    assert run_cli(capsys, ["gdp", "--noise-multiplier", "1", "--steps", "0"])[0] == 2
+    with pytest.raises(ValueError, match=r"^steps must be an integer >= 1"):
+        Mechanism("gaussian", 1.0, 0.5, 0)
+
+
+def test_a_full_batch_beyond_double_precision_reads_gamma_1(capsys):
+    """rero --noise-multiplier 6e-309 --steps 4 (no subsampling) said 'mu must be finite': the effect size
+    sqrt(4)/6e-309 overflows, and the ReRo bound is 1 to every digit, certified."""
+    code, out, _ = run_cli(capsys, "rero --mechanism gaussian --kappa 0.1 1e-300 --noise-multiplier 6e-309 --steps 4".split())
+    assert code == 0 and out["gamma"] == [1.0, 1.0] and out["certified"]
+    assert all(lo == np.nextafter(1.0, 0.0) for lo in out["gamma_lower"])
 
 
 def test_calibrate_does_not_blame_flags_the_user_did_not_give(capsys):

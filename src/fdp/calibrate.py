@@ -343,16 +343,16 @@ def _bracket(probes: _Probes, smallest: float) -> tuple[float, float, tuple[str,
             # a subsampled lattice resolves a risk only down to what its spacing allows (mu* 3e-7 at rate 3e-7 needs
             # spacing 1e-9): say where the search stopped and what a finer lattice can do
             hint = "" if rate == 1.0 else (
-                f"; at noise {lo:g} the certified {target.name} is still {probes.upper(lo):.3g} at lattice spacing "
-                f"{probes.spacing(lo):.3g}, which resolves it no finer: a smaller discretization may reach the target")
-            raise ValueError(f"no noise multiplier below {_largest_noise(rate):g} brings {target.name} to "
+                f"; at noise {lo:g} the certified {spelled(target.name)} is still {probes.upper(lo):.3g} at lattice spacing "
+                f"{probes.spacing(lo):.3g}, which resolves it no finer: a smaller {spelled('discretization')} may reach the target")
+            raise ValueError(f"no noise multiplier below {_largest_noise(rate):g} brings {spelled(target.name)} to "
                              f"{target.value!r} at sampling rate {rate:g} and {probes.steps} steps{hint}")
         lo, hi, factor = hi, min(factor * hi, _largest_noise(rate)), factor * factor if hi >= 1e4 else 2.0
     factor = 2.0
     while probes.upper(lo) <= target.value:
         lo, hi, factor = max(lo / factor, smallest), lo, min(factor * factor, 1e100) if lo <= 1e-4 else 2.0
         if lo == hi:  # met down to the smallest noise resolved: that is the answer
-            return lo, hi, (f"{target.name} = {target.value!r} is met at every noise multiplier from {smallest:g} up "
+            return lo, hi, (f"{spelled(target.name)} = {target.value!r} is met at every noise multiplier from {smallest:g} up "
                             "(the smallest a subsampled lattice resolves)",)
     return lo, hi, ()
 
@@ -402,7 +402,7 @@ def _noise_for(target: Target, rate: float, steps: int, discretization: float | 
         return Calibration(noise_multiplier=0.0, target=target, achieved=trivial, achieved_lower=None, sampling_rate=rate,
                            steps=steps, discretization=discretization or 0.0, rtol=rtol, evaluations=0, seconds=0.0,
                            noise_lower=0.0, warnings=(f"the target is met at every noise multiplier: Poisson sampling at "
-                                                      f"rate {rate:g} over {steps} steps alone bounds {target.name} by "
+                                                      f"rate {rate:g} over {steps} steps alone bounds {spelled(target.name)} by "
                                                       f"{trivial:.6g}",))
     probes = _Probes(target, rate, steps, discretization, progress)
     smallest = SUBSAMPLED_NOISE_RANGE[0] if rate < 1.0 else 1e-300  # full batches: closed forms at any noise
@@ -484,12 +484,12 @@ def _steps_for(target: Target, noise: float, rate: float, discretization: float 
         return cache[steps]
 
     if risk_at(1) > target.value:
-        raise ValueError(f"{target.name} = {target.value!r} is not met even by one step at noise multiplier {noise:g} "
+        raise ValueError(f"{spelled(target.name)} = {target.value!r} is not met even by one step at noise multiplier {noise:g} "
                          f"and sampling rate {rate:g}")
     good, bad = 1, 2  # risk_at(good) meets the target; bad is the next candidate
     while risk_at(bad) <= target.value:
         if bad >= max_steps:
-            raise ValueError(f"{target.name} = {target.value!r} is still met by {max_steps} steps, the most the search "
+            raise ValueError(f"{spelled(target.name)} = {target.value!r} is still met by {max_steps} steps, the most the search "
                              f"tries, at noise multiplier {noise:g} and sampling rate {rate:g}")
         good, bad = bad, min(2 * bad, max_steps)
     while bad - good > 1:  # risk_at(good) <= value < risk_at(bad)

@@ -30,7 +30,7 @@ from . import formatting, presentation, risk
 from .accounting.privacy_loss import Mechanism, RandomizedResponse
 from .curves import tradeoff
 from .diagnostics import FDPWarning
-from .validation import check_array_in, check_positive, spelled_as
+from .validation import check_array_in, spelled_as
 
 #: ``--mechanism``: the same choices with the same meaning in every command.  It names the noise; ``subsampled-X`` is
 #: ``X`` (the sampling rate is ``--sampling-rate``, default 1), kept for the scripts that spell it so.  Which
@@ -352,7 +352,8 @@ def _rtm(args) -> int:
     d = 1 if args.dimension is None else args.dimension
     p = 1.0 if args.sampling_rate is None else args.sampling_rate
     grid = np.union1d(tradeoff.default_grid(), alpha)  # sample the envelope at the asked levels too
-    mechanism = Mechanism(noise, 1.0 / check_positive("mu", args.mu), p, args.steps)  # the RTM paper's mu = 1/noise
+    mu = check_array_in("mu", args.mu, 1e-300, rtm.release.MU_MAX if noise == "gaussian" else 1e300).item()
+    mechanism = Mechanism(noise, 1.0 / mu, p, args.steps)  # the RTM paper's effect size mu is 1 / noise multiplier
     curves = rtm.release_curves(mechanism, dimension=d, release=release, grid=grid)
     out = {"mechanism": args.mechanism, "mu": float(args.mu), "dimension": d, "steps": args.steps, "sampling_rate": float(p),
            "release": curves.release, "alpha": alpha.tolist(), **curves.values(alpha)}
@@ -489,17 +490,21 @@ ALIASES = {
                   ("dimension", "rtm_dimension", "--rtm-dimension"), ("kappa", "rero", "--kappa")],
 }
 #: calibrate's targets: a target's flag names a different quantity from the library's parameter of that name (an
-#: internal mu of an epsilon calibration is not the --mu target), so it is blamed only when given.
+#: internal mu of an epsilon calibration is not the --mu target).
 TARGET_FLAGS = ("epsilon", "mu", "advantage", "rero")
+#: Flags named in an error only when given: each is one of two ways to say something (--mu or --noise-multiplier; the
+#: searched one of calibrate's --steps and --noise-multiplier), or a target, so the library's parameter of that name
+#: in a run without the flag is another quantity.
+ONLY_IF_GIVEN = {"rero": ("mu", "noise_multiplier"), "gdp": ("epsilon", "noise_multiplier"),
+                 "report": ("epsilon", "noise_multiplier"), "calibrate": (*TARGET_FLAGS, "steps", "noise_multiplier")}
 
 
 def _spelling(args) -> dict[str, str]:
-    """How this command spells the library's parameters in an error message: by the command's flags (the flags the
-    command takes, defaults included; calibrate's targets only when given) and :data:`ALIASES`."""
-    given = getattr(args, "_given", set())
-    names = {dest: _flag(dest) for dest in vars(args) if dest not in ("command", "json", "_given")}
-    if args.command == "calibrate":
-        names = {name: flag for name, flag in names.items() if name not in TARGET_FLAGS or name in given}
+    """How this command spells the library's parameters in an error message: by the command's flags (defaults
+    included, those of :data:`ONLY_IF_GIVEN` when given) and :data:`ALIASES`."""
+    given, only = getattr(args, "_given", set()), ONLY_IF_GIVEN.get(args.command, ())
+    names = {dest: _flag(dest) for dest in vars(args) if dest not in ("command", "json", "_given")
+             and (dest not in only or dest in given)}
     return names | {name: flag for name, dest, flag in ALIASES.get(args.command, []) if dest in given}
 
 

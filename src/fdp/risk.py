@@ -18,6 +18,7 @@ Examples
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
@@ -185,6 +186,9 @@ def rero(mechanism: Mechanism, kappa, method: Literal["bracket", "edgeworth", "c
     if mechanism.noise == "gaussian" and mechanism.sampling_rate == 1.0 and method == "bracket":
         return _gaussian_rero(mechanism.full_batch_mu, kappa)  # the steps-fold Gaussian: sqrt(steps)/sigma-GDP
     epsilon = mechanism.steps / mechanism.noise_multiplier
+    if mechanism.noise == "laplace" and not math.isfinite(epsilon):
+        raise ValueError(f"{spelled('noise_multiplier')} = {mechanism.noise_multiplier!r} over {mechanism.steps} steps of "
+                         "Laplace noise is beyond double precision: the total epsilon steps / noise_multiplier overflows")
     if mechanism.noise == "laplace" and method == "bracket" and epsilon <= _PURE_DP_EPSILON:
         # steps-fold Laplace noise of scale b is (steps / b)-DP, so kappa <= gamma <= e^eps kappa (ReRo paper Sec. 2,
         # the eps-DP bound): at eps <= 1e-6 a bracket of relative width 1e-6, where the lattice's loss range
@@ -905,7 +909,11 @@ PURE_DP_METHOD = "closed form (eps-DP)"
 
 def _gaussian_rero(mu, kappa) -> Estimate:
     """The ReRo bound of the mu-GDP mechanism in closed form, ``Phi(Phi^{-1}(kappa) + mu)``, as a certified interval
-    (``mu`` an upper bound on the mechanism's mu, within a few ulps of it)."""
+    (``mu`` an upper bound on the mechanism's mu, within a few ulps of it; inf for one beyond double precision, whose
+    bound is 1 to every digit: ``Phi^{-1}(kappa) + mu`` exceeds 9 at every kappa)."""
+    if math.isinf(mu):
+        return Estimate(value=np.ones_like(kappa), method="closed form", certified=True,
+                        lower=np.full_like(kappa, np.nextafter(1.0, 0.0)), upper=np.ones_like(kappa))
     _, upper = tradeoff.gaussian_power_bounds(mu, kappa)
     lower = np.maximum(tradeoff.gaussian_power_bounds(mu * ULPS_DOWN, kappa)[0], kappa)
     return Estimate(value=upper, method="closed form", certified=True, lower=lower, upper=upper)

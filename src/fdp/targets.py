@@ -221,8 +221,8 @@ def _check_level(target: Target, level_name: str):
     object.__setattr__(target, level_name, level)
     value = check_open_unit(target.name, target.value)
     if value <= level:
-        raise ValueError(f"{spelled(target.name)} must exceed {spelled(level_name)} (every mechanism reaches "
-                         f"{level_name} = {level:g}), "
+        raise ValueError(f"{spelled(target.name)} must exceed {spelled(level_name)} (every mechanism reaches {level:g} "
+                         "there), "
                          f"got {value!r}")
     object.__setattr__(target, "value", value)
 

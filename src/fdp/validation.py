@@ -263,8 +263,8 @@ def check_subsampled_range(noise_multiplier: float, sampling_rate: float) -> Non
         why = ("below it the privacy loss of one step passes e^(10^6) (far from private)" if noise_multiplier < low
                else "above it one step's privacy loss is below the float resolution of the lattice (within 1e-8 "
                     "of perfectly private)")
-        raise ValueError(f"{spelled('noise_multiplier')} must lie in [{low:g}, {high:g}] for a subsampled mechanism (sampling_rate "
-                         f"< 1), got {noise_multiplier!r}: {why}")
+        raise ValueError(f"{spelled('noise_multiplier')} must lie in [{low:g}, {high:g}] for a subsampled mechanism "
+                         f"({spelled('sampling_rate')} < 1), got {noise_multiplier!r}: {why}")
     if sampling_rate < SUBSAMPLED_RATE_MIN:
         raise ValueError(f"{spelled('sampling_rate')} must be 1 or lie in [{SUBSAMPLED_RATE_MIN:g}, 1), got {sampling_rate!r}: "
                          f"below it one step's privacy loss is below the float resolution of the lattice (within "

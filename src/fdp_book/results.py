@@ -29,6 +29,9 @@ own tolerance, the reason in one line and the label of its errata entry.  A reco
 * ``not compared`` -- the run's parameters cannot reproduce the number (a quick run); the
   record says why.
 
+A record names the parameters it depends on (``setting``); a record about one row of a list parameter (one
+workload of several) names that row (:class:`Row`), so that rows a reader adds leave the paper's rows compared.
+
 ``make verify`` fails on ``mismatch``, ``drift`` and ``stale``, on an errata label that does not exist and on a key
 of ``data/paper`` that no record reproduces.  Tolerances are never widened to make a number pass.
 """
@@ -41,6 +44,7 @@ import math
 import os
 import re
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -51,7 +55,7 @@ from fdp.formatting import bound
 from .paths import ERRATA, SCRATCH_RESULTS, paper_dir, results_dir
 
 __all__ = ["KINDS", "FAILING", "OUR_ADDITION", "own_check", "split_own", "shown", "start", "record", "recorded", "status",
-           "load", "load_all", "load_spec", "status_of", "within", "verify", "errata_labels", "paper_setting", "same"]
+           "load", "load_all", "load_spec", "status_of", "within", "verify", "errata_labels", "paper_setting", "same", "Row"]
 
 KINDS = ("exact", "mc", "figure", "claim")
 FAILING = ("mismatch", "drift", "stale")  # statuses that fail ``make verify``
@@ -167,13 +171,33 @@ def same(a, b) -> bool:
     return bool(a == b)
 
 
+@dataclass(frozen=True)
+class Row:
+    """One row of a list parameter, as the value of a record's setting: the record depends on that row only, and is
+    compared when the paper's list holds it (a reader's added workloads leave the paper's rows compared)."""
+
+    value: object
+
+
+def _differs(value, paper) -> bool:
+    if isinstance(value, Row):
+        return not any(same(value.value, row) for row in paper)
+    return not same(value, paper)
+
+
+def _difference(name: str, value, paper) -> str:
+    if isinstance(value, Row):
+        return f"{name} row {value.value!r}, not one of the full run's rows {paper!r}"
+    return f"{name} = {value!r} (full run: {paper!r})"
+
+
 def _differences(notebook: str, setting: dict) -> str | None:
     """Why this run cannot reproduce the paper: the parameters of ``setting`` that differ from it."""
     paper = _current["setting"]
     unknown = sorted(set(setting) - set(paper))
     if unknown:
         raise ValueError(f"setting names {unknown} are not in the 'setting' of data/paper/{notebook}.yaml")
-    diff = [f"{k} = {v!r} (full run: {paper[k]!r})" for k, v in setting.items() if not same(v, paper[k])]
+    diff = [_difference(k, v, paper[k]) for k, v in setting.items() if _differs(v, paper[k])]
     return "this run uses " + "; ".join(diff) if diff else None
 
 

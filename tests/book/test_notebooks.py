@@ -79,6 +79,19 @@ def test_guo_comparison_records_all_36_cells(quick_runs):
 
 
 @pytest.mark.notebook
+def test_a_workload_of_ones_own_leaves_the_papers_rows_compared(quick_runs):
+    """rtm_dpsgd's quick run adds a workload the paper does not print: it records nothing, and the paper's row
+    (CIFAR-10) is not compared only for the quick run's coarser lattices, never for the added workload."""
+    _, res = quick_runs
+    quick = yaml.safe_load((ROOT / "notebooks/params/rtm_dpsgd.quick.yaml").read_text())
+    paper = results.paper_setting("rtm_dpsgd")["workloads"]
+    own = [w for w in quick["workloads"] if not any(results.same(w, row) for row in paper)]
+    assert own and len(own) < len(quick["workloads"])
+    records = results.load("rtm_dpsgd", res)
+    assert records and all("/cifar10/" in r["key"] for r in records)
+    assert all("workloads" not in r.get("not_compared", "") for r in records), [r["not_compared"] for r in records]
+
+
 def test_same_quick_run_gives_identical_results(quick_runs, tmp_path):
     _, first = quick_runs
     second = tmp_path / "results"

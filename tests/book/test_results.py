@@ -391,6 +391,16 @@ def test_settings_compare_as_data(spec_registry):
     assert [r["status"] for r in results.load("spec_nb")] == ["match", "not compared"]
 
 
+def test_a_record_about_one_row_is_compared_when_the_papers_list_holds_that_row(spec_registry):
+    """A reader's added rows (workloads of their own) leave the records of the paper's rows compared."""
+    results.start("spec_nb")
+    results.record("table/a", 0.3221, setting={"steps": 100, "rates": results.Row(0.99)})
+    results.record("table/b", 0.403, setting={"rates": results.Row(0.5)})
+    a, b = results.load("spec_nb")
+    assert a["status"] == "match" and b["status"] == "not compared"
+    assert b["not_compared"] == "this run uses rates row 0.5, not one of the full run's rows [0.01, 0.99]"
+
+
 # --- the project's own paper files ----------------------------------------------------------------------
 
 

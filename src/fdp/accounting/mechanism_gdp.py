@@ -76,8 +76,8 @@ def check_lattice_tail(tail, name: str = "tail") -> float:
     tail = check_tail(tail, name)
     if tail < LATTICE_TAIL_MIN:
         raise ValueError(
-            f"{name} must lie in [{LATTICE_TAIL_MIN:g}, 0.5) for a subsampled mechanism, got {tail!r}: its certified "
-            f"curve reaches alpha = {name} only (the composition's tails are cut there and count as infinite privacy "
+            f"{spelled(name)} must lie in [{LATTICE_TAIL_MIN:g}, 0.5) for a subsampled mechanism, got {tail!r}: its "
+            f"certified curve reaches alpha = {spelled(name)} only (the composition's tails are cut there and count as infinite privacy "
             "loss, so no finite mu* holds at alpha = 0); a smaller tail gives a larger mu*")
     return tail
 
@@ -350,7 +350,7 @@ def mu_and_regret_closed_form(noise: Literal["gaussian", "laplace", "randomized-
         raise ValueError(f"noise must be 'gaussian', 'laplace' or 'randomized-response', got {noise!r}")
     for name, value in (("epsilon", epsilon), ("delta", delta)):
         if np.ndim(value) != 0:
-            raise ValueError(f"{name} must be one number, got {value!r}")
+            raise ValueError(f"{spelled(name)} must be one number, got {value!r}")
     eps = float(check_array_in("epsilon", epsilon, 0.0, 700.0, open_low=True))
     if noise != "gaussian":
         if delta is not None:

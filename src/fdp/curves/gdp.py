@@ -446,7 +446,7 @@ def check_tail(tail, name: str = "tail") -> float:
     """
     tail = check_nonnegative(name, tail)
     if tail >= 0.5:
-        raise ValueError(f"{name} must lie in [0, 0.5), got {tail!r}")
+        raise ValueError(f"{spelled(name)} must lie in [0, 0.5), got {tail!r}")
     return tail
 
 

@@ -176,6 +176,10 @@ def summary(workloads, dp, fig7) -> str:
     out = [f"* {label}: the printed settings give ε = {_eps(dp[label]['rdp'])} with the RDP accountant the paper names "
            f"(stated {dp[label]['stated']:g}) and {_eps(dp[label]['pld'])} with the tight PLD accountant."
            for label, *_ in workloads if dp[label]["stated"] is not None]
+    own = [label for label, *_ in workloads if dp[label]["stated"] is None]
+    if own:
+        out.append(f"* {_names(own)}: {'a workload' if len(own) == 1 else 'workloads'} of your own, not in App. 7.3: computed "
+                   "as the paper's are, with no printed value to compare with (the paper's rows keep their comparisons).")
     out.append("* The RTM noise calibration comes closest to the paper's hypothetical ε under the tensor-product reading of "
                "composition (see the calibration section for the ratios); the exact values are not reproducible from the "
                "description. ImageNet is left out because its hyperparameters are not printed.")

@@ -89,7 +89,7 @@ class _MagnitudeStatistic:
         losses = self.loss(grid)
         if not (np.all(np.isfinite(losses)) and np.all(np.diff(losses) >= -1e-12 * (1.0 + np.abs(losses[1:])))):
             raise ValueError(f"the RTM magnitude statistic's likelihood ratio cannot be evaluated accurately in "
-                             f"dimension d={d} at effect size mu={mu:g}; use a smaller d (d = 1 is the worst case)")
+                             f"dimension d={d} at effect size mu={mu:g}; use a smaller {spelled('dimension')} (d = 1 is the worst case)")
 
     def _log_ratio(self, r):
         """log of the unsampled likelihood ratio g(r) = q_1(r) / q_0(r) (target always sampled)."""
@@ -200,12 +200,13 @@ def tensor_composition(
     """Reading (a): the tensor product ``j_p^{(x)N}`` of N one-step RTM curves (Dong et al. Def. 3.1).
 
     ``T(P^N, Q^N)`` where P and Q are the laws of one step's magnitude statistic ``||theta||`` under
-    H0 (no target) and H1 (target sampled with rate ``sampling_rate``): for ``"gaussian"`` (dimension d)
+    H0 (no target) and H1 (target sampled with the mechanism's sampling rate p): for Gaussian noise (dimension d)
     ``chi2_d`` vs ``(1-p) chi2_d + p chi2_d(mu^2)`` (Thm. 2 with Lemma 9), for ``"laplace"``
     (d = 1) Exp vs ``(1-p) Exp + p FoldL(mu)`` (Thm. 1 with Lemma 9).  This is the
     adversary that tests each release by its magnitude and combines the N magnitudes by the
     Neyman-Pearson test (the sum of the per-step log likelihood ratios of the statistic).  Add
-    direction; ``.inverse`` is ``(j_p^{-1})^{(x)N}``.  With ``steps=1`` it is ``j_p`` of Lemma 9.
+    direction; ``.inverse`` is ``(j_p^{-1})^{(x)N}``.  With one step it is ``j_p`` of Lemma 9.  The effect size ``mu``
+    of the paper is ``1 / noise_multiplier``.
 
     Method: the per-step loss law under H1 on a lattice of spacing ``discretization`` (widened
     so that the one-step and the composed lattices have at most ``max_points`` points), composed by FFT (``dp_accounting``), read off with
@@ -293,6 +294,7 @@ def tensor_bracket(
     Parameters
     ----------
     mechanism : Mechanism
+        DP-SGD's noise, sampling rate and steps; the one-step effect size is ``1 / noise_multiplier``.
     dimension : int, default 1
         Dimension of the release (Gaussian only); 1 is the RTM paper's worst case.
     discretization : float, default 1e-4

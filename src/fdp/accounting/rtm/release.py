@@ -29,8 +29,8 @@ __all__ = ["ReleaseCurves", "release_curves", "RELEASES", "powers", "DRResult", 
 def powers(mechanism: Mechanism, alpha: float, grid, *, discretization: float = 1e-4,
            pld_discretization: float = 1e-4) -> dict:
     """The power at ``alpha`` of the relaxed-threat-model adversaries and of the DP one against the Gaussian mechanism
-    (d = 1, effect size ``mu``), Poisson-subsampled at ``sampling_rate`` and composed over ``steps``: the RTM paper's
-    Figure 2b (one full-batch step) and 2c.
+    (d = 1, effect size ``mu = 1 / noise_multiplier``), Poisson-subsampled at the mechanism's sampling rate p and
+    composed over its N steps: the RTM paper's Figure 2b (one full-batch step) and 2c.
 
     The RTM curve j (its power and that of its inverse, ``1 - j^{-1}(alpha)``), its symmetrisation J on ``grid``, the
     DP curve (exact for one step: ``G_mu``, or its subsampled symmetrisation; the pessimistic PLD's for several steps)
@@ -239,7 +239,7 @@ def release_curves(mechanism: Mechanism, *, dimension: int = 1, release: Literal
     mu = 1.0 / noise_multiplier
     d = check_positive_int("dimension", dimension)
     if noise == "laplace" and release == "averaged":
-        raise ValueError("release 'averaged' is Lemma 8's model of Gaussian releases; Laplace noise is read by 'tensor'")
+        raise ValueError(f"{spelled('release')} 'averaged' is Lemma 8's model of Gaussian releases; Laplace noise is read by 'tensor'")
     if noise == "laplace" and d != 1:
         raise ValueError(f"{spelled('dimension')} must be 1 for Laplace noise (Lemma 2 is one-dimensional), got {d!r}")
     if noise == "laplace" and p != 1.0:
@@ -256,7 +256,7 @@ def release_curves(mechanism: Mechanism, *, dimension: int = 1, release: Literal
     full_batch_gaussian = noise == "gaussian" and p == 1.0  # f_dp: the closed form G_{mu sqrt(N)}
     if not averaged and steps > 1 and not full_batch_gaussian:  # f_dp from a composed PLD: size first
         lattice.check_lattice_points(lattice.lattice_points(mechanism, 1e-4), "the DP curve f_dp",
-                                     f"use fewer {spelled('steps')} or a larger {spelled('noise_multiplier')}")
+                                     f"use fewer {spelled('steps')} or more noise (a larger {spelled('noise_multiplier')})")
     if noise == "laplace":
         if steps == 1:
             j, f_dp = laplace(mu), tradeoff.laplace(mu)

@@ -77,7 +77,8 @@ def subsampled_laplace(mechanism: Mechanism, grid=None) -> tradeoff.PiecewiseLin
     Parameters
     ----------
     mechanism : Mechanism
-        One step of Laplace noise: the effect size ``mu = Delta_1 / b`` is ``1 / noise_multiplier``.
+        One step of Laplace noise: the effect size ``mu = Delta_1 / b`` is ``1 / noise_multiplier``, ``p`` the
+        sampling rate.
     grid : array_like, optional
 
     Returns
