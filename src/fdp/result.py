@@ -2,7 +2,7 @@
 
 :class:`Result` gives a dataclass ``to_dict()``: its fields (those shown in its ``repr``; a curve or a bracket kept for
 plotting is not) as numbers, lists and dicts, which is what the command line prints with ``--json``.  The results that
-were named tuples (``MuRegret``, ``Alg1``, ``Breakpoints``, ``DRResult``, ``Proportion``) also unpack into their
+were named tuples (``MuRegret``, ``Breakpoints``, ``DRResult``, ``Proportion``) also unpack into their
 fields and index them in order (:class:`Unpacks`), as an :class:`~fdp.intervals.Interval` unpacks into its ends; unlike
 a tuple, such a result equals only a result of its own type.
 

@@ -357,7 +357,7 @@ class GDPReport(Result):
         The loss lattice spacing (None for a closed form).
     method : str
         ``"closed form"`` or ``"lattice"`` (mu* and the regret on the certified lattice curve,
-        :func:`fdp.accounting.mechanism_gdp.mu_and_regret_lattice`; epsilon from ``dp_accounting``'s PLD).
+        :func:`fdp.accounting.mechanism_gdp.mu_and_regret_dpsgd`; epsilon from ``dp_accounting``'s PLD).
     warnings : tuple of str
     mu_lower : float or None
         A lower bound on the exact ``mu*`` above the same floor (``mu`` for a closed form; for the lattice, read
@@ -402,7 +402,7 @@ def gdp(mechanism: Mechanism, *, delta: float = 1e-5, discretization: float | No
         (:data:`fdp.accounting.mechanism_gdp.LATTICE_TAIL_MIN`); below it, ``mu*`` is the full batch's ``sqrt(steps) / noise_multiplier``
         (an upper bound at every floor, and the limit of the subsampled curve's ``mu(alpha)`` as alpha -> 0), with a
         warning.  Every ``mu*`` is capped by that value.  A curve that passes below ``(tail, tail)`` (far from
-        private) gets its floor lowered to its fixed point (:func:`fdp.accounting.mechanism_gdp.mu_and_regret_lattice`, with a
+        private) gets its floor lowered to its fixed point (:func:`fdp.accounting.mechanism_gdp.mu_and_regret_dpsgd`, with a
         warning); ``GDPReport.alpha_floor`` is the floor used.
 
     Returns
@@ -459,7 +459,8 @@ def _capped_alg1(curve: tradeoff.PiecewiseLinear, tail: float, cap: float) -> tu
     full batch's for DP-SGD): the lattice's far tail can be more pessimistic than that bound, and a curve that is 0 at
     every level above 0 in float64 (too far from private for the lattice) leaves only the bound."""
     try:
-        mu, regret, floor = _gdp.alg1(curve, tail)
+        floor = _gdp.alpha_floor(curve, tail)
+        mu, regret = _gdp.mu_and_regret(curve, symmetrise=False, tail=floor)
     except ValueError:
         if not np.isfinite(cap):
             raise
@@ -931,7 +932,7 @@ def _randomized_response(epsilon, delta, kappa):
     # mu at a floor: the closed form wherever the curve's corner alpha = 1 / (1 + e^eps) lies above the floor (the
     # maximum of eq. 21 is there); Alg. 1 on the curve above the floor otherwise, moved up past its rounding
     corner = float(np.exp(-np.logaddexp(0.0, epsilon)))
-    mu_at_floor = {floor: mu if corner >= floor else _gdp.alg1(curve, floor).mu * ULPS_UP for floor in REPORT_FLOORS}
+    mu_at_floor = {floor: mu if corner >= floor else _gdp.mu_star(curve, tail=_gdp.alpha_floor(curve, floor)) * ULPS_UP for floor in REPORT_FLOORS}
     return gdp_report, curve, mu_at_floor, \
         Estimate(value=gamma, method="closed form", certified=True, lower=np.maximum(gamma * ULPS_DOWN, kappa),
                  upper=np.minimum(gamma * ULPS_UP, 1.0))

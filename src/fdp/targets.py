@@ -331,7 +331,7 @@ class Mu(Target):
         return mu
 
     def lattice(self, mechanism: Mechanism, discretization: float) -> float:
-        return mechanism_gdp.mu_and_regret_lattice(mechanism, discretization=discretization).mu
+        return mechanism_gdp.mu_and_regret_dpsgd(mechanism, discretization=discretization).mu
 
     def optimistic(self, mechanism: Mechanism, discretization: float) -> float | None:
         above = pld.optimistic_curve(mechanism, discretization=discretization, level_min=gdp.DPSGD_TAIL)

@@ -697,3 +697,18 @@ def test_closed_form_mu_properties(eps):
     if eps > 0:
         # the curve's fixed point gives a lower bound of eq. 21 (same value for Laplace: it is the maximum)
         assert lap >= -2 * norm.ppf(0.5 * np.exp(-eps / 2)) - 1e-9 or eps > 1400
+
+
+def test_the_alpha_floor_is_the_tail_or_just_below_the_fixed_point_of_a_curve_far_from_private():
+    """GDP paper Alg. 1 as the library runs it on an accountant's curve: mu_and_regret above alpha_floor."""
+    private = tradeoff.symmetrise(tradeoff.piecewise_linear([0.0, 0.2, 1.0], [1.0, 0.2, 0.0]))
+    assert gdp.alpha_floor(private) == 1e-10 and gdp.alpha_floor(private, 0.0) == 0.0
+    far = tradeoff.piecewise_linear([0.0, 1e-12, 1.0], [1.0, 1e-12, 0.0])  # passes below (1e-10, 1e-10)
+    floor = gdp.alpha_floor(far)
+    assert 0.0 < floor < 1e-12 == tradeoff.fixed_point(far)
+    with pytest.raises(ValueError, match="no level"):  # the floor asked for leaves no level of this curve
+        gdp.mu_and_regret(far, symmetrise=False, tail=1e-10)
+    mu, regret = gdp.mu_and_regret(far, symmetrise=False, tail=floor)
+    assert mu > 2 * norm.isf(1e-10) and 0.0 <= regret < 1e-11
+    with pytest.raises(ValueError, match="too far from private"):
+        gdp.alpha_floor(tradeoff.piecewise_linear([0.0, 1.0], [0.0, 0.0]))

@@ -1,10 +1,10 @@
 """mu-GDP of a mechanism: GDP paper Alg. 1 on the curve an accountant builds (Gomez et al. 2025).
 
-* DP-SGD (Alg. 1, Figs. 3 and 4): :func:`mu_and_regret_dpsgd` and :func:`mu_and_regret_dpsgd_grid` on
-  the certified lower curve of :func:`fdp.accounting.pld.certified_lower_curve` (:func:`mu_and_regret_lattice`:
-  ``f_mu* <= f`` holds for the exact curve on ``alpha, beta >= 1e-10``, up to the FFT's rounding,
-  estimated and carried in the curve; faster than gdpnum at equal spacing), or
-  on the PLD of :func:`fdp.accounting.pld.mechanism_pld` (:func:`mu_and_regret_pld`).
+* DP-SGD (Alg. 1, Figs. 3 and 4), the one entry point for a mechanism: :func:`mu_and_regret_dpsgd` (and
+  :func:`mu_and_regret_dpsgd_grid` on a grid), by default on the certified lower curve of
+  :func:`fdp.accounting.pld.certified_lower_curve` (``f_mu* <= f`` holds for the exact curve on
+  ``alpha, beta >= 1e-10``, up to the FFT's rounding, estimated and carried in the curve; faster than gdpnum at
+  equal spacing), or on the PLD of :func:`fdp.accounting.pld.mechanism_pld` (``method="dp_accounting"``).
 * The closed forms of a mechanism calibrated to (eps, delta): :func:`mu_and_regret_closed_form`.
 
 The readings of a curve (mu*, regret, the Gaussian profile) are in :mod:`fdp.curves.gdp`.
@@ -21,7 +21,17 @@ from joblib import delayed
 from scipy.optimize import minimize_scalar
 
 from ..curves import conversions, gdp
-from ..curves.gdp import DPSGD_TAIL, Alg1, MuRegret, alg1, check_tail, gdp_regret, mu_from_eps_delta, mu_laplace, mu_pure_dp
+from ..curves.gdp import (
+    DPSGD_TAIL,
+    MuRegret,
+    alpha_floor,
+    check_tail,
+    gdp_regret,
+    mu_and_regret,
+    mu_from_eps_delta,
+    mu_laplace,
+    mu_pure_dp,
+)
 from ..curves.tradeoff import check_piecewise
 from ..formatting import ULPS_DOWN
 from ..intervals import Interval
@@ -35,9 +45,7 @@ from .privacy_loss import Mechanism, takes_mechanism
 __all__ = [
     "LATTICE_TAIL_MIN",
     "check_lattice_tail",
-    "mu_and_regret_pld",
     "mu_and_regret_dpsgd",
-    "mu_and_regret_lattice",
     "mu_and_regret_dpsgd_grid",
     "regret_peak",
     "dpsgd_readings",
@@ -82,50 +90,14 @@ def check_lattice_tail(tail, name: str = "tail") -> float:
     return tail
 
 
-def mu_and_regret_pld(dist, *, tail: float = DPSGD_TAIL) -> Alg1:
-    """GDP paper Alg. 1 on a ``dp_accounting`` PLD: ``(mu*, Delta(f, f_mu*), floor)``.
+def _alg1_pld(dist, tail: float) -> tuple[float, float]:
+    """Alg. 1 on a ``dp_accounting`` PLD: its add and remove curves symmetrised
+    (:func:`fdp.accounting.pld.tradeoff_curve`, ``"symmetrised"``, normalised) and read above :func:`alpha_floor`.
 
-    The PLD's add and remove curves symmetrised (:func:`fdp.accounting.pld.tradeoff_curve`, ``"symmetrised"``,
-    normalised), then :func:`fdp.curves.gdp.alg1` with the alpha floor ``tail`` (1e-10 by default, the
-    ``err`` of gdpnum, the paper's code: an accountant curve carries truncated tails, beta reaching 0 a
-    hair before alpha = 1, which eq. 21 must ignore; see :func:`fdp.curves.gdp.mu_star`).  A mechanism so far from
-    private that its curve passes below ``(tail, tail)`` (for example noise 1, rate 0.56, 1,000 steps)
-    has no level left above the floor; the floor is then lowered to the curve's fixed point
-    ``f(alpha) = alpha``, so that ``mu*`` is the (large) value eq. 21 demands there instead of the
-    vacuous 0.  Such a ``mu*`` exceeds ``2 Phi^-1(1 - tail)`` (12.7 at the default), but its value is
-    set by the lattice's resolution (the curve's betas carry round-off of about 1e-13, so it stays near
-    14-15 and need not grow with the steps): read it as "beyond 12.7".  The regret there is below
-    1e-11.  ``floor`` is the floor used: ``tail``, or the lowered one.
-
-    The normalisation makes this curve slightly optimistic where beta is tiny (at (3.0, 0.01, 5,000
-    steps) it passes above the certified curve near ``(1, 0)``); :func:`mu_and_regret_dpsgd` uses
-    the certified curve by default.
-
-    Parameters
-    ----------
-    dist : dp_accounting.pld.privacy_loss_distribution.PrivacyLossDistribution
-        A pessimistic PLD, e.g. from :func:`fdp.accounting.pld.mechanism_pld`.
-    tail : float, default 1e-10
-        The alpha floor (see above).
-
-    Returns
-    -------
-    Alg1
-
-    References
-    ----------
-    GDP paper (Gomez et al. 2025) Alg. 1, eq. 21, Def. 2.6.
-
-    Examples
-    --------
-    >>> from fdp.accounting import pld
-    >>> mu, regret, floor = mu_and_regret_pld(pld.mechanism_pld(Mechanism("gaussian", 2.0, 0.05, 200), discretization=1e-3))
-    >>> round(mu, 4), floor
-    (0.4196, 1e-10)
-    """
-    tail = check_tail(tail)
+    The normalisation makes this curve slightly optimistic where beta is tiny (at (3.0, 0.01, 5,000 steps) it passes
+    above the certified curve near ``(1, 0)``)."""
     curve = check_piecewise("curve (symmetrised)", tradeoff_curve(dist, "symmetrised", normalise=True))
-    return alg1(curve, tail)
+    return mu_and_regret(curve, symmetrise=False, tail=alpha_floor(curve, tail))
 
 
 @takes_mechanism
@@ -139,9 +111,9 @@ def mu_and_regret_dpsgd(
     (both directions, tight at both ends), symmetrised, so that ``f_mu* <= f`` is certified for the
     exact curve of the mechanism on the range ``alpha, beta >= tail`` (up to the rounding of the FFT
     composition, estimated and carried in the curve).  ``method="dp_accounting"``:
-    :func:`mu_and_regret_pld` on :func:`fdp.accounting.pld.mechanism_pld` (connect-the-dots, normalised; not
-    certified near ``(1, 0)``).  Both lower the floor for mechanisms far from private (described
-    there).  With ``sampling_rate = 1`` the exact ``(sqrt(steps) / noise_multiplier, 0)`` of the
+    the same on the PLD of :func:`fdp.accounting.pld.mechanism_pld` (connect-the-dots, normalised; not
+    certified near ``(1, 0)``).  Both read the curve above :func:`fdp.curves.gdp.alpha_floor` (``tail``, lowered
+    for mechanisms far from private).  With ``sampling_rate = 1`` the exact ``(sqrt(steps) / noise_multiplier, 0)`` of the
     Gaussian mechanism.
 
     Parameters
@@ -151,7 +123,7 @@ def mu_and_regret_dpsgd(
     discretization : float, optional
         Loss lattice spacing (default: :func:`fdp.accounting.pld.default_discretization`).
     tail : float, default 1e-10
-        The alpha floor (lowered far from privacy, see :func:`mu_and_regret_pld`).
+        The alpha floor (lowered far from privacy, see :func:`fdp.curves.gdp.alpha_floor`).
     method : {"lattice", "dp_accounting"}, default "lattice"
 
     Returns
@@ -180,10 +152,8 @@ def mu_and_regret_dpsgd(
     if method == "lattice":
         check_lattice_tail(tail)
     if method == "dp_accounting":
-        mu, regret, _ = mu_and_regret_pld(mechanism_pld(mechanism, discretization=discretization), tail=tail)
-    else:
-        mu, regret, _ = mu_and_regret_lattice(mechanism, discretization=discretization, tail=tail)
-    return MuRegret(mu, regret)
+        return _alg1_pld(mechanism_pld(mechanism, discretization=discretization), tail)
+    return _alg1_lattice(mechanism, discretization, tail)
 
 
 def _check_gaussian(mechanism) -> Mechanism:
@@ -192,47 +162,15 @@ def _check_gaussian(mechanism) -> Mechanism:
     return mechanism
 
 
-@takes_mechanism
-def mu_and_regret_lattice(mechanism: Mechanism, *, discretization: float | None = None,
-                          tail: float = DPSGD_TAIL) -> Alg1:
-    """GDP paper Alg. 1 on the certified symmetrised curve of DP-SGD: ``(mu*, Delta(f, f_mu*), floor)``.
-
-    The curve is :func:`fdp.accounting.pld.certified_lower_curve` (``"symmetrised"``: the pessimistic lattice measures
-    of both directions, each read where it is tight), so ``f_mu* <= C(f, f^{-1})`` holds for the exact
-    curve of the mechanism on ``alpha, beta >= floor``.  The floor is ``tail``, lowered to the curve's
-    fixed point far from privacy as in :func:`mu_and_regret_pld`.  Unlike :func:`mu_and_regret_dpsgd`
-    there is no closed form for sampling rate 1 here (the lattice is used, and its mu* lies just above
-    ``sqrt(steps) / noise_multiplier``).
-
-    Parameters
-    ----------
-    mechanism : Mechanism
-        Gaussian noise (DP-SGD).
-    discretization : float, optional
-        Loss lattice spacing (default: :func:`fdp.accounting.pld.default_discretization`).
-    tail : float, default 1e-10
-        The alpha floor, in [1e-300, 0.5) (:func:`check_lattice_tail`); the curve is built down to it.
-
-    Returns
-    -------
-    Alg1
-
-    References
-    ----------
-    GDP paper (Gomez et al. 2025) Alg. 1, eq. 21, Def. 2.6; Dong, Roth, Su (2022) Def. F.1.
-
-    Examples
-    --------
-    >>> mu, regret, floor = mu_and_regret_lattice(Mechanism("gaussian", 2.0, 0.05, 200), discretization=1e-3)
-    >>> round(mu, 4), floor
-    (0.4196, 1e-10)
-    """
-    mechanism = _check_gaussian(mechanism)
+def _alg1_lattice(mechanism: Mechanism, discretization: float | None, tail: float) -> MuRegret:
+    """Alg. 1 on the certified symmetrised curve of DP-SGD (:func:`fdp.accounting.pld.certified_lower_curve`, the
+    pessimistic lattice measures of both directions, each read where it is tight), above :func:`alpha_floor`; at
+    sampling rate 1 too (its mu* lies just above ``sqrt(steps) / noise_multiplier``)."""
     tail = check_lattice_tail(tail)
     if discretization is None:
         discretization = default_discretization(mechanism)
     curve = certified_lower_curve(mechanism, discretization=discretization, direction="symmetrised", level_min=tail)
-    return alg1(curve, tail)
+    return mu_and_regret(curve, symmetrise=False, tail=alpha_floor(curve, tail))
 
 
 def mu_and_regret_dpsgd_grid(
@@ -252,7 +190,7 @@ def mu_and_regret_dpsgd_grid(
     discretization : float, optional
         PLD lattice spacing of every point (default: each point's :func:`fdp.accounting.pld.default_discretization`).
     tail : float, default 1e-10
-        The alpha floor of :func:`mu_and_regret_pld`.
+        The alpha floor of :func:`mu_and_regret_dpsgd`.
 
     Returns
     -------

@@ -7,8 +7,9 @@ What is here
 * The tight pessimistic ``mu*`` of a piecewise-linear trade-off curve (App. C.1, eq. 21):
   :func:`mu_star`.
 * The regret ``Delta(f, f_mu)`` (Def. 2.6, eq. 6; Alg. 1 step 3; App. C.1 eq. 23) computed
-  *exactly* from the breakpoints: :func:`gdp_regret`, and both together: :func:`mu_and_regret` and
-  :func:`alg1` (which also lowers the alpha floor of a curve far from private).
+  *exactly* from the breakpoints: :func:`gdp_regret`; both together, GDP paper Alg. 1, the one entry point for a
+  curve: :func:`mu_and_regret`, read above the alpha floor of :func:`alpha_floor` (lowered for a curve far from
+  private).
 * The same Delta-divergence between two piecewise-linear curves, exactly:
   :func:`delta_divergence` (used for the ADP, zCDP and RDP representations of Fig. 1c, whose
   curves come from :mod:`fdp.curves.conversions`).
@@ -92,9 +93,8 @@ __all__ = [
     "delta_divergence",
     "mu_pure_dp",
     "mu_laplace",
-    "alg1",
+    "alpha_floor",
     "MuRegret",
-    "Alg1",
 ]
 
 #: The largest eps :func:`eps_from_mu_delta` looks for.
@@ -121,23 +121,6 @@ class MuRegret(Unpacks):
 
     mu: float
     regret: float
-
-
-@dataclass(frozen=True)
-class Alg1(Unpacks):
-    """GDP paper Alg. 1's answer on an accountant's curve, with the alpha floor ``mu*`` holds above (the floor asked
-    for, or the curve's fixed point where the curve passes below it).
-
-    Attributes
-    ----------
-    mu : float
-    regret : float
-    alpha_floor : float
-    """
-
-    mu: float
-    regret: float
-    alpha_floor: float
 
 
 # ---------------------------------------------------------------------------------------------
@@ -706,7 +689,8 @@ def mu_and_regret(curve: PiecewiseLinear, *, symmetrise: bool = True, tail: floa
         curve needs a smaller shift).  Pass False if ``curve`` is already symmetric or a single
         direction is meant.
     tail : float, default 0
-        The alpha floor of :func:`mu_star`.
+        The alpha floor of :func:`mu_star`; for an accountant's curve, :func:`alpha_floor` of it (GDP paper Alg. 1
+        as :func:`fdp.risk.gdp` runs it: ``mu_and_regret(curve, symmetrise=False, tail=alpha_floor(curve))``).
 
     Returns
     -------
@@ -731,7 +715,7 @@ def mu_and_regret(curve: PiecewiseLinear, *, symmetrise: bool = True, tail: floa
     curve = check_piecewise("curve", curve)
     if symmetrise:
         curve = check_piecewise("curve (symmetrised)", _symmetrise(curve))
-    mu = mu_star(curve, tail=tail)
+    mu = _mu_star(curve, check_tail(tail), "curve")
     return MuRegret(mu, _gdp_divergence(curve.alphas, curve.betas, mu))
 
 
@@ -870,46 +854,44 @@ def mu_laplace(epsilon) -> float | np.ndarray:
     return _rounded_up(out, epsilon)
 
 
-def alg1(curve: PiecewiseLinear, tail: float = DPSGD_TAIL) -> Alg1:
-    """GDP paper Alg. 1 on a symmetric curve built by this package: ``(mu*, Delta(f, f_mu*), floor)``.
+def alpha_floor(curve: PiecewiseLinear, tail: float = DPSGD_TAIL) -> float:
+    """The alpha floor at which Alg. 1 reads an accountant's curve: ``tail``, or just below the curve's fixed point
+    ``f(alpha) = alpha`` for a mechanism so far from private that its curve passes below ``(tail, tail)``.
 
-    ``mu*`` is eq. 21 over ``alpha, beta >= floor`` (:func:`mu_star`), the regret exact
-    (:func:`gdp_regret`).  The floor is ``tail``, lowered to the curve's fixed point for a mechanism so
-    far from private that its curve passes below ``(tail, tail)``
-    (:func:`fdp.accounting.mechanism_gdp.mu_and_regret_pld` explains why).  The curve's breakpoints are not
-    validated again (the accountants of :mod:`fdp.accounting` build valid ones), only its type.
+    An accountant's curve carries truncated tails (beta reaches 0 a hair before alpha = 1), which eq. 21 must ignore:
+    ``mu*`` is read on ``alpha, beta >= tail`` (1e-10 by default, the ``err`` of gdpnum, the paper's code).  A curve
+    that passes below ``(tail, tail)`` (noise 1, rate 0.56, 1,000 steps) leaves no level in that range, and the floor
+    is lowered to its fixed point, so that ``mu*`` is the (large) value eq. 21 demands there instead of the vacuous 0.
+    Such a ``mu*`` exceeds ``2 Phi^-1(1 - tail)`` (12.7 at the default), but its value is set by the lattice's
+    resolution (the curve's betas carry round-off of about 1e-13, so it stays near 14-15): read it as "beyond 12.7".
 
     Parameters
     ----------
     curve : PiecewiseLinear
         A symmetric trade-off curve, e.g. ``fdp.accounting.pld.certified_lower_curve(..., direction="symmetrised")``.
     tail : float, default 1e-10
-        The alpha floor.
+        The floor asked for, in [0, 0.5).
 
     Returns
     -------
-    Alg1
+    float
 
     References
     ----------
-    GDP paper (Gomez et al. 2025) Alg. 1, eq. 21, Def. 2.6.
+    GDP paper (Gomez et al. 2025) Alg. 1, eq. 21.
 
     Examples
     --------
     >>> from fdp.curves import tradeoff
-    >>> mu, regret, floor = alg1(tradeoff.symmetrise(tradeoff.piecewise_linear([0.0, 0.2, 1.0], [1.0, 0.2, 0.0])))
-    >>> round(mu, 6), floor
-    (1.683242, 1e-10)
+    >>> alpha_floor(tradeoff.piecewise_linear([0.0, 0.2, 1.0], [1.0, 0.2, 0.0]))
+    1e-10
     """
     if not isinstance(curve, PiecewiseLinear):
         raise ValueError(f"curve must be a PiecewiseLinear trade-off curve, got {type(curve).__name__}: for a mechanism use "
                          "fdp.risk.gdp(mechanism) (or fdp.accounting.mechanism_gdp.mu_and_regret_dpsgd for DP-SGD)")
-    a, b = curve.alphas, curve.betas
     star = fixed_point(curve)
     if star == 0.0:
         raise ValueError("the certified curve is 0 in double precision at every level above alpha = 0 (TPR 1 at every "
                          "FPR to 16 digits): the mechanism is too far from private for a mu* to be certified from it "
                          "(mu* is finite, but larger than this curve can resolve)")
-    floor = min(check_tail(tail), star * (1.0 - 1e-9))
-    mu = _mu_star(curve, floor, "curve")
-    return Alg1(mu, _gdp_divergence(a, b, mu), floor)
+    return min(check_tail(tail), star * (1.0 - 1e-9))
