@@ -2,8 +2,9 @@
 
 :func:`solve` takes a target of :mod:`fdp.targets` (``Epsilon(8.0, delta=1e-5)``, ``TPR(0.05, fpr=1e-3)``, ...) and
 finds the smallest noise multiplier at a given number of steps, or the largest number of steps at a given noise, whose
-certified risk meets it; the target reads the risk itself (:meth:`fdp.targets.Target.upper`), so a calibration and a
-report read the same number.  :func:`sandwich_noise` brackets the noise whose relaxed-threat-model curve meets a
+certified risk meets it; the target reads the risk itself (:meth:`fdp.targets.Target.upper`), by the code a report
+reads it with (a report may choose a finer spacing for a reading, and its number then lies within the target's
+bracket).  :func:`sandwich_noise` brackets the noise whose relaxed-threat-model curve meets a
 trade-off curve (RTM paper App. 7.3).
 
 Examples

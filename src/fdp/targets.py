@@ -425,7 +425,8 @@ class TPR(_AtLevel, _Membership):
 @dataclass(frozen=True)
 class ReRo(_AtLevel, Target):
     """The reconstruction success gamma at prior ``kappa``: the power ``1 - f(kappa)`` of the curve (ReRo paper
-    Thm. 1); its lower end is the certified bracket's.
+    Thm. 1); its lower end is the optimistic lattice's, at the same spacing (:func:`fdp.risk.rero` refines the
+    spacing for a relative width of :data:`fdp.risk.RERO_RTOL`, so its bracket can be narrower, inside this one).
 
     Parameters
     ----------

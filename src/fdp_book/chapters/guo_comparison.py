@@ -170,8 +170,8 @@ def ours_method(table, printed, sigmas, z_scores, repeats) -> str:
         return (f"{CLOSED} This run's grid holds none of the printed cells, so this section has nothing to test; on the "
                 "paper's grid it asks whether the printed row is a Monte-Carlo estimate of the closed form.")
     above = sum(printed[n, "ours", s] > table[n, "ours"][list(sigmas).index(s)] for n, s in z_scores)
-    sides = (f"Of the {len(z_scores)} printed cells on this run's grid, {above} lie above the exact value and "
-             f"{len(z_scores) - above} below or on it." if 0 < above < len(z_scores) else
+    sides = (f"Of the {len(z_scores)} printed cells on this run's grid, {above} {'lies' if above == 1 else 'lie'} above the "
+             f"exact value and {len(z_scores) - above} below or on it." if 0 < above < len(z_scores) else
              f"All {len(z_scores)} printed cells on this run's grid lie on one side of the exact value.")
     return (f"{CLOSED} {sides} The paper estimates $\\gamma$ with its Algorithm 1, whose Monte-Carlo noise would scatter "
             "printed values around the exact ones. To test this we run Algorithm 1 (with the $1/N$ normalisation, see the "
