@@ -160,13 +160,21 @@ def test_report_readings_agree_with_their_parts():
     data = r.to_dict()
     assert data["gdp"]["mu"] == r.gdp.mu and data["rero"]["gamma_lower"] == est.lower.tolist()
     text = presentation.markdown(r)
-    assert "## Membership inference (upper bounds)" in text and formatting.upper(r.gdp.mu, 5) in text
+    assert "## Membership inference" in text and formatting.upper(r.gdp.mu, 5) in text
+    # the lower ends: the optimistic lattice's TPR, and eps of the optimistic PLD (the targets' readings)
+    assert np.all(r.tpr_lower <= r.tpr) and np.all(r.tpr_lower >= tpr_low - bracket.slack - 1e-4)
+    assert r.tpr_interval.lower is r.tpr_lower and data["mia"]["tpr_lower"] == r.tpr_lower.tolist()
+    assert r.epsilon_pld_lower == targets.Epsilon(r.epsilon_pld, 1e-5).lower(r.mechanism, discretization=r.discretization)
+    assert r.epsilon_pld_lower <= r.epsilon_pld and data["dp"]["epsilon_pld_lower"] == r.epsilon_pld_lower
+    assert formatting.lower(r.epsilon_pld_lower, 5) in text and "exact TPR at least" in text
 
 
 def test_report_full_batches_against_closed_forms():
     """100 steps of noise 2 without subsampling are exactly 5-GDP: TPR = 1 - f_5(FPR), advantage 2 Phi(5/2) - 1."""
     r = risk.report(dpsgd(2.0, 1.0, 100), fpr=[1e-3, 0.1], prior=[0.5])
     exact = tradeoff.gaussian(5.0)
+    assert np.all(r.tpr_lower <= 1.0 - exact([1e-3, 0.1])) and np.all(r.tpr_lower >= (1.0 - exact([1e-3, 0.1])) * (1 - 1e-12))
+    assert r.epsilon_pld_lower <= float(gdp.eps_from_mu_delta(5.0, 1e-5)) <= r.epsilon_pld
     assert r.gdp.mu == 5.0 and r.gdp.method == "closed form"
     assert np.all(exact.power(r.fpr) <= r.tpr) and np.all(r.tpr <= exact.power(r.fpr) + 1e-4)
     assert 2 * norm.cdf(2.5) - 1 <= r.advantage <= 2 * norm.cdf(2.5) - 1 + 1e-4

@@ -47,10 +47,14 @@ def markdown(report: Report) -> str:
         return "infinite" if v is None else upper(v, 5)
 
     floors = ", ".join(f"{upper(v, 5)} (alpha, beta >= {k:g})" for k, v in report.mu_at_floor.items())
-    accountants = ([f"| exact | {eps(report.epsilon_pld)} | {report.delta:g} |"] if rr else
+    def at_least(v, digits=4):
+        return "-" if v is None else lower(v, digits)
+
+    accountants = ([f"| exact | {eps(report.epsilon_pld)} | - | {report.delta:g} |"] if rr else
                    [f"| {'eps-DP bound (steps / b)' if report.gdp.method == PURE_DP_METHOD else 'PLD (tight)'} | "
-                    f"{eps(report.epsilon_pld)} | {report.delta:g} |",
-                    f"| RDP | {eps(report.epsilon_rdp)} | {report.delta:g} |"])
+                    f"{eps(report.epsilon_pld)} | {at_least(report.epsilon_pld_lower, 5)} | {report.delta:g} |",
+                    f"| RDP | {eps(report.epsilon_rdp)} | - | {report.delta:g} |"])
+    tpr_lower = [None] * len(report.fpr) if report.tpr_lower is None else report.tpr_lower
     rtm_lines = [] if r is None else [
         f"## Relaxed threat model (adversary without the target record, d = {r.dimension})", "",
         "The adversary knows the data set but not the target record and tests the magnitude of each release "
@@ -64,7 +68,7 @@ def markdown(report: Report) -> str:
     lines = [
         f"# Privacy risk of {title}", "",
         "## (epsilon, delta)", "",
-        "| accountant | epsilon | delta |", "| --- | --- | --- |",
+        "| accountant | epsilon at most | exact epsilon at least | delta |", "| --- | --- | --- | --- |",
         *accountants, "",
         "## Gaussian DP", "",
         f"mu* = **{upper(g.mu, 5)}** on alpha, beta >= {g.alpha_floor:g} ({g.method}"
@@ -72,11 +76,13 @@ def markdown(report: Report) -> str:
            f"; the exact value lies in [{lower(g.mu_lower, 5)}, {upper(g.mu, 5)}]")
         + f"); regret {g.regret:.3g}. "
         f"At other floors: {floors}.", "",
-        "## Membership inference (upper bounds)", "",
-        "| FPR | TPR at most |", "| --- | --- |",
-        *[f"| {_level(a)} | {upper(t)} |" for a, t in zip(report.fpr, report.tpr)], "",
+        "## Membership inference", "",
+        "| FPR | TPR at most | exact TPR at least |", "| --- | --- | --- |",
+        *[f"| {_level(a)} | {upper(t)} | {at_least(lo)} |" for a, t, lo in zip(report.fpr, report.tpr, tpr_lower)], "",
         f"Advantage TPR - FPR at most {upper(report.advantage)}. Bayes success (guessing membership right) at most "
-        + ", ".join(f"{upper(b)} at prior {_level(p)}" for p, b in zip(report.prior, report.bayes_success)) + ".", "",
+        + ", ".join(f"{upper(b)} at prior {_level(p)}" for p, b in zip(report.prior, report.bayes_success))
+        + "; always guessing the likelier answer, with no attack, already succeeds with the larger of the prior and one "
+        "minus it.", "",
         "## Reconstruction robustness (ReRo)", "",
         "| prior kappa | gamma (certified) |", "| --- | --- |",
         *[f"| {_level(k)} | [{lower(lo, 6)}, {upper(up, 6)}] |" for k, lo, up in zip(report.kappa, report.rero.lower,

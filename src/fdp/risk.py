@@ -37,6 +37,7 @@ from .diagnostics import warns
 from .formatting import ULPS_DOWN, ULPS_UP, lower, upper
 from .intervals import Interval
 from .result import Result
+from .targets import Epsilon
 from .validation import (
     MAX_DISCRETIZATION,
     ResourceLimitError,
@@ -645,9 +646,8 @@ class Report(Result):
     delta : float
     epsilon_pld, epsilon_rdp : float or None
         eps at ``delta``: from the tight PLD accountant, an upper bound (pessimistic lattice; the exact value for
-        randomized response; its lower end is ``fdp.targets.Epsilon(eps, delta).lower(mechanism)``), the one to quote;
-        and from the RDP accountant, looser, what a TF Privacy or Opacus log prints (None where infinite, and for
-        randomized response).
+        randomized response), the one to quote; and from the RDP accountant, looser, what a TF Privacy or Opacus log
+        prints (None where infinite, and for randomized response).
     gdp : GDPReport
         mu*, its regret and its alpha floor (:func:`gdp`).
     mu_at_floor : dict
@@ -674,6 +674,13 @@ class Report(Result):
     curve : fdp.curves.tradeoff.TradeOffCurve or None
         The curve the MIA readings come from: the certified symmetrised lattice curve, the exact curve of
         randomized response, or the exact mu-GDP curve of full-batch Gaussian noise.
+    epsilon_pld_lower : float or None
+        A lower end of the exact eps at ``delta`` (:meth:`fdp.targets.Epsilon.lower`: the optimistic lattice, or
+        the closed form of a full batch); None where there is none (Laplace noise, randomized response, whose
+        ``epsilon_pld`` is exact).
+    tpr_lower : numpy.ndarray or None
+        Lower ends of the exact TPR at each FPR (the optimistic lattice's curve, or the closed form of a full batch;
+        None for Laplace noise).
     """
 
     mechanism: Mechanism | RandomizedResponse
@@ -695,6 +702,13 @@ class Report(Result):
     version: str
     warnings: tuple[str, ...] = field(default=())
     curve: tradeoff.TradeOffCurve | None = field(default=None, repr=False, compare=False)
+    epsilon_pld_lower: float | None = None
+    tpr_lower: np.ndarray | None = None
+
+    @property
+    def tpr_interval(self) -> Interval | None:
+        """``Interval(tpr_lower, tpr)``: where the exact TPR at each FPR lies (None without a lower end)."""
+        return None if self.tpr_lower is None else Interval(self.tpr_lower, self.tpr)
 
     def to_dict(self) -> dict:
         """The report as plain JSON-ready values."""
@@ -706,13 +720,15 @@ class Report(Result):
         r = self.rtm
         return {
             "mechanism": mechanism,
-            "dp": {"delta": self.delta, "epsilon_pld": self.epsilon_pld, "epsilon_rdp": self.epsilon_rdp,
+            "dp": {"delta": self.delta, "epsilon_pld": self.epsilon_pld, "epsilon_pld_lower": self.epsilon_pld_lower,
+                   "epsilon_rdp": self.epsilon_rdp,
                    "rdp_conversion": None if self.epsilon_rdp is None else accountants.RDP_CONVERSION},
             "gdp": {"mu": self.gdp.mu, "mu_lower": self.gdp.mu_lower, "regret": self.gdp.regret,
                     "alpha_floor": self.gdp.alpha_floor,
                     "method": self.gdp.method,
                     "mu_at_floor": {f"{k:g}": v for k, v in self.mu_at_floor.items()}},
-            "mia": {"fpr": self.fpr.tolist(), "tpr_upper": self.tpr.tolist(), "advantage_upper": self.advantage,
+            "mia": {"fpr": self.fpr.tolist(), "tpr_upper": self.tpr.tolist(),
+                    "tpr_lower": None if self.tpr_lower is None else self.tpr_lower.tolist(), "advantage_upper": self.advantage,
                     "prior": self.prior.tolist(), "bayes_success_upper": self.bayes_success.tolist()},
             "rero": {"kappa": self.kappa.tolist(), "gamma_lower": self.rero.lower.tolist(),
                      "gamma_upper": self.rero.upper.tolist(), "method": self.rero.method},
@@ -842,8 +858,11 @@ def report(mechanism: Mechanism | RandomizedResponse, *, delta: float = 1e-5, ka
         width = float(np.max(np.where(both > 0.0, (both - lows) / np.where(both > 0.0, both, 1.0), 0.0)))
         if width > WARN_RELATIVE:
             warnings += (f"the RTM bracket is up to {100 * width:.3g} % wide (its optimistic lattice's error is "
-                         "first order in the number of steps times the lattice spacing); the RTM numbers reported are its upper ends",)
-    return Report(mechanism=mechanism, delta=delta, epsilon_pld=gdp_report.epsilon,
+                         "first order in the number of steps times the lattice spacing); the RTM numbers reported are its upper "
+                         f"ends, still certified: a smaller {spelled('rtm_discretization')} narrows it, if the width matters",)
+    tpr_lower, eps_lower = _lower_ends(mechanism, gdp_report, h, fpr, level, tpr)
+    return Report(mechanism=mechanism, delta=delta, epsilon_pld=gdp_report.epsilon, epsilon_pld_lower=eps_lower,
+                  tpr_lower=tpr_lower,
                   epsilon_rdp=eps_rdp if eps_rdp is not None and np.isfinite(eps_rdp) else None, gdp=gdp_report,
                   mu_at_floor=mu_at_floor, fpr=fpr, tpr=tpr, advantage=advantage, prior=prior, bayes_success=bayes,
                   kappa=kappa, rero=gamma, rtm=rtm_reading, discretization=h, seconds=time.perf_counter() - start,
@@ -855,6 +874,26 @@ def _levels(name: str, values: np.ndarray) -> np.ndarray:
     if values.ndim > 1:
         raise ValueError(f"{name} must be a number or a 1-d list of numbers, got an array of shape {values.shape}")
     return np.atleast_1d(values) + 0.0  # -0.0 is 0
+
+
+def _lower_ends(mechanism, gdp_report: GDPReport, h, fpr, level, tpr) -> tuple[np.ndarray | None, float | None]:
+    """The report's lower ends of the TPR at each FPR and of eps (None for Laplace noise and randomized response)."""
+    if not (isinstance(mechanism, Mechanism) and mechanism.noise == "gaussian"):
+        return None, None
+    eps = gdp_report.epsilon  # a lower end of eps 0 is 0
+    eps_lower = None if eps is None else Epsilon(eps, gdp_report.delta).lower(mechanism, discretization=h) if eps else 0.0
+    return np.minimum(_tpr_lower(mechanism, gdp_report, h, fpr, level), tpr), eps_lower
+
+
+def _tpr_lower(mechanism: Mechanism, gdp_report: GDPReport, h, fpr, level) -> np.ndarray:
+    """Lower ends of the membership TPR of Gaussian noise at each FPR: the closed form at the lower end of mu for a
+    full batch, else the optimistic lattice's symmetrised curve at the report's spacing, its FFT slack taken off (as
+    :meth:`fdp.targets.TPR.lower` reads one FPR)."""
+    if mechanism.sampling_rate == 1.0:
+        return tradeoff.gaussian_power_bounds(gdp_report.mu_lower, fpr)[0]
+    above = pld.optimistic_curve(mechanism, discretization=h, level_min=min(_gdp.DPSGD_TAIL, level))
+    tpr, _, _ = mia.membership_bounds(tradeoff.symmetrise(above.upper), fpr, [0.5], side="lower")
+    return np.maximum(tpr - above.slack, 0.0)
 
 
 def _laplace_gdp_and_curve(mechanism: Mechanism, delta, discretization, tail, level):
