@@ -92,6 +92,16 @@ def test_a_workload_of_ones_own_leaves_the_papers_rows_compared(quick_runs):
     assert all("workloads" not in r.get("not_compared", "") for r in records), [r["not_compared"] for r in records]
 
 
+def test_a_run_of_ones_own_leaves_the_risk_reports_records_compared(quick_runs):
+    """risk_report's quick run adds a DP-SGD run of its own after De et al.'s: the records read De et al.'s run only
+    and stay compared (and must match)."""
+    _, res = quick_runs
+    quick = yaml.safe_load((ROOT / "notebooks/params/risk_report.quick.yaml").read_text())
+    assert len(quick["runs"]) == 2 and quick["runs"][1][0] == "Own run"
+    records = results.load("risk_report", res)
+    assert records and all(results.status_of(r) in ("match", "explained") for r in records), records
+
+
 def test_same_quick_run_gives_identical_results(quick_runs, tmp_path):
     _, first = quick_runs
     second = tmp_path / "results"
