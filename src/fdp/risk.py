@@ -675,7 +675,7 @@ class Report(Result):
         The curve the MIA readings come from: the certified symmetrised lattice curve, the exact curve of
         randomized response, or the exact mu-GDP curve of full-batch Gaussian noise.
     epsilon_pld_lower : float or None
-        A lower end of the exact eps at ``delta`` (:meth:`fdp.targets.Epsilon.lower`: the optimistic lattice, or
+        A lower end of the exact eps at ``delta`` (:meth:`fdp.targets.Target.lower` of :class:`fdp.targets.Epsilon`: the optimistic lattice, or
         the closed form of a full batch); None where there is none (Laplace noise, randomized response, whose
         ``epsilon_pld`` is exact).
     tpr_lower : numpy.ndarray or None
