@@ -1276,3 +1276,20 @@ def test_rero_cli_answers_or_refuses(capsys, sigma, q, steps, kappa, method):
     else:  # approximations are never presented as certified, and carry an error estimate or say why they have none
         assert out["certified"] is False
         assert "error_estimate" in out or any("no error estimate" in w for w in out["warnings"])
+
+
+@pytest.mark.parametrize("command", [
+    "gdp --noise-multiplier 2",
+    "report --noise-multiplier 2 --kappa 0.1 --fpr 0.01 --prior 0.5 --discretization 1e-3",
+    "calibrate --mu 1 --discretization 1e-3",
+])
+def test_a_training_scripts_batch_dataset_and_epochs_are_its_rate_and_steps(capsys, command):
+    """Issue 53: --batch-size 100 --dataset-size 1000 --epochs 2 is --sampling-rate 0.1 --steps 20, as Opacus and TF
+    Privacy users write their run."""
+    script = run_cli(capsys, [*command.split(), "--batch-size", "100", "--dataset-size", "1000", "--epochs", "2"])
+    rates = run_cli(capsys, [*command.split(), "--sampling-rate", "0.1", "--steps", "20"])
+    assert script[0] == rates[0] == 0
+    drop = ("seconds", "provenance")
+    assert {k: v for k, v in script[1].items() if k not in drop} == {k: v for k, v in rates[1].items() if k not in drop}
+    code, _, err = run_cli(capsys, [*command.split(), "--batch-size", "100", "--sampling-rate", "0.1", "--steps", "2"])
+    assert code == 2 and "give --sampling-rate or --batch-size with --dataset-size" in err

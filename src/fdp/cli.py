@@ -27,7 +27,7 @@ import warnings
 import numpy as np
 
 from . import formatting, presentation, risk
-from .accounting.privacy_loss import Mechanism, RandomizedResponse
+from .accounting.privacy_loss import Mechanism, RandomizedResponse, dpsgd
 from .curves import tradeoff
 from .diagnostics import FDPWarning
 from .validation import check_array_in, spelled_as
@@ -71,6 +71,11 @@ COMMON = {
     "--sampling-rate": {"type": float, "help": "Poisson sampling rate in (0, 1] (default 1)"},
     "--steps": {"type": int, "help": "number of composed steps, >= 1 (default 1)"},
     "--delta": {"type": float, "help": "delta in (0, 1) (default 1e-5)"},
+    "--batch-size": {"type": int, "help": "expected batch size of Poisson sampling; with --dataset-size, instead of "
+                     "--sampling-rate (the rate is batch size / dataset size)"},
+    "--dataset-size": {"type": int, "help": "number of training records (with --batch-size)"},
+    "--epochs": {"type": float, "help": "passes over the data, with --batch-size and --dataset-size, instead of --steps "
+                 "(steps = ceil(epochs * dataset size / batch size))"},
     "--kappa": {"type": float, "nargs": "+", "help": "ReRo priors (the prior probability of a correct reconstruction), in (0, 1)"},
     "--discretization": {"type": float, "help": "privacy-loss lattice spacing in nats (default: chosen by the library, "
                          "see its reference)"},
@@ -131,7 +136,8 @@ def _gdp_flags(sub) -> None:
                  "batches, --sampling-rate 1, are exactly sqrt(steps)/sigma-GDP). With --epsilon instead (and --delta "
                  "for gaussian): the exact mu of the --mechanism calibrated to (eps, delta), from its closed form, and "
                  "its regret.",
-                 ("--mechanism", "--noise-multiplier", "--sampling-rate", "--steps", "--delta", "--discretization", "--json"),
+                 ("--mechanism", "--noise-multiplier", "--sampling-rate", "--steps", "--batch-size", "--dataset-size",
+                  "--epochs", "--delta", "--discretization", "--json"),
                  mechanism={"help": MECHANISM_HELP + " (default gaussian)"},
                  discretization={"help": "PLD loss discretisation (--sampling-rate < 1; default 1/200 of the CLT mu "
                                  "clipped to [1e-5, 3e-4], refined while mu*'s interval is wider than "
@@ -153,8 +159,9 @@ def _report_flags(sub) -> None:
                  "dimension --rtm-dimension). Markdown by default. --mechanism laplace reads --steps-fold Laplace noise "
                  "of scale --noise-multiplier (no subsampling); --mechanism randomized-response reads binary randomized "
                  "response with --epsilon (exact, no RDP or RTM reading).",
-                 ("--mechanism", "--noise-multiplier", "--sampling-rate", "--steps", "--delta", "--kappa", "--discretization",
-                  "--json"), mechanism={"help": MECHANISM_HELP + " (default gaussian: DP-SGD)"},
+                 ("--mechanism", "--noise-multiplier", "--sampling-rate", "--steps", "--batch-size", "--dataset-size",
+                  "--epochs", "--delta", "--kappa", "--discretization", "--json"),
+                 mechanism={"help": MECHANISM_HELP + " (default gaussian: DP-SGD)"},
                  kappa={"help": "ReRo priors in (0, 1) (default 1e-3 1e-2 0.1)"},
                  discretization={"help": "loss lattice spacing of the curve, the ReRo bracket and the RTM reading "
                                  "(default: 1/200 of the CLT mu clipped to [1e-5, 3e-4] for the curve, refined while mu*'s "
@@ -178,7 +185,8 @@ def _calibrate_flags(sub) -> None:
                  "relaxed-threat-model adversary, release of dimension --rtm-dimension). Prints the noise, the certified "
                  "risk it reaches, a lower bound on that risk from the optimistic curve and noise_lower: the exact "
                  "smallest noise lies in (noise_lower, noise].",
-                 ("--sampling-rate", "--steps", "--noise-multiplier", "--delta", "--kappa", "--discretization", "--json"),
+                 ("--sampling-rate", "--steps", "--batch-size", "--dataset-size", "--epochs", "--noise-multiplier", "--delta",
+                  "--kappa", "--discretization", "--json"),
                  steps={"help": "number of DP-SGD steps, >= 1 (the noise multiplier is searched)"},
                  noise_multiplier={"help": "noise multiplier, > 0 (the number of steps is searched)"},
                  delta={"help": "delta in (0, 1) (default 1e-5; --epsilon)"},
@@ -382,18 +390,16 @@ def _gdp(args) -> int:
         if kind != "gaussian":
             raise ValueError(f"--noise-multiplier reads Gaussian noise (DP-SGD) here; for {kind} noise use "
                              f"report --mechanism {kind} (or --epsilon for its closed form)")
-        s = args.noise_multiplier
-        q = 1.0 if args.sampling_rate is None else args.sampling_rate
-        steps = 1 if args.steps is None else args.steps
+        run = _dpsgd(args, args.noise_multiplier)
         delta = 1e-5 if args.delta is None else args.delta
-        if q == 1.0:
+        if run.sampling_rate == 1.0:
             _forbid(args, ("discretization", "tail"), "to full batches (--sampling-rate 1: exact closed form)")
-        report = risk.gdp(Mechanism("gaussian", s, q, steps), delta=delta, discretization=args.discretization,
-                          tail=1e-10 if args.tail is None else args.tail)
-        out = {"noise_multiplier": float(s), "sampling_rate": float(q), "steps": steps, **report.to_dict()}
+        report = risk.gdp(run, delta=delta, discretization=args.discretization, tail=1e-10 if args.tail is None else args.tail)
+        out = {"noise_multiplier": run.noise_multiplier, "sampling_rate": run.sampling_rate, "steps": run.steps,
+               **report.to_dict()}
         warnings += report.warnings
     else:
-        _forbid(args, ("sampling_rate", "steps", "discretization", "tail"),
+        _forbid(args, ("sampling_rate", "steps", "batch_size", "dataset_size", "epochs", "discretization", "tail"),
                 "with --epsilon (the mechanism's mu is a closed form of --epsilon)")
         if kind != "gaussian":
             _forbid(args, ("delta",), f"to --mechanism {args.mechanism} (pure eps-DP)")
@@ -408,23 +414,33 @@ def _gdp(args) -> int:
     return _emit(out, args)
 
 
+def _dpsgd(args, noise_multiplier: float):
+    """DP-SGD from the flags: --sampling-rate and --steps (default 1 each), or a training script's --batch-size,
+    --dataset-size and --epochs, which :func:`fdp.dpsgd` converts (and refuses mixed with the others)."""
+    by_batch = args.batch_size is not None or args.dataset_size is not None
+    return dpsgd(noise_multiplier, args.sampling_rate if args.sampling_rate is not None or by_batch else 1.0,
+                 args.steps if args.steps is not None or args.epochs is not None else 1,
+                 batch_size=args.batch_size, dataset_size=args.dataset_size, epochs=args.epochs)
+
+
 # --- report ----------------------------------------------------------------------------------
 
 
 def _report(args) -> int:
     kind = NOISE[args.mechanism or "gaussian"]
     if kind == "randomized-response":
-        _forbid(args, ("noise_multiplier", "sampling_rate", "steps", "discretization", "rtm_dimension"),
-                "to --mechanism randomized-response")
+        _forbid(args, ("noise_multiplier", "sampling_rate", "steps", "batch_size", "dataset_size", "epochs",
+                       "discretization", "rtm_dimension"), "to --mechanism randomized-response")
         eps = _require(args, "epsilon", "with --mechanism randomized-response")
         mechanism = RandomizedResponse(eps)
     else:
         _forbid(args, ("epsilon",), f"to --mechanism {kind} (it is randomized response's parameter)")
         if kind == "laplace":
-            _forbid(args, ("rtm_dimension",), "to --mechanism laplace (its RTM statistic is one-dimensional)")
+            _forbid(args, ("rtm_dimension", "batch_size", "dataset_size", "epochs"), "to --mechanism laplace (one-dimensional, "
+                    "no subsampling)")
         s = _require(args, "noise_multiplier", f"with --mechanism {kind}")
-        q = 1.0 if args.sampling_rate is None else args.sampling_rate
-        mechanism = Mechanism(kind, s, q, 1 if args.steps is None else args.steps)
+        mechanism = _dpsgd(args, s) if kind == "gaussian" else Mechanism(kind, s, 1.0 if args.sampling_rate is None else
+                                                                          args.sampling_rate, 1 if args.steps is None else args.steps)
     delta = 1e-5 if args.delta is None else args.delta
     kappa = risk.REPORT_KAPPA if args.kappa is None else args.kappa
     fpr = risk.REPORT_FPR if args.fpr is None else args.fpr
@@ -463,28 +479,28 @@ def _calibrate(args) -> int:
         _forbid(args, ("kappa",), f"to {_flag(target)} (it is the prior of --rero)")
     if target != "rtm_tpr_at_fpr":
         _forbid(args, ("rtm_dimension",), f"to {_flag(target)} (it is the dimension of --rtm-tpr-at-fpr)")
-    if (args.steps is None) == (args.noise_multiplier is None):
-        raise ValueError("give --steps (to find the noise multiplier) or --noise-multiplier (to find the steps), "
-                         "not both and not neither")
-    q = 1.0 if args.sampling_rate is None else args.sampling_rate
-    if args.steps is None:
+    if (args.steps is None and args.epochs is None) == (args.noise_multiplier is None):
+        raise ValueError("give --steps or --epochs (to find the noise multiplier) or --noise-multiplier (to find the "
+                         "steps), not both and not neither")
+    if args.noise_multiplier is not None:
         _forbid(args, ("rtol",), "with --noise-multiplier (the number of steps is found exactly)")
+    run = _dpsgd(args, 1.0)  # the sampling rate and the steps the flags give (the noise is searched, or given)
     value, *fpr = np.atleast_1d(getattr(args, target)).tolist()  # TPR FPR, or one value
     aim = targets.named(target.removesuffix("_at_fpr"), value, fpr[0] if fpr else args.kappa,
                         delta=1e-5 if args.delta is None else args.delta,
                         dimension=1 if args.rtm_dimension is None else args.rtm_dimension)
-    res = calibrate.solve(aim, q, steps=args.steps, noise_multiplier=args.noise_multiplier,
-                          discretization=args.discretization, progress=args.steps is not None,
-                          **({"rtol": 1e-3 if args.rtol is None else args.rtol} if args.steps is not None else {}))
+    steps = None if args.noise_multiplier is not None else run.steps
+    res = calibrate.solve(aim, run.sampling_rate, steps=steps, noise_multiplier=args.noise_multiplier,
+                          discretization=args.discretization, progress=steps is not None,
+                          **({"rtol": 1e-3 if args.rtol is None else args.rtol} if steps is not None else {}))
     return _emit(res.to_dict(), args)
 
 
 #: (library name, flag dest, spelling) of the parameters that a flag sets under another name, by command; the
-#: alias holds when the flag is given.
+#: alias holds when the flag is given (always where the dest is None).
 ALIASES = {
     "rtm": [("noise_multiplier", "mu", "1/--mu")],
-    "report": [("rero_discretization", "discretization", "--discretization"),
-               ("rtm_discretization", "discretization", "--discretization")],
+    "report": [("rero_discretization", None, "--discretization"), ("rtm_discretization", None, "--discretization")],
     "calibrate": [("tpr", "tpr_at_fpr", "--tpr-at-fpr (its TPR)"), ("fpr", "tpr_at_fpr", "--tpr-at-fpr (its FPR)"),
                   ("rtm_tpr", "rtm_tpr_at_fpr", "--rtm-tpr-at-fpr (its TPR)"), ("fpr", "rtm_tpr_at_fpr", "--rtm-tpr-at-fpr (its FPR)"),
                   ("dimension", "rtm_dimension", "--rtm-dimension"), ("kappa", "rero", "--kappa")],
@@ -505,7 +521,7 @@ def _spelling(args) -> dict[str, str]:
     given, only = getattr(args, "_given", set()), ONLY_IF_GIVEN.get(args.command, ())
     names = {dest: _flag(dest) for dest in vars(args) if dest not in ("command", "json", "_given")
              and (dest not in only or dest in given)}
-    return names | {name: flag for name, dest, flag in ALIASES.get(args.command, []) if dest in given}
+    return names | {name: flag for name, dest, flag in ALIASES.get(args.command, []) if dest is None or dest in given}
 
 
 def main(argv=None) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
@@ -100,3 +101,22 @@ def test_the_subsampled_loss_of_a_nan_is_nan_without_a_warning():
         warnings.simplefilter("error")
         out = subsampled(np.array([np.nan, 40.0, 1.0]), 0.5)
     assert np.isnan(out[0]) and np.all(np.isfinite(out[1:]))
+
+
+def test_dpsgd_from_a_training_scripts_numbers():
+    """Issue 53: batch 256 of MNIST's 60,000 for 30 epochs is rate 256/60000 and ceil(30 * 60000 / 256) = 7032 steps,
+    counted exactly (no float quotient rounded the wrong way)."""
+    run = privacy_loss.dpsgd(1.0, batch_size=256, dataset_size=60_000, epochs=30)
+    assert run == privacy_loss.dpsgd(1.0, 256 / 60_000, 7032)
+    assert privacy_loss.dpsgd(1.0, batch_size=3, dataset_size=10, epochs=3).steps == 10  # 3 * 10 / 3, not 10.000...1
+    assert privacy_loss.dpsgd(1.0, batch_size=7, dataset_size=10, epochs=0.5).steps == 1
+    for kwargs, words in [
+        ({"sampling_rate": 0.1, "batch_size": 10, "dataset_size": 100, "steps": 1}, "give sampling_rate or batch_size"),
+        ({"batch_size": 10, "steps": 1}, "dataset_size must be an integer >= 1"),
+        ({"batch_size": 11, "dataset_size": 10, "steps": 1}, "batch_size must be at most dataset_size (10)"),
+        ({"sampling_rate": 0.1}, "give steps or epochs"),
+        ({"sampling_rate": 0.3, "epochs": 3}, "epochs counts passes of dataset_size records"),
+        ({"batch_size": 1, "dataset_size": 10, "epochs": 0}, "epochs must be > 0"),
+    ]:
+        with pytest.raises(ValueError, match=re.escape(words)):
+            privacy_loss.dpsgd(1.0, **kwargs)

@@ -218,17 +218,28 @@ class Mechanism:
                 f"{self.steps} step{'s' if self.steps != 1 else ''}")
 
 
-def dpsgd(noise_multiplier: float, sampling_rate: float, steps: int) -> Mechanism:
+def dpsgd(noise_multiplier: float, sampling_rate: float | None = None, steps: int | None = None, *,
+          batch_size: int | None = None, dataset_size: int | None = None, epochs: float | None = None) -> Mechanism:
     """DP-SGD as a :class:`Mechanism`: the ``steps``-fold Poisson-subsampled Gaussian (Abadi et al. 2016).
+
+    The run is given as the accountants take it (``sampling_rate``, ``steps``) or as a training script states it:
+    ``batch_size`` of ``dataset_size`` records per step (``sampling_rate = batch_size / dataset_size``, the expected
+    batch of Poisson sampling, as Opacus samples) and ``epochs`` passes over the data (``steps = ceil(epochs *
+    dataset_size / batch_size)``, exactly, the count of TF Privacy's ``compute_dp_sgd_privacy``).  A script that shuffles and cuts
+    fixed-size batches samples differently; its guarantee is not exactly this one.
 
     Parameters
     ----------
     noise_multiplier : float
         > 0.
-    sampling_rate : float
-        Poisson rate in (0, 1].
-    steps : int
-        >= 1.
+    sampling_rate : float, optional
+        Poisson rate in (0, 1]; or give ``batch_size`` and ``dataset_size``.
+    steps : int, optional
+        >= 1; or give ``epochs``.
+    batch_size, dataset_size : int, optional
+        The expected batch and the number of records, ``1 <= batch_size <= dataset_size``.
+    epochs : float, optional
+        Passes over the data, > 0 (with ``batch_size`` and ``dataset_size``).
 
     Returns
     -------
@@ -238,7 +249,27 @@ def dpsgd(noise_multiplier: float, sampling_rate: float, steps: int) -> Mechanis
     --------
     >>> dpsgd(1.1, 0.01, 1000).args
     ('gaussian', 1.1, 0.01, 1000)
+    >>> run = dpsgd(1.0, batch_size=256, dataset_size=60_000, epochs=30)  # 30 epochs of MNIST at batch 256
+    >>> round(run.sampling_rate, 7), run.steps
+    (0.0042667, 7032)
     """
+    if (sampling_rate is None) == (batch_size is None and dataset_size is None):
+        raise ValueError(f"give {spelled('sampling_rate')} or {spelled('batch_size')} with {spelled('dataset_size')}, "
+                         "not both and not neither")
+    if sampling_rate is None:
+        batch_size = check_positive_int("batch_size", batch_size)
+        dataset_size = check_positive_int("dataset_size", dataset_size)
+        if batch_size > dataset_size:
+            raise ValueError(f"{spelled('batch_size')} must be at most {spelled('dataset_size')} ({dataset_size}), "
+                             f"got {batch_size}")
+        sampling_rate = batch_size / dataset_size
+    if (steps is None) == (epochs is None):
+        raise ValueError(f"give {spelled('steps')} or {spelled('epochs')}, not both and not neither")
+    if steps is None:
+        if batch_size is None:  # epochs / sampling_rate in floats: 3 / 0.3 is 10.000000000000002
+            raise ValueError(f"{spelled('epochs')} counts passes of {spelled('dataset_size')} records in batches of "
+                             f"{spelled('batch_size')}: give those two, or {spelled('steps')} with {spelled('sampling_rate')}")
+        steps = math.ceil(Fraction(check_positive("epochs", epochs)) * Fraction(dataset_size, batch_size))  # exact
     return Mechanism("gaussian", noise_multiplier, sampling_rate, steps)
 
 
