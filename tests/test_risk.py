@@ -221,6 +221,9 @@ def test_report_of_randomized_response_is_its_closed_forms():
     np.testing.assert_allclose(r.rero.upper, np.exp(e) * r.kappa, rtol=1e-12)
     assert r.advantage == pytest.approx((np.exp(e) - 1) / (np.exp(e) + 1), rel=1e-12)
     assert r.epsilon_rdp is None and r.rtm is None and r.discretization is None
+    # an exact curve: the lower ends are the exact values read from below (the reviewer found them None)
+    assert np.all(r.tpr_lower <= r.tpr) and np.all(r.tpr_lower >= exact_tpr * (1 - 1e-12))
+    assert r.epsilon_pld_lower == r.epsilon_pld
     assert r.to_dict()["rtm"] is None and "| exact |" in presentation.markdown(r) and "Relaxed" not in presentation.markdown(r)
     assert len(presentation.figure(r).axes) == 4
     assert risk.report(RandomizedResponse(700.0), delta=1e-5).epsilon_pld == pytest.approx(700.0, abs=1e-4)

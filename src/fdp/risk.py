@@ -580,8 +580,9 @@ class RTMReading(Result):
         Spacing of the pessimistic lattice.
     tpr, tpr_lower : numpy.ndarray
         Bracket ``[tpr_lower, tpr]`` of the RTM membership bound ``1 - J(FPR)`` at each of the report's FPRs, ``J``
-        the symmetrised RTM curve (a value and its ``_lower`` end, as everywhere): ``tpr`` bounds the TPR of every RTM
-        membership test (of either direction);
+        the symmetrised RTM curve (a value and its ``_lower`` end, as everywhere): ``tpr`` bounds the TPR of every
+        membership test of the RTM adversary that tests each release by its magnitude (of either direction; the
+        tensor reading, :func:`fdp.accounting.rtm.composition.tensor_composition`);
         ``tpr_lower`` bounds the bound from below, not the power of a particular test.
     advantage : float
         Upper bound on the RTM membership advantage.
@@ -636,9 +637,9 @@ class Report(Result):
     """One mechanism read four ways, (eps, delta), mu-GDP, membership inference and reconstruction, the last two also
     under the relaxed threat model.
 
-    Every number is certified and pessimistic unless a warning says otherwise: the MIA numbers are upper
-    bounds read from the certified lower curve of both directions (symmetrised), the ReRo bound is the
-    certified bracket ``[lower, upper]`` of the add curve.
+    Every number is certified unless a warning says otherwise: an upper end is an upper bound on the exact value
+    (the MIA numbers read from the certified lower curve of both directions, symmetrised), a ``_lower`` attribute (or
+    the ``lower`` of the ReRo bracket, of the add curve) a lower bound on it.
 
     Attributes
     ----------
@@ -657,7 +658,8 @@ class Report(Result):
     advantage : float
         Upper bound on ``TPR - FPR`` over all tests.
     prior, bayes_success : numpy.ndarray
-        Upper bounds on the probability of guessing membership right, for a target in the batch with prior ``prior``.
+        Upper bounds on the probability of guessing membership right, for a record in the training data with prior
+        probability ``prior``.
     kappa : numpy.ndarray
     rero : Estimate
         ReRo bound gamma at each kappa (:func:`rero`, certified bracket).
@@ -675,12 +677,12 @@ class Report(Result):
         The curve the MIA readings come from: the certified symmetrised lattice curve, the exact curve of
         randomized response, or the exact mu-GDP curve of full-batch Gaussian noise.
     epsilon_pld_lower : float or None
-        A lower end of the exact eps at ``delta`` (:meth:`fdp.targets.Target.lower` of :class:`fdp.targets.Epsilon`: the optimistic lattice, or
-        the closed form of a full batch); None where there is none (Laplace noise, randomized response, whose
-        ``epsilon_pld`` is exact).
+        A lower end of the exact eps at ``delta`` (:meth:`fdp.targets.Target.lower` of :class:`fdp.targets.Epsilon`:
+        the optimistic lattice, or the closed form of a full batch); ``epsilon_pld`` itself for randomized response
+        (exact); None for Laplace noise (its lattice gives an upper bound only).
     tpr_lower : numpy.ndarray or None
-        Lower ends of the exact TPR at each FPR (the optimistic lattice's curve, or the closed form of a full batch;
-        None for Laplace noise).
+        Lower ends of the exact TPR at each FPR (the optimistic lattice's curve, or the closed form of a full batch, or
+        randomized response's exact curve); None for Laplace noise.
     """
 
     mechanism: Mechanism | RandomizedResponse
@@ -860,7 +862,7 @@ def report(mechanism: Mechanism | RandomizedResponse, *, delta: float = 1e-5, ka
             warnings += (f"the RTM bracket is up to {100 * width:.3g} % wide (its optimistic lattice's error is "
                          "first order in the number of steps times the lattice spacing); the RTM numbers reported are its upper "
                          f"ends, still certified: a smaller {spelled('rtm_discretization')} narrows it, if the width matters",)
-    tpr_lower, eps_lower = _lower_ends(mechanism, gdp_report, h, fpr, level, tpr)
+    tpr_lower, eps_lower = _lower_ends(mechanism, gdp_report, curve, h, fpr, level, tpr)
     return Report(mechanism=mechanism, delta=delta, epsilon_pld=gdp_report.epsilon, epsilon_pld_lower=eps_lower,
                   tpr_lower=tpr_lower,
                   epsilon_rdp=eps_rdp if eps_rdp is not None and np.isfinite(eps_rdp) else None, gdp=gdp_report,
@@ -876,9 +878,11 @@ def _levels(name: str, values: np.ndarray) -> np.ndarray:
     return np.atleast_1d(values) + 0.0  # -0.0 is 0
 
 
-def _lower_ends(mechanism, gdp_report: GDPReport, h, fpr, level, tpr) -> tuple[np.ndarray | None, float | None]:
+def _lower_ends(mechanism, gdp_report: GDPReport, curve, h, fpr, level, tpr) -> tuple[np.ndarray | None, float | None]:
     """The report's lower ends of the TPR at each FPR and of eps (None for Laplace noise and randomized response)."""
-    if not (isinstance(mechanism, Mechanism) and mechanism.noise == "gaussian"):
+    if isinstance(mechanism, RandomizedResponse):  # an exact curve, read from below
+        return np.minimum(mia.membership_bounds(curve, fpr, [0.5], side="lower")[0], tpr), gdp_report.epsilon
+    if mechanism.noise != "gaussian":
         return None, None
     eps = gdp_report.epsilon  # a lower end of eps 0 is 0
     eps_lower = None if eps is None else Epsilon(eps, gdp_report.delta).lower(mechanism, discretization=h) if eps else 0.0

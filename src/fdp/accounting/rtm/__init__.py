@@ -9,7 +9,9 @@ For each mechanism this module returns
 * ``j.inverse`` = ``j^{-1}`` = T(H1, H0), the swapped test;
 * ``J = C(j, j^{-1})`` = :func:`fdp.curves.tradeoff.symmetrise` (j), the curve used for lambda-DR (Def. 3).
 
-Every curve is a :class:`fdp.curves.tradeoff.TradeOffCurve`, vectorised over the level alpha.
+Every curve is a :class:`fdp.curves.tradeoff.TradeOffCurve`, vectorised over the level alpha.  The functions of the
+submodules are also names of this package (``rtm.tensor_composition`` is
+``rtm.composition.tensor_composition``); the reference lists them under their submodule.
 Effect sizes: ``mu = Delta_1 / b`` (Laplace), ``mu = Delta_2 / sigma`` (Gaussian).
 
 Composition of subsampled mechanisms (Sec. 4: "direct composition of the test statistics as
