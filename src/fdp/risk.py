@@ -895,9 +895,7 @@ def _tpr_lower(mechanism: Mechanism, gdp_report: GDPReport, h, fpr, level) -> np
     :meth:`fdp.targets.TPR.lower` reads one FPR)."""
     if mechanism.sampling_rate == 1.0:
         return tradeoff.gaussian_power_bounds(gdp_report.mu_lower, fpr)[0]
-    above = pld.optimistic_curve(mechanism, discretization=h, level_min=min(_gdp.DPSGD_TAIL, level))
-    tpr, _, _ = mia.membership_bounds(tradeoff.symmetrise(above.upper), fpr, [0.5], side="lower")
-    return np.maximum(tpr - above.slack, 0.0)
+    return pld.optimistic_curve(mechanism, discretization=h, level_min=min(_gdp.DPSGD_TAIL, level)).membership_lower(fpr)[0]
 
 
 def _laplace_gdp_and_curve(mechanism: Mechanism, delta, discretization, tail, level):

@@ -346,19 +346,16 @@ class Mu(Target):
 class _Membership(Target):
     """A reading of the certified symmetrised curve at an FPR (the advantage: the largest TPR - FPR)."""
 
-    def _read(self, curve, side: str) -> float:
-        tpr, advantage, _ = mia.membership_bounds(curve, [0.0 if self.level is None else self.level], [0.5], side=side)
-        return advantage if self.level is None else float(tpr[0])
-
     def lattice(self, mechanism: Mechanism, discretization: float) -> float:
         curve = pld.certified_lower_curve(mechanism, discretization=discretization, direction="symmetrised",
                                           level_min=_level_min(self.level))
-        return self._read(curve, "upper")
+        tpr, advantage, _ = mia.membership_bounds(curve, [0.0 if self.level is None else self.level], [0.5])
+        return advantage if self.level is None else float(tpr[0])
 
     def optimistic(self, mechanism: Mechanism, discretization: float) -> float | None:
-        bracket = pld.optimistic_curve(mechanism, discretization=discretization, level_min=1e-10)  # the upper side
-        above = tradeoff.symmetrise(bracket.upper)  # on or above the exact symmetrised curve
-        return max(0.0, self._read(above, "lower") - bracket.slack)
+        above = pld.optimistic_curve(mechanism, discretization=discretization, level_min=1e-10)  # the upper side
+        tpr, advantage = above.membership_lower([0.0 if self.level is None else self.level])
+        return advantage if self.level is None else float(tpr[0])
 
 
 @dataclass(frozen=True)

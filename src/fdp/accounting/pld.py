@@ -45,6 +45,7 @@ from typing import Literal, NamedTuple
 import numpy as np
 from dp_accounting.pld import privacy_loss_distribution as _pld
 
+from ..curves.mia import membership_bounds
 from ..curves.rero import gamma
 from ..curves.tradeoff import PiecewiseLinear, fixed_point, lower_convex_envelope, symmetrise
 from ..intervals import Interval
@@ -485,6 +486,22 @@ class OptimisticCurve:
     upper: PiecewiseLinear
     slack: float
     discretization: float
+
+    def membership_lower(self, fpr) -> tuple[np.ndarray, float]:
+        """Lower ends of the exact symmetrised curve's membership readings: the TPR at each FPR and the advantage,
+        read from below off the symmetrisation of ``upper`` (on or above the exact one), less ``slack``.
+
+        Parameters
+        ----------
+        fpr : array_like
+            False-positive rates in [0, 1].
+
+        Returns
+        -------
+        tuple of numpy.ndarray and float
+        """
+        tpr, advantage, _ = membership_bounds(symmetrise(self.upper), fpr, [0.5], side="lower")
+        return np.maximum(tpr - self.slack, 0.0), max(0.0, advantage - self.slack)
 
 
 @takes_mechanism
