@@ -27,3 +27,22 @@ def test_outward_rounding_never_crosses_the_value(x, digits):
     up, low = formatting.upper(x, digits), formatting.lower(x, digits)
     assert Decimal(low) <= Decimal(x) <= Decimal(up)
     assert len(up.split("e")[0].replace(".", "").lstrip("0")) <= digits + 1
+
+
+def test_plain_words_state_the_reports_bounds_rounded_up_and_name_the_baselines():
+    """The report's first section reads the same numbers as its tables, as percentages rounded up; it names what a
+    blind guess achieves, and writes priors as candidates only where 1 / kappa is a whole number."""
+    from fdp.accounting.privacy_loss import dpsgd
+
+    r = risk.report(dpsgd(1.1, 256 / 60000, 7032), fpr=[1e-3, 0.1], kappa=[1e-3, 0.1], prior=[0.5],
+                    discretization=1e-3, rero_discretization=1e-3, rtm_discretization=1e-3)
+    words = "\n".join(presentation.plain_words(r))
+    tpr, gamma, rtm = (formatting.upper(100 * v * formatting.ULPS_UP, 3) for v in (r.tpr[0], r.rero.upper[1], r.rtm.tpr[1]))
+    assert "accuse at most 0.1 % or 10 %" in words and f"catches at most {tpr} % or" in words
+    assert Decimal(tpr) >= Decimal(100 * r.tpr[0]) and f"or {gamma} %." in words and f"or {rtm} % of members" in words
+    assert "one of 1,000 or 10 equally likely candidates" in words and "accusing at random catches as many" in words
+    assert f"ε = {formatting.upper(r.epsilon_pld, 3)} at δ = 1e-05" in words and "every noisy step" in words
+    assert presentation.markdown(r).index("## In plain words") < presentation.markdown(r).index("## (epsilon, delta)")
+    odd = "\n".join(presentation.plain_words(risk.report(RandomizedResponse(1.0), kappa=[0.003], prior=[0.5])))
+    assert "candidates" not in odd and "blind guess of a record is right with chance 0.3 %" in odd
+    assert "this mechanism released" in odd and "Without the target record" not in odd

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .accounting.privacy_loss import RandomizedResponse
+from .accounting.privacy_loss import Mechanism, RandomizedResponse
 from .curves import conversions, gdp, tradeoff
-from .formatting import lower, upper
+from .formatting import ULPS_DOWN, ULPS_UP, lower, upper
 from .risk import PURE_DP_METHOD, Report
 from .validation import EPS_MAX, optional_import, spelled
 
-__all__ = ["markdown", "figure", "figure_format", "save_figure"]
+__all__ = ["markdown", "plain_words", "figure", "figure_format", "save_figure"]
 
 
 def markdown(report: Report) -> str:
@@ -51,9 +51,9 @@ def markdown(report: Report) -> str:
         return "-" if v is None else lower(v, digits)
 
     accountants = ([f"| exact | {eps(report.epsilon_pld)} | - | {report.delta:g} |"] if rr else
-                   [f"| {'eps-DP bound (steps / b)' if report.gdp.method == PURE_DP_METHOD else 'PLD (tight)'} | "
+                   [f"| {'eps-DP bound (steps / b)' if report.gdp.method == PURE_DP_METHOD else _PLD_ROW} | "
                     f"{eps(report.epsilon_pld)} | {at_least(report.epsilon_pld_lower, 5)} | {report.delta:g} |",
-                    f"| RDP | {eps(report.epsilon_rdp)} | - | {report.delta:g} |"])
+                    *[f"| {name} | {eps(value)} | - | {report.delta:g} |" for name, value in _rdp_rows(report)]])
     tpr_lower = [None] * len(report.fpr) if report.tpr_lower is None else report.tpr_lower
     rtm_lines = [] if r is None else [
         f"## Relaxed threat model (adversary without the target record, d = {r.dimension})", "",
@@ -63,10 +63,13 @@ def markdown(report: Report) -> str:
         *[f"| {_level(a)} | [{lower(lo)}, {upper(up)}] |" for a, lo, up in zip(report.fpr, r.tpr_lower, r.tpr)], "",
         "| prior kappa | RTM gamma |", "| --- | --- |",
         *[f"| {_level(k)} | [{lower(lo)}, {upper(up)}] |" for k, lo, up in zip(report.kappa, r.gamma_lower, r.gamma)],
-        "", f"RTM advantage at most {upper(r.advantage)}.", ""]
+        "", f"RTM advantage at most {upper(r.advantage)}. Each interval contains the exact value; its width is the "
+        f"error of the optimistic lattice (spacing {r.discretization:.3g}), and a smaller "
+        f"{spelled('rtm_discretization')} narrows it.", ""]
     spacing = "exact curve" if report.discretization is None else f"loss lattice spacing {report.discretization:.3g}"
     lines = [
         f"# Privacy risk of {title}", "",
+        *plain_words(report), "",
         "## (epsilon, delta)", "",
         "| accountant | epsilon at most | exact epsilon at least | delta |", "| --- | --- | --- | --- |",
         *accountants, "",
@@ -94,6 +97,81 @@ def markdown(report: Report) -> str:
     if report.warnings:
         lines += ["", "**Warnings.**", *[f"- {w}" for w in report.warnings]]
     return "\n".join(lines) + "\n"
+
+
+#: The tight accountant's row; Opacus's default accountant (PRV, Gopi et al. 2021) estimates the same value.
+_PLD_ROW = "PLD (tight; what Opacus's default PRV accountant estimates)"
+
+
+def _rdp_rows(report: Report) -> list[tuple[str, float | None]]:
+    """The RDP accountant's rows: dp_accounting's orders (TF Privacy) and Opacus's, one row where they agree."""
+    tf, opacus = report.epsilon_rdp, report.epsilon_rdp_opacus
+    if (tf is None and opacus is None) or (tf is not None and opacus is not None and upper(tf, 5) == upper(opacus, 5)):
+        return [("RDP (TF Privacy without microbatching; Opacus with accountant='rdp')", tf)]
+    return [("RDP, dp_accounting's orders (TF Privacy without microbatching)", tf),
+            ("RDP, Opacus's orders (accountant='rdp')", opacus)]
+
+
+def _percent(p: float, side: str = "upper") -> str:
+    """A probability as a percentage, rounded outward to 3 significant digits."""
+    return (upper(100.0 * p * ULPS_UP, 3) if side == "upper" else lower(100.0 * p * ULPS_DOWN, 3)) + " %"
+
+
+def _percents(values, levels: bool = False) -> str:
+    """``0.1 %, 1 % or 10 %``: probabilities in words, upper bounds rounded up (``levels``: the user's levels as given)."""
+    words = [f"{100.0 * v:.6g} %" if levels else _percent(v) for v in values]
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
+
+
+def _levels(values) -> str:
+    return _percents(values, levels=True)
+
+
+def _candidates(kappa) -> str:
+    """``one of 1,000, 100 or 10 equally likely candidates`` where every ``1 / kappa`` is a whole number >= 2, else ``""``."""
+    n = [1.0 / k for k in kappa]
+    if not all(v >= 2 and abs(v - round(v)) < 1e-9 * v for v in n):
+        return ""
+    words = [f"{round(v):,}" for v in n]
+    return "one of " + (words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]) + " equally likely candidates"
+
+
+def plain_words(report: Report) -> list[str]:
+    """The report's first section: what an attacker can and cannot do, in words, with the trivial baselines named.
+
+    Parameters
+    ----------
+    report : fdp.risk.Report
+
+    Returns
+    -------
+    list of str
+        Markdown lines: a heading, a sentence, one bullet per reading, and where the terms are explained.
+    """
+    released = "this run released (every noisy step, so the final model too)" if (
+        isinstance(report.mechanism, Mechanism) and report.mechanism.noise == "gaussian") else "this mechanism released"
+    fpr, kappa = report.fpr, report.kappa
+    lines = ["## In plain words", "",
+             f"Whatever an attacker does with everything {released}, and whatever else it knows:", "",
+             f"- **Membership.** To tell whether a person's record was in the training data, an attacker that may wrongly "
+             f"accuse at most {_levels(fpr)} "
+             f"of the people who were not in it catches at most {_percents(report.tpr)} of those who were (accusing at "
+             "random catches as many as it wrongly accuses).",
+             f"- **Reconstruction.** If a record is {_candidates(kappa)} (a blind guess is right with chance "
+             f"{_levels(kappa)}), an attacker reconstructs it with chance at most {_percents(report.rero.upper)}."
+             if _candidates(kappa) else
+             f"- **Reconstruction.** Where a blind guess of a record is right with chance {_levels(kappa)}, an attacker "
+             f"reconstructs it with chance at most {_percents(report.rero.upper)}.",
+             ]
+    if report.rtm is not None:
+        lines.append(f"- **Without the target record** (relaxed threat model, dimension {report.rtm.dimension}). An attacker "
+                     "who knows every other record but not the target's, and so can only test the size of each release, "
+                     f"catches at most {_percents(report.rtm.tpr)} of members at the same false-accusation rates.")
+    eps = "no finite ε" if report.epsilon_pld is None else f"ε = {upper(report.epsilon_pld, 3)}"
+    lines += [f"- **In the usual terms**: {eps} at δ = {report.delta:g}, and μ-GDP with μ = {upper(report.gdp.mu, 3)}.",
+              "", "Every bound here is certified: the exact value lies on the printed side of it. The terms are "
+              "explained in the book's glossary (book/glossary.md)."]
+    return lines
 
 
 def figure(report: Report, axes=None):

@@ -647,8 +647,10 @@ class Report(Result):
     delta : float
     epsilon_pld, epsilon_rdp : float or None
         eps at ``delta``: from the tight PLD accountant, an upper bound (pessimistic lattice; the exact value for
-        randomized response), the one to quote; and from the RDP accountant, looser, what a TF Privacy or Opacus log
-        prints (None where infinite, and for randomized response).
+        randomized response), the one to quote (Opacus's default PRV accountant estimates the same tight value); and
+        from the RDP accountant on dp_accounting's orders, looser, what TF Privacy's
+        ``compute_dp_sgd_privacy_statement`` prints without microbatching (None where infinite, and for randomized
+        response).
     gdp : GDPReport
         mu*, its regret and its alpha floor (:func:`gdp`).
     mu_at_floor : dict
@@ -683,6 +685,10 @@ class Report(Result):
     tpr_lower : numpy.ndarray or None
         Lower ends of the exact TPR at each FPR (the optimistic lattice's curve, or the closed form of a full batch, or
         randomized response's exact curve); None for Laplace noise.
+    epsilon_rdp_opacus : float or None
+        eps at ``delta`` from the same RDP accountant on the orders of Opacus's ``RDPAccountant``
+        (:data:`fdp.accounting.accountants.RDP_ORDERS`): what Opacus prints with ``accountant="rdp"``; equal to
+        ``epsilon_rdp`` unless the best order lies outside Opacus's 1.1-63.
     """
 
     mechanism: Mechanism | RandomizedResponse
@@ -706,6 +712,7 @@ class Report(Result):
     curve: tradeoff.TradeOffCurve | None = field(default=None, repr=False, compare=False)
     epsilon_pld_lower: float | None = None
     tpr_lower: np.ndarray | None = None
+    epsilon_rdp_opacus: float | None = None
 
     @property
     def tpr_interval(self) -> Interval | None:
@@ -723,7 +730,7 @@ class Report(Result):
         return {
             "mechanism": mechanism,
             "dp": {"delta": self.delta, "epsilon_pld": self.epsilon_pld, "epsilon_pld_lower": self.epsilon_pld_lower,
-                   "epsilon_rdp": self.epsilon_rdp,
+                   "epsilon_rdp": self.epsilon_rdp, "epsilon_rdp_opacus": self.epsilon_rdp_opacus,
                    "rdp_conversion": None if self.epsilon_rdp is None else accountants.RDP_CONVERSION},
             "gdp": {"mu": self.gdp.mu, "mu_lower": self.gdp.mu_lower, "regret": self.gdp.regret,
                     "alpha_floor": self.gdp.alpha_floor,
@@ -815,7 +822,7 @@ def report(mechanism: Mechanism | RandomizedResponse, *, delta: float = 1e-5, ka
     tail = _gdp.DPSGD_TAIL
     # the curve is built down to the smallest FPR asked (below LATTICE_TAIL_MIN it is read off its first chord)
     level = max(mechanism_gdp.LATTICE_TAIL_MIN, min([tail, *fpr[fpr > 0.0]]))
-    eps_rdp, rtm_reading, rtm_failure, cap = None, None, (), np.inf
+    eps_rdp, eps_opacus, rtm_reading, rtm_failure, cap = None, None, None, (), np.inf
     if isinstance(mechanism, RandomizedResponse):  # an exact curve: every reading is a closed form
         gdp_report, curve, mu_at_floor, gamma = _randomized_response(mechanism.epsilon, delta, kappa)
         h = None
@@ -832,7 +839,7 @@ def report(mechanism: Mechanism | RandomizedResponse, *, delta: float = 1e-5, ka
             mu_at_floor = {floor: gdp_report.mu if gdp_report.method == PURE_DP_METHOD else  # float RR: identity
                            _capped_alg1(curve, floor, cap)[0] for floor in REPORT_FLOORS}             # below eps 1e-16
         h = gdp_report.discretization or discretization
-        eps_rdp = accountants.epsilon(mechanism, delta, accountant="rdp")
+        eps_rdp, eps_opacus = (accountants.epsilon(mechanism, delta, accountant=a) for a in ("rdp", "rdp_opacus"))
         gamma = rero(mechanism, kappa, discretization=rero_discretization)
         try:
             with np.errstate(over="ignore", invalid="ignore", divide="ignore"):  # a failure is raised, not returned
@@ -855,20 +862,18 @@ def report(mechanism: Mechanism | RandomizedResponse, *, delta: float = 1e-5, ka
         rtm_reading = replace(rtm_reading, tpr=tpr_cap, tpr_lower=np.minimum(rtm_reading.tpr_lower, tpr_cap),
                               advantage=min(rtm_reading.advantage, advantage), gamma=gamma_cap,
                               gamma_lower=np.minimum(rtm_reading.gamma_lower, gamma_cap))
-        both = np.r_[rtm_reading.tpr, rtm_reading.gamma]
-        lows = np.r_[rtm_reading.tpr_lower, rtm_reading.gamma_lower]
-        width = float(np.max(np.where(both > 0.0, (both - lows) / np.where(both > 0.0, both, 1.0), 0.0)))
-        if width > WARN_RELATIVE:
-            warnings += (f"the RTM bracket is up to {100 * width:.3g} % wide (its optimistic lattice's error is "
-                         "first order in the number of steps times the lattice spacing); the RTM numbers reported are its upper "
-                         f"ends, still certified: a smaller {spelled('rtm_discretization')} narrows it, if the width matters",)
     tpr_lower, eps_lower = _lower_ends(mechanism, gdp_report, curve, h, fpr, level, tpr)
     return Report(mechanism=mechanism, delta=delta, epsilon_pld=gdp_report.epsilon, epsilon_pld_lower=eps_lower,
                   tpr_lower=tpr_lower,
-                  epsilon_rdp=eps_rdp if eps_rdp is not None and np.isfinite(eps_rdp) else None, gdp=gdp_report,
+                  epsilon_rdp=_finite(eps_rdp), epsilon_rdp_opacus=_finite(eps_opacus), gdp=gdp_report,
                   mu_at_floor=mu_at_floor, fpr=fpr, tpr=tpr, advantage=advantage, prior=prior, bayes_success=bayes,
                   kappa=kappa, rero=gamma, rtm=rtm_reading, discretization=h, seconds=time.perf_counter() - start,
                   version=metadata.version("fdp"), warnings=warnings, curve=curve)
+
+
+def _finite(epsilon: float | None) -> float | None:
+    """``epsilon``, or None where it is infinite (or not computed)."""
+    return epsilon if epsilon is not None and np.isfinite(epsilon) else None
 
 
 def _levels(name: str, values: np.ndarray) -> np.ndarray:

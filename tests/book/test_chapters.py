@@ -506,3 +506,44 @@ def test_risk_report_checked_section_says_what_this_run_compares():
     assert "$\\varepsilon$ = 8 at δ\u00a0=\u00a01e-05, which" in both and "$\\mu^*$ = 1.57 (Gomez et al., Sec. 5)" in both
     assert "so only $\\mu^*$ is compared" in rr.checked_text("match", "not compared", paper)
     assert "neither is compared here" in rr.checked_text("not compared", "not compared", paper)
+
+
+# your_run
+
+
+def test_your_run_command_lines_print_the_pages_numbers(capsys):
+    """The report line the page prints reads the page's run (JSON equal to fdp.risk.report of the same run), and the
+    calibrate line finds the noise for the page's first target."""
+    import json
+
+    from fdp import cli, dpsgd, risk
+    from fdp_book.chapters import your_run as yr
+
+    lines = yr.commands(0.9, 512, 20000, 3.0, 1e-6, ("epsilon", 4.0, None))
+    assert lines["cli_report"] == ("`python -m fdp report --noise-multiplier 0.9 --batch-size 512 --dataset-size 20000 "
+                                   "--epochs 3 --delta 1e-06`")
+    assert lines["cli_calibrate"] == "`python -m fdp calibrate --batch-size 512 --dataset-size 20000 --epochs 3 --epsilon 4.0 --delta 1e-06`"
+    assert cli.main(lines["cli_report"].strip("`").split()[3:] + ["--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    page = risk.report(dpsgd(0.9, batch_size=512, dataset_size=20000, epochs=3.0), delta=1e-6)
+    assert printed["mechanism"]["steps"] == page.mechanism.steps == 118  # 3 * 20000 / 512 = 117.2, rounded up
+    assert printed["dp"]["epsilon_pld"] == page.epsilon_pld and printed["mia"]["tpr_upper"] == page.tpr.tolist()
+    assert cli.main(lines["cli_calibrate"].strip("`").split()[3:]) == 0 and "noise_multiplier" in capsys.readouterr().out
+    assert "--tpr-at-fpr 0.05 0.001`" in yr.commands(1.0, 1, 2, 1, 1e-5, ("tpr", 0.05, 1e-3))["cli_calibrate"]
+    assert "--rero 0.05 --kappa 0.001`" in yr.commands(1.0, 1, 2, 1, 1e-5, ("rero", 0.05, 1e-3))["cli_calibrate"]
+
+
+def test_your_run_epsilon_table_names_the_tool_of_each_accountant_and_tf_privacys_halved_noise():
+    from fdp import dpsgd, risk
+    from fdp.accounting import accountants
+    from fdp_book.chapters import your_run as yr
+
+    r = risk.report(dpsgd(1.1, 256 / 60000, 7032), discretization=1e-3, rero_discretization=1e-3, rtm_discretization=1e-3)
+    half = yr.tf_privacy_half_noise(r)
+    assert half == accountants.epsilon(dpsgd(0.55, 256 / 60000, 7032), 1e-5, accountant="rdp") and half > 5 * r.epsilon_rdp
+    header, rows = yr.epsilon_rows(r, half)
+    assert header[1] == "ε at most" and [row[0] for row in rows][:3] == ["PLD (tight)", "RDP, dp_accounting's orders",
+                                                                        "RDP, Opacus's orders"]
+    assert "used_microbatching=True" in rows[3][3] and float(rows[0][2]) <= r.epsilon_pld <= float(rows[0][1])
+    assert f"{100 * (r.epsilon_rdp / r.epsilon_pld - 1):.0f} % above the tight one" in yr.see_epsilon(r)
+    assert "{doc}`glossary <../glossary>`" in yr.plain_words(r) and "## In plain words" not in yr.plain_words(r)

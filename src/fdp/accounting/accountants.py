@@ -21,10 +21,11 @@ from ..validation import check_discretization, check_open_unit
 from . import pld
 from .privacy_loss import Mechanism, takes_mechanism
 
-__all__ = ["ACCOUNTANTS", "RDP_CONVERSION", "check_accountant", "epsilon"]
+__all__ = ["ACCOUNTANTS", "RDP_CONVERSION", "RDP_ORDERS", "check_accountant", "epsilon"]
 
-#: The (eps, delta) accountants of :func:`epsilon`: the tight PLD one and the RDP one.
-ACCOUNTANTS = ("pld", "rdp")
+#: The (eps, delta) accountants of :func:`epsilon`: the tight PLD one, and the RDP one on dp_accounting's orders
+#: (what TF Privacy's ``compute_dp_sgd_privacy_statement`` prints without microbatching) or on Opacus's.
+ACCOUNTANTS = ("pld", "rdp", "rdp_opacus")
 #: The largest noise multiplier the RDP accountant is run at; a larger one is read at this one (an upper bound).
 RDP_NOISE_MAX = 1e100
 #: The RDP accountant's conversion, as the report's JSON states it: the standard order grid of dp_accounting
@@ -34,7 +35,10 @@ RDP_NOISE_MAX = 1e100
 #: epsilon can result); its log message is kept off stderr.
 RDP_CONVERSION = ("dp_accounting RdpAccountant, default orders 1.1-10.9 (step 0.1), 11-63, 128, 256, 512, 1024; "
                   "conversion of Canonne, Kamath, Steinke (2020) Prop. 12")
-_RDP_ORDERS = tuple(rdp_privacy_accountant.DEFAULT_RDP_ORDERS)
+#: The RDP orders of each RDP accountant: dp_accounting's ``DEFAULT_RDP_ORDERS``, and the orders Opacus's
+#: ``RDPAccountant`` uses by default (1.1, 1.2, ..., 10.9 and 12, ..., 63; its conversion is the same Prop. 12).
+RDP_ORDERS = {"rdp": tuple(rdp_privacy_accountant.DEFAULT_RDP_ORDERS),
+              "rdp_opacus": tuple([1 + k / 10 for k in range(1, 100)] + list(range(12, 64)))}
 
 
 def check_accountant(accountant) -> str:
@@ -54,7 +58,7 @@ def check_accountant(accountant) -> str:
 
 
 @takes_mechanism
-def epsilon(mechanism: Mechanism, delta: float, accountant: Literal["pld", "rdp"] = "pld",
+def epsilon(mechanism: Mechanism, delta: float, accountant: Literal["pld", "rdp", "rdp_opacus"] = "pld",
             discretization: float = 1e-4) -> float:
     """eps at ``delta`` of ``steps``-fold subsampled Gaussian (or Laplace) noise (add/remove adjacency, sensitivity 1).
 
@@ -64,9 +68,10 @@ def epsilon(mechanism: Mechanism, delta: float, accountant: Literal["pld", "rdp"
         The noise (``noise_multiplier`` is sigma or b over the sensitivity), its sampling rate and steps.
     delta : float
         In (0, 1).
-    accountant : {"pld", "rdp"}, default "pld"
-        ``dp_accounting``'s PLD accountant (pessimistic, at ``discretization``) or its RDP accountant on the
-        standard order grid (:data:`RDP_CONVERSION`: the epsilon a dp_accounting or TF Privacy log prints).
+    accountant : {"pld", "rdp", "rdp_opacus"}, default "pld"
+        ``dp_accounting``'s PLD accountant (pessimistic, at ``discretization``) or its RDP accountant, on the
+        standard order grid (:data:`RDP_CONVERSION`: the epsilon a dp_accounting or TF Privacy log prints) or on
+        the orders of Opacus's ``RDPAccountant`` (:data:`RDP_ORDERS`).
     discretization : float, default 1e-4
         PLD lattice spacing.
 
@@ -98,7 +103,7 @@ def epsilon(mechanism: Mechanism, delta: float, accountant: Literal["pld", "rdp"
              else dp_accounting.LaplaceDpEvent(noise_multiplier))
     if sampling_rate < 1.0:
         event = dp_accounting.PoissonSampledDpEvent(sampling_rate, event)
-    acc = rdp_privacy_accountant.RdpAccountant(orders=_RDP_ORDERS)
+    acc = rdp_privacy_accountant.RdpAccountant(orders=RDP_ORDERS[accountant])
     absl = logging.getLogger("absl")
     level = absl.level
     absl.setLevel(logging.ERROR)  # "failed to converge ... Excluding this order" (the order is left out)

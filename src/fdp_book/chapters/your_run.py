@@ -1,0 +1,92 @@
+"""The practitioner's page (notebooks/your_run.ipynb): one DP-SGD run as a training script states it (noise
+multiplier, batch size, data-set size, epochs, delta), read in plain words, its epsilon as the training libraries
+print it, the attacks' bounds, and the noise a chosen target needs.
+
+The tables and the calibration's rows are risk_report's (:mod:`fdp_book.chapters.risk_report`); this module writes
+what is particular to one run: the command lines, the plain-words section and the epsilon table.
+"""
+
+from __future__ import annotations
+
+from fdp import dpsgd, presentation
+from fdp.accounting import accountants
+from fdp.formatting import lower, upper
+
+from . import risk_report
+
+
+def commands(noise: float, batch_size: int, dataset_size: int, epochs, delta: float, target) -> dict[str, str]:
+    """The two command lines (Markdown code) of this run: the report (``cli_report``) and the noise for the page's
+    target ``(name, value, level)`` at the same batch size, data-set size and epochs (``cli_calibrate``)."""
+    run = f"--batch-size {batch_size} --dataset-size {dataset_size} --epochs {_number(epochs)}"
+    delta_flag = "" if delta == 1e-5 else f" --delta {float(delta)!r}"
+    name, value, level = target
+    aim = f"{risk_report.CALIBRATE_FLAGS[name].split()[0]} {float(value)!r}"
+    aim += "" if level is None else f" --kappa {float(level)!r}" if name == "rero" else f" {float(level)!r}"
+    aim += delta_flag if name == "epsilon" else ""
+    return {"cli_report": f"`python -m fdp report --noise-multiplier {float(noise)!r} {run}{delta_flag}`",
+            "cli_calibrate": f"`python -m fdp calibrate {run} {aim}`"}
+
+
+def _number(x) -> str:
+    """``x`` as typed: its shortest form that reads back as the same number (``30`` for 30.0)."""
+    short = f"{float(x):g}"
+    return short if float(short) == float(x) else repr(float(x))
+
+
+def plain_words(report) -> str:
+    """The report's plain-words section without its heading (the page has its own), the glossary linked."""
+    text = "\n".join(presentation.plain_words(report)[2:])
+    return text.replace("the book's glossary (book/glossary.md)", "the {doc}`glossary <../glossary>`")
+
+
+def see_calibration(names, calibrations, noise: float) -> str:
+    """The sentence under the calibration table: each target's noise beside the run's own."""
+    parts = [f"{name} holds with a noise multiplier of {upper(c.noise_multiplier, 4)} or more"
+             for name, c in zip(names, calibrations)]
+    return (f"In words, at this batch size and number of epochs: {'; '.join(parts)} (this run uses {noise:g}). The "
+            "risk falls as the noise grows, so every larger noise meets the target too; the exact smallest noise lies "
+            "in the interval beside it.")
+
+
+def epsilon_rows(report, microbatched: float | None) -> tuple[list, list]:
+    """(header, rows): epsilon at the report's delta from each accountant, and the tool that prints it.
+
+    ``microbatched`` is the RDP epsilon at half the noise multiplier: TF Privacy's
+    ``compute_dp_sgd_privacy_statement`` assumes microbatching by default, which doubles the sensitivity."""
+    def up(v):
+        return "∞" if v is None else upper(v, 4)
+
+    least = "-" if report.epsilon_pld_lower is None else lower(report.epsilon_pld_lower, 4)
+    rows = [["PLD (tight)", up(report.epsilon_pld), least,
+             "this book's certified bound; Opacus's default accountant (PRV) estimates the same exact value"],
+            ["RDP, dp_accounting's orders", up(report.epsilon_rdp), "-",
+             "TF Privacy's `compute_dp_sgd_privacy_statement` with `used_microbatching=False`"],
+            ["RDP, Opacus's orders", up(report.epsilon_rdp_opacus), "-",
+             "Opacus with `accountant=\"rdp\"` (orders 1.1 to 63)"]]
+    if microbatched is not None:
+        rows.append(["RDP at half the noise multiplier", up(microbatched), "-",
+                     "TF Privacy's statement with its default `used_microbatching=True`"])
+    return ["accountant", "ε at most", "exact ε at least", "what prints it"], rows
+
+
+def tf_privacy_half_noise(report) -> float | None:
+    """The RDP epsilon of the report's run at half its noise multiplier (None where infinite)."""
+    m = report.mechanism
+    eps = accountants.epsilon(dpsgd(m.noise_multiplier / 2, m.sampling_rate, m.steps), report.delta, accountant="rdp")
+    return eps if eps < float("inf") else None
+
+
+def see_epsilon(report) -> str:
+    """The sentence under the epsilon table: how far RDP lies above the tight value."""
+    if report.epsilon_pld is None or report.epsilon_rdp is None:
+        return "One of the accountants finds no finite ε at this δ."
+    over = (report.epsilon_rdp - report.epsilon_pld) / report.epsilon_pld
+    return (f"The RDP accountant states an ε {100 * over:.0f} % above the tight one for this run; both are upper bounds, "
+            "and the tight one is the one to quote. The exact ε lies between the first row's two numbers.")
+
+
+def run_words(run, batch_size: int, dataset_size: int, epochs) -> str:
+    """The run in words: its noise, batches, epochs, and the sampling rate and steps they make."""
+    return (f"noise multiplier {run.noise_multiplier:g}, expected batches of {batch_size:,} from {dataset_size:,} records "
+            f"(sampling rate {run.sampling_rate:.5g}), {epochs:g} epochs, so {run.steps:,} steps")
