@@ -37,13 +37,23 @@ def _execute(nb: Path, out_dir: Path, results_dir: Path, params_file: str = "qui
     return out
 
 
+def _book_files() -> dict:
+    """The bytes of every file the book's build writes and a rerun must leave alone (book/, data/results/)."""
+    return {p: p.read_bytes() for folder in ("book", "data/results") for p in sorted((ROOT / folder).rglob("*")) if p.is_file()}
+
+
 @pytest.fixture(scope="module")
 def quick_runs(tmp_path_factory):
-    """Execute every notebook once with its .quick.yaml; returns (output folder, results folder)."""
+    """Execute every notebook once with its .quick.yaml; returns (output folder, results folder). The runs write
+    only there: the book's pages and records are byte for byte what they were (checked here, once for all)."""
     out = tmp_path_factory.mktemp("executed")
     res = tmp_path_factory.mktemp("results")
+    before = _book_files()
     for nb in ORDER:
         _execute(nb, out, res)
+    after = _book_files()
+    assert after.keys() == before.keys() and all(after[p] == before[p] for p in before), \
+        sorted(str(p) for p in before.keys() ^ after.keys() | {p for p in before if after.get(p) != before[p]})
     return out, res
 
 
@@ -57,6 +67,9 @@ def test_quick_run(quick_runs, nb):
     streams = [o["text"] for c in executed["cells"] if c["cell_type"] == "code" for o in c.get("outputs", [])
                if o.get("output_type") == "stream" and o.get("name") == "stdout"]
     said = "".join("".join(text) if isinstance(text, list) else text for text in streams)  # a list of lines on disk
+    if nb == "your_run":  # the practitioner's page: one report and a calibration or two, seconds; it records nothing
+        assert not (res / "your_run.json").exists()
+        return
     assert re.search(r"Estimated run time: about \d+(\.\d)? (s|min|h) on ", said), said[:500]
     if nb != "report":
         records = results.load(nb, res)
@@ -100,6 +113,18 @@ def test_a_run_of_ones_own_leaves_the_risk_reports_records_compared(quick_runs):
     assert len(quick["runs"]) == 2 and quick["runs"][1][0] == "Own run"
     records = results.load("risk_report", res)
     assert records and all(results.status_of(r) in ("match", "explained") for r in records), records
+
+
+@pytest.mark.notebook
+def test_a_sampling_rate_of_ones_own_leaves_the_papers_figure_5a_ends_compared(quick_runs):
+    """rero_sampling_rate's quick run adds a practitioner's rate (batch 256 of 60,000) to Figure 5a: the records of
+    the paper's two ends (q = 0.01 and 0.99) stay compared, and the added rate records nothing."""
+    _, res = quick_runs
+    quick = yaml.safe_load((ROOT / "notebooks/params/rero_sampling_rate.quick.yaml").read_text())
+    assert 0.0042667 in quick["hayes_rates"]
+    fig5a = {r["key"]: r for r in results.load("rero_sampling_rate", res) if r["key"].startswith("hayes_fig5a/")}
+    assert set(fig5a) == {"hayes_fig5a/q0.01", "hayes_fig5a/q0.99"}
+    assert all(results.status_of(r) in ("match", "explained") for r in fig5a.values()), fig5a
 
 
 def test_same_quick_run_gives_identical_results(quick_runs, tmp_path):

@@ -85,7 +85,7 @@ def test_the_schemas_choices_are_the_librarys():
     ("rtm_tradeoffs", {"sgm": {"mu": 0.2, "p": 1.4, "steps": 3, "d": 1}}, "sgm.p must be a number in (0, 1], got 1.4"),
     ("rtm_tradeoffs", {"dims": [1, 2, 3]}, "dims must be a list of 2 entries"),
     ("rtm_dpsgd", {"sandwich_bounds": [5.0, 1.0]}, "sandwich_bounds must be a list of 2 numbers > 0, increasing"),
-    ("rtm_dpsgd", {"fig7_accountant": "prv"}, 'fig7_accountant must be one of "pld", "rdp", got'),
+    ("rtm_dpsgd", {"fig7_accountant": "prv"}, 'fig7_accountant must be one of "pld", "rdp", "rdp_opacus", got'),
     ("gdp_tables", {"topdown_shares": [50.0, 40.0]}, "topdown_shares must be a list of numbers > 0, adding up to 100"),
     ("gdp_tables", {"rdp_order_min": 1.0}, "rdp_order_min must be a number > 1, got 1.0"),
     ("reconstruction_attacks", {"dataset": "cifar"}, 'dataset must be one of "mnist", "digits", got'),
