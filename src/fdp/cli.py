@@ -414,10 +414,13 @@ def _gdp(args) -> int:
     return _emit(out, args)
 
 
-def _dpsgd(args, noise_multiplier: float):
+def _dpsgd(args, noise_multiplier: float, length_required: bool = True):
     """DP-SGD from the flags: --sampling-rate and --steps (default 1 each), or a training script's --batch-size,
-    --dataset-size and --epochs, which :func:`fdp.dpsgd` converts (and refuses mixed with the others)."""
+    --dataset-size and --epochs, which :func:`fdp.dpsgd` converts (and refuses mixed with the others).  A run given
+    by its batches needs its length (a forgotten --epochs must not read as one step)."""
     by_batch = args.batch_size is not None or args.dataset_size is not None
+    if by_batch and length_required and args.epochs is None and args.steps is None:
+        raise ValueError("give --epochs (or --steps) with --batch-size and --dataset-size: how long the run trained")
     return dpsgd(noise_multiplier, args.sampling_rate if args.sampling_rate is not None or by_batch else 1.0,
                  args.steps if args.steps is not None or args.epochs is not None else 1,
                  batch_size=args.batch_size, dataset_size=args.dataset_size, epochs=args.epochs)
@@ -455,6 +458,10 @@ def _report(args) -> int:
     out = report.to_dict()
     if args.figure is not None:
         presentation.save_figure(report, args.figure)
+    if args.dataset_size is not None and delta >= 1.0 / args.dataset_size:  # the one choice here a user should revisit
+        out["warnings"].append(f"--delta {delta:g} is not below 1 / --dataset-size ({1.0 / args.dataset_size:.2g}): an "
+                               "(epsilon, delta) guarantee with so large a delta allows a mechanism that publishes a few "
+                               "records whole; pass a smaller --delta")
     for w in out["warnings"]:
         print(f"python -m fdp report: warning: {w}", file=sys.stderr)
     print(json.dumps(out, allow_nan=False) if args.json else presentation.markdown(report), end="\n" if args.json else "")
@@ -484,7 +491,7 @@ def _calibrate(args) -> int:
                          "steps), not both and not neither")
     if args.noise_multiplier is not None:
         _forbid(args, ("rtol",), "with --noise-multiplier (the number of steps is found exactly)")
-    run = _dpsgd(args, 1.0)  # the sampling rate and the steps the flags give (the noise is searched, or given)
+    run = _dpsgd(args, 1.0, length_required=False)  # the rate and the steps the flags give (noise searched, or given)
     value, *fpr = np.atleast_1d(getattr(args, target)).tolist()  # TPR FPR, or one value
     aim = targets.named(target.removesuffix("_at_fpr"), value, fpr[0] if fpr else args.kappa,
                         delta=1e-5 if args.delta is None else args.delta,

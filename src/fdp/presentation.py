@@ -40,7 +40,7 @@ def markdown(report: Report) -> str:
         title = str(report.mechanism)
     else:
         noise, sigma, rate, steps = report.mechanism.args
-        title = (f"DP-SGD: noise multiplier {sigma:g}, sampling rate {rate:g}, {steps} steps" if noise == "gaussian"
+        title = (f"DP-SGD: noise multiplier {sigma:g}, sampling rate {rate:g}, {steps:,} step{'s' if steps != 1 else ''}" if noise == "gaussian"
                  else f"Laplace noise: scale {sigma:g} per unit of sensitivity, {steps} compositions")
 
     def eps(v):
@@ -64,7 +64,7 @@ def markdown(report: Report) -> str:
         "| prior kappa | RTM gamma |", "| --- | --- |",
         *[f"| {_level(k)} | [{lower(lo)}, {upper(up)}] |" for k, lo, up in zip(report.kappa, r.gamma_lower, r.gamma)],
         "", f"RTM advantage at most {upper(r.advantage)}. Each interval contains the exact value; its width is the "
-        f"error of the optimistic lattice (spacing {r.discretization:.3g}), and a smaller "
+        f"error of the RTM lattices (spacing {r.discretization:.3g}, the optimistic one ten times finer), and a smaller "
         f"{spelled('rtm_discretization')} narrows it.", ""]
     spacing = "exact curve" if report.discretization is None else f"loss lattice spacing {report.discretization:.3g}"
     lines = [
@@ -148,12 +148,12 @@ def plain_words(report: Report) -> list[str]:
     list of str
         Markdown lines: a heading, a sentence, one bullet per reading, and where the terms are explained.
     """
-    released = "this run released (every noisy step, so the final model too)" if (
-        isinstance(report.mechanism, Mechanism) and report.mechanism.noise == "gaussian") else "this mechanism released"
+    dpsgd = isinstance(report.mechanism, Mechanism) and report.mechanism.noise == "gaussian"
+    released = "this run released (every noisy step, so the final model too)" if dpsgd else "this mechanism released"
     fpr, kappa = report.fpr, report.kappa
     lines = ["## In plain words", "",
              f"Whatever an attacker does with everything {released}, and whatever else it knows:", "",
-             f"- **Membership.** To tell whether a person's record was in the training data, an attacker that may wrongly "
+             f"- **Membership.** To tell whether a person's record was in the {'training ' if dpsgd else ''}data, an attacker that may wrongly "
              f"accuse at most {_levels(fpr)} "
              f"of the people who were not in it catches at most {_percents(report.tpr)} of those who were (accusing at "
              "random catches as many as it wrongly accuses).",
@@ -168,7 +168,9 @@ def plain_words(report: Report) -> list[str]:
                      "who knows every other record but not the target's, and so can only test the size of each release, "
                      f"catches at most {_percents(report.rtm.tpr)} of members at the same false-accusation rates.")
     eps = "no finite ε" if report.epsilon_pld is None else f"ε = {upper(report.epsilon_pld, 3)}"
-    lines += [f"- **In the usual terms**: {eps} at δ = {report.delta:g}, and μ-GDP with μ = {upper(report.gdp.mu, 3)}.",
+    fit = f" (a loose summary here: its regret is {report.gdp.regret:.2g})" if report.gdp.regret > 0.01 else ""
+    lines += [f"- **In the usual terms**: {eps} at δ = {report.delta:g}, and μ-GDP with μ = {upper(report.gdp.mu, 3)} on "
+              f"error rates of at least {report.gdp.alpha_floor:g}{fit}.",
               "", "Every bound here is certified: the exact value lies on the printed side of it. The terms are "
               "explained in the book's glossary (book/glossary.md)."]
     return lines

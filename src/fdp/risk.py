@@ -626,7 +626,7 @@ def _rtm_reading(mechanism: Mechanism, d, h, fpr, kappa) -> RTMReading:
     bracket = rtm.tensor_bracket(mechanism, d, discretization=h, tail=tail)
     curve = tradeoff.symmetrise(bracket.lower)  # symmetrising keeps the side (it is monotone in the curve)
     tpr_up, adv_up, _ = mia.membership_bounds(curve, fpr, [0.5])
-    tpr_low, _, _ = mia.membership_bounds(tradeoff.symmetrise(bracket.upper), fpr, [0.5], side="lower")
+    tpr_low = pld.OptimisticCurve(bracket.upper, bracket.slack, bracket.discretization).membership_lower(fpr)[0]
     gamma_low, gamma_up = bracket.gamma(kappa)
     return RTMReading(dimension=d, discretization=h, tpr_lower=np.minimum(tpr_low, tpr_up), tpr=tpr_up,
                       advantage=adv_up, gamma_lower=gamma_low, gamma=gamma_up, bracket=bracket, curve=curve)

@@ -24,7 +24,7 @@ from pathlib import Path
 import yaml
 
 from . import parameters, results
-from .paths import ROOT, book_build
+from .paths import ROOT, book_build, paper_dir
 
 #: Whether glued figures, tables and sentences are also shown where they are computed: yes when a notebook runs
 #: in Jupyter or under ``make run`` (a reader of that notebook sees them), no under the book's build (the page
@@ -334,7 +334,9 @@ def rerun(notebook: str, namespace: dict | None = None) -> str:
     book = _book_values(notebook)
     rows = parameters.table_rows(notebook)
     changed = {name: namespace[name] for name, *_ in rows if name in namespace and not results.same(namespace[name], book.get(name))}
-    header = ["parameter", "book's value"] + (["this run"] if changed else []) + ["meaning; values", "the paper's value"]
+    compared = (paper_dir() / f"{notebook}.yaml").is_file()  # a chapter that reproduces a paper (not a user's page)
+    header = (["parameter", "book's value"] + (["this run"] if changed else [])
+              + ["meaning; values", "the paper's value" if compared else "where the value comes from"])
     cells = [[f"`{name}`", value] + ([parameters.shown(changed[name]) if name in changed else ""] if changed else [])
              + [f"{meaning}; {values}", paper] for name, value, values, meaning, paper in rows]
     commands = [f'make run NB={notebook} PARAMS="-p {name} {value}"' for name, value in _examples(notebook)] or [f"make run NB={notebook}"]
@@ -353,8 +355,8 @@ def rerun(notebook: str, namespace: dict | None = None) -> str:
             f"in single quotes), or add more `-p name value` pairs from the table (`make run NB={notebook} HELP=1` "
             "prints it in a terminal). A value outside the table's range stops the run at once, naming the parameter."
             "\n\n```bash\n" + "\n".join(commands) + "\n```" + edit + "\n\nThe run, its results and its page (printed "
-            "last) go to `_build/runs/`; records whose parameters differ from the book's full run (the one set against "
-            "the paper) are marked *not compared*.\n\n"
+            "last) go to `_build/runs/`" + ("; records whose parameters differ from the book's full run (the one set "
+                                            "against the paper) are marked *not compared*" if compared else "") + ".\n\n"
             + table(header, cells))
     return f":::{{dropdown}} Rerun this page\n:class-container: rerun\n\n{body}\n:::\n"
 

@@ -519,18 +519,19 @@ def test_your_run_command_lines_print_the_pages_numbers(capsys):
     from fdp import cli, dpsgd, risk
     from fdp_book.chapters import your_run as yr
 
-    lines = yr.commands(0.9, 512, 20000, 3.0, 1e-6, ("epsilon", 4.0, None))
+    lines = yr.commands(0.9, 512, 20000, 3.0, 1e-6, ("epsilon", 4.0, None), 1e-3)
     assert lines["cli_report"] == ("`python -m fdp report --noise-multiplier 0.9 --batch-size 512 --dataset-size 20000 "
                                    "--epochs 3 --delta 1e-06`")
-    assert lines["cli_calibrate"] == "`python -m fdp calibrate --batch-size 512 --dataset-size 20000 --epochs 3 --epsilon 4.0 --delta 1e-06`"
+    assert lines["cli_calibrate"] == ("`python -m fdp calibrate --batch-size 512 --dataset-size 20000 --epochs 3 --epsilon 4.0 "
+                                      "--delta 1e-06 --discretization 0.001`")
     assert cli.main(lines["cli_report"].strip("`").split()[3:] + ["--json"]) == 0
     printed = json.loads(capsys.readouterr().out)
     page = risk.report(dpsgd(0.9, batch_size=512, dataset_size=20000, epochs=3.0), delta=1e-6)
     assert printed["mechanism"]["steps"] == page.mechanism.steps == 118  # 3 * 20000 / 512 = 117.2, rounded up
     assert printed["dp"]["epsilon_pld"] == page.epsilon_pld and printed["mia"]["tpr_upper"] == page.tpr.tolist()
     assert cli.main(lines["cli_calibrate"].strip("`").split()[3:]) == 0 and "noise_multiplier" in capsys.readouterr().out
-    assert "--tpr-at-fpr 0.05 0.001`" in yr.commands(1.0, 1, 2, 1, 1e-5, ("tpr", 0.05, 1e-3))["cli_calibrate"]
-    assert "--rero 0.05 --kappa 0.001`" in yr.commands(1.0, 1, 2, 1, 1e-5, ("rero", 0.05, 1e-3))["cli_calibrate"]
+    assert "--tpr-at-fpr 0.05 0.001 --disc" in yr.commands(1.0, 1, 2, 1, 1e-5, ("tpr", 0.05, 1e-3), 1e-4)["cli_calibrate"]
+    assert "--rero 0.05 --kappa 0.001 --disc" in yr.commands(1.0, 1, 2, 1, 1e-5, ("rero", 0.05, 1e-3), 1e-4)["cli_calibrate"]
 
 
 def test_your_run_epsilon_table_names_the_tool_of_each_accountant_and_tf_privacys_halved_noise():
@@ -545,5 +546,20 @@ def test_your_run_epsilon_table_names_the_tool_of_each_accountant_and_tf_privacy
     assert header[1] == "ε at most" and [row[0] for row in rows][:3] == ["PLD (tight)", "RDP, dp_accounting's orders",
                                                                         "RDP, Opacus's orders"]
     assert "used_microbatching=True" in rows[3][3] and float(rows[0][2]) <= r.epsilon_pld <= float(rows[0][1])
-    assert f"{100 * (r.epsilon_rdp / r.epsilon_pld - 1):.0f} % above the tight one" in yr.see_epsilon(r)
+    assert f"{100 * (r.epsilon_rdp / r.epsilon_pld - 1):.0f} % above the tight one" in yr.see_epsilon(r, 60000)
+    assert "not below one over the data-set size" not in yr.see_epsilon(r, 60000)
+    assert "not below one over the data-set size (1e-05)" in yr.see_epsilon(r, 100000)
     assert "{doc}`glossary <../glossary>`" in yr.plain_words(r) and "## In plain words" not in yr.plain_words(r)
+
+
+def test_your_run_calibration_sentence_and_caveats():
+    """Each target's noise rounded up beside the run's own, and the library's warnings listed under it, stars escaped."""
+    from fdp_book.chapters import your_run as yr
+
+    report = SimpleNamespace(warnings=("mu* lies in [1, 2]",), mechanism=SimpleNamespace(noise_multiplier=1.1))
+    calibrations = [SimpleNamespace(noise_multiplier=1.52026, warnings=()),
+                    SimpleNamespace(noise_multiplier=0.9608, warnings=("the risk reached lies in [0.1, 0.2]",))]
+    text = yr.see_calibration(["ε ≤ 1", "TPR ≤ 0.005 at FPR 0.001"], calibrations, report)
+    assert "ε ≤ 1 holds with a noise multiplier of 1.521 or more; TPR ≤ 0.005" in text and "(this run uses 1.1)" in text
+    assert "* μ\\* lies in [1, 2]" in text and "* TPR ≤ 0.005 at FPR 0.001: the risk reached" in text
+    assert yr.caveats(SimpleNamespace(warnings=()), calibrations[:1], ["x"]) == ""

@@ -187,9 +187,9 @@ def see_report(runs, reports, delta: float, kappa, fpr, dimension: int) -> str:
                    "symmetrised one, which coincide near $\\alpha = 0$ here.")
     i = _lowest_fpr(fpr)
     share = max(r.rtm.tpr[i] / r.tpr[i] for r in reports)
-    out.append(f"At FPR {fpr[i]:g} the RTM adversary ($d$ = {dimension}) reaches at most {100 * share:.1f} % of the DP "
+    out.append(f"At FPR {fpr[i]:g} the RTM adversary ($d$ = {dimension}) reaches at most {upper(100 * share, 3)} % of the DP "
                "bound on the TPR in every run"
-               + (f", and at most {max(r.rtm.tpr[i] / fpr[i] for r in reports):.1f} times the FPR itself (the TPR of "
+               + (f", and at most {upper(max(r.rtm.tpr[i] / fpr[i] for r in reports), 2)} times the FPR itself (the TPR of "
                   "guessing)." if fpr[i] > 0 else "."))
     return see(out)
 

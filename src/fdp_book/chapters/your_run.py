@@ -15,9 +15,11 @@ from fdp.formatting import lower, upper
 from . import risk_report
 
 
-def commands(noise: float, batch_size: int, dataset_size: int, epochs, delta: float, target) -> dict[str, str]:
+def commands(noise: float, batch_size: int, dataset_size: int, epochs, delta: float, target,
+             discretization: float) -> dict[str, str]:
     """The two command lines (Markdown code) of this run: the report (``cli_report``) and the noise for the page's
-    target ``(name, value, level)`` at the same batch size, data-set size and epochs (``cli_calibrate``)."""
+    target ``(name, value, level)`` at the same batch size, data-set size and epochs and at the page's lattice
+    spacing, so that it prints the page's numbers (``cli_calibrate``)."""
     run = f"--batch-size {batch_size} --dataset-size {dataset_size} --epochs {_number(epochs)}"
     delta_flag = "" if delta == 1e-5 else f" --delta {float(delta)!r}"
     name, value, level = target
@@ -25,7 +27,7 @@ def commands(noise: float, batch_size: int, dataset_size: int, epochs, delta: fl
     aim += "" if level is None else f" --kappa {float(level)!r}" if name == "rero" else f" {float(level)!r}"
     aim += delta_flag if name == "epsilon" else ""
     return {"cli_report": f"`python -m fdp report --noise-multiplier {float(noise)!r} {run}{delta_flag}`",
-            "cli_calibrate": f"`python -m fdp calibrate {run} {aim}`"}
+            "cli_calibrate": f"`python -m fdp calibrate {run} {aim} --discretization {_number(discretization)}`"}
 
 
 def _number(x) -> str:
@@ -40,13 +42,24 @@ def plain_words(report) -> str:
     return text.replace("the book's glossary (book/glossary.md)", "the {doc}`glossary <../glossary>`")
 
 
-def see_calibration(names, calibrations, noise: float) -> str:
-    """The sentence under the calibration table: each target's noise beside the run's own."""
+def see_calibration(names, calibrations, report) -> str:
+    """The sentences under the calibration table: each target's noise beside the run's own, then the report's and
+    the calibrations' caveats (:func:`caveats`)."""
     parts = [f"{name} holds with a noise multiplier of {upper(c.noise_multiplier, 4)} or more"
              for name, c in zip(names, calibrations)]
-    return (f"In words, at this batch size and number of epochs: {'; '.join(parts)} (this run uses {noise:g}). The "
+    return (f"In words, at this batch size and number of epochs: {'; '.join(parts)} (this run uses {report.mechanism.noise_multiplier:g}). The "
             "risk falls as the noise grows, so every larger noise meets the target too; the exact smallest noise lies "
-            "in the interval beside it.")
+            "in the interval beside it." + caveats(report, calibrations, names))
+
+
+def caveats(report, calibrations, names) -> str:
+    """The report's and the calibrations' warnings (what the library would print on stderr) as a Markdown list under
+    a sentence, or "" when there are none."""
+    notes = [*report.warnings, *[f"{name}: {w}" for name, c in zip(names, calibrations) for w in c.warnings]]
+    if not notes:
+        return ""
+    return "\n\nWhat the library adds to these numbers:\n\n" + "\n".join(
+        "* " + w.replace("mu*", "μ*").replace("*", r"\*") for w in notes)  # no emphasis read into a star
 
 
 def epsilon_rows(report, microbatched: float | None) -> tuple[list, list]:
@@ -77,13 +90,25 @@ def tf_privacy_half_noise(report) -> float | None:
     return eps if eps < float("inf") else None
 
 
-def see_epsilon(report) -> str:
-    """The sentence under the epsilon table: how far RDP lies above the tight value."""
+def see_epsilon(report, dataset_size: int) -> str:
+    """The sentences under the epsilon table: how far RDP lies above the tight value, how wide the tight value's
+    interval is, and whether delta is below one over the data-set size."""
+    out = []
     if report.epsilon_pld is None or report.epsilon_rdp is None:
-        return "One of the accountants finds no finite ε at this δ."
-    over = (report.epsilon_rdp - report.epsilon_pld) / report.epsilon_pld
-    return (f"The RDP accountant states an ε {100 * over:.0f} % above the tight one for this run; both are upper bounds, "
-            "and the tight one is the one to quote. The exact ε lies between the first row's two numbers.")
+        out.append("One of the accountants finds no finite ε at this δ.")
+    else:
+        over = (report.epsilon_rdp - report.epsilon_pld) / report.epsilon_pld
+        out.append(f"The RDP accountant states an ε {100 * over:.0f} % above the tight one for this run; both are upper "
+                   "bounds, and the tight one is the one to quote. The exact ε lies between the first row's two numbers")
+        if report.epsilon_pld_lower is not None and report.epsilon_pld_lower < 0.95 * report.epsilon_pld:
+            out[-1] += (f" ({100 * (1 - report.epsilon_pld_lower / report.epsilon_pld):.0f} % apart: the lower end comes "
+                        "from an optimistic accountant whose error is first order in the steps times its spacing, so it is the loose one)")
+        out[-1] += "."
+    if report.delta >= 1.0 / dataset_size:
+        out.append(f"δ = {report.delta:g} is not below one over the data-set size ({1.0 / dataset_size:.2g}): a "
+                   "guarantee with so large a δ allows a mechanism that publishes a few records whole, so set a smaller "
+                   "`delta`.")
+    return " ".join(out)
 
 
 def run_words(run, batch_size: int, dataset_size: int, epochs) -> str:

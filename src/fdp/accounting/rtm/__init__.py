@@ -51,6 +51,7 @@ from .composition import (
     composed_subsampled_gaussian,
     sum_composition,
     tensor_bracket,
+    tensor_optimistic_curve,
     tensor_composition,
 )
 from .release import RELEASES, DRResult, ReleaseCurves, detection_resilience, powers, release_curves
@@ -79,6 +80,7 @@ __all__ = [
     "subsampled_laplace",
     "tensor_composition",
     "tensor_bracket",
+    "tensor_optimistic_curve",
     "sum_composition",
     "SUM_STATISTICS",
     "READINGS",
