@@ -513,9 +513,9 @@ def _warnings(target: Target, mechanism, h: float, achieved: float, achieved_low
     if achieved_lower is not None and achieved > 0.0 and (achieved - achieved_lower) / achieved > WARN_RELATIVE:
         out.append(f"the risk reached lies in [{achieved_lower:.6g}, {achieved:.6g}] "
                    f"({100 * (achieved - achieved_lower) / achieved:.3g} % wide): the exact risk at this noise can be "
-                   "that much below the target, so a smaller noise may meet it too (the noise interval says how much); " + ("a smaller discretization narrows it" if mechanism.sampling_rate < 1.0 else
-                                    "the closed form's bounds are this far apart at this level (floats below 1e-308 "
-                                    "carry few digits)"))
+                   "that much below the target, so a smaller noise may meet it too (the noise interval says how much); "
+                   + ("a smaller discretization narrows it" if mechanism.sampling_rate < 1.0 else
+                      "the closed form's bounds are this far apart at this level (floats below 1e-308 carry few digits)"))
     return tuple(out)
 
 

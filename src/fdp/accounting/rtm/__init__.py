@@ -51,8 +51,8 @@ from .composition import (
     composed_subsampled_gaussian,
     sum_composition,
     tensor_bracket,
-    tensor_optimistic_curve,
     tensor_composition,
+    tensor_optimistic_curve,
 )
 from .release import RELEASES, DRResult, ReleaseCurves, detection_resilience, powers, release_curves
 from .statistics import Exponential, FoldedLaplace, from_test_statistic
