@@ -117,14 +117,17 @@ def test_a_run_of_ones_own_leaves_the_risk_reports_records_compared(quick_runs):
 
 @pytest.mark.notebook
 def test_a_sampling_rate_of_ones_own_leaves_the_papers_figure_5a_ends_compared(quick_runs):
-    """rero_sampling_rate's quick run adds a practitioner's rate (batch 256 of 60,000) to Figure 5a: the records of
-    the paper's two ends (q = 0.01 and 0.99) stay compared, and the added rate records nothing."""
+    """rero_sampling_rate's quick run adds a practitioner's rate (batch 256 of 60,000) to Figure 5a: the paper's two
+    ends (q = 0.01 and 0.99) are still recorded, the added rate records nothing, and a record left uncompared is so
+    for the quick run's fewer steps, never for the added rate."""
     _, res = quick_runs
     quick = yaml.safe_load((ROOT / "notebooks/params/rero_sampling_rate.quick.yaml").read_text())
     assert 0.0042667 in quick["hayes_rates"]
     fig5a = {r["key"]: r for r in results.load("rero_sampling_rate", res) if r["key"].startswith("hayes_fig5a/")}
     assert set(fig5a) == {"hayes_fig5a/q0.01", "hayes_fig5a/q0.99"}
-    assert all(results.status_of(r) in ("match", "explained") for r in fig5a.values()), fig5a
+    assert all(results.status_of(r) not in results.FAILING for r in fig5a.values()), fig5a
+    assert all("hayes_rates" not in r.get("not_compared", "") for r in fig5a.values()), fig5a
+    assert all("hayes_steps" in r.get("not_compared", "hayes_steps") for r in fig5a.values()), fig5a  # the reason
 
 
 def test_same_quick_run_gives_identical_results(quick_runs, tmp_path):
