@@ -171,8 +171,9 @@ def plain_words(report: Report) -> list[str]:
     fit = f" (a loose summary here: its regret is {report.gdp.regret:.2g})" if report.gdp.regret > 0.01 else ""
     lines += [f"- **In the usual terms**: {eps} at δ = {report.delta:g}, and μ-GDP with μ = {upper(report.gdp.mu, 3)} on "
               f"error rates of at least {report.gdp.alpha_floor:g}{fit}.",
-              "", "Every bound here is certified: the exact value lies on the printed side of it. The terms are "
-              "explained in the book's glossary (book/glossary.md)."]
+              "", "Every bound here is certified: the exact value lies on the printed side of it (the book's methods "
+              "chapter, book/methods.md, says on what this rests). The terms are explained in the book's glossary "
+              "(book/glossary.md)."]
     return lines
 
 

@@ -141,3 +141,15 @@ def test_bibliography_follows_its_labels_a_before_b():
     assert labels.index("Guo et al., 2022a") + 1 == labels.index("Guo et al., 2022b")
     kaissis = [label for label in labels if label.startswith("Kaissis et al.")]
     assert kaissis == sorted(kaissis) and kaissis[:2] == ["Kaissis et al., 2023a", "Kaissis et al., 2023b"]
+
+
+def test_the_methods_chapter_names_tests_that_exist():
+    """Every test the methods chapter cites (in `tests/<file>.py`, `test_name`, ...) is defined in that file."""
+    text = (ROOT / "book" / "methods.md").read_text()
+    cited = []
+    for group in re.finditer(r"in `(tests/[\w/]+\.py)`, ((?:`test_\w+`(?:, | and )?)+)", text):
+        source = (ROOT / group.group(1)).read_text()
+        for name in re.findall(r"`(test_\w+)`", group.group(2)):
+            cited.append(name)
+            assert re.search(rf"^def {name}\(", source, flags=re.M), f"{name} is not in {group.group(1)}"
+    assert len(cited) >= 25, cited

@@ -39,7 +39,8 @@ def _number(x) -> str:
 def plain_words(report) -> str:
     """The report's plain-words section without its heading (the page has its own), the glossary linked."""
     text = "\n".join(presentation.plain_words(report)[2:])
-    return text.replace("the book's glossary (book/glossary.md)", "the {doc}`glossary <../glossary>`")
+    return (text.replace("the book's glossary (book/glossary.md)", "the {doc}`glossary <../glossary>`")
+            .replace("the book's methods chapter, book/methods.md,", "the {doc}`methods chapter <../methods>`"))
 
 
 def see_calibration(names, calibrations, report) -> str:
