@@ -563,3 +563,25 @@ def test_your_run_calibration_sentence_and_caveats():
     assert "ε ≤ 1 holds with a noise multiplier of 1.521 or more; TPR ≤ 0.005" in text and "(this run uses 1.1)" in text
     assert "* μ\\* lies in [1, 2]" in text and "* TPR ≤ 0.005 at FPR 0.001: the risk reached" in text
     assert yr.caveats(SimpleNamespace(warnings=()), calibrations[:1], ["x"]) == ""
+
+
+def test_rtm_dpsgd_search_notes_show_the_librarys_notes_in_the_pages_names(monkeypatch):
+    """A search that leaves the page's bounds is a note under the cell naming sandwich_bounds, shown once; other
+    warnings pass through unchanged."""
+    import warnings
+
+    import IPython.display
+
+    from fdp import FDPWarning
+
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda md: shown.append(md.data))
+
+    with pytest.warns(UserWarning, match="other"):
+        with rd.search_notes():
+            for _ in range(2):
+                warnings.warn("the noise searched for lies outside bounds (0.2, 50.0): the search moved to [0.05, 0.2]",
+                              FDPWarning)
+            warnings.warn("other", UserWarning)
+    assert len(shown) == 1 and shown[0].count("outside sandwich_bounds (0.2, 50.0)") == 1
+    assert shown[0].startswith("**Note.** The noise searched")

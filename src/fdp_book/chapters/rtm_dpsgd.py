@@ -11,9 +11,12 @@ model (``dp``), the RTM (``rtm``) and by Edgeworth (``edgeworth``, NaN where the
 
 from __future__ import annotations
 
+import contextlib
+import warnings
+
 import numpy as np
 
-from fdp import Mechanism, calibrate
+from fdp import FDPWarning, Mechanism, calibrate
 from fdp.accounting import pld
 from fdp.experiments import estimators
 from fdp.formatting import upper
@@ -223,3 +226,24 @@ def estimate(p: dict, workloads) -> None:
                              (lambda: calibrate.solve(Epsilon(1.0, delta), rate, steps=steps, discretization=1e-4, rtol=1e-4,
                                                      bound_below=False), 2 * len(workloads))],
                             what=f"{page.plural(len(workloads), 'workload')}, {page.plural(points, 'point')} of Figure 7")
+
+
+@contextlib.contextmanager
+def search_notes():
+    """Show the library's notes on the noise searches inside the block (its FDPWarnings, such as a search that left
+    ``sandwich_bounds``) as one Markdown note under the cell, in the page's parameter names, instead of as warnings
+    on the notebook's error stream; other warnings pass through."""
+    from IPython.display import Markdown, display
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    notes = []
+    for w in caught:
+        if issubclass(w.category, FDPWarning):
+            note = str(w.message).replace("outside bounds ", "outside sandwich_bounds ")
+            notes += [] if note in notes else [note]
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    if notes:
+        display(Markdown("**Note.** " + " ".join(n[0].upper() + n[1:] + "." for n in notes)))
