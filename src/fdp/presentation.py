@@ -164,15 +164,17 @@ def plain_words(report: Report) -> list[str]:
              f"reconstructs it with chance at most {_percents(report.rero.upper)}.",
              ]
     if report.rtm is not None:
-        lines.append(f"- **Without the target record** (relaxed threat model, dimension {report.rtm.dimension}). An attacker "
-                     "who knows every other record but not the target's, and so can only test the size of each release, "
+        lines.append(f"- **Without the target record** (relaxed threat model, releases of dimension {report.rtm.dimension}; "
+                     "1 is the worst case, and a model's releases have as many dimensions as it has parameters, which only "
+                     "lowers this bound). An attacker who knows every other record but not the target's, and so can only "
+                     "test the size of each release, "
                      f"catches at most {_percents(report.rtm.tpr)} of members at the same false-accusation rates.")
     eps = "no finite ε" if report.epsilon_pld is None else f"ε = {upper(report.epsilon_pld, 3)}"
     fit = f" (a loose summary here: its regret is {report.gdp.regret:.2g})" if report.gdp.regret > 0.01 else ""
     lines += [f"- **In the usual terms**: {eps} at δ = {report.delta:g}, and μ-GDP with μ = {upper(report.gdp.mu, 3)} on "
               f"error rates of at least {report.gdp.alpha_floor:g}{fit}.",
-              "", "Every bound here is certified: the exact value lies on the printed side of it (the book's methods "
-              "chapter, book/methods.md, says on what this rests). The terms are explained in the book's glossary "
+              "", "Every bound here errs on the safe side: the exact value lies on the printed side of it (the book's "
+              "methods chapter, book/methods.md, says on what each rests). The terms are explained in the book's glossary "
               "(book/glossary.md)."]
     return lines
 

@@ -183,8 +183,8 @@ def summary(claims, dims):
         "* Figure 2a reproduces with eq. 7 corrected: as printed, both sides of eq. 7 have wrong shifts, and Lemma 8 and "
         "eq. 3 have misprints too ({ref}`rtm-lemma8`, {ref}`rtm-thm1-eq3`, {ref}`rtm-thm3-eq7`).",
         ("* Figure 2c: against the tight DP curve the claim holds" if c["fig2c_tight"] else "* Figure 2c: the claim fails")
-        + ("; the CLT formula the paper used is a poor approximation for one step, and the \"amplified loss of power\" is "
-           "an artefact of it." if not c["fig2c_clt"] else "."),
+        + ("; the CLT formula the paper used is a poor approximation for one step (the $N$ we read: the paper does not "
+           "print it), and at one step the \"amplified loss of power\" is an artefact of it." if not c["fig2c_clt"] else "."),
         "* Composition of subsampled mechanisms (numbers on the {doc}`rtm_dpsgd` page): the paper's numbers fit the tensor "
         "product of the one-step RTM curves (reading a) much better than one statistic of all releases (reading b), but "
         "reading (b) describes a realistic and stronger RTM adversary."])

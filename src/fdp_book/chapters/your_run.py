@@ -60,7 +60,8 @@ def caveats(report, calibrations, names) -> str:
     if not notes:
         return ""
     return "\n\nWhat the library adds to these numbers:\n\n" + "\n".join(
-        "* " + w.replace("mu*", "μ*").replace("*", r"\*") for w in notes)  # no emphasis read into a star
+        "* " + w.replace("mu*", "μ*").replace("*", r"\*") + ("" if w.endswith(".") else ".")  # no emphasis from a star
+        for w in notes)
 
 
 def epsilon_rows(report, microbatched: float | None) -> tuple[list, list]:
@@ -73,7 +74,7 @@ def epsilon_rows(report, microbatched: float | None) -> tuple[list, list]:
 
     least = "-" if report.epsilon_pld_lower is None else lower(report.epsilon_pld_lower, 4)
     rows = [["PLD (tight)", up(report.epsilon_pld), least,
-             "this book's certified bound; Opacus's default accountant (PRV) estimates the same exact value"],
+             "the tight accountant's upper bound (dp_accounting's pessimistic PLD); Opacus's default accountant (PRV) estimates the same exact value"],
             ["RDP, dp_accounting's orders", up(report.epsilon_rdp), "-",
              "TF Privacy's `compute_dp_sgd_privacy_statement` with `used_microbatching=False`"],
             ["RDP, Opacus's orders", up(report.epsilon_rdp_opacus), "-",
