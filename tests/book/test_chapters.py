@@ -9,6 +9,7 @@ import yaml
 from fdp.experiments.attacks import Proportion
 from fdp.experiments.inversion import Inversion
 from fdp.experiments.reconstruction import GameResult
+from fdp.formatting import upper
 from fdp_book.chapters import gdp_tables as gt
 from fdp_book.chapters import guo_comparison as guo
 from fdp_book.chapters import reconstruction_attacks as ra
@@ -585,3 +586,16 @@ def test_rtm_dpsgd_search_notes_show_the_librarys_notes_in_the_pages_names(monke
             warnings.warn("other", UserWarning)
     assert len(shown) == 1 and shown[0].count("outside sandwich_bounds (0.2, 50.0)") == 1
     assert shown[0].startswith("**Note.** The noise searched")
+
+
+def test_your_run_glance_reads_the_smallest_levels_rounded_up():
+    from fdp import dpsgd, risk
+    from fdp_book.chapters import your_run as yr
+
+    r = risk.report(dpsgd(1.1, 256 / 60000, 7032), fpr=[0.1, 1e-3], kappa=[0.1, 1e-3], discretization=1e-3,
+                    rero_discretization=1e-3, rtm_discretization=1e-3)
+    box = yr.glance(r, ["ε ≤ 1 at δ = 1e-05"], [SimpleNamespace(noise_multiplier=1.52026)])
+    assert box.startswith(":::{admonition} Results at a glance") and box.rstrip().endswith(":::")
+    assert f"at a false-positive rate of 0.001, any attack's true-positive rate is at most {upper(r.tpr[1], 4)}" in box
+    assert f"at a prior of 0.001, any attack succeeds with probability at most {upper(r.rero.upper[1], 4)}" in box
+    assert "**Noise for ε ≤ 1 at δ = 1e-05:** 1.521 or more." in box

@@ -293,8 +293,8 @@ def test_no_helper_is_defined_in_two_notebooks():
 
 #: The notebooks' code lines together may not grow: issue 34 sets the goal at 1,700 (a notebook calls, plots through
 #: fdp_book.chapters, glues and records); lower this ceiling as chapters move their figures and prose out. A new page
-#: raises it by its own lines only: your_run, the practitioner's page (issue 53), 49 lines on 1,695.
-NOTEBOOK_CODE_LINES_CEILING = 1695 + 49
+#: raises it by its own lines only: your_run, the practitioner's page (issue 53), 50 lines on 1,695.
+NOTEBOOK_CODE_LINES_CEILING = 1695 + 50
 
 
 def test_the_notebooks_code_does_not_grow():

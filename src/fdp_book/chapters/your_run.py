@@ -8,6 +8,8 @@ what is particular to one run: the command lines, the plain-words section and th
 
 from __future__ import annotations
 
+import numpy as np
+
 from fdp import dpsgd, presentation
 from fdp.accounting import accountants
 from fdp.formatting import lower, upper
@@ -117,3 +119,18 @@ def run_words(run, batch_size: int, dataset_size: int, epochs) -> str:
     """The run in words: its noise, batches, epochs, and the sampling rate and steps they make."""
     return (f"noise multiplier {run.noise_multiplier:g}, expected batches of {batch_size:,} from {dataset_size:,} records "
             f"(sampling rate {run.sampling_rate:.5g}), {epochs:g} epochs, so {run.steps:,} steps")
+
+
+def glance(report, names, calibrations) -> str:
+    """MyST of the page's "Results at a glance" box: the run's epsilon, its membership and reconstruction bounds at
+    the smallest levels, and the noise for each target, every bound rounded up."""
+    i, j = int(np.argmin(report.fpr)), int(np.argmin(report.kappa))
+    eps = "no finite ε" if report.epsilon_pld is None else f"ε ≤ {upper(report.epsilon_pld, 4)}"
+    rdp = "" if report.epsilon_rdp is None else f" (RDP, as TF Privacy and Opacus print it: {upper(report.epsilon_rdp, 4)})"
+    lines = [f"* **Privacy:** {eps} at δ = {report.delta:g}{rdp}; μ-GDP with μ = {upper(report.gdp.mu, 4)}.",
+             f"* **Membership:** at a false-positive rate of {report.fpr[i]:g}, any attack's true-positive rate is at most "
+             f"{upper(report.tpr[i], 4)}.",
+             f"* **Reconstruction:** at a prior of {report.kappa[j]:g}, any attack succeeds with probability at most "
+             f"{upper(report.rero.upper[j], 4)}."]
+    lines += [f"* **Noise for {name}:** {upper(c.noise_multiplier, 4)} or more." for name, c in zip(names, calibrations)]
+    return ":::{admonition} Results at a glance\n:class: tip\n\n" + "\n".join(lines) + "\n:::\n"
