@@ -153,3 +153,15 @@ def test_the_methods_chapter_names_tests_that_exist():
             cited.append(name)
             assert re.search(rf"^def {name}\(", source, flags=re.M), f"{name} is not in {group.group(1)}"
     assert len(cited) >= 25, cited
+
+
+def test_the_cited_software_is_at_the_locked_versions():
+    """Each package the references cite as software names the version requirements.lock pins."""
+    bib = (ROOT / "book" / "references.bib").read_text()
+    lock = (ROOT / "requirements.lock").read_text()
+    cited = re.findall(r"url\s*=\s*\{https://pypi\.org/project/([\w-]+)/\}", bib)
+    assert {"dp-accounting", "gdpnum", "riskcal", "mlxtend", "scikit-learn"} <= set(cited)
+    for package in cited:
+        entry = bib[:bib.index(f"https://pypi.org/project/{package}/")].rsplit("\n@", 1)[1]
+        version = re.search(r"version ([\w.]+)\}", entry).group(1)
+        assert re.search(rf"^{re.escape(package)}=={re.escape(version)} ", lock, flags=re.M | re.I), (package, version)
