@@ -526,7 +526,7 @@ def mu_star(curve: PiecewiseLinear, *, tail: float = 0.0) -> float:
     over breakpoints with ``beta_i < 1 - alpha_i``.  Breakpoints suffice (Prop. C.1): ``f_mu`` is
     convex, so between two breakpoints where it lies below ``f`` it lies below the chord, which is
     ``f`` there.  The formula is symmetric in ``(alpha_i, beta_i)``: ``f`` and its inverse (the other
-    direction, add vs remove) and the symmetrisation C(f, f^{-1}) have the same ``mu*``.  If rounding
+    direction, add vs remove) and the symmetrisation :math:`C(f, f^{-1})` have the same ``mu*``.  If rounding
     puts ``f_mu*`` above a breakpoint, the returned value is raised by at most twice that rounding
     error, so that ``fdp.curves.tradeoff.gaussian(mu)(alphas) <= betas`` holds exactly in floating point.
     Near (0, 1), where ``beta`` rounds to 1, eq. 21 reads ``Phi^{-1}(beta) = -Phi^{-1}(1 - beta)`` from the
@@ -682,10 +682,10 @@ def mu_and_regret(curve: PiecewiseLinear, *, symmetrise: bool = True, tail: floa
     curve : PiecewiseLinear
         Breakpoints of a trade-off curve, e.g. ``T(P, Q)`` in the "add" direction from a PLD.
     symmetrise : bool, default True
-        Use the symmetrised curve C(f, f^{-1}) of both directions (add and remove;
+        Use the symmetrised curve :math:`C(f, f^{-1})` of both directions (add and remove;
         :func:`fdp.curves.tradeoff.symmetrise`, exact for piecewise-linear curves), as a DP guarantee for
         the add/remove relation requires.  ``mu*`` does not depend on this choice (eq. 21 is
-        symmetric in alpha and beta); the regret of C(f, f^{-1}) is at most that of ``f`` (a lower
+        symmetric in alpha and beta); the regret of :math:`C(f, f^{-1})` is at most that of ``f`` (a lower
         curve needs a smaller shift).  Pass False if ``curve`` is already symmetric or a single
         direction is meant.
     tail : float, default 0
