@@ -1293,3 +1293,21 @@ def test_a_training_scripts_batch_dataset_and_epochs_are_its_rate_and_steps(caps
     assert {k: v for k, v in script[1].items() if k not in drop} == {k: v for k, v in rates[1].items() if k not in drop}
     code, _, err = run_cli(capsys, [*command.split(), "--batch-size", "100", "--sampling-rate", "0.1", "--steps", "2"])
     assert code == 2 and "give --sampling-rate or --batch-size with --dataset-size" in err
+
+
+def test_report_of_a_run_given_by_its_batches(capsys):
+    """A run given as a training script states it: its length is required, epochs count from the decimal written,
+    delta not below one over the data-set size is a warning in the Markdown too, and plain words never exceed 100 %."""
+    from fdp import cli
+
+    assert cli.main(["report", "--noise-multiplier", "1", "--batch-size", "10", "--dataset-size", "100"]) == 2
+    assert "give --epochs (or --steps) with --batch-size and --dataset-size" in capsys.readouterr().err
+    assert cli.main(["report", "--noise-multiplier", "1", "--batch-size", "10", "--dataset-size", "100", "--epochs", "0.1",
+                     "--delta", "0.01"]) == 0
+    captured = capsys.readouterr()
+    assert "1 step\n" in captured.out  # 0.1 x 100 / 10 = 1 (the binary 0.1 gave 2)
+    assert "--delta 0.01 is not below 1 / --dataset-size = 0.01" in captured.err
+    assert "- --delta 0.01 is not below" in captured.out  # the Markdown's warnings
+    assert cli.main(["report", "--noise-multiplier", "0.1", "--fpr", "0", "1", "--kappa", "1e-309"]) == 0
+    out = capsys.readouterr().out
+    assert "101 %" not in out and "or 100 % of those who were" in out and "candidates" not in out

@@ -23,6 +23,7 @@ import argparse
 import json
 import sys
 import warnings
+from dataclasses import replace
 
 import numpy as np
 
@@ -455,13 +456,13 @@ def _report(args) -> int:
                                                        "rtm_discretization": args.discretization}
     report = risk.report(mechanism, delta=delta, kappa=kappa, fpr=fpr, prior=prior,
                          discretization=args.discretization, rtm_dimension=dimension, **spacing)
-    out = report.to_dict()
     if args.figure is not None:
         presentation.save_figure(report, args.figure)
     if args.dataset_size is not None and delta >= 1.0 / args.dataset_size:  # the one choice here a user should revisit
-        out["warnings"].append(f"--delta {delta:g} is not below 1 / --dataset-size ({1.0 / args.dataset_size:.2g}): an "
-                               "(epsilon, delta) guarantee with so large a delta allows a mechanism that publishes a few "
-                               "records whole; pass a smaller --delta")
+        report = replace(report, warnings=report.warnings + (
+            f"--delta {delta!r} is not below 1 / --dataset-size = {1.0 / args.dataset_size!r}: an (epsilon, delta) "
+            "guarantee with so large a delta allows a mechanism that publishes a few records whole; pass a smaller --delta",))
+    out = report.to_dict()
     for w in out["warnings"]:
         print(f"python -m fdp report: warning: {w}", file=sys.stderr)
     print(json.dumps(out, allow_nan=False) if args.json else presentation.markdown(report), end="\n" if args.json else "")

@@ -41,7 +41,7 @@ def markdown(report: Report) -> str:
     else:
         noise, sigma, rate, steps = report.mechanism.args
         title = (f"DP-SGD: noise multiplier {sigma:g}, sampling rate {rate:g}, {steps:,} step{'s' if steps != 1 else ''}" if noise == "gaussian"
-                 else f"Laplace noise: scale {sigma:g} per unit of sensitivity, {steps} compositions")
+                 else f"Laplace noise: scale {sigma:g} per unit of sensitivity, {steps:,} composition{'s' if steps != 1 else ''}")
 
     def eps(v):
         return "infinite" if v is None else upper(v, 5)
@@ -113,13 +113,13 @@ def _rdp_rows(report: Report) -> list[tuple[str, float | None]]:
 
 
 def _percent(p: float, side: str = "upper") -> str:
-    """A probability as a percentage, rounded outward to 3 significant digits."""
-    return (upper(100.0 * p * ULPS_UP, 3) if side == "upper" else lower(100.0 * p * ULPS_DOWN, 3)) + " %"
+    """A probability as a percentage, rounded outward to 3 significant digits (never above 100 %)."""
+    return (upper(min(100.0 * p * ULPS_UP, 100.0), 3) if side == "upper" else lower(100.0 * p * ULPS_DOWN, 3)) + " %"
 
 
 def _percents(values, levels: bool = False) -> str:
     """``0.1 %, 1 % or 10 %``: probabilities in words, upper bounds rounded up (``levels``: the user's levels as given)."""
-    words = [f"{100.0 * v:.6g} %" if levels else _percent(v) for v in values]
+    words = [f"{100.0 * v:.12g} %" if levels else _percent(v) for v in values]
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
 
 
@@ -130,7 +130,7 @@ def _levels(values) -> str:
 def _candidates(kappa) -> str:
     """``one of 1,000, 100 or 10 equally likely candidates`` where every ``1 / kappa`` is a whole number >= 2, else ``""``."""
     n = [1.0 / k for k in kappa]
-    if not all(v >= 2 and abs(v - round(v)) < 1e-9 * v for v in n):
+    if not all(2 <= v <= 1e12 and abs(v - round(v)) < 1e-9 * v for v in n):  # (1 / 1e-300 is no count to print)
         return ""
     words = [f"{round(v):,}" for v in n]
     return "one of " + (words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]) + " equally likely candidates"
@@ -171,8 +171,9 @@ def plain_words(report: Report) -> list[str]:
                      f"catches at most {_percents(report.rtm.tpr)} of members at the same false-accusation rates.")
     eps = "no finite ε" if report.epsilon_pld is None else f"ε = {upper(report.epsilon_pld, 3)}"
     fit = f" (a loose summary here: its regret is {report.gdp.regret:.2g})" if report.gdp.regret > 0.01 else ""
-    lines += [f"- **In the usual terms**: {eps} at δ = {report.delta:g}, and μ-GDP with μ = {upper(report.gdp.mu, 3)} on "
-              f"error rates of at least {report.gdp.alpha_floor:g}{fit}.",
+    floor = f" on error rates of at least {report.gdp.alpha_floor:g}" if report.gdp.alpha_floor > 0 else ""
+    lines += [f"- **In the usual terms**: {eps} at δ = {report.delta:g}, and μ-GDP with μ = {upper(report.gdp.mu, 3)}"
+              f"{floor}{fit}.",
               "", "Every bound here errs on the safe side: the exact value lies on the printed side of it (the book's "
               "methods chapter, book/methods.md, says on what each rests). The terms are explained in the book's glossary "
               "(book/glossary.md)."]

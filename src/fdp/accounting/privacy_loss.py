@@ -269,7 +269,11 @@ def dpsgd(noise_multiplier: float, sampling_rate: float | None = None, steps: in
         if batch_size is None:  # epochs / sampling_rate in floats: 3 / 0.3 is 10.000000000000002
             raise ValueError(f"{spelled('epochs')} counts passes of {spelled('dataset_size')} records in batches of "
                              f"{spelled('batch_size')}: give those two, or {spelled('steps')} with {spelled('sampling_rate')}")
-        steps = math.ceil(Fraction(check_positive("epochs", epochs)) * Fraction(dataset_size, batch_size))  # exact
+        # exact, from the decimal the caller wrote (repr: the shortest decimal that reads back as the float), so that
+        # 0.1 epochs of 100 records in batches of 10 is 1 step, not the 2 of the binary 0.1000000000000000055...
+        passes = check_positive("epochs", epochs)
+        passes = Fraction(repr(float(passes))) if isinstance(passes, float) else Fraction(passes)
+        steps = math.ceil(passes * Fraction(dataset_size, batch_size))
     return Mechanism("gaussian", noise_multiplier, sampling_rate, steps)
 
 
