@@ -46,3 +46,14 @@ def test_plain_words_state_the_reports_bounds_rounded_up_and_name_the_baselines(
     odd = "\n".join(presentation.plain_words(risk.report(RandomizedResponse(1.0), kappa=[0.003], prior=[0.5])))
     assert "candidates" not in odd and "blind guess of a record is right with chance 0.3 %" in odd
     assert "this mechanism released" in odd and "Without the target record" not in odd
+
+
+def test_the_epsilon_rows_name_the_training_libraries_for_dp_sgd_only():
+    from fdp import Mechanism
+    from fdp.accounting.privacy_loss import dpsgd
+
+    small = dict(discretization=1e-3, rero_discretization=1e-3, rtm_discretization=1e-3, fpr=[1e-3], kappa=[1e-3], prior=[0.5])
+    laplace = presentation.markdown(risk.report(Mechanism("laplace", 2.0, 1.0, 3), **small))
+    assert "| PLD (tight) |" in laplace and "| RDP |" in laplace and "Opacus" not in laplace and "TF Privacy" not in laplace
+    sgd = presentation.markdown(risk.report(dpsgd(1.0, 0.01, 100), **small))
+    assert "Opacus's default PRV" in sgd and "TF Privacy without microbatching" in sgd

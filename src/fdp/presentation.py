@@ -51,7 +51,7 @@ def markdown(report: Report) -> str:
         return "-" if v is None else lower(v, digits)
 
     accountants = ([f"| exact | {eps(report.epsilon_pld)} | - | {report.delta:g} |"] if rr else
-                   [f"| {'eps-DP bound (steps / b)' if report.gdp.method == PURE_DP_METHOD else _PLD_ROW} | "
+                   [f"| {'eps-DP bound (steps / b)' if report.gdp.method == PURE_DP_METHOD else _pld_row(report)} | "
                     f"{eps(report.epsilon_pld)} | {at_least(report.epsilon_pld_lower, 5)} | {report.delta:g} |",
                     *[f"| {name} | {eps(value)} | - | {report.delta:g} |" for name, value in _rdp_rows(report)]])
     tpr_lower = [None] * len(report.fpr) if report.tpr_lower is None else report.tpr_lower
@@ -99,13 +99,22 @@ def markdown(report: Report) -> str:
     return "\n".join(lines) + "\n"
 
 
-#: The tight accountant's row; Opacus's default accountant (PRV, Gopi et al. 2021) estimates the same value.
-_PLD_ROW = "PLD (tight; what Opacus's default PRV accountant estimates)"
+def _dpsgd(report: Report) -> bool:
+    """Whether the report's mechanism is DP-SGD (Gaussian noise), the one the training libraries account."""
+    return isinstance(report.mechanism, Mechanism) and report.mechanism.noise == "gaussian"
+
+
+def _pld_row(report: Report) -> str:
+    """The tight accountant's row; for DP-SGD, Opacus's default accountant (PRV, Gopi et al. 2021) estimates it."""
+    return "PLD (tight; what Opacus's default PRV accountant estimates)" if _dpsgd(report) else "PLD (tight)"
 
 
 def _rdp_rows(report: Report) -> list[tuple[str, float | None]]:
-    """The RDP accountant's rows: dp_accounting's orders (TF Privacy) and Opacus's, one row where they agree."""
+    """The RDP accountant's rows: dp_accounting's orders (TF Privacy) and Opacus's, one row where they agree (and
+    one plain row for Laplace noise, which neither training library accounts)."""
     tf, opacus = report.epsilon_rdp, report.epsilon_rdp_opacus
+    if not _dpsgd(report):
+        return [("RDP", tf)]
     if (tf is None and opacus is None) or (tf is not None and opacus is not None and upper(tf, 5) == upper(opacus, 5)):
         return [("RDP (TF Privacy without microbatching; Opacus with accountant='rdp')", tf)]
     return [("RDP, dp_accounting's orders (TF Privacy without microbatching)", tf),
@@ -148,7 +157,7 @@ def plain_words(report: Report) -> list[str]:
     list of str
         Markdown lines: a heading, a sentence, one bullet per reading, and where the terms are explained.
     """
-    dpsgd = isinstance(report.mechanism, Mechanism) and report.mechanism.noise == "gaussian"
+    dpsgd = _dpsgd(report)
     released = "this run released (every noisy step, so the final model too)" if dpsgd else "this mechanism released"
     fpr, kappa = report.fpr, report.kappa
     lines = ["## In plain words", "",
