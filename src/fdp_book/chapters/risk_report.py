@@ -97,20 +97,28 @@ def cli_text(run, delta: float, kappa, fpr, prior, dimension: int, target, discr
     flags = [f"--{name} " + (" ".join(repr(float(v)) for v in value) if isinstance(value, list) else repr(value))
              for name, value in values.items() if not results.same(value, CLI_DEFAULTS[name])]
     run_flags = f"--sampling-rate {float(rate)!r} --steps {steps}"
+    name = target[0]
+    aim = target_flags(target, delta, dimension)
+    others = ", ".join(f"`{flags}`" for key, flags in CALIBRATE_FLAGS.items() if key != name)
+    return {"cli_report": f"`python -m fdp report --noise-multiplier {float(noise)!r} {run_flags}{''.join(' ' + f for f in flags)}`",
+            "cli_calibrate": f"`python -m fdp calibrate {run_flags} {aim} --discretization {float(discretization)!r}` (or {others})",
+            "cli_rero_rtol": times_ten(risk.RERO_RTOL, 1).replace(" ", "\u00a0")}  # ("1 ×" / "10⁻⁴" split across lines)
+
+
+def target_flags(target, delta: float, dimension: int = 1) -> str:
+    """The flags of ``python -m fdp calibrate`` that set a target ``(name, value, level)``, with the --delta of an
+    epsilon target and the --rtm-dimension of an RTM one where they differ from the CLI's defaults."""
     name, value, level = target
     aim = f"{CALIBRATE_FLAGS[name].split()[0]} {float(value)!r}"
     if name == "rero":
         aim += f" --kappa {float(level)!r}"
     elif level is not None:
         aim += f" {float(level)!r}"
-    if name == "epsilon" and not results.same(delta, CLI_DEFAULTS["delta"]):
-        aim += f" --delta {delta!r}"
-    if name == "rtm_tpr" and dimension != 1:
-        aim += f" --rtm-dimension {dimension}"
-    others = ", ".join(f"`{flags}`" for key, flags in CALIBRATE_FLAGS.items() if key != name)
-    return {"cli_report": f"`python -m fdp report --noise-multiplier {float(noise)!r} {run_flags}{''.join(' ' + f for f in flags)}`",
-            "cli_calibrate": f"`python -m fdp calibrate {run_flags} {aim} --discretization {float(discretization)!r}` (or {others})",
-            "cli_rero_rtol": times_ten(risk.RERO_RTOL, 1).replace(" ", "\u00a0")}  # ("1 ×" / "10⁻⁴" split across lines)
+    if name == "epsilon" and not results.same(float(delta), CLI_DEFAULTS["delta"]):
+        aim += f" --delta {float(delta)!r}"
+    if name == "rtm_tpr" and int(dimension) != 1:
+        aim += f" --rtm-dimension {int(dimension)}"
+    return aim
 
 
 def checked_text(mu_status: str, eps_status: str, paper: dict) -> str:

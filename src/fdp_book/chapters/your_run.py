@@ -24,10 +24,7 @@ def commands(noise: float, batch_size: int, dataset_size: int, epochs, delta: fl
     spacing, so that it prints the page's numbers (``cli_calibrate``)."""
     run = f"--batch-size {batch_size} --dataset-size {dataset_size} --epochs {_number(epochs)}"
     delta_flag = "" if delta == 1e-5 else f" --delta {float(delta)!r}"
-    name, value, level = target
-    aim = f"{risk_report.CALIBRATE_FLAGS[name].split()[0]} {float(value)!r}"
-    aim += "" if level is None else f" --kappa {float(level)!r}" if name == "rero" else f" {float(level)!r}"
-    aim += delta_flag if name == "epsilon" else ""
+    aim = risk_report.target_flags(target, delta)
     return {"cli_report": f"`python -m fdp report --noise-multiplier {float(noise)!r} {run}{delta_flag}`",
             "cli_calibrate": f"`python -m fdp calibrate {run} {aim} --discretization {_number(discretization)}`"}
 
