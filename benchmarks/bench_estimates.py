@@ -4,8 +4,9 @@ Every chapter prints "Estimated run time: about ..." before its heavy work (fdp_
 chapter's quick profile (notebooks/params/<name>.quick.yaml) once, one notebook at a time, in a scratch folder (the
 book's pages and records are not touched), and prints the estimate, the notebook's own execution time (papermill's
 duration: the kernel's start and imports included, as a user waits for them), their ratio and whether it lies within
-the factor 1.5. About three minutes on 2 cores. Run with ``make bench`` (or ``python benchmarks/bench_estimates.py
-NAME ...`` for some chapters; ``--profile book`` for the book's parameters, much longer).
+the factor 1.5. About two minutes on 2 cores. Run with ``make bench`` (or ``python benchmarks/bench_estimates.py
+NAME ...`` for some chapters; ``--profile book`` for the book's parameters, about 17 minutes; ``--profile paper`` for
+the chapters that have a paper profile: ``rtm_auditing`` takes minutes, ``reconstruction_attacks`` days).
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ def printed_estimate(executed: dict) -> float | None:
 
 def run(name: str, profile: str, folder: Path) -> tuple[float | None, float]:
     """(estimate, duration) in seconds of one run of notebook ``name`` with ``profile``'s parameters."""
-    suffix = "quick.yaml" if profile == "quick" else "yaml"
+    suffix = {"quick": "quick.yaml", "book": "yaml", "paper": "paper.yaml"}[profile]
     params = yaml.safe_load((ROOT / "notebooks" / "params" / f"{name}.{suffix}").read_text()) or {}
     out = folder / f"{name}.ipynb"
     os.environ["FDP_RESULTS_DIR"] = str(folder / "results")  # the kernel inherits it: the book's registry is untouched
@@ -55,9 +56,10 @@ def run(name: str, profile: str, folder: Path) -> tuple[float | None, float]:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("names", nargs="*", help="chapters (default: every chapter that prints an estimate)")
-    parser.add_argument("--profile", choices=("quick", "book"), default="quick")
+    parser.add_argument("--profile", choices=("quick", "book", "paper"), default="quick")
     args = parser.parse_args(argv)
-    names = args.names or sorted(p.stem for p in (ROOT / "notebooks").glob("*.ipynb") if p.stem not in WITHOUT_ESTIMATE)
+    names = args.names or sorted(p.stem for p in (ROOT / "notebooks").glob("*.ipynb") if p.stem not in WITHOUT_ESTIMATE
+                                 and (args.profile != "paper" or (ROOT / "notebooks" / "params" / f"{p.stem}.paper.yaml").exists()))
     print(f"profile {args.profile}: estimate against the notebook's execution time (goal: within a factor {FACTOR:g})")
     print(f"{'chapter':24s} {'estimate (s)':>13s} {'actual (s)':>11s} {'actual/est.':>12s}  within")
     bad = 0

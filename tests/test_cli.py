@@ -1302,6 +1302,14 @@ def test_report_of_a_run_given_by_its_batches(capsys):
 
     assert cli.main(["report", "--noise-multiplier", "1", "--batch-size", "10", "--dataset-size", "100"]) == 2
     assert "give --epochs (or --steps) with --batch-size and --dataset-size" in capsys.readouterr().err
+    assert cli.main(["report", "--noise-multiplier", "1", "--batch-size", "10", "--epochs", "1"]) == 2  # not "got None"
+    assert "give --batch-size and --dataset-size together" in capsys.readouterr().err
+    # counts as a person writes them: 6e4 is 60,000; 2.5 and inf are no counts
+    assert cli.main(["report", "--noise-multiplier", "1", "--batch-size", "1e2", "--dataset-size", "6e4", "--epochs", "1"]) == 0
+    assert "600 steps" in capsys.readouterr().out
+    for bad in ("2.5", "inf", "nan", "ten"):
+        code, _, err = run_cli(capsys, ["report", "--noise-multiplier", "1", "--steps", bad], json_out=False)
+        assert code == 2 and f"argument --steps: a whole number is needed, such as 60000 or 1e6, got '{bad}'" in err
     assert cli.main(["report", "--noise-multiplier", "1", "--batch-size", "10", "--dataset-size", "100", "--epochs", "0.1",
                      "--delta", "0.01"]) == 0
     captured = capsys.readouterr()

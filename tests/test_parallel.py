@@ -116,3 +116,16 @@ def test_children_are_spawns_children_without_advancing_the_seed():
     assert ss.n_children_spawned == 0 and parallel.children(ss, 3)[2].spawn_key == ours[2].spawn_key
     for a, b in zip(ours, np.random.SeedSequence(5).spawn(3)):
         assert a.generate_state(4).tolist() == b.generate_state(4).tolist()
+
+
+def test_a_single_task_runs_in_this_process(monkeypatch):
+    """Issue 53: one task (total=1) started two worker processes for nothing (about a second); it now runs here,
+    whatever n_jobs or the Dask scheduler in the environment (one that does not answer is never asked)."""
+    import os
+
+    from joblib import delayed
+
+    from fdp import parallel
+
+    monkeypatch.setenv(parallel.SCHEDULER_ENV, "tcp://127.0.0.1:9")  # nothing listens there
+    assert parallel.run([delayed(os.getpid)()], n_jobs=2, total=1) == [os.getpid()]

@@ -330,6 +330,7 @@ class _Probes:
                 self._lower[noise] = self.target.lower(dpsgd(noise, self.rate, self.steps), self.spacing(noise))
             except ValueError:  # a spacing out of range at an extreme noise: no lower bound there
                 self._lower[noise] = None
+            self.bar.update()  # the bar counts what ``evaluations`` counts
         return self._lower[noise]
 
 

@@ -65,16 +65,31 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
+def _count(text: str) -> int:
+    """A whole number as a person writes it: "60000", "60_000" or "1e12" (argparse's int refuses the last)."""
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not (value == value and value != float("inf") and value == int(value)):  # NaN, inf and 2.5 are no counts
+        raise argparse.ArgumentTypeError(f"a whole number is needed, such as 60000 or 1e6, got {text!r}")
+    return int(value)
+
+
 #: Flags that several commands take, with one meaning and one help text.
 COMMON = {
     "--mechanism": {"choices": tuple(NOISE), "help": MECHANISM_HELP},
     "--noise-multiplier": {"type": float, "help": "noise multiplier sigma (Laplace noise: its scale b), sensitivity 1, > 0"},
     "--sampling-rate": {"type": float, "help": "Poisson sampling rate in (0, 1] (default 1)"},
-    "--steps": {"type": int, "help": "number of composed steps, >= 1 (default 1)"},
+    "--steps": {"type": _count, "help": "number of composed steps, >= 1 (default 1)"},
     "--delta": {"type": float, "help": "delta in (0, 1) (default 1e-5)"},
-    "--batch-size": {"type": int, "help": "expected batch size of Poisson sampling; with --dataset-size, instead of "
+    "--batch-size": {"type": _count, "help": "expected batch size of Poisson sampling; with --dataset-size, instead of "
                      "--sampling-rate (the rate is batch size / dataset size)"},
-    "--dataset-size": {"type": int, "help": "number of training records (with --batch-size)"},
+    "--dataset-size": {"type": _count, "help": "number of training records (with --batch-size)"},
     "--epochs": {"type": float, "help": "passes over the data, with --batch-size and --dataset-size, instead of --steps "
                  "(steps = ceil(epochs * dataset size / batch size))"},
     "--kappa": {"type": float, "nargs": "+", "help": "ReRo priors (the prior probability of a correct reconstruction), in (0, 1)"},
@@ -420,6 +435,9 @@ def _dpsgd(args, noise_multiplier: float, length_required: bool = True):
     --dataset-size and --epochs, which :func:`fdp.dpsgd` converts (and refuses mixed with the others).  A run given
     by its batches needs its length (a forgotten --epochs must not read as one step)."""
     by_batch = args.batch_size is not None or args.dataset_size is not None
+    if by_batch and args.sampling_rate is None and (args.batch_size is None or args.dataset_size is None):
+        raise ValueError(f"give --batch-size and --dataset-size together (the sampling rate is their ratio), or --sampling-rate; "
+                         f"got only --{'batch-size' if args.dataset_size is None else 'dataset-size'}")
     if by_batch and length_required and args.epochs is None and args.steps is None:
         raise ValueError("give --epochs (or --steps) with --batch-size and --dataset-size: how long the run trained")
     return dpsgd(noise_multiplier, args.sampling_rate if args.sampling_rate is not None or by_batch else 1.0,

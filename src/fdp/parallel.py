@@ -245,7 +245,8 @@ def run(tasks: Iterable, n_jobs: int = 1, *, total: int | None = None, progress:
     """The results of joblib ``delayed`` tasks, in order: on ``n_jobs`` local workers or on a Dask cluster.
 
     With :data:`SCHEDULER_ENV` set to a scheduler address the tasks go to that cluster (all of its
-    workers; ``n_jobs`` is ignored); otherwise to ``n_jobs`` local processes (1: in this process).
+    workers; ``n_jobs`` is ignored); otherwise to ``n_jobs`` local processes (1: in this process).  A single task
+    (``total`` of 1) always runs in this process.
 
     Parameters
     ----------
@@ -270,7 +271,8 @@ def run(tasks: Iterable, n_jobs: int = 1, *, total: int | None = None, progress:
     [0, 1, 4, 9]
     """
     n_jobs = check_n_jobs(n_jobs)
-    address = os.environ.get(SCHEDULER_ENV, "").strip()
+    single = total is not None and total <= 1  # runs here: starting workers for one task costs more than it gains
+    n_jobs, address = (1, "") if single else (n_jobs, os.environ.get(SCHEDULER_ENV, "").strip())
     backend = parallel_config(backend="dask", client=_client(address)) if address else contextlib.nullcontext()
     with backend:
         results = Parallel(n_jobs=-1 if address else n_jobs, return_as="generator")(tasks)

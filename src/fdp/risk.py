@@ -544,7 +544,8 @@ def _gdp_and_curve(mechanism: Mechanism, delta, discretization, tail,
     if gap > WARN_RELATIVE and not fixed_point_zero:
         warnings.append(f"mu* lies in [{lower(mu_lower)}, {upper(mu)}] ({100 * gap:.3g} % apart) at lattice spacing "
                         f"{h:.3g}; the reported mu* is the upper end"
-                        + ("" if auto else ", and a smaller discretization tightens it"))
+                        + ("" if auto else "; a smaller discretization can tighten it (left unset, the spacing is refined "
+                                             "for as long as that helps)"))
     dist = pld.mechanism_pld(mechanism, discretization=h_eps)  # for epsilon at delta (its size is checked first)
     if floor < tail:
         warnings.append(f"the curve passes below ({tail:g}, {tail:g}): the alpha floor was lowered to its fixed "

@@ -62,7 +62,9 @@ def glance(notebook: str, reproduces: str, directory: Path | None = None, namesp
     compared = " and ".join(plural(n, what) for n, what in ((len(records) - claims, "printed value"),
                                                                (claims, "claim")) if n)
     outcomes = [f"{status.count('match')} match"] if "match" in status else []
-    outcomes += [plural(len(explained), "explained deviation")] if explained else []
+    outcomes += [f"{status.count('set-up')} hit by a parameter chosen to hit {'it' if status.count('set-up') == 1 else 'them'} "
+                 "(not counted as matches)"] if "set-up" in status else []
+    outcomes += [f"{plural(len(explained), 'explained deviation')} ({by_cause(explained)})"] if explained else []
     outcomes += [f"{uncompared} not compared (this run's parameters differ from the book's full run, the one set "
                  "against the paper)"] if uncompared else []
     outcomes += [f"**{len(failing)} failing** ({', '.join(failing)})"] if failing else []
@@ -364,7 +366,7 @@ def rerun(notebook: str, namespace: dict | None = None) -> str:
 def _status_cell(rec: dict) -> str:
     status = results.status_of(rec)
     if status == "explained" and rec.get("errata"):
-        return f"explained ({{ref}}`erratum <{rec['errata']}>`)"
+        return f"explained: {rec.get('cause', '')} ({{ref}}`erratum <{rec['errata']}>`)"
     return f"**{status}**" if status in results.FAILING else status
 
 
@@ -409,11 +411,13 @@ def records_table(records: list[dict], chapter: str | None = None) -> str:
         place, what = _place_and_what(r)
         if status == "not compared":
             notes.append(f"* {place} ({what}), not compared: {r['not_compared']} (`{r['key']}`)")
+        elif status == "set-up":
+            notes.append(f"* {place} ({what}), set-up: {r['chosen']} (`{r['key']}`)")
         elif status != "match" and r.get("explanation"):
             link = f" ({{ref}}`erratum <{r['errata']}>`)" if r.get("errata") else ""
             notes.append(f"* {place} ({what}): {r['explanation']}{link} (`{r['key']}`)")
     if notes:  # folded: the rows already give each status and link its erratum
-        parts.append(f":::{{dropdown}} Explained deviations and records not compared ({len(notes)}): the reasons\n\n"
+        parts.append(f":::{{dropdown}} Explained deviations, set-up values and records not compared ({len(notes)}): the reasons\n\n"
                      + "\n".join(notes) + "\n:::")
     if not parts:
         return "No records."
@@ -477,10 +481,17 @@ def _claim_cell(rec: dict, noun: str = "claim") -> str:
     return f"{verdict}: ours {ours}, the {noun} needs {number(rec['paper'], 3)} ± {rec['tol']:.2g}"
 
 
+def by_cause(explained: list[dict]) -> str:
+    """"3 paper error, 1 printed rounding": explained deviations counted by cause, in the order of
+    :data:`fdp_book.results.CAUSES`."""
+    causes = [r.get("cause") for r in explained]
+    return ", ".join(f"{causes.count(c)} {c}" for c in results.CAUSES if c in causes)
+
+
 def own_outcome(ours: list[dict]) -> str:
     """"2 checks of our own (both hold)": the outcome of our own checks, counted apart from the paper's claims."""
     status = [results.status_of(r) for r in ours]
-    held, uncompared, explained = status.count("match"), status.count("not compared"), status.count("explained")
+    held, uncompared, explained = status.count("match") + status.count("set-up"), status.count("not compared"), status.count("explained")
     failing = len(status) - held - uncompared - explained
     parts = [f"{held} hold{'s' if held == 1 else ''}"] if held else []
     parts += [f"{explained} deviate{'s' if explained == 1 else ''} with an explanation"] if explained else []
@@ -504,9 +515,12 @@ def chapter_table(records: list[dict], most: int = 8) -> str:
     status = [results.status_of(r) for r in records]
     explained = [r for r, s in zip(records, status) if s == "explained"]
     shown = explained or [r for r in records if r["kind"] != "claim"][:most] or records[:most]
-    lead = (f"{plural(len(records), 'number')} and claims recorded: {status.count('match')} match the paper, "
-            f"{plural(len(explained), 'explained deviation')}"
-            + (f", {len(records) - status.count('match') - len(explained)} other" if len(records) > status.count("match") + len(explained) else "")
+    setup = status.count("set-up")
+    other = len(records) - status.count("match") - setup - len(explained)
+    lead = (f"{plural(len(records), 'number')} and claims recorded: {status.count('match')} match the paper"
+            + (f", {setup} hit by a parameter chosen to hit {'it' if setup == 1 else 'them'}" if setup else "")
+            + f", {plural(len(explained), 'explained deviation')}" + (f" ({by_cause(explained)})" if explained else "")
+            + (f", {other} other" if other else "")
             + "." + (f" Besides, {own_outcome(ours)}." if ours else ""))
     rows = []
     for r in shown:

@@ -155,7 +155,7 @@ def shared_legend(fig, axes, ncols: int | None = None, last: str | None = None, 
     kwargs.setdefault("handlelength", 1.6)
     for cols in range(ncols or -(-len(labels) // 2), 0, -1):  # fewer columns while it is wider than the figure
         leg = fig.legend([entries[label] for label in labels], labels, loc="outside lower center", ncols=cols, **kwargs)
-        fig.canvas.draw()
+        fig.draw_without_rendering()
         if cols == 1 or leg.get_window_extent().width <= fig.bbox.width:
             break
         leg.remove()
@@ -202,15 +202,16 @@ def _place_legend(ax, *args, **kwargs):
     anchor = kwargs.pop("bbox_to_anchor", None)
     if anchor is not None:
         return ax.legend(*args, bbox_to_anchor=anchor, **kwargs)  # placed outside by the caller
-    ax.figure.canvas.draw()
+    ax.figure.draw_without_rendering()  # the layout and the sizes, without rasterising
     asked = kwargs.pop("loc", "best")
     if asked != "below":
         pts, areas = _drawn_points(ax), _drawn_areas(ax)
+        renderer = ax.figure.canvas.get_renderer()
         for loc in dict.fromkeys([asked, "upper left", "upper right", "lower right", "lower left", "center right",
                                   "center left", "upper center", "lower center"]):
             leg = ax.legend(*args, loc=loc, **kwargs)
-            ax.figure.canvas.draw()
-            if not _covers(leg.get_window_extent().padded(2.0), pts, areas):
+            # a legend inside the axes leaves the layout as drawn above: its box is known without drawing the figure
+            if not _covers(leg.get_window_extent(renderer).padded(2.0), pts, areas):
                 return leg
             leg.remove()
     # no free place: under this panel's axis label (constrained layout makes room below; two panels of a row each
@@ -229,7 +230,7 @@ def _place_legend(ax, *args, **kwargs):
     width = ax.get_tightbbox(renderer).width
     for ncols in asked_cols[:1] + list(range(min(len(labels), 3), 0, -1)):
         leg = ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncols=ncols, **kwargs)
-        ax.figure.canvas.draw()
+        ax.figure.draw_without_rendering()
         if ncols == 1 or leg.get_window_extent().width <= width:
             return leg
         leg.remove()

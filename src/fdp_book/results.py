@@ -19,9 +19,12 @@ Each record has a ``kind``:
 :func:`load_spec`) and records ``record(key, value)`` only: the paper value, its source, kind and
 tolerance come from that file, so a papermill ``-p`` cannot change what counts as the paper's
 value.  An explained deviation lives there too and *pins our number*: the expected value with its
-own tolerance, the reason in one line and the label of its errata entry.  A record's status is
+own tolerance, the reason in one line, the label of its errata entry and its ``cause``, one of :data:`CAUSES`.  A
+value that the chapter chose a parameter to hit (an effect size set so that the panel's epsilon is the paper's) says
+so in ``chosen`` and is not counted as a match.  A record's status is
 
 * ``match`` -- ``|value - paper| <= tol`` (and no explanation is pinned);
+* ``set-up`` -- as a match, for a value the chapter's set-up was chosen to hit (``chosen``);
 * ``explained`` -- a pinned deviation, and ``|value - expected| <= expected_tol``;
 * ``drift`` -- a pinned deviation, but the value has moved away from the pinned one;
 * ``stale`` -- a pinned deviation, but the value now matches the paper (drop the explanation);
@@ -32,8 +35,9 @@ own tolerance, the reason in one line and the label of its errata entry.  A reco
 A record names the parameters it depends on (``setting``); a record about one row of a list parameter (one
 workload of several) names that row (:class:`Row`), so that rows a reader adds leave the paper's rows compared.
 
-``make verify`` fails on ``mismatch``, ``drift`` and ``stale``, on an errata label that does not exist and on a key
-of ``data/paper`` that no record reproduces.  Tolerances are never widened to make a number pass.
+``make verify`` fails on ``mismatch``, ``drift`` and ``stale``, on an errata label that does not exist, on a key
+of ``data/paper`` that no record reproduces and on an explained deviation without a cause (the file does not load).
+Tolerances are never widened to make a number pass.
 """
 
 from __future__ import annotations
@@ -54,10 +58,14 @@ from fdp.formatting import bound
 
 from .paths import ERRATA, SCRATCH_RESULTS, paper_dir, results_dir
 
-__all__ = ["KINDS", "FAILING", "OUR_ADDITION", "own_check", "split_own", "shown", "start", "record", "recorded", "status",
+__all__ = ["KINDS", "CAUSES", "FAILING", "OUR_ADDITION", "own_check", "split_own", "shown", "start", "record", "recorded", "status",
            "load", "load_all", "load_spec", "status_of", "within", "verify", "errata_labels", "paper_setting", "same", "Row"]
 
 KINDS = ("exact", "mc", "figure", "claim")
+#: Why an explained deviation deviates: the paper is wrong; it can be read two ways; its printed digits are rounded
+#: (or its numerics coarser) at the edge of the tolerance; our run is scaled down from the paper's (data, trials,
+#: steps); or we compute the quantity by another definition or reading than the paper's.
+CAUSES = ("paper error", "paper ambiguity", "printed rounding", "our scaled-down set-up", "our definition or reading")
 FAILING = ("mismatch", "drift", "stale")  # statuses that fail ``make verify``
 
 _current: dict = {"notebook": None, "records": [], "spec": None, "setting": {}}
@@ -98,7 +106,7 @@ def _load_paper_file(notebook: str, directory: Path | None = None) -> tuple[dict
         where = f"{path.name}: {key}"
         if not isinstance(entry, dict):
             raise ValueError(f"{where}: must be a mapping")
-        unknown = set(entry) - {"source", "kind", "paper", "tol", "quantity", "explained", "bound"}
+        unknown = set(entry) - {"source", "kind", "paper", "tol", "quantity", "explained", "bound", "chosen"}
         if unknown:
             raise ValueError(f"{where}: unknown fields {sorted(unknown)}")
         if entry.get("kind") not in KINDS:
@@ -118,13 +126,20 @@ def _load_paper_file(notebook: str, directory: Path | None = None) -> tuple[dict
         anchor = _anchor(str(key), anchors)
         if anchor:
             item["anchor"] = anchor
+        if "chosen" in entry:  # a value the set-up was chosen to hit: not evidence of agreement
+            if not isinstance(entry["chosen"], str) or not entry["chosen"] or "explained" in entry:
+                raise ValueError(f"{where}: chosen must say which parameter was chosen to hit the value (and an explained "
+                                 "deviation is not chosen)")
+            item["chosen"] = entry["chosen"]
         explained = entry.get("explained")
         if explained is not None:
-            if not isinstance(explained, dict) or set(explained) != {"expected", "tol", "reason", "errata"}:
-                raise ValueError(f"{where}: explained needs exactly expected, tol, reason, errata")
+            if not isinstance(explained, dict) or set(explained) != {"expected", "tol", "reason", "errata", "cause"}:
+                raise ValueError(f"{where}: explained needs exactly expected, tol, reason, errata, cause")
+            if explained["cause"] not in CAUSES:
+                raise ValueError(f"{where}: explained.cause must be one of {CAUSES}, got {explained['cause']!r}")
             item.update(expected=_finite(where, "explained.expected", explained["expected"]),
                         expected_tol=_finite(where, "explained.tol", explained["tol"]),
-                        explanation=str(explained["reason"]), errata=str(explained["errata"]))
+                        explanation=str(explained["reason"]), errata=str(explained["errata"]), cause=explained["cause"])
             if item["expected_tol"] <= 0:
                 raise ValueError(f"{where}: explained.tol must be > 0")
         spec[str(key)] = item
@@ -286,7 +301,9 @@ def status_of(rec: dict) -> str:
         if matches:
             return "stale"
         return "explained" if within(rec["value"], rec["expected"], rec["expected_tol"]) else "drift"
-    return "match" if matches else "mismatch"
+    if matches:
+        return "set-up" if rec.get("chosen") else "match"
+    return "mismatch"
 
 
 def _record_from_spec(key: str, value, not_compared, setting) -> dict:
@@ -367,7 +384,8 @@ def errata_labels(path: Path | None = None) -> set[str]:
 
 def _against_spec(records: list[dict], spec: dict) -> tuple[list[dict], list[str]]:
     """Records re-judged against the current data/paper values (not those stored with them), and unknown keys."""
-    fields = ("paper", "tol", "kind", "source", "explanation", "expected", "expected_tol", "errata", "anchor", "bound")
+    fields = ("paper", "tol", "kind", "source", "explanation", "expected", "expected_tol", "errata", "anchor", "bound", "cause",
+              "chosen")
     judged, unknown = [], []
     for r in records:
         if r["key"] not in spec:
@@ -407,7 +425,7 @@ def verify(expected: list[str], directory: Path | None = None, paper_directory: 
             continue
         records, unknown = _against_spec(records, spec)
         statuses = [status_of(r) for r in records]
-        counts = {s: statuses.count(s) for s in ("match", "explained", "not compared", *FAILING) if statuses.count(s)}
+        counts = {s: statuses.count(s) for s in ("match", "set-up", "explained", "not compared", *FAILING) if statuses.count(s)}
         lines.append(f"{name}: {len(records)} records, " + ", ".join(f"{v} {k}" for k, v in counts.items()))
         for key in unknown:
             ok = False

@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from fdp_book import results
+
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = sorted([*ROOT.glob("book/*.md"), *ROOT.glob("book/papers/*.md")])
 NUMBER = re.compile(r"(?<![\w.\-])(\d+\.\d+|\d+(?=\s?%))")
@@ -86,6 +88,25 @@ def test_errata_index_lists_every_entry_once():
     index = text[text.index("| Entry"):].split("\n\n")[0]
     listed = re.findall(r"\{ref\}`[^`<]*<([\w.:-]+)>`", index)
     assert sorted(listed) == sorted(labels)
+
+
+def test_errata_index_gives_each_entry_the_causes_of_its_deviations_sorted_by_cause():
+    """Issue 52: the index sorts by cause, and an entry's cause is that of the recorded deviations citing it."""
+    text = (ROOT / "book" / "errata.md").read_text()
+    rows = [line for line in text[text.index("| Entry"):].split("\n\n")[0].splitlines() if line.startswith("| {ref}")]
+    cited = {}
+    for path in sorted((ROOT / "data" / "paper").glob("*.yaml")):
+        for item in results.load_spec(path.stem).values():
+            if "cause" in item:
+                cited.setdefault(item["errata"], set()).add(item["cause"])
+    first = []
+    for row in rows:
+        label = re.search(r"<([\w.:-]+)>`", row).group(1)
+        causes = row.split(" | ")[2].split(", ")
+        assert causes and set(causes) <= set(results.CAUSES), row
+        assert label not in cited or set(causes) == cited[label], (label, causes, cited.get(label))
+        first.append(results.CAUSES.index(causes[0]))
+    assert first == sorted(first) and len(set(first)) == len(results.CAUSES)
 
 
 # --- the role itself -------------------------------------------------------------------------------------

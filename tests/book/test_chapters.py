@@ -10,6 +10,7 @@ from fdp.experiments.attacks import Proportion
 from fdp.experiments.inversion import Inversion
 from fdp.experiments.reconstruction import GameResult
 from fdp.formatting import upper
+from fdp_book import results
 from fdp_book.chapters import gdp_tables as gt
 from fdp_book.chapters import guo_comparison as guo
 from fdp_book.chapters import reconstruction_attacks as ra
@@ -365,16 +366,24 @@ def test_report_counts_records_by_page_and_says_none_failing_only_when_none_fail
                                 _record("b", "Kaissis et al. 2023a (ReRo), Fig. 1", "explained", kind="claim")],
                 "gdp_tables": [_record("c", "Gomez et al. 2025 (GDP), Table 2", "not compared")]}
     header, rows = report.summary_rows(registry)
-    assert rows[0][:8] == ["{doc}`rero_bounds`", 2, 1, 1, 1, 0, 0, 0] and rows[-1][1] == "**3**"
+    assert rows[0][:9] == ["{doc}`rero_bounds`", 2, 1, 1, 0, 1, 0, 0, 0] and rows[-1][1] == "**3**"  # (no set-up value)
     assert "3 numbers and claims" in report.verdict(registry) and "**none failing**" in report.verdict(registry)
     assert report.headline(registry)["n_match"] == "1"
     assert len(rows) == 3  # a paper with one page has no subtotal row
     registry["rero_sampling_rate"] = [_record("e", "Hayes et al. 2023, Fig. 5a", "match")]
     header, rows = report.summary_rows(registry)
-    assert rows[2] == ["*subtotal: Kaissis et al. 2023a (ReRo)*", "*3*", "*1*", "*2*", "*1*", "*0*", "*0*", "*0*"]
+    assert rows[2] == ["*subtotal: Kaissis et al. 2023a (ReRo)*", "*3*", "*1*", "*2*", "*0*", "*1*", "*0*", "*0*", "*0*"]
     assert rows[-1][1] == "**4**" and "4 numbers and claims" in report.verdict(registry)  # subtotals not counted twice
     with pytest.raises(ValueError, match="none of the four papers"):
         report.by_paper({"x": [_record("d", "Somebody 2020", "match")]})
+    # issue 52: explained deviations counted by cause, and a value the set-up was chosen to hit is no match
+    registry["rero_bounds"][1]["cause"] = "paper ambiguity"
+    registry["gdp_tables"].append(_record("f", "Gomez et al. 2025 (GDP), Table 2", "match") | {"chosen": "noise set to hit it"})
+    header, rows = report.cause_rows(report.by_paper(registry))
+    assert header[1:] == [*results.CAUSES, "explained"]
+    assert rows[0] == ["Kaissis et al. 2023a (ReRo)", 0, 1, 0, 0, 0, 1] and rows[-1][-1] == "**1**"
+    assert report.headline(registry)["n_setup"] == "1" and report.headline(registry)["n_by_cause"] == "1 paper ambiguity"
+    assert "1 reproduce a value that our set-up was chosen to hit" in report.verdict(registry)
 
 
 # gdp_tables

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import re
@@ -71,6 +72,9 @@ def test_quick_run(quick_runs, nb):
         assert not (res / "your_run.json").exists()
         return
     assert re.search(r"Estimated run time: about \d+(\.\d)? (s|min|h) on ", said), said[:500]
+    # the estimate's input of figures is the number the page glues (each drawn as a timed probe figure)
+    drawn = sum("application/papermill.record/image/png" in o.get("data", {}) for c in executed["cells"] for o in c.get("outputs", []))
+    assert drawn == importlib.import_module(f"fdp_book.chapters.{nb}").FIGURES
     if nb != "report":
         records = results.load(nb, res)
         assert records, f"{nb} recorded no results"

@@ -19,14 +19,15 @@ records:
     kind: figure
     paper: 0.7
     tol: 0.05
-    explained: {expected: 0.5, tol: 0.01, reason: "paper uses another prior", errata: demo-prior}
+    explained: {expected: 0.5, tol: 0.01, reason: "paper uses another prior", errata: demo-prior, cause: paper error}
   c: {source: Table 3, kind: mc, paper: 1.0, tol: 0.1}
-  pipe: {source: s, kind: exact, paper: 2.0, tol: 0.1, explained: {expected: 1.0, tol: 0.1, reason: "a | b", errata: demo-prior}}
+  pipe: {source: s, kind: exact, paper: 2.0, tol: 0.1, explained: {expected: 1.0, tol: 0.1, reason: "a | b", errata: demo-prior, cause: paper error}}
 """
 GOOD = """
 records:
   a: {source: s, kind: exact, paper: 1.0004, tol: 0.0005}
-  b: {source: s, kind: mc, paper: 1.0, tol: 0.1, explained: {expected: 3.0, tol: 0.1, reason: "the paper divides by ceil(kappa N)", errata: demo-prior}}
+  b: {source: s, kind: mc, paper: 1.0, tol: 0.1, explained: {expected: 3.0, tol: 0.1, reason: "the paper divides by ceil(kappa N)",
+      errata: demo-prior, cause: paper error}}
 """
 
 
@@ -203,7 +204,7 @@ def test_records_table_has_one_row_per_record_with_its_source(registry):
         assert row.startswith(f"| {escape(f'**{place}** {what}' if what else f'**{place}**')} | {results.shown(rec, 5)} |")
         assert f"`{rec['key']}`" not in row  # keys are for make verify; they appear only in the notes
     status = {r["key"]: r["status"] for r in recs}
-    assert status["b"] == "explained" and "explained ({ref}`erratum <" in text  # links to its errata entry
+    assert status["b"] == "explained" and "explained: paper error ({ref}`erratum <" in text  # its cause, its errata entry
     assert status["c"] == "mismatch" and "**mismatch**" in text
     # the explanation of a deviation is shown on the page
     assert "paper uses another prior" in text
@@ -247,6 +248,7 @@ records:
       tol: 0.01
       reason: the paper's value uses another prior
       errata: table1-prior
+      cause: paper error
   claim/below:
     source: Paper, Sec. 4
     kind: claim
@@ -350,6 +352,12 @@ def test_not_compared_records_say_why_and_fail_a_full_build(spec_registry):
         ("{source: S, kind: exact, paper: 1, tol: 0}", "tol must be > 0"),
         ("{source: S, kind: claim, paper: 0, tol: 0.1}", "needs the quantity"),
         ("{source: S, kind: exact, paper: 1, tol: 0.1, explained: {expected: 1, tol: 0.1}}", "explained needs"),
+        # issue 52: every explained deviation has a cause from the fixed list (make verify loads the files)
+        ("{source: S, kind: exact, paper: 1, tol: 0.1, explained: {expected: 2, tol: 0.1, reason: r, errata: e}}",
+         "explained needs exactly expected, tol, reason, errata, cause"),
+        ("{source: S, kind: exact, paper: 1, tol: 0.1, explained: {expected: 2, tol: 0.1, reason: r, errata: e, cause: typo}}",
+         "explained.cause must be one of"),
+        ("{source: S, kind: exact, paper: 1, tol: 0.1, chosen: ''}", "chosen must say which parameter"),
         ("{source: S, kind: exact, paper: 1, tol: 0.1, typo: 2}", "unknown fields"),
     ],
 )
@@ -480,3 +488,20 @@ def test_a_bound_is_shown_rounded_outward_and_checked(registry, tmp_path):
                                          "    bound: up\n    paper: 1.0\n    tol: 0.1\n")
     with pytest.raises(ValueError, match="bound must be 'upper' or 'lower'"):
         results.load_spec("bound_nb", paper)
+
+
+def test_a_value_the_set_up_was_chosen_to_hit_is_not_a_match(tmp_path):
+    """Issue 52: values a chapter chose a parameter to hit (ReRo Fig. 1a-c's epsilon) have their own status."""
+    (tmp_path / "nb.yaml").write_text("records:\n  k: {source: S, kind: figure, paper: 20, tol: 2, chosen: mu_max is set to hit it}\n")
+    item = results.load_spec("nb", tmp_path)["k"]
+    assert results.status_of({**item, "value": 20.5}) == "set-up"
+    assert results.status_of({**item, "value": 30.0}) == "mismatch"  # missing it is still a failure
+
+
+def test_verify_refuses_an_explained_deviation_without_a_cause(spec_registry):
+    """Issue 52: `make verify` (python -m fdp_book verify) stops on a deviation whose cause is not given."""
+    folder, paper, errata = spec_registry
+    path = paper / "spec_nb.yaml"
+    path.write_text(path.read_text().replace("      cause: paper error\n", ""))
+    with pytest.raises(ValueError, match="table/b: explained needs exactly expected, tol, reason, errata, cause"):
+        results.verify(["spec_nb"], folder, paper, errata)

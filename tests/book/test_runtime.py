@@ -16,20 +16,40 @@ def test_a_duration_reads_at_a_glance(seconds, text):
 
 
 def test_the_estimate_scales_each_probe_by_its_count_over_the_workers(capsys, monkeypatch):
-    calls = []
+    calls, started = [], []
     times = iter([0.0, 2.0, 10.0, 13.0])  # perf_counter around each timed probe
     monkeypatch.setattr(runtime.time, "perf_counter", lambda: next(times))
+    monkeypatch.setattr(runtime, "elapsed", lambda: 4.0)  # the kernel's start, imports and probes so far
+    monkeypatch.setattr(runtime, "_start_workers", started.append)
+    monkeypatch.setattr(runtime, "figure_seconds", lambda: 0.5)
+    monkeypatch.setattr(runtime, "book_build", lambda: False)  # each figure is drawn twice: glued and shown
     seconds = runtime.estimate([(lambda: calls.append("a"), 10), (lambda: calls.append("b"), 4, False),
-                                (lambda: calls.append("never"), 0)], workers=2, what="two kinds")
-    assert calls == ["a", "b"]  # a probe of no units is not called
-    assert seconds == pytest.approx(2.0 * 10 / 2 + 3.0 * 4)  # shared units divided among the workers, serial ones not
-    assert capsys.readouterr().out == ("Estimated run time: about 22 s on 2 workers (two kinds), from a timed sample of "
-                                       "each kind of work.\n")
+                                (lambda: calls.append("never"), 0)], workers=2, what="two kinds", figures=3)
+    assert calls == ["a", "b"] and started == [2]  # a probe of no units is not called; the workers start first
+    # shared units divided among the workers, serial ones not; figures; the time already spent
+    assert seconds == pytest.approx(2.0 * 10 / 2 + 3.0 * 4 + 0.5 * 3 * 2 + 4.0)
+    assert capsys.readouterr().out == ("Estimated run time: about 29 s on 2 workers (two kinds), start-up included, from a "
+                                       "timed sample of each kind of work.\n")
 
 
-def test_the_estimate_needs_a_worker():
+def test_the_estimate_counts_the_time_since_the_process_started():
+    assert runtime.elapsed() >= time.perf_counter() - runtime._started[0] - 0.02  # at least since the import
+
+
+def test_a_probe_figure_is_drawn_and_closed():
+    import matplotlib.pyplot as plt
+
+    before = len(plt.get_fignums())
+    assert 0.0 < runtime.figure_seconds() < 30.0
+    assert len(plt.get_fignums()) == before
+
+
+def test_the_estimate_needs_a_worker_and_a_count_of_figures():
     with pytest.raises(ValueError, match="workers"):
         runtime.estimate([], workers=0)
+    for bad in (-1, 1.5, True):
+        with pytest.raises(ValueError, match="figures"):
+            runtime.estimate([], figures=bad)
 
 
 def test_progress_is_said_outside_the_books_build_only(capsys, monkeypatch):

@@ -393,6 +393,10 @@ def summary(statuses: dict, in_table2, worst=None, peak=None) -> str:
     return "\n".join(out)
 
 
+#: Figures the page draws (each drawn once more outside the book's build), for the run-time estimate.
+FIGURES = 6
+
+
 def estimate(p: dict, workers: int) -> None:
     """Print the chapter's estimated run time.  The unit of work is one DP-SGD run's mu* and regret
     (Table 2, Figure 4, the gdpnum comparisons), probed on the Figure 1 run; a run of Table 2 also has its PLD and RDP
@@ -404,7 +408,7 @@ def estimate(p: dict, workers: int) -> None:
         [(lambda: mechanism_gdp.mu_and_regret_dpsgd(unit, tail=p["tail"], discretization=p["discretization"]),
           2 * runs + 3 * p["speed_repeats"] + 2 * len(p["gdpnum_runs"]) + 6, False),
          (lambda: mechanism_gdp.mu_and_regret_dpsgd(unit, tail=p["tail"]), points)],
-        workers=workers, what=f"{runs} runs of Table 2, {points} points of Figure 4")
+        workers=workers, what=f"{runs} runs of Table 2, {points} points of Figure 4", figures=FIGURES)
 
 
 def runs_rows(runs, with_mu: bool = False) -> list:

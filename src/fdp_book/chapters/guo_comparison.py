@@ -228,6 +228,10 @@ def summary(analytic: list[str], mc: list[str], paper_samples: int) -> str:
     return "\n".join(f"* {line}" for line in out)
 
 
+#: Figures the page draws (each drawn once more outside the book's build), for the run-time estimate.
+FIGURES = 1
+
+
 def estimate(p: dict, cells: int, workers: int) -> None:
     """Print the chapter's estimated run time.  The work grows with the samples: each probe runs 10^4 of
     them at the costliest cell (the largest prior, the least noise); ``cells`` printed "Ours" cells get Algorithm 1 runs."""
@@ -240,4 +244,4 @@ def estimate(p: dict, cells: int, workers: int) -> None:
         (lambda: montecarlo.gamma_from_log_ratios(montecarlo.log_likelihood_ratios(mechanism, probe, seed=0), 1 / n),
          cells * repeats * sum(counts) / probe, False)],
         workers=workers, what=f"{len(p['prior_sizes']) * sigmas} Monte-Carlo mutual informations, "
-        f"{cells * repeats * len(counts):,} Algorithm 1 runs")
+        f"{cells * repeats * len(counts):,} Algorithm 1 runs", figures=FIGURES)

@@ -803,6 +803,10 @@ def _game_work(n, known, q, steps, prior, width=10):
     return n * steps * (q * (known + 1) + prior) * width / 10
 
 
+#: Figures the page draws (each drawn once more outside the book's build), for the run-time estimate.
+FIGURES = 12
+
+
 def estimate(p: dict, data, known, pool, workers: int, data_name: str) -> None:
     """Print the chapter's estimated run time (:func:`fdp_book.runtime.estimate`): a small chunk of the
     default game and a short gradient attack, timed, scaled by the work of every experiment the parameters ``p`` ask
@@ -838,7 +842,7 @@ def estimate(p: dict, data, known, pool, workers: int, data_name: str) -> None:
         (train5, epsilons * -(-targets // 5)),
         (lambda: inversion.invert(objective, restarts=p["fig1_restarts"], max_iterations=10, seed=0),
          epsilons * targets / 5 * min(p["fig1_max_iterations"], 400) / 10)],
-        workers=workers, what=f"{data_name}; a Dask cluster divides it by its workers")
+        workers=workers, what=f"{data_name}; a Dask cluster divides it by its workers", figures=FIGURES)
 
 
 def data_note(dataset: str, images: int) -> str:

@@ -173,9 +173,16 @@ def mpmath_agreement(checks: int, apart: float) -> str:
     return f"It disagrees with the independent mpmath computation: their intervals are up to {apart:.1e} apart."
 
 
+#: Figures the page draws (each drawn once more outside the book's build), for the run-time estimate.
+FIGURES = 2
+#: Effect sizes of Figure 1's smooth lines (certified and CLT) per panel: they are cheap, the markers are the sweep's.
+LINE_POINTS = 40
+
+
 def estimate(p: dict, panels: dict, workers: int) -> None:
     """Print the chapter's estimated run time.  Per panel, a bracket and a Monte-Carlo run at each effect
-    size (probed at the largest, with 10^4 samples: the time grows with the samples), the mpmath ground truth at two
+    size (probed at the largest, with 10^4 samples: the time grows with the samples), a bracket at each of the smooth
+    line's :data:`LINE_POINTS` effect sizes, the mpmath ground truth at two
     points of the subsampled few-step panels (probed on 100 grid points: it grows with the grid), and a bracket per
     workload."""
     probe_samples, probe_grid, kappa, points = 10_000, 100, p["kappa"], p["points"]
@@ -183,7 +190,7 @@ def estimate(p: dict, panels: dict, workers: int) -> None:
     for cfg in panels.values():
         m = Mechanism(cfg["mechanism"], 1 / cfg["mu_max"], cfg["sampling_rate"], cfg["steps"])
         parts += [(lambda m=m: pld.tradeoff_bracket(m, discretization=p["discretization"], max_grid=p["max_grid"]).gamma(kappa),
-                   points, False),
+                   points + LINE_POINTS, False),
                   (lambda m=m: montecarlo.gamma_mc(m, [kappa], samples=probe_samples, seed=0), points * p["mc_samples"] / probe_samples)]
         if cfg["sampling_rate"] < 1.0 and cfg["steps"] <= 10:
             parts.append((lambda m=m: ground_truth.gamma_ground_truth(m, [kappa], grid=probe_grid), 2 * p["mpmath_grid"] / probe_grid, False))
@@ -191,4 +198,4 @@ def estimate(p: dict, panels: dict, workers: int) -> None:
     parts.append((lambda: pld.tradeoff_bracket(Mechanism("gaussian", noise, rate, steps), discretization=p["workload_discretization"],
                                                level_min=p["kappa_min"]).gamma([p["kappa_min"]]), 2 * len(p["workloads"]), False))
     runtime.estimate(parts, workers=workers, what=f"{len(panels) * points} points of Figure 1 with {p['mc_samples']:,} "
-                            f"Monte-Carlo samples each, {page.plural(len(p['workloads']), 'workload')}")
+                            f"Monte-Carlo samples each, {page.plural(len(p['workloads']), 'workload')}", figures=FIGURES)

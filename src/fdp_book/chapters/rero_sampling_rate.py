@@ -165,6 +165,10 @@ def figure15(rates, sweep: dict, prior_sizes):
     return fig
 
 
+#: Figures the page draws (each drawn once more outside the book's build), for the run-time estimate.
+FIGURES = 5
+
+
 def estimate(p: dict, workers: int) -> None:
     """Print the chapter's estimated run time.  The unit of every figure is one calibration and the
     bracket of its mechanism, probed at each figure's costliest corner (the smallest rate, the largest epsilon), so that
@@ -181,7 +185,7 @@ def estimate(p: dict, workers: int) -> None:
                              (lambda: probe(p["epsilon"], min(rates), p["clt_steps"]), len(rates)),
                              (lambda: probe(p["epsilon"], min(hayes), p["hayes_steps"]), 2 * len(hayes)),
                              (lambda: probe(max(p["sweep_epsilon"]), min(p["sweep_rates"]), p["hayes_steps"]), sweep)],
-                            workers=workers, what=f"{2 * len(hayes) + sweep + 2 * len(rates)} calibrations")
+                            workers=workers, what=f"{2 * len(hayes) + sweep + 2 * len(rates)} calibrations", figures=FIGURES)
 
 
 _WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten"}

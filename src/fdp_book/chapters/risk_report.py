@@ -17,6 +17,9 @@ from fdp.formatting import lower, times_ten, upper
 from .. import plotting, results
 from . import see
 
+#: Figures the page draws (each drawn once more outside the book's build), for the run-time estimate.
+FIGURES = 1
+
 
 def _up(value, digits=4):  # an upper bound in the table: rounded up, trailing zeros kept (one precision per row)
     return upper(value, digits, keep_zeros=True)

@@ -160,23 +160,32 @@ def summary(canary_violations, high, one):
     return "\n".join(bullets)
 
 
+#: Figures the page draws (each drawn once more outside the book's build), for the run-time estimate.
+FIGURES = 4
+
+
 def estimate(p: dict, workers: int) -> None:
     """Print the chapter's estimated run time: each repeated step timed on one task's worth of runs and
-    scaled to the parameters ``p`` (the work grows linearly in the runs, the training steps and the releases); the
-    tasks of a step are shared among the workers."""
+    scaled to the parameters ``p`` (the work grows linearly in the runs, the training steps and the releases): three
+    trainings (LiRA's models with an intercept, the canary and SGM audits' without), LiRA, four canary audits and the
+    diabetes network; the tasks of a step are shared among the workers."""
     runs, samples, releases = p["runs"], p["samples"], p["target_models"]
     probe = min(runs, audit.RUNS_PER_TASK)
     chunks = runs / probe  # tasks of each repeated step
     data = datasets.one_feature_classification(samples, seed=0)
     held = np.random.default_rng(0).integers(samples, size=probe)
     x, y = data.x[1:], data.y[1:]  # |D| = samples - 1, one data set for every probed run
-    short = Training(Mechanism("gaussian", 1.0, 1.0, 5), clip_norm=1.0, learning_rate=p["learning_rate"])
+    probe_steps = 20  # enough steps that a probe's set-up does not count as training time (5 steps doubled it)
+    short = Training(Mechanism("gaussian", 1.0, 1.0, probe_steps), clip_norm=1.0, learning_rate=p["learning_rate"])
     one = replace(short, mechanism=Mechanism("gaussian", 1.0))  # one step
     models = audit.train_linear_dpgd(x, y, short, runs=probe, execution=Execution(seed=0))
     diab, latent = datasets.diabetes(), p["diabetes_latent"]
     cluster = os.environ.get(parallel.SCHEDULER_ENV, "").strip()
     runtime.estimate([
-        (lambda: audit.train_linear_dpgd(x, y, short, runs=probe, execution=Execution(seed=0)), 3 * chunks * p["train_steps"] / 5),
+        (lambda: audit.train_linear_dpgd(x, y, short, runs=probe, execution=Execution(seed=0)), chunks * p["train_steps"] / probe_steps),
+        # the canary and SGM audits train without an intercept, which costs much less
+        (lambda: audit.train_linear_dpgd(x, y, short, runs=probe, fit_intercept=False, execution=Execution(seed=0)),
+         2 * chunks * p["train_steps"] / probe_steps),
         (lambda: audit.lira_offline_scores(x, y, models.weights, data.x[held], 1 - data.y[held], one,
                                            shadow_models=p["shadow_models"], target_models=releases, execution=Execution(seed=0)),
          chunks),
@@ -185,9 +194,9 @@ def estimate(p: dict, workers: int) -> None:
         (lambda: audit.canary_audit(np.zeros((probe, latent * (diab.x.shape[1] + 2) + 1)), 1.0, Mechanism("gaussian", 1.0), releases,
                                     execution=Execution(seed=0)), chunks),
         (lambda: audit.train_linear_network_dpgd(diab.x, diab.y, replace(short, learning_rate=p["diabetes_learning_rate"]),
-                                                 latent=latent, seed=0), p["diabetes_steps"] / 5, False)],
+                                                 latent=latent, seed=0), p["diabetes_steps"] / probe_steps, False)],
         workers=min(workers, -(-runs // audit.RUNS_PER_TASK)), what=f"{runs:,} runs, {releases:,} releases per hypothesis" + (
-            f"; estimated for {workers} local workers, not the Dask cluster at {cluster}" if cluster else ""))
+            f"; estimated for {workers} local workers, not the Dask cluster at {cluster}" if cluster else ""), figures=FIGURES)
 
 
 def figure3b(gaussian: tuple, laplace: tuple):

@@ -204,6 +204,10 @@ def quoted(workloads, dp, calib) -> dict:
     return out
 
 
+#: Figures the page draws (each drawn once more outside the book's build), for the run-time estimate.
+FIGURES = 1
+
+
 def estimate(p: dict, workloads) -> None:
     """Print the chapter's estimated run time.  The units of work, each timed on the first workload: a
     point of Figure 7 (calibration, then gamma under both threat models) at the largest budget, the RTM sandwich of a
@@ -225,7 +229,7 @@ def estimate(p: dict, workloads) -> None:
     runtime.estimate([(lambda: figure7_point(max(p["fig7_epsilon"])), points), (sandwich, 2 * len(workloads)),
                              (lambda: calibrate.solve(Epsilon(1.0, delta), rate, steps=steps, discretization=1e-4, rtol=1e-4,
                                                      bound_below=False), 2 * len(workloads))],
-                            what=f"{page.plural(len(workloads), 'workload')}, {page.plural(points, 'point')} of Figure 7")
+                            what=f"{page.plural(len(workloads), 'workload')}, {page.plural(points, 'point')} of Figure 7", figures=FIGURES)
 
 
 @contextlib.contextmanager

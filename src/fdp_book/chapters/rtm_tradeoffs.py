@@ -256,6 +256,10 @@ def see_appfig5a(m: dict, moves: bool, above: bool) -> str:
                    ", but it falls below the DP curve of the subsampled LM.")])
 
 
+#: Figures the page draws (each drawn once more outside the book's build), for the run-time estimate.
+FIGURES = 7
+
+
 def estimate(p: dict, grid) -> None:
     """Print the chapter's estimated run time: Figure 1e (the tensor compositions on both lattices and
     the DP curve of the subsampled Gaussian), a point of the costlier power sweep (Figure 2c) at the largest effect
@@ -281,4 +285,4 @@ def estimate(p: dict, grid) -> None:
     a = p["asymptotic_setting"]
     runtime.estimate([(figure1e, 2), (lambda: power_point(p["power_mu_max"]), 2 * p["power_points"]),
                              (lambda: rtm.asymptotic_gap(a["mu"], a["d"], a["steps"], "clt", grid), 3)],
-                            what=f"Figure 1e and appendix Figure 5a, {p['power_points']} effect sizes per power sweep")
+                            what=f"Figure 1e and appendix Figure 5a, {p['power_points']} effect sizes per power sweep", figures=FIGURES)
