@@ -394,7 +394,8 @@ def records_table(records: list[dict], chapter: str | None = None) -> str:
     if printed:
         parts.append("**Values printed in the paper**\n\n" + _folding_matches(
             printed, ["in the paper: what", "ours", "paper", "tolerance", "status"],
-            lambda r: [where(r), results.shown(r, 5), f"{r['paper']:.5g}", f"{r['tol']:.2g} ({r['kind']})", _status_cell(r)],
+            lambda r: [where(r), results.shown(r, 5), r.get("printed") or f"{r['paper']:.5g}", f"{r['tol']:.2g} ({r['kind']})",
+                       _status_cell(r)],
             "value"))
     if claims:
         parts.append("**Claims of the paper**\n\n" + _folding_matches(
@@ -528,7 +529,7 @@ def chapter_table(records: list[dict], most: int = 8) -> str:
         if r["kind"] == "claim":
             rows.append([place, what, _claim_cell(r), "claimed", _status_cell(r)])
         else:
-            rows.append([place, what, results.shown(r, 4), f"{r['paper']:.4g}", _status_cell(r)])
+            rows.append([place, what, results.shown(r, 4), r.get("printed") or f"{r['paper']:.4g}", _status_cell(r)])
     # the table folded, so that the page's findings follow the counts on the first screen
     title = (f"The deviations ({len(explained)}), each with its erratum" if explained
              else "Some of the printed values")

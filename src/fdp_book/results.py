@@ -84,7 +84,8 @@ def _load_paper_file(notebook: str, directory: Path | None = None) -> tuple[dict
     ``records:``, a mapping from record key to ``source`` (paper, table/figure/
     equation), ``kind`` (one of :data:`KINDS`), ``paper`` (the printed value; for a claim the
     threshold's reference value), ``tol`` (printed rounding, Monte-Carlo error or read-off
-    accuracy) and, for a claim, ``quantity`` (what is tested).  An explained deviation adds
+    accuracy), for a claim ``quantity`` (what is tested), and optionally ``printed`` (the paper's value with its
+    printed digits, "0.2170 (21.70 %)", where the stored number loses them) and ``chosen`` (see the module).  An explained deviation adds
     ``explained: {expected, tol, reason, errata}``.  ``anchors:`` (optional) maps a key's prefix (before
     its first "/"), or a shell pattern of whole keys, to the label of the figure that shows it, where the report links
     the row (the longest pattern that fits wins).  Malformed
@@ -106,7 +107,7 @@ def _load_paper_file(notebook: str, directory: Path | None = None) -> tuple[dict
         where = f"{path.name}: {key}"
         if not isinstance(entry, dict):
             raise ValueError(f"{where}: must be a mapping")
-        unknown = set(entry) - {"source", "kind", "paper", "tol", "quantity", "explained", "bound", "chosen"}
+        unknown = set(entry) - {"source", "kind", "paper", "tol", "quantity", "explained", "bound", "chosen", "printed"}
         if unknown:
             raise ValueError(f"{where}: unknown fields {sorted(unknown)}")
         if entry.get("kind") not in KINDS:
@@ -126,6 +127,10 @@ def _load_paper_file(notebook: str, directory: Path | None = None) -> tuple[dict
         anchor = _anchor(str(key), anchors)
         if anchor:
             item["anchor"] = anchor
+        if "printed" in entry:  # the paper's digits as printed ("0.2170 (21.70 %)" for 0.217), for the tables
+            if not isinstance(entry["printed"], str) or not entry["printed"]:
+                raise ValueError(f"{where}: printed must be the paper's value as text, such as '0.2170 (21.70 %)'")
+            item["printed"] = entry["printed"]
         if "chosen" in entry:  # a value the set-up was chosen to hit: not evidence of agreement
             if not isinstance(entry["chosen"], str) or not entry["chosen"] or "explained" in entry:
                 raise ValueError(f"{where}: chosen must say which parameter was chosen to hit the value (and an explained "
@@ -385,7 +390,7 @@ def errata_labels(path: Path | None = None) -> set[str]:
 def _against_spec(records: list[dict], spec: dict) -> tuple[list[dict], list[str]]:
     """Records re-judged against the current data/paper values (not those stored with them), and unknown keys."""
     fields = ("paper", "tol", "kind", "source", "explanation", "expected", "expected_tol", "errata", "anchor", "bound", "cause",
-              "chosen")
+              "chosen", "printed")
     judged, unknown = [], []
     for r in records:
         if r["key"] not in spec:

@@ -505,3 +505,17 @@ def test_verify_refuses_an_explained_deviation_without_a_cause(spec_registry):
     path.write_text(path.read_text().replace("      cause: paper error\n", ""))
     with pytest.raises(ValueError, match="table/b: explained needs exactly expected, tol, reason, errata, cause"):
         results.verify(["spec_nb"], folder, paper, errata)
+
+
+def test_a_value_keeps_the_digits_the_paper_prints(tmp_path):
+    """Issue 52: "0.2171 vs 0.217" where the paper prints 21.70 %: the tables show the printed digits."""
+    from fdp_book import page
+
+    (tmp_path / "nb.yaml").write_text('records:\n  k: {source: "P, Fig. 1c", kind: exact, paper: 0.217, printed: "0.2170 (21.70 %)", '
+                                      'tol: 5.0e-5}\n')
+    item = results.load_spec("nb", tmp_path)["k"]
+    text = page.records_table([{**item, "key": "k", "value": 0.21705, "explanation": ""}])
+    assert "| 0.2170 (21.70 %) |" in text and "| 0.217 |" not in text
+    (tmp_path / "nb.yaml").write_text("records:\n  k: {source: S, kind: exact, paper: 0.217, printed: '', tol: 5.0e-5}\n")
+    with pytest.raises(ValueError, match="printed must be"):
+        results.load_spec("nb", tmp_path)

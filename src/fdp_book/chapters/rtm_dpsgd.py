@@ -164,8 +164,9 @@ def see_figure7(workloads, fig7, kappa: float) -> str:
         out.append(f"{label} (q = {rate:.2g}, T = {steps}): the gap is {100 * (lo['dp'] - lo['rtm']):.1f} percentage points "
                    f"at ε = {lo['eps']:g} and {100 * (hi['dp'] - hi['rtm']):.1f} at ε = {hi['eps']:g}, where the DP bound "
                    f"allows {hi['dp']:.2f} and the RTM bound {hi['rtm']:.2f}.")
-    out.append("The RTM curve here is reading (a), the tensor product of the one-step curves; an adversary who combines the "
-               "releases (reading (b), stronger) would have a bound between it and the DP bound.")
+    out.append("The RTM curve here is reading (a), the tensor product of the one-step curves; reading (b), one statistic of "
+               "the sum of all releases, is another curve; the calibration table above compares the noise each reading needs, "
+               "workload by workload.")
     out.append("The Edgeworth expansion the paper used stays within "
                + ", ".join(f"{edgeworth_gap(rows):.1e} ({label})" for label, rows in fig7.items())
                + " of the tight DP bound. How much lower the RTM bound is depends on the workload: at a small sampling rate "
