@@ -704,12 +704,12 @@ def test_rtm_output_names_its_release_model(capsys):
 
 
 @pytest.mark.parametrize("argv, flag", [
-    (["report", "--noise-multiplier", "1e300", "--sampling-rate", "0.5"], "--noise-multiplier"),
+    (["report", "--noise-multiplier", "1e300", "--sampling-rate", "0.5", "--steps", "1"], "--noise-multiplier"),
     (["gdp", "--noise-multiplier", "1e-300", "--sampling-rate", "0.5"], "--noise-multiplier"),
-    (["report", "--noise-multiplier", "1", "--sampling-rate", "1e-300"], "--sampling-rate"),
+    (["report", "--noise-multiplier", "1", "--sampling-rate", "1e-300", "--steps", "1"], "--sampling-rate"),
     (["rtm", "--mechanism", "subsampled-gaussian", "--mu", "1e-300", "--sampling-rate", "0.5", "--alpha", "0.1"],
      "1/--mu"),
-    (["report", "--noise-multiplier", "1", "--sampling-rate", "0.5", "--discretization", "710"], "--discretization"),
+    (["report", "--noise-multiplier", "1", "--sampling-rate", "0.5", "--steps", "1", "--discretization", "710"], "--discretization"),
     (["gdp", "--noise-multiplier", "1", "--sampling-rate", "0.5", "--discretization", "101"], "--discretization"),
 ])
 def test_out_of_range_mechanisms_exit_2_naming_the_parameter(capsys, argv, flag):
@@ -1302,6 +1302,8 @@ def test_report_of_a_run_given_by_its_batches(capsys):
 
     assert cli.main(["report", "--noise-multiplier", "1", "--batch-size", "10", "--dataset-size", "100"]) == 2
     assert "give --epochs (or --steps) with --batch-size and --dataset-size" in capsys.readouterr().err
+    assert cli.main(["report", "--noise-multiplier", "1", "--sampling-rate", "0.01"]) == 2  # not silently one step
+    assert "give --steps with --sampling-rate" in capsys.readouterr().err
     assert cli.main(["report", "--noise-multiplier", "1", "--batch-size", "10", "--epochs", "1"]) == 2  # not "got None"
     assert "give --batch-size and --dataset-size together" in capsys.readouterr().err
     # counts as a person writes them: 6e4 is 60,000; 2.5 and inf are no counts
@@ -1319,3 +1321,24 @@ def test_report_of_a_run_given_by_its_batches(capsys):
     assert cli.main(["report", "--noise-multiplier", "0.1", "--fpr", "0", "1", "--kappa", "1e-309"]) == 0
     out = capsys.readouterr().out
     assert "101 %" not in out and "or 100 % of those who were" in out and "candidates" not in out
+
+
+def test_report_gives_the_noise_for_a_target_as_calibrate_does(capsys):
+    """Issue 53: one command prints the run's risks and the noise a chosen target needs (the same search as
+    `calibrate`); a malformed target is refused before any work, naming --noise-for."""
+    run = ["--noise-multiplier", "0.3", "--sampling-rate", "0.01", "--steps", "100", "--discretization", "1e-3"]
+    code, out, _ = run_cli(capsys, ["report", *run, "--noise-for", "advantage", "0.05"])
+    _, cal, _ = run_cli(capsys, ["calibrate", "--advantage", "0.05", "--sampling-rate", "0.01", "--steps", "100",
+                                 "--discretization", "1e-3"])
+    assert code == 0 and out["noise_for"]["noise_multiplier"] == cal["noise_multiplier"] > 0.3
+    code, text, _ = run_cli(capsys, ["report", *run, "--noise-for", "advantage", "0.05"], json_out=False)
+    assert "## Noise for a target" in text and "This run's 0.3 does not: it needs" in text
+    for bad, message in ((["tpr", "0.05"], "--noise-for tpr needs its FPR after the value"),
+                         (["mu", "1", "2"], "--noise-for mu takes its value alone"),
+                         (["mu", "one"], "the value and level must be numbers"),
+                         (["bogus", "1"], "--noise-for: target must be one of")):
+        code, _, err = run_cli(capsys, ["report", *run, "--noise-for", *bad], json_out=False)
+        assert code == 2 and message in err, err
+    code, _, err = run_cli(capsys, ["report", "--mechanism", "laplace", "--noise-multiplier", "1", "--noise-for", "mu", "1"],
+                           json_out=False)
+    assert code == 2 and "--noise-for needs DP-SGD" in err

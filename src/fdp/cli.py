@@ -189,6 +189,9 @@ def _report_flags(sub) -> None:
     p.add_argument("--rtm-dimension", type=int, help="dimension of the release in the relaxed-threat-model reading "
                    "(default 1, the worst case)")
     p.add_argument("--figure", help="also write the report's figure to this file (.png or .svg)")
+    p.add_argument("--noise-for", nargs="+", metavar="TARGET", help="also the smallest noise multiplier at this run's rate "
+                   "and steps that meets a target: 'epsilon 3' (at --delta), 'mu 1', 'advantage 0.1', 'tpr 0.05 1e-3' (TPR "
+                   "at an FPR), 'rero 0.05 1e-3' (at a prior), 'rtm_tpr 0.05 1e-3' (DP-SGD only)")
 
 
 def _calibrate_flags(sub) -> None:
@@ -461,6 +464,9 @@ def _report(args) -> int:
             _forbid(args, ("rtm_dimension", "batch_size", "dataset_size", "epochs"), "to --mechanism laplace (one-dimensional, "
                     "no subsampling)")
         s = _require(args, "noise_multiplier", f"with --mechanism {kind}")
+        if kind == "gaussian" and args.steps is None and args.epochs is None and (args.sampling_rate or 1.0) < 1.0:
+            raise ValueError("give --steps with --sampling-rate: how many steps the run trained (a report of one "
+                             "subsampled step is rarely what is meant)")
         mechanism = _dpsgd(args, s) if kind == "gaussian" else Mechanism(kind, s, 1.0 if args.sampling_rate is None else
                                                                           args.sampling_rate, 1 if args.steps is None else args.steps)
     delta = 1e-5 if args.delta is None else args.delta
@@ -470,6 +476,7 @@ def _report(args) -> int:
     dimension = 1 if args.rtm_dimension is None else args.rtm_dimension
     if args.figure is not None:  # before the report is computed
         presentation.figure_format(args.figure)
+    aim = None if args.noise_for is None else _noise_target(args, kind, delta, dimension)
     spacing = {} if args.discretization is None else {"rero_discretization": args.discretization,
                                                        "rtm_discretization": args.discretization}
     report = risk.report(mechanism, delta=delta, kappa=kappa, fpr=fpr, prior=prior,
@@ -480,11 +487,37 @@ def _report(args) -> int:
         report = replace(report, warnings=report.warnings + (
             f"--delta {delta!r} is not below 1 / --dataset-size = {1.0 / args.dataset_size!r}: an (epsilon, delta) "
             "guarantee with so large a delta allows a mechanism that publishes a few records whole; pass a smaller --delta",))
-    out = report.to_dict()
+    out, text = report.to_dict(), presentation.markdown(report)
+    if aim is not None:  # the noise search at the run's rate and steps
+        from .calibrate import solve
+
+        res = solve(aim, mechanism.sampling_rate, steps=mechanism.steps, discretization=args.discretization)
+        out["noise_for"], text = res.to_dict(), text + "\n" + presentation.noise_section(res, mechanism.noise_multiplier)
     for w in out["warnings"]:
         print(f"python -m fdp report: warning: {w}", file=sys.stderr)
-    print(json.dumps(out, allow_nan=False) if args.json else presentation.markdown(report), end="\n" if args.json else "")
+    print(json.dumps(out, allow_nan=False) if args.json else text, end="\n" if args.json else "")
     return 0
+
+
+def _noise_target(args, kind: str, delta: float, dimension: int):
+    """The target of report --noise-for TARGET VALUE [LEVEL] (:func:`fdp.targets.named`), checked before any work."""
+    from . import targets
+
+    if kind != "gaussian":
+        raise ValueError(f"--noise-for needs DP-SGD (--mechanism gaussian), not --mechanism {kind}")
+    name, *numbers = args.noise_for
+    if not 2 <= len(args.noise_for) <= 3:
+        raise ValueError(f"--noise-for takes a target, its value and (for tpr, rero and rtm_tpr) a level, such as "
+                         f"'epsilon 3' or 'tpr 0.05 1e-3'; got {' '.join(args.noise_for)!r}")
+    try:
+        value, *level = (float(x) for x in numbers)
+    except ValueError:
+        raise ValueError(f"--noise-for: the value and level must be numbers, got {' '.join(numbers)!r}") from None
+    leveled = {"tpr": "FPR", "rero": "prior", "rtm_tpr": "FPR"}
+    if (name in leveled) != bool(level):
+        raise ValueError(f"--noise-for {name} needs its {leveled[name]} after the value, such as '{name} 0.05 1e-3'" if name in leveled
+                         else f"--noise-for {name} takes its value alone, such as '{name} 1', got {' '.join(args.noise_for)!r}")
+    return targets.named(name, value, level[0] if level else None, delta=delta, dimension=dimension, where="--noise-for")
 
 
 # --- calibrate -------------------------------------------------------------------------------

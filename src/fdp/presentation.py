@@ -5,6 +5,7 @@ how they read).
   ``report`` prints it.
 * :func:`figure` -- four panels: the certified curve with its mu*-GDP fit and the (eps, delta) curve, the privacy
   profile, the membership-inference ROC bound and the ReRo bracket.
+* :func:`noise_section` -- the noise a chosen target needs, as a section after the report (``report --noise-for``).
 * :func:`figure_format` and :func:`save_figure` -- the figure written to a .png or .svg file (the command line's
   ``report --figure``).
 """
@@ -19,7 +20,7 @@ from .formatting import ULPS_DOWN, ULPS_UP, lower, upper
 from .risk import PURE_DP_METHOD, Report
 from .validation import EPS_MAX, optional_import, spelled
 
-__all__ = ["markdown", "plain_words", "figure", "figure_format", "save_figure"]
+__all__ = ["markdown", "plain_words", "noise_section", "figure", "figure_format", "save_figure"]
 
 
 def markdown(report: Report) -> str:
@@ -175,18 +176,50 @@ def plain_words(report: Report) -> list[str]:
     if report.rtm is not None:
         lines.append(f"- **Without the target record** (relaxed threat model, releases of dimension {report.rtm.dimension}; "
                      "1 is the worst case, and a model's releases have as many dimensions as it has parameters, which only "
-                     "lowers this bound). An attacker who knows every other record but not the target's, and so can only "
-                     "test the size of each release, "
-                     f"catches at most {_percents(report.rtm.tpr)} of members at the same false-accusation rates.")
-    eps = "no finite ε" if report.epsilon_pld is None else f"ε = {upper(report.epsilon_pld, 3)}"
+                     "lowers this bound). An attacker who knows every other record but not the target's and tests only the "
+                     f"size of each release catches at most {_percents(report.rtm.tpr)} of members at the same "
+                     "false-accusation rates. This number does not cover an attacker that also uses the direction the "
+                     "releases share; the membership bound above covers every attacker.")
+    eps = "no finite ε" if report.epsilon_pld is None else f"ε at most {upper(report.epsilon_pld, 3)}"
     fit = f" (a loose summary here: its regret is {report.gdp.regret:.2g})" if report.gdp.regret > 0.01 else ""
     floor = f" on error rates of at least {report.gdp.alpha_floor:g}" if report.gdp.alpha_floor > 0 else ""
-    lines += [f"- **In the usual terms**: {eps} at δ = {report.delta:g}, and μ-GDP with μ = {upper(report.gdp.mu, 3)}"
+    lines += [f"- **In the usual terms**: {eps} at δ = {report.delta:g}, and μ-GDP with μ at most {upper(report.gdp.mu, 3)}"
               f"{floor}{fit}.",
               "", "Every bound here errs on the safe side: the exact value lies on the printed side of it (the book's "
               "methods chapter, book/methods.md, says on what each rests). The terms are explained in the book's glossary "
               "(book/glossary.md)."]
     return lines
+
+
+#: What each calibration target bounds, in words (with its settings).
+_TARGET_WORDS = {"epsilon": "epsilon at delta {delta:g}", "mu": "mu (GDP)", "advantage": "the membership advantage TPR - FPR",
+                 "tpr": "the membership TPR at FPR {fpr:g}", "rero": "the reconstruction success at prior {kappa:g} (ReRo)",
+                 "rtm_tpr": "the relaxed-threat-model TPR at FPR {fpr:g} (d = {dimension})"}
+
+
+def noise_section(calibration, noise_multiplier: float) -> str:
+    """A Markdown section: the smallest noise multiplier that meets ``calibration``'s target at its sampling rate and
+    steps (:func:`fdp.calibrate.solve`), and whether the run's ``noise_multiplier`` meets it.
+
+    Parameters
+    ----------
+    calibration : fdp.calibrate.Calibration
+        A noise search (``steps`` given).
+    noise_multiplier : float
+        The run's own noise multiplier.
+
+    Returns
+    -------
+    str
+    """
+    c = calibration.to_dict()
+    bound = _TARGET_WORDS[c["target"]].format(**c)
+    verdict = ("meets it" if noise_multiplier >= calibration.noise_multiplier else
+               f"does not: it needs {upper(calibration.noise_multiplier / noise_multiplier, 3)} times more noise (or fewer steps)")
+    return (f"## Noise for a target\n\nTo keep {bound} at most {c['value']:g} at sampling rate {c['sampling_rate']:.6g} over "
+            f"{c['steps']} steps, DP-SGD needs a noise multiplier of at least **{upper(calibration.noise_multiplier, 4)}** "
+            f"(certified: there, the bound is {upper(calibration.achieved, 4)}). This run's {noise_multiplier:g} {verdict}.\n"
+            + "".join(f"\n- {w}" for w in calibration.warnings) + ("\n" if calibration.warnings else ""))
 
 
 def figure(report: Report, axes=None):

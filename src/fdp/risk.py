@@ -290,7 +290,7 @@ def _auto_bracket(mechanism: Mechanism, kappa: np.ndarray, kappa_min: float):
     lower, upper, h = best
     width = float(np.max((upper - lower) / upper))
     return best, (f"the ReRo bracket is {width:.2g} wide (relative; goal {RERO_RTOL:g}) at spacing {h:.3g}, the finest "
-                  "within the lattice limits",)
+                  "within the lattice limits; its upper end is still a certified bound, and nothing here narrows it further",)
 
 
 def _certified(mechanism: Mechanism, kappa: np.ndarray, method: str, discretization: float | None) -> Estimate:

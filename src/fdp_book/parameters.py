@@ -294,9 +294,12 @@ def _scalar(where: str, spec: Spec, kind: str, value):
         if not isinstance(value, str):
             _fail(where, spec, value, words)
     elif kind == "int":
+        if isinstance(value, str) and _EXPONENT_ONLY.fullmatch(value.strip()):
+            value = float(value)  # 1e6 as text (PyYAML's YAML 1.1), as for a float below
         if isinstance(value, float) and math.isfinite(value) and value.is_integer():
-            _fail(where, spec, value, f"{words} (write {int(value)}, not {value!r}: a whole number without a point or "
-                  "exponent)")
+            value = int(value)  # 4.5e4 or 45000.0 is the count 45000, as the command line reads it
+            if any(type(a) is int and value == a for a in spec.also):  # -1.0 is then n_jobs's -1
+                return value
         if isinstance(value, bool) or not isinstance(value, numbers.Integral):
             _fail(where, spec, value, words)
         if abs(value) > MAX_INT:

@@ -61,10 +61,9 @@ def test_the_schemas_choices_are_the_librarys():
     ("rero_sampling_rate", {"rates": [0.1, 1.5]}, "rates[1] must be a number in (0, 1], got 1.5"),
     ("rero_sampling_rate", {"rates": "[0.1, oops"}, "rates must be a list"),
     ("rero_sampling_rate", {"rates": []}, "rates must be a non-empty list"),
-    ("rero_sampling_rate", {"hayes_steps": 3.0}, "hayes_steps must be an integer ≥ 1 (write 3, not 3.0"),
     ("rero_sampling_rate", {"hayes_steps": 2.5}, "hayes_steps must be an integer ≥ 1, got 2.5"),
     ("rero_sampling_rate", {"hayes_steps": 2**60}, "hayes_steps must be an integer ≥ 1, at most 2^53 in size"),
-    ("rero_sampling_rate", {"n_jobs": -1.0}, "n_jobs must be an integer ≥ 1 or -1 (write -1, not -1.0"),
+    ("rero_sampling_rate", {"hayes_steps": 0.0}, "hayes_steps must be an integer ≥ 1, got 0"),
     ("rero_sampling_rate", {"rates": [0.1, 0.1]}, "rates must hold distinct entries (to six significant digits), got 0.1 at 0"),
     ("guo_comparison", {"sigmas": [1.0, 1.0000001]}, "sigmas must hold distinct entries"),
     ("rtm_dpsgd", {"workloads": [["a", 1.0, 0.1, 10, 1e-5], ["a", 2.0, 0.1, 10, 1e-5]]},
@@ -224,3 +223,10 @@ def test_a_number_with_an_exponent_and_no_point_is_a_number(tmp_path):
         assert got[0][4] == 1e-5 and isinstance(got[0][4], float)
     with pytest.raises(ValueError, match=re.escape("workloads[0].delta")):  # text that is not a number stays refused
         parameters.check_command_line("rtm_dpsgd", ["-p", "workloads", "[[MNIST, 1.0, 0.0042667, 7032, 1e-5x]]"])
+
+
+def test_a_whole_number_written_with_a_point_or_an_exponent_is_a_count():
+    """Issue 53: `-p dataset_size 4.5e4` was refused ("write 45000, not 45000.0") while the command line took it."""
+    checked = parameters.check_all("rero_sampling_rate", {"hayes_steps": 3.0, "n_jobs": -1.0, "sweep_prior_sizes": ["1e1", 1.0e2]})
+    assert checked["hayes_steps"] == 3 and type(checked["hayes_steps"]) is int and checked["n_jobs"] == -1
+    assert checked["sweep_prior_sizes"] == [10, 100] and all(type(x) is int for x in checked["sweep_prior_sizes"])
