@@ -483,10 +483,10 @@ def _claim_cell(rec: dict, noun: str = "claim") -> str:
 
 
 def by_cause(explained: list[dict]) -> str:
-    """"3 paper error, 1 printed rounding": explained deviations counted by cause, in the order of
+    """"paper error 3, printed rounding 1": explained deviations counted by cause, in the order of
     :data:`fdp_book.results.CAUSES`."""
     causes = [r.get("cause") for r in explained]
-    return ", ".join(f"{causes.count(c)} {c}" for c in results.CAUSES if c in causes)
+    return ", ".join(f"{c} {causes.count(c)}" for c in results.CAUSES if c in causes)
 
 
 def own_outcome(ours: list[dict]) -> str:

@@ -382,7 +382,7 @@ def test_report_counts_records_by_page_and_says_none_failing_only_when_none_fail
     header, rows = report.cause_rows(report.by_paper(registry))
     assert header[1:] == [*results.CAUSES, "explained"]
     assert rows[0] == ["Kaissis et al. 2023a (ReRo)", 0, 1, 0, 0, 0, 1] and rows[-1][-1] == "**1**"
-    assert report.headline(registry)["n_setup"] == "1" and report.headline(registry)["n_by_cause"] == "1 paper ambiguity"
+    assert report.headline(registry)["n_setup"] == "1" and report.headline(registry)["n_by_cause"] == "paper ambiguity 1"
     assert "1 reproduce a value that our set-up was chosen to hit" in report.verdict(registry)
 
 

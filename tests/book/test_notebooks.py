@@ -203,7 +203,8 @@ def test_help_prints_the_table_and_runs_nothing():
 @pytest.mark.parametrize("params, message", [
     ("-p sigma 1.0", "guo_comparison has no parameter 'sigma'; its parameters: sigmas, prior_sizes"),
     ("-y 'sigmas:[1.0]'", "must give 'name: value' pairs"),
-    ("-p mi_samples 1e3", "mi_samples must be an integer ≥ 1 (write 1000, not 1000.0"),
+    ("-p mi_samples 2.5e3.5", "mi_samples must be an integer ≥ 1"),
+    ("-p mi_samples 2.5", "mi_samples must be an integer ≥ 1, got 2.5"),
 ])
 def test_a_bad_option_stops_make_run_in_one_line_before_the_notebook(params, message, tmp_path):
     proc = subprocess.run(["make", "--no-print-directory", "run", "NB=guo_comparison", f"PARAMS={params}"], cwd=ROOT,

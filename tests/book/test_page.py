@@ -41,7 +41,7 @@ def test_glance_counts_the_records_and_links_errata(recorded):
     results.record("c", 0.0, not_compared="quick run")
     text = page.glance("demo_nb", "Table 1 and Figure 2 of {cite}`x`")
     assert text.startswith(":::{admonition} Results at a glance") and text.rstrip().endswith(":::")
-    assert "2 printed values and 1 claim, of which 1 match, 1 explained deviation (1 paper error), 1 not compared" in text
+    assert "2 printed values and 1 claim, of which 1 match, 1 explained deviation (paper error 1), 1 not compared" in text
     assert "{ref}`demo-prior`" in text and "Table 1 and Figure 2" in text
     assert "**Found:**" not in text
     found = page.glance("demo_nb", "Table 1", found="ε = 7.913 for the first run.")
@@ -181,7 +181,7 @@ def test_paste_glues_each_value_without_displaying_it(monkeypatch):
 
 def test_chapter_table_lists_the_deviations_or_some_printed_values(recorded):
     text = page.chapter_table(results.load("demo_nb"))
-    assert text.startswith("2 numbers and claims recorded: 1 match the paper, 1 explained deviation (1 paper error).\n\n"
+    assert text.startswith("2 numbers and claims recorded: 1 match the paper, 1 explained deviation (paper error 1).\n\n"
                            ":::{dropdown} The deviations (1), each with its erratum")  # folded under the counts
     assert "{ref}`erratum <demo-prior>`" in text and text.count("\n| ") == 2 and text.endswith("\n:::")
     only_matches = [r for r in results.load("demo_nb") if r["status"] == "match"]

@@ -112,8 +112,7 @@ def headline_figure(papers: dict):
         for s, color in _CLASSES:
             n = st.count(s)
             shown = any(s in other for other in statuses.values())  # no legend entry for an empty class
-            ax.barh(i, n, left=left, color=color, label=(s if s in ("match", "set-up", "not compared") else f"explained: {s}")
-                    if i == 0 and shown else None)
+            ax.barh(i, n, left=left, color=color, label=s if i == 0 and shown else None)
             if n >= 0.03 * widest:  # a count on its bar only where the bar is wide enough to hold it
                 ax.text(left + n / 2, i, str(n), ha="center", va="center", color="k" if color[0] in "#0" else "white")
             left += n
@@ -124,5 +123,5 @@ def headline_figure(papers: dict):
     ax.invert_yaxis()
     ax.set(xlabel="recorded numbers and claims of the paper", xlim=(0, 1.04 * widest))
     ax.grid(axis="y", visible=False)
-    plotting.legend(ax, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=3)
+    plotting.legend(ax, loc="below")  # under the axis, in as many columns as fit the figure's width
     return fig
