@@ -1342,3 +1342,17 @@ def test_report_gives_the_noise_for_a_target_as_calibrate_does(capsys):
     code, _, err = run_cli(capsys, ["report", "--mechanism", "laplace", "--noise-multiplier", "1", "--noise-for", "mu", "1"],
                            json_out=False)
     assert code == 2 and "--noise-for needs DP-SGD" in err
+
+
+def test_the_noise_section_never_contradicts_the_report(capsys):
+    """Break review: a run inside the search's tolerance (sigma 10.002 for mu <= 1 over 100 full batches: exactly
+    10 is needed, the search answers (9.995, 10.01]) was told it fails; a needed/run factor overflowed into an error."""
+    code, text, _ = run_cli(capsys, ["report", "--noise-multiplier", "10.002", "--sampling-rate", "1", "--steps", "100",
+                                     "--noise-for", "mu", "1"], json_out=False)
+    assert code == 0 and "lies within the search's tolerance" in text and "does not" not in text.split("## Noise")[1]
+    code, text, _ = run_cli(capsys, ["report", "--noise-multiplier", "1e-300", "--steps", "1", "--noise-for", "mu", "1e-10"],
+                            json_out=False)
+    assert code == 0 and "does not, by far" in text and "over 1 step," in text
+    code, _, err = run_cli(capsys, ["report", "--noise-multiplier", "1", "--sampling-rate", "0.01", "--steps", "10",
+                                    "--noise-for", "tpr", "0.05", "0"], json_out=False)
+    assert code == 2 and "--noise-for tpr: its FPR must lie in (0, 1), got 0.0" in err

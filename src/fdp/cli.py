@@ -464,7 +464,7 @@ def _report(args) -> int:
             _forbid(args, ("rtm_dimension", "batch_size", "dataset_size", "epochs"), "to --mechanism laplace (one-dimensional, "
                     "no subsampling)")
         s = _require(args, "noise_multiplier", f"with --mechanism {kind}")
-        if kind == "gaussian" and args.steps is None and args.epochs is None and (args.sampling_rate or 1.0) < 1.0:
+        if kind == "gaussian" and args.steps is None and args.epochs is None and 0.0 < (args.sampling_rate or 1.0) < 1.0:
             raise ValueError("give --steps with --sampling-rate: how many steps the run trained (a report of one "
                              "subsampled step is rarely what is meant)")
         mechanism = _dpsgd(args, s) if kind == "gaussian" else Mechanism(kind, s, 1.0 if args.sampling_rate is None else
@@ -476,7 +476,8 @@ def _report(args) -> int:
     dimension = 1 if args.rtm_dimension is None else args.rtm_dimension
     if args.figure is not None:  # before the report is computed
         presentation.figure_format(args.figure)
-    aim = None if args.noise_for is None else _noise_target(args, kind, delta, dimension)
+    # the noise search first: a target no noise can meet is refused before the report's work
+    found = None if args.noise_for is None else _noise_for(args, mechanism, _noise_target(args, kind, delta, dimension))
     spacing = {} if args.discretization is None else {"rero_discretization": args.discretization,
                                                        "rtm_discretization": args.discretization}
     report = risk.report(mechanism, delta=delta, kappa=kappa, fpr=fpr, prior=prior,
@@ -488,11 +489,8 @@ def _report(args) -> int:
             f"--delta {delta!r} is not below 1 / --dataset-size = {1.0 / args.dataset_size!r}: an (epsilon, delta) "
             "guarantee with so large a delta allows a mechanism that publishes a few records whole; pass a smaller --delta",))
     out, text = report.to_dict(), presentation.markdown(report)
-    if aim is not None:  # the noise search at the run's rate and steps
-        from .calibrate import solve
-
-        res = solve(aim, mechanism.sampling_rate, steps=mechanism.steps, discretization=args.discretization)
-        out["noise_for"], text = res.to_dict(), text + "\n" + presentation.noise_section(res, mechanism.noise_multiplier)
+    if found is not None:
+        out["noise_for"], text = found.to_dict(), text + "\n" + presentation.noise_section(found, mechanism.noise_multiplier)
     for w in out["warnings"]:
         print(f"python -m fdp report: warning: {w}", file=sys.stderr)
     print(json.dumps(out, allow_nan=False) if args.json else text, end="\n" if args.json else "")
@@ -517,7 +515,21 @@ def _noise_target(args, kind: str, delta: float, dimension: int):
     if (name in leveled) != bool(level):
         raise ValueError(f"--noise-for {name} needs its {leveled[name]} after the value, such as '{name} 0.05 1e-3'" if name in leveled
                          else f"--noise-for {name} takes its value alone, such as '{name} 1', got {' '.join(args.noise_for)!r}")
+    if level and not 0.0 < level[0] < 1.0:  # (named() would call it --fpr or --kappa: report's own flags)
+        raise ValueError(f"--noise-for {name}: its {leveled[name]} must lie in (0, 1), got {level[0]!r}")
+    if name == "rtm_tpr" and (isinstance(dimension, bool) or not isinstance(dimension, int) or dimension < 1):
+        raise ValueError(f"--rtm-dimension must be an integer >= 1, got {dimension!r}")
     return targets.named(name, value, level[0] if level else None, delta=delta, dimension=dimension, where="--noise-for")
+
+
+def _noise_for(args, mechanism, aim):
+    """The noise search of :func:`fdp.calibrate.solve` at the run's rate and steps; its warnings on stderr."""
+    from .calibrate import solve
+
+    found = solve(aim, mechanism.sampling_rate, steps=mechanism.steps, discretization=args.discretization)
+    for w in found.warnings:
+        print(f"python -m fdp report: warning: --noise-for: {w}", file=sys.stderr)
+    return found
 
 
 # --- calibrate -------------------------------------------------------------------------------

@@ -199,7 +199,8 @@ _TARGET_WORDS = {"epsilon": "epsilon at delta {delta:g}", "mu": "mu (GDP)", "adv
 
 def noise_section(calibration, noise_multiplier: float) -> str:
     """A Markdown section: the smallest noise multiplier that meets ``calibration``'s target at its sampling rate and
-    steps (:func:`fdp.calibrate.solve`), and whether the run's ``noise_multiplier`` meets it.
+    steps (:func:`fdp.calibrate.solve`: at most its ``noise_multiplier``, more than its ``noise_lower``), and whether
+    the run's ``noise_multiplier`` meets it (inside that interval the search cannot tell; the report's own bound can).
 
     Parameters
     ----------
@@ -214,11 +215,20 @@ def noise_section(calibration, noise_multiplier: float) -> str:
     """
     c = calibration.to_dict()
     bound = _TARGET_WORDS[c["target"]].format(**c)
-    verdict = ("meets it" if noise_multiplier >= calibration.noise_multiplier else
-               f"does not: it needs {upper(calibration.noise_multiplier / noise_multiplier, 3)} times more noise (or fewer steps)")
+    found, below = calibration.noise_multiplier, calibration.noise_lower
+    steps = f"{c['steps']} step{'s' if c['steps'] != 1 else ''}"
+    if noise_multiplier >= found:
+        verdict = "meets it"
+    elif below is not None and noise_multiplier > below:  # inside the search's tolerance: the report above decides
+        verdict = f"lies within the search's tolerance of it (in ({lower(below, 4)}, {upper(found, 4)}]); the report above gives its own bound"
+    else:
+        factor = found / noise_multiplier
+        verdict = (f"does not: it needs {upper(factor, 4)} times more noise (or fewer steps)" if np.isfinite(factor) else
+                   "does not, by far: it needs more noise (or fewer steps)")
+    interval = f", and more than {lower(below, 4)}" if below is not None and below > 0 else ""
     return (f"## Noise for a target\n\nTo keep {bound} at most {c['value']:g} at sampling rate {c['sampling_rate']:.6g} over "
-            f"{c['steps']} steps, DP-SGD needs a noise multiplier of at least **{upper(calibration.noise_multiplier, 4)}** "
-            f"(certified: there, the bound is {upper(calibration.achieved, 4)}). This run's {noise_multiplier:g} {verdict}.\n"
+            f"{steps}, DP-SGD needs a noise multiplier of at most **{upper(found, 4)}**{interval} (certified: at "
+            f"{upper(found, 4)} the bound is {upper(calibration.achieved, 4)}). This run's {noise_multiplier:g} {verdict}.\n"
             + "".join(f"\n- {w}" for w in calibration.warnings) + ("\n" if calibration.warnings else ""))
 
 
