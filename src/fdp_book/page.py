@@ -62,9 +62,9 @@ def glance(notebook: str, reproduces: str, directory: Path | None = None, namesp
     compared = " and ".join(plural(n, what) for n, what in ((len(records) - claims, "printed value"),
                                                                (claims, "claim")) if n)
     outcomes = [f"{status.count('match')} match"] if "match" in status else []
-    outcomes += [f"{status.count('set-up')} hit by a parameter chosen to hit {'it' if status.count('set-up') == 1 else 'them'} "
-                 "(not counted as matches)"] if "set-up" in status else []
-    outcomes += [f"{plural(len(explained), 'explained deviation')} ({by_cause(explained)})"] if explained else []
+    outcomes += [f"{status.count('set-up')} set-up (hit by choice)"] if "set-up" in status else []
+    outcomes += [f"{plural(len(explained), 'explained deviation')}"
+                 + (f" ({by_cause(explained)})" if len(explained) > 1 else f" ({explained[0].get('cause')})")] if explained else []
     outcomes += [f"{uncompared} not compared (this run's parameters differ from the book's full run, the one set "
                  "against the paper)"] if uncompared else []
     outcomes += [f"**{len(failing)} failing** ({', '.join(failing)})"] if failing else []

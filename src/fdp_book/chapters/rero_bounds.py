@@ -53,7 +53,7 @@ def figure1(panels: dict, sweeps: dict, lines: dict, mp_checks: dict):
 def panel_rows(panels: dict, sweeps: dict, eps_max: dict, paper_eps_max: dict) -> tuple[list, list]:
     """(header, rows): each panel's settings, the epsilon at its largest effect size against the paper's, and the
     bracket's largest width."""
-    header = ["panel", "mechanism", "p", "N", "largest effect size", "ε there (ours)", "ε_max (paper)", "bracket width (absolute)"]
+    header = ["panel", "mechanism", "p", "N", "largest effect size", "ε there (ours)", "ε_max (paper)", "bracket width"]
     return header, [[name, cfg["mechanism"].capitalize(), f"{cfg['sampling_rate']:g}", f"{cfg['steps']}", f"{cfg['mu_max']:g}",
                      f"{eps_max[name]:.4g}", paper_eps_max[name], f"{np.max(sweeps[name].upper - sweeps[name].lower):.1e}"]
                     for name, cfg in panels.items()]
@@ -120,7 +120,7 @@ def workloads_figure(labels: list, curves: list, epsilons: list, deltas: list):
 
 def workload_rows(labels: list, curves: list, epsilons: list, deltas: list) -> tuple[list, list]:
     """(header, rows): each workload's epsilon, Edgeworth's and the CLT's largest relative error, the bracket's width."""
-    header = ["workload", "ε at most (at δ)", "Edgeworth: rel. error at most", "CLT vs Edgeworth", "bracket width / γ (relative)",
+    header = ["workload", "ε at most (at δ)", "Edgeworth: rel. error at most", "CLT vs Edgeworth", "bracket width / γ",
               "seconds: bracket, Edgeworth"]
     return header, [[label, f"{upper(eps, 3)} ({_nb(f'{delta:g}')})", _nb(f"{c.edgeworth_error:.1e}"), _nb(f"{c.clt_vs_edgeworth:.1e}"),
                      _nb(f"{c.relative_width:.1e}"), f"{c.seconds['bracket']:.1f}, {c.seconds['edgeworth']:.2f}"]
