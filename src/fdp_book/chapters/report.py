@@ -66,7 +66,7 @@ def verdict(registry: dict) -> str:
     every = [r for recs in registry.values() for r in recs]
     total = [int(str(v).strip("*")) for v in summary_rows(registry)[1][-1][1:]]
     own = [r for r in every if results.own_check(r)]
-    explained = [r for r in results.split_own(every)[0] if results.status_of(r) == "explained"]
+    explained = _explained(every)
     return (f"{total[0]} numbers and claims of the four papers recomputed: **{total[2]} match**, {total[3]} reproduce a value "
             f"that our set-up was chosen to hit (not counted as matches), **{total[4]} deviate with an explanation** "
             f"({page.by_cause(explained)}; each on the {{doc}}`errata <../errata>` page), {total[5]} not compared, "
@@ -84,7 +84,7 @@ def headline(registry: dict) -> dict:
     every = [r for recs in registry.values() for r in recs]
     paper = results.split_own(every)[0]
     state = [results.status_of(r) for r in paper]
-    explained = [r for r, s in zip(paper, state) if s == "explained"]
+    explained = _explained(every)
     return dict(n_records=f"{len(paper)}", n_printed=f"{sum(r['kind'] != 'claim' for r in paper)}",
                 n_claims=f"{sum(r['kind'] == 'claim' for r in paper)}", n_match=f"{state.count('match')}",
                 n_setup=f"{state.count('set-up')}", n_explained=f"{state.count('explained')}",
