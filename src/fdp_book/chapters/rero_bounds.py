@@ -14,7 +14,7 @@ from fdp import Mechanism
 from fdp.accounting import ground_truth, montecarlo, pld
 from fdp.formatting import upper
 
-from .. import page, plotting, runtime
+from .. import page, parameters, plotting, runtime
 
 
 def _nb(text: str) -> str:
@@ -194,8 +194,8 @@ def estimate(p: dict, panels: dict, workers: int) -> None:
                   (lambda m=m: montecarlo.gamma_mc(m, [kappa], samples=probe_samples, seed=0), points * p["mc_samples"] / probe_samples)]
         if cfg["sampling_rate"] < 1.0 and cfg["steps"] <= 10:
             parts.append((lambda m=m: ground_truth.gamma_ground_truth(m, [kappa], grid=probe_grid), 2 * p["mpmath_grid"] / probe_grid, False))
-    _, noise, rate, steps, _ = p["workloads"][0]
+    _, noise, rate, steps, _ = parameters.dpsgd_runs(p["runs"])[0]
     parts.append((lambda: pld.tradeoff_bracket(Mechanism("gaussian", noise, rate, steps), discretization=p["workload_discretization"],
-                                               level_min=p["kappa_min"]).gamma([p["kappa_min"]]), 2 * len(p["workloads"]), False))
+                                               level_min=p["kappa_min"]).gamma([p["kappa_min"]]), 2 * len(p["runs"]), False))
     runtime.estimate(parts, workers=workers, what=f"{len(panels) * points} points of Figure 1 with {p['mc_samples']:,} "
-                            f"Monte-Carlo samples each, {page.plural(len(p['workloads']), 'workload')}", figures=FIGURES)
+                            f"Monte-Carlo samples each, {page.plural(len(p['runs']), 'run')}", figures=FIGURES)

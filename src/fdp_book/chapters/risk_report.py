@@ -40,11 +40,13 @@ def _relative_width(low, up) -> str:
     return times_ten(float(np.max((up - low) / up)), 2)
 
 
-def report_rows(runs, reports, delta: float, kappa, fpr, prior) -> tuple[list, list]:
-    """(header, rows) of the reports side by side, one column per run, one row per reading."""
-    rows = [["noise, rate, steps"] + [f"{n:g}, {q:.5g}, {t}" for _, n, q, t in runs],
-            [f"ε at δ = {delta:g}, PLD"] + [_up(r.epsilon_pld) if r.epsilon_pld is not None else "inf" for r in reports],
-            [f"ε at δ = {delta:g}, RDP"] + [_up(r.epsilon_rdp) if r.epsilon_rdp is not None else "inf" for r in reports],
+def report_rows(runs, reports, kappa, fpr, prior) -> tuple[list, list]:
+    """(header, rows) of the reports side by side, one column per run ``(label, noise, rate, steps, delta)``, one row
+    per reading."""
+    rows = [["noise, rate, steps"] + [f"{n:g}, {q:.5g}, {t}" for _, n, q, t, _ in runs],
+            ["δ"] + [f"{d:g}" for *_, d in runs],
+            ["ε at that δ, PLD"] + [_up(r.epsilon_pld) if r.epsilon_pld is not None else "inf" for r in reports],
+            ["ε at that δ, RDP"] + [_up(r.epsilon_rdp) if r.epsilon_rdp is not None else "inf" for r in reports],
             ["μ* (α, β ≥ 1e-10)"] + [_up(r.gdp.mu, 5) for r in reports],
             ["μ* lies in (certified)"] + [f"[{_low(r.gdp.mu_lower, 5)}, {_up(r.gdp.mu, 5)}]" for r in reports],
             ["regret Δ(C, f_μ*)"] + [times_ten(r.gdp.regret, 3) + (" (above 0.01, the GDP paper's bar for a good fit)" if r.gdp.regret > 1e-2 else "")
@@ -64,10 +66,10 @@ def report_rows(runs, reports, delta: float, kappa, fpr, prior) -> tuple[list, l
     return ["reading"] + [label for label, *_ in runs], rows
 
 
-def glance_reading(runs, reports, delta: float, kappa, fpr) -> str:
+def glance_reading(runs, reports, kappa, fpr) -> str:
     """The glance box's headline: the first run read four ways, as in the table's first column (upper bounds rounded
     up, the regret to 3 digits), with the smallest FPR and prior."""
-    (label, *_), r = runs[0], reports[0]
+    (label, *_, delta), r = runs[0], reports[0]
     i, k = _lowest_fpr(fpr), int(np.argmin(kappa))
     eps = _up(r.epsilon_pld) if r.epsilon_pld is not None else "inf"
     tpr, gamma = _up(r.rtm.tpr[i]), _up(r.rtm.gamma[k])
@@ -89,12 +91,12 @@ CALIBRATE_FLAGS = {"epsilon": "--epsilon", "mu": "--mu", "advantage": "--advanta
                    "rero": "--rero GAMMA --kappa K", "rtm_tpr": "--rtm-tpr-at-fpr TPR FPR"}
 
 
-def cli_text(run, delta: float, kappa, fpr, prior, dimension: int, target, discretization: float) -> dict[str, str]:
+def cli_text(run, kappa, fpr, prior, dimension: int, target, discretization: float) -> dict[str, str]:
     """The command lines (Markdown code) that print the first run's report (``cli_report``) and calibrate its noise to
     the page's first calibration target ``(name, value, level)`` at the page's spacing (``cli_calibrate``, followed by
     the other targets' flags): this run's values, exact (``repr``), each flag of the report that the page sets apart
     from the CLI's defaults; and the relative width the CLI's ReRo bracket aims at (``cli_rero_rtol``)."""
-    _, noise, rate, steps = run
+    _, noise, rate, steps, delta = run
     delta, dimension = float(delta), int(dimension)  # (a numpy scalar's repr is not a number the CLI reads)
     values = {"delta": delta, "kappa": list(kappa), "fpr": list(fpr), "prior": list(prior), "rtm-dimension": dimension}
     flags = [f"--{name} " + (" ".join(repr(float(v)) for v in value) if isinstance(value, list) else repr(value))
@@ -168,23 +170,18 @@ def _lowest_fpr(fpr) -> int:
     return min(range(len(fpr)), key=lambda i: (fpr[i] <= 0, fpr[i]))  # the smallest positive FPR
 
 
-def see_report(runs, reports, delta: float, kappa, fpr, dimension: int) -> str:
+def see_report(runs, reports, kappa, fpr, dimension: int) -> str:
     """The paragraph under the table: RDP against PLD, the delta of each paper, how far mu* moves with the floor,
     ReRo against membership at equal levels, and how far the RTM adversary falls below the DP bound."""
     rdp_over = max((r.epsilon_rdp - r.epsilon_pld) / r.epsilon_pld for r in reports
                    if r.epsilon_pld is not None and r.epsilon_rdp is not None)
     floor = max(risk.REPORT_FLOORS)
-    paper_delta = results.paper_setting("risk_report")["delta"]
     floor_drop = max((r.gdp.mu - r.mu_at_floor[floor]) / r.gdp.mu for r in reports)
     out = [f"The RDP accountant overstates ε by up to {100 * rdp_over:.0f} % against the tight PLD accountant (the report's "
            f"PLD lattice is the coarsest whose ε is within {100 * pld.EPSILON_RTOL:g} % of a converged one, so a chapter "
            "that uses a finer lattice, like the RTM chapter, can show an ε up to that much smaller; both are upper bounds).",
-           (f"Every run is read at one δ\u00a0=\u00a0{delta:g}; the RTM paper states its SNLI run at δ = 1.8e-6 and De et al. their "
-            "ImageNet run at δ = 8e-7, so those two ε are not the papers' (the RTM chapter reads SNLI at its own δ)."
-            if results.same(delta, paper_delta) else
-            f"Every run is read at one δ\u00a0=\u00a0{delta:g}, not at the δ its paper states ({paper_delta:.1g} for the "
-            "CIFAR-10 runs, 1.8e-6 for SNLI, 8e-7 for ImageNet), so no ε here is a paper's.")
-           + " The RTM "
+           "Each run is read at its own δ (the table's row δ; the papers state 1e-5 for the CIFAR-10 runs, 1.8e-6 for SNLI "
+           "and 8e-7 for ImageNet). The RTM "
            "chapter's Figure 7 also recalibrates the noise multiplier to each ε with the RDP accountant, so at ε = 1 its "
            "noise is not the printed one and its ReRo bounds differ from this table's in the third digit.",
            f"$\\mu^*$ falls by up to {100 * floor_drop:.2g} % when it only has to hold for $\\alpha, \\beta \\ge {floor:g}$: "

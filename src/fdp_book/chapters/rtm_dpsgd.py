@@ -1,7 +1,8 @@
 """Tables, Figure 7 and the run-dependent prose of the chapter on the DP-SGD settings of the RTM paper (Kaissis et al.
 2023b, App. 7.3 and App. Figure 7).
 
-A workload is ``(label, noise, rate, steps, delta)``.  ``dp[label]`` holds its epsilon by the RDP and the PLD accountant
+A workload is ``(label, noise, rate, steps, delta)`` (a row of the ``runs`` parameter, through
+:func:`fdp_book.parameters.dpsgd_runs`).  ``dp[label]`` holds its epsilon by the RDP and the PLD accountant
 (``rdp``, ``pld``), the paper's stated epsilon (``stated``, None for a workload of your own) and the noise each
 accountant needs for it (``noise_rdp``, ``noise_pld``).  ``calib`` lists, per workload, the RTM sandwich of each reading
 (``tensor``, ``sum``: the noise ``upper`` and ``lower`` and their epsilons) and the paper's RTM epsilon

@@ -167,7 +167,8 @@ def see_fig2c(readings, holds_tight, holds_clt, rate, alpha):
                + ("subsampling never lowers the ratio" if amplified == 0 else
                   f"subsampling lowers it at {100 * amplified:.0f} % of the effect sizes")
                + (", so the paper's remark that \"the loss of power is amplified through subsampling\" is not borne out by "
-                  "the tight curves; the apparent amplification comes from the CLT curve ({ref}`rtm-fig2c-clt`)."
+                  "the tight curves of one step (our reading: the paper does not print its $N$); against the CLT curve of one "
+                  "step it looks amplified ({ref}`rtm-fig2c-clt`)."
                   if amplified < 0.5 else "."))
     return see(out)
 
@@ -186,8 +187,8 @@ def summary(claims, dims):
         + ("; the CLT formula the paper used is a poor approximation for one step (the $N$ we read: the paper does not "
            "print it), and at one step the \"amplified loss of power\" is an artefact of it." if not c["fig2c_clt"] else "."),
         "* Composition of subsampled mechanisms (numbers on the {doc}`rtm_dpsgd` page): the paper's numbers fit the tensor "
-        "product of the one-step RTM curves (reading a) much better than one statistic of all releases (reading b), but "
-        "reading (b) describes a realistic and stronger RTM adversary."])
+        "product of the one-step RTM curves (reading a) much better than one statistic of all releases (reading b), and "
+        "reading (a) does not cover an adversary who combines the releases the way reading (b) does."])
 
 
 def fig1e_rows(m: dict) -> list:

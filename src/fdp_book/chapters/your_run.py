@@ -120,14 +120,15 @@ def run_words(run, batch_size: int, dataset_size: int, epochs) -> str:
 
 def glance(report, names, calibrations) -> str:
     """MyST of the page's "Results at a glance" box: the run's epsilon, its membership and reconstruction bounds at
-    the smallest levels, and the noise for each target, every bound rounded up."""
+    the smallest levels, and the noise for each target, every bound rounded up (the two bounds to four significant
+    digits, trailing zeros kept, as in the table)."""
     i, j = int(np.argmin(report.fpr)), int(np.argmin(report.kappa))
     eps = "no finite ε" if report.epsilon_pld is None else f"ε ≤ {upper(report.epsilon_pld, 4)}"
     rdp = "" if report.epsilon_rdp is None else f" (RDP, as TF Privacy and Opacus print it: {upper(report.epsilon_rdp, 4)})"
     lines = [f"* **Privacy:** {eps} at δ = {report.delta:g}{rdp}; μ-GDP with μ = {upper(report.gdp.mu, 4)}.",
              f"* **Membership:** at a false-positive rate of {report.fpr[i]:g}, any attack's true-positive rate is at most "
-             f"{upper(report.tpr[i], 4)}.",
+             f"{upper(report.tpr[i], 4, keep_zeros=True)}.",
              f"* **Reconstruction:** at a prior of {report.kappa[j]:g}, any attack succeeds with probability at most "
-             f"{upper(report.rero.upper[j], 4)}."]
+             f"{upper(report.rero.upper[j], 4, keep_zeros=True)}."]
     lines += [f"* **Noise for {name}:** {upper(c.noise_multiplier, 4)} or more." for name, c in zip(names, calibrations)]
     return ":::{admonition} Results at a glance\n:class: tip\n\n" + "\n".join(lines) + "\n:::\n"
