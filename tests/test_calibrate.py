@@ -373,3 +373,13 @@ def test_the_search_bar_ends_on_the_noise_found_not_the_last_noise_tried():
     assert missed > 1.0 >= found and "noise 0.5" in probes.bar.postfix
     probes.close(4.0)
     assert probes.bar.postfix.startswith("found noise 4: mu ") and f"{found:.6g}" in probes.bar.postfix
+
+
+@pytest.mark.parametrize("name", sorted(targets.TARGETS))
+def test_every_target_describes_itself_in_words_and_symbols(name):
+    """Issue 51: the CLI and the book described a target twice (presentation's words, the risk report's symbols)."""
+    aim = targets.named(name, 0.05, 1e-3 if name in ("tpr", "rero", "rtm_tpr") else None, delta=1e-6, dimension=3)
+    words, symbols = aim.describe(), aim.describe(symbols=True)
+    assert words and "{" not in words and "0.05" in symbols and "{" not in symbols
+    assert ("1e-06" in words) == (name == "epsilon") and ("d = 3" in symbols) == (name == "rtm_tpr")
+    assert targets.Epsilon(1.0, accountant="rdp").describe().endswith("(RDP accountant)")

@@ -191,12 +191,6 @@ def plain_words(report: Report) -> list[str]:
     return lines
 
 
-#: What each calibration target bounds, in words (with its settings).
-_TARGET_WORDS = {"epsilon": "epsilon at delta {delta:g}", "mu": "mu (GDP)", "advantage": "the membership advantage TPR - FPR",
-                 "tpr": "the membership TPR at FPR {fpr:g}", "rero": "the reconstruction success at prior {kappa:g} (ReRo)",
-                 "rtm_tpr": "the relaxed-threat-model TPR at FPR {fpr:g} (d = {dimension})"}
-
-
 def noise_section(calibration, noise_multiplier: float) -> str:
     """A Markdown section: the smallest noise multiplier that meets ``calibration``'s target at its sampling rate and
     steps (:func:`fdp.calibrate.solve`: at most its ``noise_multiplier``, more than its ``noise_lower``), and whether
@@ -214,7 +208,7 @@ def noise_section(calibration, noise_multiplier: float) -> str:
     str
     """
     c = calibration.to_dict()
-    bound = _TARGET_WORDS[c["target"]].format(**c)
+    bound = calibration.target.describe()
     found, below = calibration.noise_multiplier, calibration.noise_lower
     steps = f"{c['steps']} step{'s' if c['steps'] != 1 else ''}"
     if noise_multiplier >= found:

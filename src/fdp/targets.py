@@ -60,6 +60,9 @@ class Target(Result):
 
     value: float
     name: ClassVar[str] = ""
+    #: The risk in plain words and, with its threshold, in the book's symbols ("{fpr:g}": a setting of the target)
+    words: ClassVar[str] = ""
+    symbols: ClassVar[str] = ""
     #: The full batch's closed form is the exact risk (not only an upper bound), so no lattice is read there.
     exact_at_full_batch: ClassVar[bool] = True
 
@@ -74,6 +77,17 @@ class Target(Result):
     def parameters(self) -> dict:
         """The target's settings besides its value (``{"fpr": 0.001}``), as JSON-ready numbers."""
         return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "value"}
+
+    def describe(self, symbols: bool = False) -> str:
+        """The risk in words (``"the membership TPR at FPR 0.001"``), or the target in symbols with its threshold
+        (``"TPR ≤ 0.05 at FPR 0.001"``): one description for the CLI, the report and the book.
+
+        Examples
+        --------
+        >>> TPR(0.05, fpr=1e-3).describe(), Epsilon(8.0).describe(symbols=True)
+        ('the membership TPR at FPR 0.001', 'ε ≤ 8 at δ = 1e-05')
+        """
+        return (self.symbols if symbols else self.words).format(**{f.name: getattr(self, f.name) for f in fields(self)})
 
     # --- readings, for a Gaussian mechanism (DP-SGD) -----------------------------------------------------------
 
@@ -262,6 +276,8 @@ class Epsilon(Target):
     delta: float = 1e-5
     accountant: Literal["pld", "rdp"] = "pld"
     name: ClassVar[str] = "epsilon"
+    words: ClassVar[str] = "epsilon at delta {delta:g}"
+    symbols: ClassVar[str] = "ε ≤ {value:g} at δ = {delta:g}"
 
     def __post_init__(self):
         super().__post_init__()
@@ -276,6 +292,9 @@ class Epsilon(Target):
 
     def parameters(self) -> dict:
         return {"delta": self.delta} | ({"accountant": self.accountant} if self.accountant != "pld" else {})
+
+    def describe(self, symbols: bool = False) -> str:
+        return super().describe(symbols) + (" (RDP accountant)" if self.accountant == "rdp" else "")
 
     def default_discretization(self, mechanism: Mechanism) -> float:
         # dp_accounting's PLD visits each point of one step in Python: coarsened to keep one step below
@@ -326,6 +345,8 @@ class Mu(Target):
     """
 
     name: ClassVar[str] = "mu"
+    words: ClassVar[str] = "mu (GDP)"
+    symbols: ClassVar[str] = "μ* ≤ {value:g}"
 
     def _of_mu(self, mu: float, upper: bool) -> float:
         return mu
@@ -369,6 +390,8 @@ class Advantage(_Membership):
     """
 
     name: ClassVar[str] = "advantage"
+    words: ClassVar[str] = "the membership advantage TPR - FPR"
+    symbols: ClassVar[str] = "advantage ≤ {value:g}"
 
     def __post_init__(self):
         object.__setattr__(self, "value", check_open_unit("advantage", self.value))
@@ -417,6 +440,8 @@ class TPR(_AtLevel, _Membership):
     fpr: float
     name: ClassVar[str] = "tpr"
     level_name: ClassVar[str] = "fpr"
+    words: ClassVar[str] = "the membership TPR at FPR {fpr:g}"
+    symbols: ClassVar[str] = "TPR ≤ {value:g} at FPR {fpr:g}"
 
 
 @dataclass(frozen=True)
@@ -436,6 +461,8 @@ class ReRo(_AtLevel, Target):
     kappa: float
     name: ClassVar[str] = "rero"
     level_name: ClassVar[str] = "kappa"
+    words: ClassVar[str] = "the reconstruction success at prior {kappa:g} (ReRo)"
+    symbols: ClassVar[str] = "ReRo γ ≤ {value:g} at κ = {kappa:g}"
 
     def lattice(self, mechanism: Mechanism, discretization: float) -> float:
         # the power, without the cancellation of 1 - f(kappa) at tiny kappa
@@ -469,6 +496,8 @@ class RTMTPR(_AtLevel, Target):
     dimension: int = 1
     name: ClassVar[str] = "rtm_tpr"
     level_name: ClassVar[str] = "fpr"
+    words: ClassVar[str] = "the relaxed-threat-model TPR at FPR {fpr:g} (d = {dimension})"
+    symbols: ClassVar[str] = "RTM TPR ≤ {value:g} at FPR {fpr:g}, d = {dimension}"
     exact_at_full_batch: ClassVar[bool] = False
 
     def __post_init__(self):

@@ -10,6 +10,7 @@ from fdp.experiments.attacks import Proportion
 from fdp.experiments.inversion import Inversion
 from fdp.experiments.reconstruction import GameResult
 from fdp.formatting import upper
+from fdp.targets import named
 from fdp_book import results
 from fdp_book.chapters import gdp_tables as gt
 from fdp_book.chapters import guo_comparison as guo
@@ -342,7 +343,7 @@ def _calibration(noise, achieved=0.05, achieved_lower=0.049):
 
 def test_risk_report_calibration_paragraph_compares_the_threat_models_and_the_steps():
     targets = [("epsilon", 8.0, None), ("tpr", 0.05, 1e-3), ("rtm_tpr", 0.05, 1e-3)]
-    names = [rr.target_text(*t, 1e-5, 1) for t in targets]
+    names = [named(*t, delta=1e-5, dimension=1).describe(symbols=True) for t in targets]
     assert names == ["ε ≤ 8 at δ = 1e-05", "TPR ≤ 0.05 at FPR 0.001", "RTM TPR ≤ 0.05 at FPR 0.001, d = 1"]
     steps = rr.steps_text(SimpleNamespace(steps=1500), names[0], 9.4, 2000)
     assert "finds that 1500 steps keep the first target (ε ≤ 8 at δ = 1e-05); the run took 2000." in steps

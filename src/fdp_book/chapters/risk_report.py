@@ -212,15 +212,8 @@ def rtm_factor(runs, reports, fpr) -> str:
     return f"from {factors[weakest]:.1f} times ({runs[weakest][0]}) to {factors[strongest]:.1f} times ({runs[strongest][0]})"
 
 
-def target_text(target: str, value: float, level, delta: float, dimension: int) -> str:
-    """A calibration target as the page writes it (``ε ≤ 8 at δ = 1e-05``)."""
-    return {"epsilon": f"ε ≤ {value:g} at δ = {delta:g}", "mu": f"μ* ≤ {value:g}", "advantage": f"advantage ≤ {value:g}",
-            "tpr": f"TPR ≤ {value:g} at FPR {level}", "rero": f"ReRo γ ≤ {value:g} at κ = {level}",
-            "rtm_tpr": f"RTM TPR ≤ {value:g} at FPR {level}, d = {dimension}"}[target]
-
-
 def calibration_rows(names, calibrations) -> tuple[list, list]:
-    """(header, rows): per target (``names``, from :func:`target_text`), the noise, the certified smallest noise and the
+    """(header, rows): per target (``names``, :meth:`fdp.targets.Target.describe` in symbols), the noise, the certified smallest noise and the
     risk reached."""
     rows = []
     for name, c in zip(names, calibrations):
