@@ -1332,7 +1332,7 @@ def test_report_gives_the_noise_for_a_target_as_calibrate_does(capsys):
                                  "--discretization", "1e-3"])
     assert code == 0 and out["noise_for"]["noise_multiplier"] == cal["noise_multiplier"] > 0.3
     code, text, _ = run_cli(capsys, ["report", *run, "--noise-for", "advantage", "0.05"], json_out=False)
-    assert "## Noise for a target" in text and "This run's 0.3 does not: it needs" in text
+    assert "## Noise for a target" in text and "This run's 0.3 does not: it needs" in text and " or more**" in text
     for bad, message in ((["tpr", "0.05"], "--noise-for tpr needs its FPR after the value"),
                          (["mu", "1", "2"], "--noise-for mu takes its value alone"),
                          (["mu", "one"], "the value and level must be numbers"),
@@ -1391,3 +1391,12 @@ def test_the_text_output_rounds_outward_and_keeps_typed_numbers(capsys):
     exact = json.loads(js)["mu"]
     assert len(mu.replace("0.", "", 1)) <= 6 and float(mu) >= exact and repr(exact) != mu
 
+
+
+def test_a_list_written_with_commas_and_a_clipping_norm_are_explained(capsys):
+    code, _, err = _main(capsys, ["report", "--noise-multiplier", "1", "--fpr", "1e-5,1e-3"])
+    assert code == 2 and "separated by spaces" in err
+    code, _, err = _main(capsys, ["gdp", "--noise-multiplier", "1", "--max-grad-norm", "1.0"])
+    assert code == 2 and "--max-grad-norm is not needed" in err
+    code, _, err = _main(capsys, ["gdp", "--noise-multiplier", "1", "--target-delta", "1e-5"])
+    assert code == 2 and "--target-delta is written --delta here" in err

@@ -41,7 +41,7 @@ def test_plain_words_state_the_reports_bounds_rounded_up_and_name_the_baselines(
     assert "accuse at most 0.1 % or 10 %" in words and f"catches at most {tpr} % or" in words
     assert Decimal(tpr) >= Decimal(100 * r.tpr[0]) and f"or {gamma} %." in words and f"or {rtm} % of members" in words
     assert "one of 1,000 or 10 equally likely candidates" in words and "accusing at random catches as many" in words
-    assert f"ε at most {formatting.upper(r.epsilon_pld, 3)} at δ = 1e-05" in words and "every noisy step" in words
+    assert f"ε at most {formatting.upper(r.epsilon_pld, 4)} at δ = 1e-05" in words and "every noisy step" in words
     assert presentation.markdown(r).index("## In plain words") < presentation.markdown(r).index("## (epsilon, delta)")
     odd = "\n".join(presentation.plain_words(risk.report(RandomizedResponse(1.0), kappa=[0.003], prior=[0.5])))
     assert "candidates" not in odd and "blind guess of a record is right with chance 0.3 %" in odd

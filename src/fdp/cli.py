@@ -62,6 +62,8 @@ class _Parser(argparse.ArgumentParser):
         self.register("action", "store", _Once)
 
     def error(self, message):  # one line, exit status 2
+        if "invalid" in message and "," in message.split("value:")[-1]:  # --fpr 1e-5,1e-3
+            message += " (a list flag takes its values separated by spaces: --fpr 0.001 0.01)"
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
@@ -235,7 +237,7 @@ def _build_parser() -> argparse.ArgumentParser:
 #: What other tools and the papers call a flag (TF Privacy, Opacus, the DP-SGD literature): named in the error
 SYNONYMS = {"sigma": "--noise-multiplier", "noise": "--noise-multiplier", "noise-scale": "--noise-multiplier",
             "q": "--sampling-rate", "rate": "--sampling-rate", "sample-rate": "--sampling-rate", "eps": "--epsilon",
-            "target-epsilon": "--epsilon", "batch": "--batch-size", "n": "--dataset-size", "dataset": "--dataset-size",
+            "target-epsilon": "--epsilon", "target-delta": "--delta", "batch": "--batch-size", "n": "--dataset-size", "dataset": "--dataset-size",
             "t": "--steps", "iterations": "--steps", "epoch": "--epochs"}
 
 
@@ -250,6 +252,9 @@ def _unknown(command: argparse.ArgumentParser, unknown: list[str]) -> str:
         meant = SYNONYMS.get(name) if SYNONYMS.get(name) in flags else next(iter(difflib.get_close_matches("--" + name, flags, 1, 0.7)), None)
         if meant:
             hints.append(f"{token.split('=')[0]} is written {meant} here")
+        elif name in ("max-grad-norm", "clip", "clipping-norm", "l2-norm-clip"):
+            hints.append(f"{token.split('=')[0]} is not needed: the guarantee depends on the clipping norm only through "
+                         "the noise multiplier, the noise's standard deviation over that norm")
     return (f"unrecognized arguments: {' '.join(unknown)}" + (f" ({'; '.join(hints)})" if hints else "")
             + f"; python -m fdp {command.prog.split()[-1]} --help lists its flags")
 

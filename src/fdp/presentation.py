@@ -180,10 +180,10 @@ def plain_words(report: Report) -> list[str]:
                      f"size of each release catches at most {_percents(report.rtm.tpr)} of members at the same "
                      "false-accusation rates. This number does not cover an attacker that also uses the direction the "
                      "releases share; the membership bound above covers every attacker.")
-    eps = "no finite ε" if report.epsilon_pld is None else f"ε at most {upper(report.epsilon_pld, 3)}"
+    eps = "no finite ε" if report.epsilon_pld is None else f"ε at most {upper(report.epsilon_pld, 4)}"
     fit = f" (a loose summary here: its regret is {report.gdp.regret:.2g})" if report.gdp.regret > 0.01 else ""
     floor = f" on error rates of at least {report.gdp.alpha_floor:g}" if report.gdp.alpha_floor > 0 else ""
-    lines += [f"- **In the usual terms**: {eps} at δ = {report.delta:g}, and μ-GDP with μ at most {upper(report.gdp.mu, 3)}"
+    lines += [f"- **In the usual terms**: {eps} at δ = {report.delta:g}, and μ-GDP with μ at most {upper(report.gdp.mu, 4)}"
               f"{floor}{fit}.",
               "", "Every bound here errs on the safe side: the exact value lies on the printed side of it (the book's "
               "methods chapter, book/methods.md, says on what each rests). The terms are explained in the book's glossary "
@@ -219,10 +219,11 @@ def noise_section(calibration, noise_multiplier: float) -> str:
         factor = found / noise_multiplier
         verdict = (f"does not: it needs {upper(factor, 4)} times more noise (or fewer steps)" if np.isfinite(factor) else
                    "does not, by far: it needs more noise (or fewer steps)")
-    interval = f", and more than {lower(below, 4)}" if below is not None and below > 0 else ""
+    smallest = (f" (the smallest noise that does lies in ({lower(below, 4)}, {upper(found, 4)}])" if below is not None and below > 0
+                else "")
     return (f"## Noise for a target\n\nTo keep {bound} at most {c['value']:g} at sampling rate {c['sampling_rate']:.6g} over "
-            f"{steps}, DP-SGD needs a noise multiplier of at most **{upper(found, 4)}**{interval} (certified: at "
-            f"{upper(found, 4)} the bound is {upper(calibration.achieved, 4)}). This run's {noise_multiplier:g} {verdict}.\n"
+            f"{steps}, DP-SGD needs a noise multiplier of **{upper(found, 4)} or more**{smallest}; certified: at "
+            f"{upper(found, 4)} the bound is {upper(calibration.achieved, 4)}. This run's {noise_multiplier:g} {verdict}.\n"
             + "".join(f"\n- {w}" for w in calibration.warnings) + ("\n" if calibration.warnings else ""))
 
 

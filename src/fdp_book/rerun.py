@@ -44,6 +44,10 @@ def changed_parameters(notebook: str, executed: nbformat.NotebookNode) -> dict[s
     if "papermill" not in executed.metadata:
         return None
     passed = executed.metadata["papermill"].get("parameters", {}) or {}
+    try:  # as the notebook read them: "2e-5" (YAML 1.1's text) the number 2e-05, an int given for a float a float
+        passed = {**passed, **{k: v for k, v in parameters.check_all(notebook, {**book, **passed}).items() if k in passed}}
+    except ValueError:  # (the run checked them itself: only a schema changed since can refuse them)
+        pass
     return {name: (book.get(name), value) for name, value in passed.items() if not results.same(value, book.get(name))}
 
 
@@ -94,7 +98,8 @@ def _errata_titles() -> dict[str, str]:
 
 def _links_to_the_book(text: str, labels: dict[str, str], book: Path) -> str:
     """A page of a one-page build cannot resolve references to the book's other pages: the errata entries and
-    chapters they name become links into the built book (``_build/html``) where it exists, else their words."""
+    chapters they name become links into the built book (``_build/html``) where it exists, else their words and the
+    source file that holds them."""
     def link(m):
         kind, target = m.group(1), (m.group(3) or m.group(2)).strip()
         words = m.group(2).strip() if m.group(3) else (labels.get(target) if kind == "ref" else None)
@@ -104,8 +109,10 @@ def _links_to_the_book(text: str, labels: dict[str, str], book: Path) -> str:
         if kind == "doc" and target.startswith("../"):
             page_file = book / "book" / f"{target[3:]}.html"
         words = words or (f"erratum {target}" if kind == "ref" else target)
-        if not page_file.is_file():
-            return words
+        if not page_file.is_file():  # the book is not built: its source, which the clone holds
+            source = ("book/errata.md" if kind == "ref" else f"book/{target[3:]}.md" if target.startswith("../")
+                      else f"notebooks/{target}.ipynb")
+            return f"{words} ({source})"
         # raw HTML: MyST does not follow file: URIs written as Markdown links
         return f'<a href="{page_file.as_uri()}{"#" + target if kind == "ref" else ""}">{words}</a>'
 

@@ -178,6 +178,16 @@ class Timings(dict):
         finally:
             self[key] = self.get(key, 0.0) + time.perf_counter() - t
 
+    def lap(self, name: str | None = None) -> None:
+        """Add the seconds since the previous lap (or since the chapter began) under ``name``; without a name, only
+        start the next lap.  For a step whose work is a visible cell of its own, timed from the cell after it."""
+        now = time.perf_counter()
+        if name is not None:
+            if not name or name == "total":
+                raise ValueError(f"a step needs a name other than 'total' (the table's last row), got {name!r}")
+            self[name] = self.get(name, 0.0) + now - getattr(self, "_lap", self.started)
+        self._lap = now
+
     def rows(self) -> list[list[str]]:
         """``[step, seconds]`` per step, then the total since the chapter began."""
         return [[k, f"{v:.1f}"] for k, v in self.items()] + [["total", f"{time.perf_counter() - self.started:.1f}"]]

@@ -570,6 +570,10 @@ def test_your_run_epsilon_table_names_the_tool_of_each_accountant_and_tf_privacy
     assert f"{100 * (r.epsilon_rdp / r.epsilon_pld - 1):.0f} % above the tight one" in yr.see_epsilon(r, 60000)
     assert "not below one over the data-set size" not in yr.see_epsilon(r, 60000)
     assert "not below one over the data-set size (1e-05)" in yr.see_epsilon(r, 100000)
+    # issue 53's new user: Opacus samples at 1 / len(loader) = 1/235 and takes 235 steps per epoch (7,050 in 30)
+    opacus = yr.see_epsilon(r, 60000, 256, 30)
+    assert "1/235 = 0.0042553" in opacus and "(7,050 in all)" in opacus and "--steps 7050 --delta 1e-05`" in opacus
+    assert "Opacus" not in yr.see_epsilon(r, 60000)
     assert "{doc}`glossary <../glossary>`" in yr.plain_words(r) and "## In plain words" not in yr.plain_words(r)
 
 
@@ -599,11 +603,12 @@ def test_rtm_dpsgd_search_notes_show_the_librarys_notes_in_the_pages_names(monke
     monkeypatch.setattr(IPython.display, "display", lambda md: shown.append(md.data))
 
     with pytest.warns(UserWarning, match="other"):
-        with rd.search_notes():
-            for _ in range(2):
-                warnings.warn("the noise searched for lies outside bounds (0.2, 50.0): the search moved to [0.05, 0.2]",
-                              FDPWarning)
-            warnings.warn("other", UserWarning)
+        notes = rd.SearchNotes().start()
+        for _ in range(2):
+            warnings.warn("the noise searched for lies outside bounds (0.2, 50.0): the search moved to [0.05, 0.2]",
+                          FDPWarning)
+        warnings.warn("other", UserWarning)
+        notes.show()
     assert len(shown) == 1 and shown[0].count("outside sandwich_bounds (0.2, 50.0)") == 1
     assert shown[0].startswith("**Note.** The noise searched")
 

@@ -92,7 +92,10 @@ def test_references_to_the_books_other_pages_become_links_or_words(tmp_path):
     assert "{ref}`the check <ra-soundness>`" in linked  # this page's own label: left to the build
     assert f'<a href="{(tmp_path / "book" / "executed" / "rtm_dpsgd.html").as_uri()}">RTM chapter</a>' in linked
     unbuilt = rerun._links_to_the_book(text, labels, tmp_path / "nowhere")
-    assert unbuilt == "See Lemma 8: lost parentheses, {ref}`the check <ra-soundness>` and the RTM chapter."
+    assert unbuilt == ("See Lemma 8: lost parentheses (book/errata.md), {ref}`the check <ra-soundness>` and the RTM chapter "
+                       "(notebooks/rtm_dpsgd.ipynb).")  # the book unbuilt: the source file that holds the page
+    assert rerun._links_to_the_book("the {doc}`glossary <../glossary>`", labels, tmp_path / "nowhere") == \
+        "the glossary (book/glossary.md)"
 
 
 def test_the_page_refuses_an_output_folder_it_did_not_write(tmp_path):
@@ -110,3 +113,10 @@ def test_the_page_refuses_an_unexecuted_notebook_or_a_copy_that_is_no_chapter(tm
     copy.write_text((ROOT / "notebooks" / "guo_comparison.ipynb").read_text())
     with pytest.raises(ValueError, match="not a run of a chapter"):
         rerun.build_page(copy, tmp_path, tmp_path / "page")
+
+
+def test_changed_parameters_are_shown_as_the_notebook_read_them():
+    """Issue 53's new user saw `['my run', ..., '2e-5']`: papermill passes YAML 1.1's text; the table shows numbers."""
+    nb = {"metadata": {"papermill": {"parameters": {"runs": [["mine", 0.8, 512, 45000, 1758, "2e-5"]], "prior": ["1e-2"]}}}}
+    changed = rerun.changed_parameters("risk_report", json.loads(json.dumps(nb), object_hook=_Node))
+    assert changed["runs"][1] == [["mine", 0.8, 512, 45000, 1758, 2e-5]] and changed["prior"][1] == [0.01]

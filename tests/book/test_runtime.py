@@ -92,3 +92,16 @@ def test_a_step_cannot_be_named_total_and_repeats_are_counted():
     for bad in (0, 2.5, True, "3"):
         with pytest.raises(ValueError, match="repeats"):
             runtime.best_of(lambda: None, bad)
+
+
+def test_a_lap_times_the_work_since_the_previous_lap(monkeypatch):
+    """A step that is a visible cell of its own is timed by laps, from the cell after it."""
+    times = iter([0.0, 3.0, 7.0, 8.0, 12.0])
+    monkeypatch.setattr(runtime.time, "perf_counter", lambda: next(times))
+    timings = runtime.Timings()  # 0
+    timings.lap()  # 3: set-up, not a step
+    timings.lap("DP accounting")  # 7
+    timings.lap("Figure 7")  # 8
+    assert timings == {"DP accounting": 4.0, "Figure 7": 1.0}
+    with pytest.raises(ValueError, match="total"):
+        timings.lap("total")

@@ -191,7 +191,7 @@ def see_report(runs, reports, kappa, fpr, dimension: int) -> str:
         same = max(abs(r.rero.upper[list(kappa).index(k)] - r.tpr[list(fpr).index(k)]) / r.rero.upper[list(kappa).index(k)]
                    for k in common for r in reports)
         out.append(f"Where a prior equals a false-positive rate, the ReRo bound and the membership TPR bound agree to "
-                   f"{times_ten(same, 1)} (relative): both are $1 - f$ at that level, read from the add curve and from the "
+                   f"within {times_ten(float(upper(same, 1)), 1)} (relative): both are $1 - f$ at that level, read from the add curve and from the "
                    "symmetrised one, which coincide near $\\alpha = 0$ here.")
     i = _lowest_fpr(fpr)
     share = max(r.rtm.tpr[i] / r.tpr[i] for r in reports)

@@ -12,7 +12,6 @@ model (``dp``), the RTM (``rtm``) and by Edgeworth (``edgeworth``, NaN where the
 
 from __future__ import annotations
 
-import contextlib
 import warnings
 
 import numpy as np
@@ -185,9 +184,13 @@ def summary(workloads, dp, fig7) -> str:
     if own:
         out.append(f"* {_names(own)}: {'a workload' if len(own) == 1 else 'workloads'} of your own, not in App. 7.3: computed "
                    "as the paper's are, with no printed value to compare with (the paper's rows keep their comparisons).")
-    out.append("* The RTM noise calibration comes closest to the paper's hypothetical ε under the tensor-product reading of "
-               "composition (see the calibration section for the ratios); the exact values are not reproducible from the "
-               "description. ImageNet is left out because its hyperparameters are not printed.")
+    if len(own) < len(workloads):
+        out.append("* The RTM noise calibration comes closest to the paper's hypothetical ε under the tensor-product reading "
+                   "of composition (see the calibration section for the ratios); the exact values are not reproducible from "
+                   "the description. ImageNet is left out because its hyperparameters are not printed.")
+    else:
+        out.append("* The RTM noise calibration of each run is in the calibration section; the paper prints no RTM ε for "
+                   "these runs, so there is nothing to compare it with.")
     out.append("* Figure 7: the RTM ReRo bound lies below the DP bound at every budget, as claimed." if always_below(fig7) else
                "* Figure 7: the RTM ReRo bound is **not** below the DP bound at every budget.")
     return "\n".join(out)
@@ -234,22 +237,28 @@ def estimate(p: dict, workloads) -> None:
                             what=f"{page.plural(len(workloads), 'workload')}, {page.plural(points, 'point')} of Figure 7", figures=FIGURES)
 
 
-@contextlib.contextmanager
-def search_notes():
-    """Show the library's notes on the noise searches inside the block (its FDPWarnings, such as a search that left
-    ``sandwich_bounds``) as one Markdown note under the cell, in the page's parameter names, instead of as warnings
-    on the notebook's error stream; other warnings pass through."""
-    from IPython.display import Markdown, display
+class SearchNotes:
+    """The library's notes on the noise searches between :meth:`start` and :meth:`show` (its FDPWarnings, such as a
+    search that left ``sandwich_bounds``), shown as one Markdown note in the page's parameter names instead of as
+    warnings on the notebook's error stream; other warnings pass through.  Two calls, so that the searches between
+    them are a visible cell of their own."""
 
-    with warnings.catch_warnings(record=True) as caught:
+    def start(self) -> SearchNotes:
+        self._catching = warnings.catch_warnings(record=True)
+        self._caught = self._catching.__enter__()
         warnings.simplefilter("always")
-        yield
-    notes = []
-    for w in caught:
-        if issubclass(w.category, FDPWarning):
-            note = str(w.message).replace("outside bounds ", "outside sandwich_bounds ")
-            notes += [] if note in notes else [note]
-        else:
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    if notes:
-        display(Markdown("**Note.** " + " ".join(n[0].upper() + n[1:] + "." for n in notes)))
+        return self
+
+    def show(self) -> None:
+        from IPython.display import Markdown, display
+
+        self._catching.__exit__(None, None, None)
+        notes = []
+        for w in self._caught:
+            if issubclass(w.category, FDPWarning):
+                note = str(w.message).replace("outside bounds ", "outside sandwich_bounds ")
+                notes += [] if note in notes else [note]
+            else:
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        if notes:
+            display(Markdown("**Note.** " + " ".join(n[0].upper() + n[1:] + "." for n in notes)))

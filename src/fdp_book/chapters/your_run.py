@@ -8,6 +8,8 @@ what is particular to one run: the command lines, the plain-words section and th
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from fdp import dpsgd, presentation
@@ -73,7 +75,8 @@ def epsilon_rows(report, microbatched: float | None) -> tuple[list, list]:
 
     least = "-" if report.epsilon_pld_lower is None else lower(report.epsilon_pld_lower, 4)
     rows = [["PLD (tight)", up(report.epsilon_pld), least,
-             "the tight accountant's upper bound (dp_accounting's pessimistic PLD); Opacus's default accountant (PRV) estimates the same exact value"],
+             "the tight accountant's upper bound (dp_accounting's pessimistic PLD); Opacus's default accountant (PRV) estimates "
+             "the same exact value (for its own rate and steps: see below)"],
             ["RDP, dp_accounting's orders", up(report.epsilon_rdp), "-",
              "TF Privacy's `compute_dp_sgd_privacy_statement` with `used_microbatching=False`"],
             ["RDP, Opacus's orders", up(report.epsilon_rdp_opacus), "-",
@@ -91,9 +94,10 @@ def tf_privacy_half_noise(report) -> float | None:
     return eps if eps < float("inf") else None
 
 
-def see_epsilon(report, dataset_size: int) -> str:
+def see_epsilon(report, dataset_size: int, batch_size: int | None = None, epochs: float | None = None) -> str:
     """The sentences under the epsilon table: how far RDP lies above the tight value, how wide the tight value's
-    interval is, and whether delta is below one over the data-set size."""
+    interval is, whether delta is below one over the data-set size, and (given the batch size and the epochs) the
+    rate and steps that Opacus's Poisson loader uses instead, where they differ."""
     out = []
     if report.epsilon_pld is None or report.epsilon_rdp is None:
         out.append("One of the accountants finds no finite ε at this δ.")
@@ -109,6 +113,16 @@ def see_epsilon(report, dataset_size: int) -> str:
         out.append(f"δ = {report.delta:g} is not below one over the data-set size ({1.0 / dataset_size:.2g}): a "
                    "guarantee with so large a δ allows a mechanism that publishes a few records whole, so set a smaller "
                    "`delta`.")
+    if batch_size is not None and epochs is not None:
+        batches = math.ceil(dataset_size / batch_size)  # len(DataLoader): Opacus samples at 1 / len and counts len per epoch
+        rate, steps = 1.0 / batches, math.ceil(epochs * batches)
+        m = report.mechanism
+        if steps != m.steps or abs(rate - m.sampling_rate) > 1e-12 * rate:
+            out.append(f"Opacus's `make_private` samples at rate 1 / len(data_loader) = 1/{batches:,} = {rate:.5g} and "
+                       f"takes {batches:,} steps per epoch ({steps:,} in all), where this page reads {m.sampling_rate:.5g} "
+                       f"and {m.steps:,}: the ε Opacus prints for this run can differ slightly from the table's; "
+                       f"`python -m fdp report --noise-multiplier {m.noise_multiplier:g} --sampling-rate {rate!r} --steps {steps} "
+                       f"--delta {report.delta:g}` reads Opacus's run exactly.")
     return " ".join(out)
 
 
