@@ -264,9 +264,9 @@ else
 	case "$$tag" in *[!A-Za-z0-9._-]*|.*|'') \
 		echo "error: RUN='$$tag': a run's name is letters, digits, '.', '_' and '-' (not starting with '.')" >&2; exit 2;; esac; \
 	dir="$(RUNS)/$(NB_NAME)-$$tag"; \
+	echo "run: $$dir"; \
 	: "every parameter the options set, checked against the notebook's schema before the notebook starts (unknown names too, also in a -f file)"; \
 	$(PY) -m fdp_book check $(NB_NAME) "$${args[@]}" || exit 2; \
-	echo "run: $$dir"; \
 	tmp="$(RUNS)/.$(NB_NAME)-$$tag.tmp.ipynb"; tmpres="$(RUNS)/.$(NB_NAME)-$$tag.results.tmp"; \
 	rm -rf "$$tmpres"; mkdir -p "$$tmpres"; \
 	resdir="$(CURDIR)/$$tmpres"; \

@@ -624,3 +624,9 @@ def test_your_run_glance_reads_the_smallest_levels_rounded_up():
     assert f"at a false-positive rate of 0.001, any attack's true-positive rate is at most {upper(r.tpr[1], 4)}" in box
     assert f"at a prior of 0.001, any attack succeeds with probability at most {upper(r.rero.upper[1], 4)}" in box
     assert "**Noise for ε ≤ 1 at δ = 1e-05:** 1.521 or more." in box
+
+
+def test_the_risk_report_records_de_et_al_s_run_wherever_it_stands_and_no_other_run_under_its_name():
+    """Issue 53's new user: with their own run first, the page recorded their numbers as `de_eps8/mu`."""
+    de, mine = ("De", 9.4, 16384 / 50000, 2000, 1e-5), ("mine", 0.8, 512 / 45000, 1758, 2e-5)
+    assert rr.paper_run([mine, de]) == 1 and rr.paper_run([de]) == 0 and rr.paper_run([mine]) is None

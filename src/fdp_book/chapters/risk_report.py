@@ -126,10 +126,18 @@ def target_flags(target, delta: float, dimension: int = 1) -> str:
     return aim
 
 
+def paper_run(runs) -> int | None:
+    """The index of De et al.'s eps = 8 run (``run0`` of data/paper/risk_report.yaml: noise, rate, steps) among
+    ``runs`` (``(label, noise, rate, steps, delta)``), None if it is not one of them: the page records that run's
+    numbers, wherever it stands, and no other run's under its name."""
+    run0 = results.paper_setting("risk_report")["run0"]
+    return next((i for i, run in enumerate(runs) if results.same(list(run[1:4]), run0)), None)
+
+
 def checked_text(mu_status: str, eps_status: str, paper: dict) -> str:
     """The section "Numbers checked against the papers": what De et al.'s eps = 8 run (the ``setting`` of
     data/paper/risk_report.yaml) has printed for it (``paper``, its records), and whether this run compares it (only
-    where its first run and, for eps, its delta are the paper's)."""
+    where one of its runs is that run and, for eps, at the paper's delta; ``"not compared"`` where none is)."""
     setting = results.paper_setting("risk_report")
     noise, rate, steps = setting["run0"]
     paper_mu, paper_eps = (f"{paper[k]['paper']:g}" for k in ("de_eps8/mu", "de_eps8/epsilon_rdp"))
@@ -140,13 +148,13 @@ def checked_text(mu_status: str, eps_status: str, paper: dict) -> str:
            "al., Sec. 5). The GDP chapter counts $\\mu^*$ for the paper; here it is a check of our own, since this report reads it "
            "from the same curve."]
     if eps_status != "not compared" and mu_status != "not compared":
-        out.append("This page's first run is that run, so both are compared: the table *Each run read four ways* shows our "
+        out.append("This page reads that run, so both are compared: the table *Each run read four ways* shows our "
                    "readings, and the {doc}`reproduction report <report>` lists them next to the paper's.")
     elif mu_status != "not compared":
-        out.append("This page's first run is that run, but it reads $\\varepsilon$ at another $\\delta$, so only $\\mu^*$ is "
+        out.append("This page reads that run, but at another $\\delta$, so only $\\mu^*$ is "
                    "compared (the {doc}`reproduction report <report>` lists the comparison).")
     else:
-        out.append("This page's first run is another run, so neither is compared here; the book's own run of this page "
+        out.append("That run is not among this page's runs, so neither is compared here; the book's own run of this page "
                    "compares both (the {doc}`reproduction report <report>`).")
     return " ".join(out)
 
