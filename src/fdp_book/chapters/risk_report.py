@@ -193,7 +193,7 @@ def see_report(runs, reports, kappa, fpr, dimension: int) -> str:
            "chapter's Figure 7 also recalibrates the noise multiplier to each ε with the RDP accountant, so at ε = 1 its "
            "noise is not the printed one and its ReRo bounds differ from this table's in the third digit.",
            f"$\\mu^*$ falls by up to {100 * floor_drop:.2g} % when it only has to hold for $\\alpha, \\beta \\ge {floor:g}$: "
-           "the Gaussian summary is set by the far tails of the curve."]
+           "for such a run the Gaussian summary is set by the far tails of the curve."]
     common = [float(k) for k in kappa if k in fpr]
     if common:
         same = max(abs(r.rero.upper[list(kappa).index(k)] - r.tpr[list(fpr).index(k)]) / r.rero.upper[list(kappa).index(k)]
@@ -206,7 +206,9 @@ def see_report(runs, reports, kappa, fpr, dimension: int) -> str:
     out.append(f"At FPR {fpr[i]:g} the RTM adversary ($d$ = {dimension}) reaches at most {upper(100 * share, 3)} % of the DP "
                "bound on the TPR in every run"
                + (f", and at most {upper(max(r.rtm.tpr[i] / fpr[i] for r in reports), 2)} times the FPR itself (the TPR of "
-                  "guessing)." if fpr[i] > 0 else "."))
+                  "guessing)." if fpr[i] > 0 else ".")
+               + " These RTM readings take the releases one by one (reading (a) of {doc}`rtm_dpsgd`): they do not cover an "
+                 "adversary who combines the releases, which can need several times more noise.")
     return see(out)
 
 
@@ -257,5 +259,6 @@ def see_calibration(targets, names, calibrations, run_noise: float, steps: str) 
     if pairs:
         dp, relaxed = pairs[0]
         out.append(f"Against the RTM adversary the same TPR target needs a noise multiplier of {upper(relaxed.noise_multiplier)}, "
-                   f"{dp.noise_multiplier / relaxed.noise_multiplier:.1f} times less than in the DP threat model.")
+                   f"{dp.noise_multiplier / relaxed.noise_multiplier:.1f} times less than in the DP threat model, against "
+                   "an adversary who reads the releases one by one only (see above).")
     return see(out + [steps])

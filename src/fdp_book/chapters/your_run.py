@@ -75,15 +75,15 @@ def epsilon_rows(report, microbatched: float | None) -> tuple[list, list]:
 
     least = "-" if report.epsilon_pld_lower is None else lower(report.epsilon_pld_lower, 4)
     rows = [["PLD (tight)", up(report.epsilon_pld), least,
-             "the tight accountant's upper bound (dp_accounting's pessimistic PLD); Opacus's default accountant (PRV) estimates "
-             "the same exact value (for its own rate and steps: see below)"],
+             "the tight accountant's upper bound (dp_accounting's pessimistic PLD); Opacus's default accountant (PRV) prints an "
+             "upper estimate of the same exact value, within its `eps_error` (for its own rate and steps: see below)"],
             ["RDP, dp_accounting's orders", up(report.epsilon_rdp), "-",
-             "TF Privacy's `compute_dp_sgd_privacy_statement` with `used_microbatching=False`"],
+             "TF Privacy's `compute_dp_sgd_privacy_statement` with `used_microbatching=False` (its Poisson-sampling line)"],
             ["RDP, Opacus's orders", up(report.epsilon_rdp_opacus), "-",
              "Opacus with `accountant=\"rdp\"` (orders 1.1 to 63)"]]
     if microbatched is not None:
         rows.append(["RDP at half the noise multiplier", up(microbatched), "-",
-                     "TF Privacy's statement with its default `used_microbatching=True`"])
+                     "TF Privacy's statement with its default `used_microbatching=True` (its Poisson-sampling line)"])
     return ["accountant", "ε at most", "exact ε at least", "what prints it"], rows
 
 
@@ -138,8 +138,9 @@ def glance(report, names, calibrations) -> str:
     digits, trailing zeros kept, as in the table)."""
     i, j = int(np.argmin(report.fpr)), int(np.argmin(report.kappa))
     eps = "no finite ε" if report.epsilon_pld is None else f"ε ≤ {upper(report.epsilon_pld, 4)}"
-    rdp = "" if report.epsilon_rdp is None else f" (RDP, as TF Privacy and Opacus print it: {upper(report.epsilon_rdp, 4)})"
-    lines = [f"* **Privacy:** {eps} at δ = {report.delta:g}{rdp}; μ-GDP with μ = {upper(report.gdp.mu, 4)}.",
+    rdp = "" if report.epsilon_rdp is None else f" (the RDP accountant's: {upper(report.epsilon_rdp, 4)}; the ε table says which tool prints which)"
+    lines = [f"* **Privacy:** {eps} at δ = {report.delta:g}{rdp}; μ-GDP with μ = {upper(report.gdp.mu, 4)} (on error rates of "
+             f"at least {report.gdp.alpha_floor:g}).",
              f"* **Membership:** at a false-positive rate of {report.fpr[i]:g}, any attack's true-positive rate is at most "
              f"{upper(report.tpr[i], 4, keep_zeros=True)}.",
              f"* **Reconstruction:** at a prior of {report.kappa[j]:g}, any attack succeeds with probability at most "
