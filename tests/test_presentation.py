@@ -46,6 +46,7 @@ def test_plain_words_state_the_reports_bounds_rounded_up_and_name_the_baselines(
     odd = "\n".join(presentation.plain_words(risk.report(RandomizedResponse(1.0), kappa=[0.003], prior=[0.5])))
     assert "candidates" not in odd and "blind guess of a record is right with chance 0.3 %" in odd
     assert "this mechanism released" in odd and "Without the target record" not in odd
+    assert "assume Poisson sampling" in words and "Poisson" not in odd  # issue 53's reader: fixed-size batches differ
 
 
 def test_the_epsilon_rows_name_the_training_libraries_for_dp_sgd_only():

@@ -188,6 +188,10 @@ def plain_words(report: Report) -> list[str]:
               "", "Every bound here errs on the safe side: the exact value lies on the printed side of it (the book's "
               "methods chapter, book/methods.md, says on what each rests). The terms are explained in the book's glossary "
               "(book/glossary.md)."]
+    if dpsgd and report.mechanism.sampling_rate < 1.0:
+        lines[-1] += (" The bounds assume Poisson sampling, each record joining each step with the sampling rate's "
+                      "chance, as Opacus samples; shuffling the data and cutting fixed-size batches is another mechanism, "
+                      "with another guarantee.")
     return lines
 
 
