@@ -1400,3 +1400,24 @@ def test_a_list_written_with_commas_and_a_clipping_norm_are_explained(capsys):
     assert code == 2 and "--max-grad-norm is not needed" in err
     code, _, err = _main(capsys, ["gdp", "--noise-multiplier", "1", "--target-delta", "1e-5"])
     assert code == 2 and "--target-delta is written --delta here" in err
+
+
+def test_no_flag_is_taken_for_another_by_its_prefix_and_hints_name_the_same_quantity(capsys):
+    """The break review: argparse read --n as --noise-multiplier (noise 60,000, silently) and --t as --tail; a near
+    spelling of another quantity (--tpr, --eps in rero) was hinted as if it were the flag meant."""
+    code, out, err = _main(capsys, ["gdp", "--n", "60000", "--sampling-rate", "0.01", "--steps", "1000"])
+    assert code == 2 and out == "" and "unrecognized arguments: --n 60000" in err
+    code, _, err = _main(capsys, ["gdp", "--noise-multiplier", "1", "--sampling-rate", "0.01", "--t", "1000"])
+    assert code == 2 and "--t is written --steps here" in err
+    for argv in (["report", "--noise-multiplier", "1", "--tpr", "1"],
+                 ["rero", "--mechanism", "gaussian", "--noise-multiplier", "1", "--kappa", "0.1", "--eps", "3"]):
+        code, _, err = _main(capsys, argv)
+        assert code == 2 and "is written" not in err, err
+    code, _, err = _main(capsys, ["--json", "gdp", "--noise-multiplier", "1"])
+    assert code == 2 and "--json goes after the command" in err
+
+
+def test_a_number_past_the_largest_double_prints_as_typed():
+    from fdp.cli import _field
+
+    assert _field("noise_multiplier", 1.7976931e308) == "1.7976931e+308"

@@ -30,6 +30,7 @@ from .accounting import pld, rtm
 from .accounting.privacy_loss import dpsgd
 from .curves import gdp, tradeoff
 from .diagnostics import FDPWarning, warns
+from .formatting import upper as rounded_up
 from .intervals import Interval
 from .result import Result
 from .targets import EPSILON_MAX_POINTS, Epsilon, Target
@@ -314,6 +315,7 @@ class _Probes:
                 if use_lattice and out > value:
                     self.lattice_misses_below = max(self.lattice_misses_below, noise)
             except ResourceLimitError:
+                self.bar.close()  # the error's line must not be glued to the bar's
                 raise
             except ValueError as exc:  # a probe whose risk leaves double precision (eps 1e300 at noise 1e-150, an RTM
                 out = math.inf         # statistic at mu = 64 in d = 1e6) counts as missing the target: the search
@@ -325,7 +327,8 @@ class _Probes:
 
     def close(self, found: float) -> None:
         """End the bar on the noise found (not on the last noise tried)."""
-        self.bar.set_postfix_str(f"found noise {found:.6g}: {self.target.name} {self.upper(found):.6g}", refresh=False)
+        self.bar.set_postfix_str(f"found noise {rounded_up(found, 6)}: {self.target.name} {rounded_up(self.upper(found), 6)}",
+                                 refresh=False)  # rounded outward, as the command's output
         self.bar.close()
 
     def lower(self, noise: float) -> float | None:
@@ -409,7 +412,7 @@ def _noise_for(target: Target, rate: float, steps: int, discretization: float | 
         return Calibration(noise_multiplier=0.0, target=target, achieved=trivial, achieved_lower=None, sampling_rate=rate,
                            steps=steps, discretization=discretization or 0.0, rtol=rtol, evaluations=0, seconds=0.0,
                            noise_lower=0.0, warnings=(f"the target is met at every noise multiplier: Poisson sampling at "
-                                                      f"rate {rate:g} over {steps} steps alone bounds {spelled(target.name)} by "
+                                                      f"rate {rate:g} over {steps} step{'s' if steps != 1 else ''} alone bounds {spelled(target.name)} by "
                                                       f"{trivial:.6g}",))
     probes = _Probes(target, rate, steps, discretization, progress)
     smallest = SUBSAMPLED_NOISE_RANGE[0] if rate < 1.0 else 1e-300  # full batches: closed forms at any noise

@@ -57,7 +57,8 @@ class _Once(argparse.Action):
 
 class _Parser(argparse.ArgumentParser):
     def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
+        # no abbreviations: argparse read --n as --noise-multiplier and --t as --tail, silently
+        super().__init__(*args, **{"allow_abbrev": False, **kwargs})
         self.register("action", None, _Once)  # every flag that stores a value
         self.register("action", "store", _Once)
 
@@ -139,7 +140,9 @@ def _rtm_flags(sub) -> None:
                  "report and calibrate use for a DP-SGD run; --release averaged (Gaussian noise without subsampling) "
                  "averages them (one test of the norm of their mean, RTM paper Lemma 8).",
                  ("--mechanism", "--steps", "--sampling-rate", "--json"), mechanism={"required": True},
-                 steps={"default": 1}, sampling_rate={"help": "Poisson sampling rate in (0, 1] (gaussian, --release "
+                 steps={"help": "number of composed steps, >= 1 (default 1, also for a --sampling-rate below 1: the "
+                        "curve of one subsampled step)"},
+                 sampling_rate={"help": "Poisson sampling rate in (0, 1] (gaussian, --release "
                                                       "tensor; default 1)"})
     p.add_argument("--release", choices=("tensor", "averaged"), help="how --steps releases are read (default tensor)")
     p.add_argument("--mu", required=True, type=float, help="effect size Delta/b or Delta/sigma, > 0")
@@ -249,8 +252,11 @@ def _unknown(command: argparse.ArgumentParser, unknown: list[str]) -> str:
     hints = []
     for token in (t for t in unknown if t.startswith("--")):
         name = token[2:].split("=")[0].lower().replace("_", "-")
-        meant = SYNONYMS.get(name) if SYNONYMS.get(name) in flags else next(iter(difflib.get_close_matches("--" + name, flags, 1, 0.7)), None)
-        if meant:
+        near = difflib.get_close_matches(name, [f[2:] for f in flags], 1, 0.8)  # a typo, not another quantity
+        meant = SYNONYMS.get(name) if name in SYNONYMS else "--" + near[0] if near else None
+        if token.split("=")[0] in flags:  # given before the command: python -m fdp --json gdp ...
+            hints.append(f"{token.split('=')[0]} goes after the command")
+        elif meant in flags:
             hints.append(f"{token.split('=')[0]} is written {meant} here")
         elif name in ("max-grad-norm", "clip", "clipping-norm", "l2-norm-clip"):
             hints.append(f"{token.split('=')[0]} is not needed: the guarantee depends on the clipping norm only through "
@@ -312,7 +318,10 @@ def _field(key: str, value) -> str:
         return str(value)
     if key == "seconds":
         return f"{value:.1f}"
-    return f"{value:.6g}" if float(f"{value:.6g}") == value else formatting.bound(value, 6, "lower" if key.endswith("_lower") else "upper")
+    if float(f"{value:.6g}") == value:
+        return f"{value:.6g}"
+    text = formatting.bound(value, 6, "lower" if key.endswith("_lower") else "upper")
+    return text if np.isfinite(float(text)) else repr(value)  # (rounded up past the largest double)
 
 
 def _cell(column: str, value: float) -> str:
@@ -412,6 +421,7 @@ def _rtm(args) -> int:
         raise ValueError("rtm reads additive noise (gaussian or laplace), not randomized response")
     if noise == "laplace":
         _forbid(args, ("dimension", "sampling_rate"), f"to --mechanism {args.mechanism} (one-dimensional, no subsampling)")
+    args.steps = 1 if args.steps is None else args.steps  # (one subsampled step is a curve the RTM paper draws)
     release = args.release or "tensor"
     if release == "averaged":
         _forbid(args, ("sampling_rate",), "to --release averaged (it averages full releases)")

@@ -225,9 +225,11 @@ def noise_section(calibration, noise_multiplier: float) -> str:
                    "does not, by far: it needs more noise (or fewer steps)")
     smallest = (f" (the smallest noise that does lies in ({lower(below, 4)}, {upper(found, 4)}])" if below is not None and below > 0
                 else "")
+    need = (f"DP-SGD needs a noise multiplier of **{upper(found, 4)} or more**{smallest}; certified: at {upper(found, 4)} "
+            f"the bound is {upper(calibration.achieved, 4)}" if found > 0 else
+            f"DP-SGD needs **no noise**: the sampling alone keeps the bound at {upper(calibration.achieved, 4)}")
     return (f"## Noise for a target\n\nTo keep {bound} at most {c['value']:g} at sampling rate {c['sampling_rate']:.6g} over "
-            f"{steps}, DP-SGD needs a noise multiplier of **{upper(found, 4)} or more**{smallest}; certified: at "
-            f"{upper(found, 4)} the bound is {upper(calibration.achieved, 4)}. This run's {noise_multiplier:g} {verdict}.\n"
+            f"{steps}, {need}. This run's {noise_multiplier:g} {verdict}.\n"
             + "".join(f"\n- {w}" for w in calibration.warnings) + ("\n" if calibration.warnings else ""))
 
 
