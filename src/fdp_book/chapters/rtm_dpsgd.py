@@ -22,7 +22,7 @@ from fdp.experiments import estimators
 from fdp.formatting import upper
 from fdp.targets import Epsilon
 
-from .. import page, plotting, runtime
+from .. import page, plotting, results, runtime
 from . import see
 
 READINGS = ("tensor", "sum")
@@ -60,8 +60,9 @@ def see_dp(workloads, dp, statuses: dict) -> str:
         if d["stated"] is None:
             out.append(f"{label}: ε = {_eps(d['rdp'])} (RDP), {_eps(d['pld'])} (tight PLD).")
         elif statuses[label] == "match":
-            out.append(f"{label}'s settings give ε = {_eps(d['rdp'])} with the RDP accountant, within the recorded tolerance "
-                       f"of the stated ({d['stated']:g}, {delta:g}): for exactly ε = {d['stated']:g} the RDP accountant needs "
+            tol = results.load_spec("rtm_dpsgd")[f"app73/{key(label)}/dp_eps_rdp"]["tol"]
+            out.append(f"{label}'s settings give ε = {_eps(d['rdp'])} with the RDP accountant, within the registry's "
+                       f"tolerance ({tol:g}) of the stated ({d['stated']:g}, {delta:g}): for exactly ε = {d['stated']:g} the RDP accountant needs "
                        f"noise {d['noise_rdp']:.3f}, the printed one is {noise:g}.")
         else:
             out.append(f"{label}'s settings give ε = {_eps(d['rdp'])} with RDP: with the printed noise multiplier {noise:g} the "
@@ -163,7 +164,7 @@ def see_figure7(workloads, fig7, kappa: float) -> str:
         lo, hi = fig7[label][0], fig7[label][-1]
         out.append(f"{label} (q = {rate:.2g}, T = {steps}): the gap is {100 * (lo['dp'] - lo['rtm']):.1f} percentage points "
                    f"at ε = {lo['eps']:g} and {100 * (hi['dp'] - hi['rtm']):.1f} at ε = {hi['eps']:g}, where the DP bound "
-                   f"allows {hi['dp']:.2f} and the RTM bound {hi['rtm']:.2f}.")
+                   f"allows {upper(hi['dp'], 2, keep_zeros=True)} and the RTM bound {upper(hi['rtm'], 2, keep_zeros=True)} (rounded up).")
     out.append("The RTM curve here is reading (a), the tensor product of the one-step curves; reading (b), one statistic of "
                "the sum of all releases, is another curve; the calibration table above compares the noise each reading needs, "
                "workload by workload.")
