@@ -54,13 +54,13 @@ def dp_rows(workloads, dp) -> tuple[list, list]:
 def see_dp(workloads, dp, statuses: dict) -> str:
     """The paragraph under the DP table: whether the RDP accountant certifies each stated epsilon (``statuses[label]``,
     the record's status), and which workloads the tight PLD accountant certifies."""
-    out = []
+    out, spec = [], results.load_spec("rtm_dpsgd")  # (the paper's values and tolerances, read once)
     for label, noise, _, _, delta in workloads:
         d = dp[label]
         if d["stated"] is None:
             out.append(f"{label}: ε = {_eps(d['rdp'])} (RDP), {_eps(d['pld'])} (tight PLD).")
         elif statuses[label] == "match":
-            tol = results.load_spec("rtm_dpsgd")[f"app73/{key(label)}/dp_eps_rdp"]["tol"]
+            tol = spec[f"app73/{key(label)}/dp_eps_rdp"]["tol"]
             out.append(f"{label}'s settings give ε = {_eps(d['rdp'])} with the RDP accountant, within the registry's "
                        f"tolerance ({tol:g}) of the stated ({d['stated']:g}, {delta:g}): for exactly ε = {d['stated']:g} the RDP accountant needs "
                        f"noise {d['noise_rdp']:.3f}, the printed one is {noise:g}.")
