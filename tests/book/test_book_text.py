@@ -186,3 +186,35 @@ def test_the_cited_software_is_at_the_locked_versions():
         entry = bib[:bib.index(f"https://pypi.org/project/{package}/")].rsplit("\n@", 1)[1]
         version = re.search(r"version ([\w.]+)\}", entry).group(1)
         assert re.search(rf"^{re.escape(package)}=={re.escape(version)} ", lock, flags=re.M | re.I), (package, version)
+
+
+# --- code cells link to the library reference (book/_ext/codelinks.py) -------------------------------------
+
+codelinks = pytest.importorskip("codelinks")
+
+
+def _cell(code: str) -> str:
+    from pygments import highlight
+    from pygments.formatters import HtmlFormatter
+    from pygments.lexers import get_lexer_by_name
+
+    return ('<div class="cell_input docutils container">\n<div class="highlight-ipython3 notranslate">'
+            + highlight(code, get_lexer_by_name("ipython3"), HtmlFormatter()) + "</div></div>")
+
+
+def test_a_library_name_in_a_code_cell_links_to_its_reference_entry():
+    names = codelinks.imported_names("from fdp import dpsgd, calibrate\nfrom fdp.accounting import pld as P\n"
+                                     "import numpy as np\nfrom fdp_book.chapters import rtm_dpsgd as chapter")
+    assert names["P"] == "fdp.accounting.pld" and names["np"] == "numpy" and names["dpsgd"] == "fdp.dpsgd"
+    documented = {"fdp.accounting.pld.mechanism_pld", "fdp.calibrate.solve", "fdp.accounting.privacy_loss.dpsgd"}
+    body = codelinks.link_chains(_cell("run = dpsgd(1.0, 0.1, 10)\nlat = P.mechanism_pld(run).x\n"
+                                       "s = calibrate.solve(aim)\nnp.exp(1)\nchapter.figure7(run)\n"),
+                                 names, lambda path: f"ref.html#{path}" if path in documented else None)
+    links = re.findall(r'<a class="fdp-api" href="([^"]+)"[^>]*>(.*?)</a>', body)
+    assert [href for href, _ in links] == ["ref.html#fdp.accounting.privacy_loss.dpsgd",  # re-exported: its home
+                                           "ref.html#fdp.accounting.pld.mechanism_pld", "ref.html#fdp.calibrate.solve"]
+    assert re.sub(r"<[^>]+>", "", links[1][1]) == "P.mechanism_pld"  # the whole chain, not ".x" after the call
+    assert "exp" not in "".join(t for _, t in links) and "figure7" not in body.split("fdp-api")[-1].split("</a>")[0]
+    # prose code blocks (not notebook cells) are left alone
+    prose = _cell("calibrate.solve(aim)").replace("highlight-ipython3", "highlight-python")
+    assert codelinks.link_chains(prose, names, lambda path: "x") == prose
