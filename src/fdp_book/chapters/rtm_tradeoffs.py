@@ -23,21 +23,6 @@ F_STYLE = dict(color="k", lw=1.5, label=r"DPTM $f$")
 J_b_STYLE = dict(color="C3", lw=2, label=r"RTM $J$, reading (b)")
 
 
-def violation(upper, lower) -> float:
-    """How far the inequality ``upper >= lower`` fails on the grid (0 if it holds)."""
-    return float(max(0.0, np.max(np.asarray(lower) - np.asarray(upper))))
-
-
-def rtm_min(curve, grid):
-    """min(j, j^{-1}) on the grid: J >= lambda holds iff this is >= lambda (lambda convex)."""
-    return np.minimum(curve(grid), curve.inverse(grid))
-
-
-def gap(curve, grid) -> float:
-    """The largest vertical distance below the off-diagonal 1 - alpha."""
-    return float(np.max(1 - grid - curve(grid)))
-
-
 def draw(ax, curves, title, grid):
     """A trade-off panel: ``curves`` = [(curve, style)] over the off-diagonal 1 - alpha."""
     ax.plot(grid, 1 - grid, color="0.7", lw=1, ls=":", label=r"$1-\alpha$")
