@@ -12,8 +12,7 @@ import math
 
 import numpy as np
 
-from fdp import dpsgd, presentation
-from fdp.accounting import accountants
+from fdp import presentation
 from fdp.formatting import lower, upper
 
 from . import risk_report
@@ -69,7 +68,8 @@ def epsilon_rows(report, microbatched: float | None) -> tuple[list, list]:
     """(header, rows): epsilon at the report's delta from each accountant, and the tool that prints it.
 
     ``microbatched`` is the RDP epsilon at half the noise multiplier: TF Privacy's
-    ``compute_dp_sgd_privacy_statement`` assumes microbatching by default, which doubles the sensitivity."""
+    ``compute_dp_sgd_privacy_statement`` assumes microbatching by default, which doubles the sensitivity (no row
+    where it is None or infinite)."""
     def up(v):
         return "∞" if v is None else upper(v, 4)
 
@@ -81,17 +81,10 @@ def epsilon_rows(report, microbatched: float | None) -> tuple[list, list]:
              "TF Privacy's `compute_dp_sgd_privacy_statement` with `used_microbatching=False` (its Poisson-sampling line)"],
             ["RDP, Opacus's orders", up(report.epsilon_rdp_opacus), "-",
              "Opacus with `accountant=\"rdp\"` (orders 1.1 to 63)"]]
-    if microbatched is not None:
+    if microbatched is not None and microbatched < float("inf"):
         rows.append(["RDP at half the noise multiplier", up(microbatched), "-",
                      "TF Privacy's statement with its default `used_microbatching=True` (its Poisson-sampling line)"])
     return ["accountant", "ε at most", "exact ε at least", "what prints it"], rows
-
-
-def tf_privacy_half_noise(report) -> float | None:
-    """The RDP epsilon of the report's run at half its noise multiplier (None where infinite)."""
-    m = report.mechanism
-    eps = accountants.epsilon(dpsgd(m.noise_multiplier / 2, m.sampling_rate, m.steps), report.delta, accountant="rdp")
-    return eps if eps < float("inf") else None
 
 
 def see_epsilon(report, dataset_size: int, batch_size: int | None = None, epochs: float | None = None) -> str:
