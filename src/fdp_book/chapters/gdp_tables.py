@@ -91,12 +91,8 @@ def table2_rows(runs, alt_runs, printed):
 
 
 def curves_figure(rows, alpha_grid):
-    """Figures 7 and 8: each run's curve against its mu*-GDP curve, and their difference against twice the regret.
-
-    Returns the figure and, per (noise, steps), the largest difference over twice the regret (over the breakpoints,
-    exact for the piecewise-linear curve)."""
+    """Figures 7 and 8: each run's curve against its mu*-GDP curve, and their difference against twice the regret."""
     fig, axes = plotting.column_figure(1, 2, row_height=3.3)
-    ratios = {}
     for i, r in enumerate(rows):
         f_mu = tradeoff.gaussian(r["mu"])
         axes[0].plot(alpha_grid, r["curve"](alpha_grid), color=f"C{i}", lw=1.5)
@@ -105,12 +101,11 @@ def curves_figure(rows, alpha_grid):
         axes[1].semilogx(alpha_grid[inside], (r["curve"](alpha_grid) - f_mu(alpha_grid))[inside], color=f"C{i}",
                          label=f"σ {r['noise']:g}, T {r['steps']}")
         axes[1].axhline(2 * r["regret"], color=f"C{i}", ls="--", lw=0.8)
-        ratios[(r["noise"], r["steps"])] = float(np.max(r["curve"].betas - f_mu(r["curve"].alphas))) / (2 * r["regret"])
     axes[0].plot([0, 1], [1, 0], color="0.7", lw=0.8)
     axes[0].set(xlabel=r"FPR $\alpha$", ylabel=r"FNR $\beta$", title=r"accountant (solid), $\mu^*$-GDP (dotted)")
     axes[1].set(xlabel=r"FPR $\alpha$", ylabel=r"$f(\alpha) - f_{\mu^*}(\alpha)$", title=r"difference; dashed: $2\Delta$")
     plotting.legend(axes[0], *axes[1].get_legend_handles_labels(), fontsize=8, loc="upper right")  # the empty corner
-    return fig, ratios
+    return fig
 
 
 #: The runs the paper's Figure 7 plots, by De et al.'s epsilon (App. F: "four DP-SGD mechanisms (ε=1,2,4,8)"; Figure 8
