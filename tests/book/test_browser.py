@@ -160,7 +160,15 @@ async () => {
   const alphaLabels = Array.from(document.querySelectorAll('.citation .label, dl.citation > dt, .footnote-list .label'))
     .map(e => e.textContent.trim())
     .filter(t => /^\[?[A-Z][A-Za-z+]*\d{2}\]?$/.test(t));
-  return {problems, images, untypeset, typeset, math: math.length, texErrors, text: texts.join('\n'),
+  // Issue 52: the computation on the page. Visible code cells (not folded), the height of their code against the
+  // column's, and the cells with no name linked to the library reference.
+  const cells = Array.from(article.querySelectorAll('div.cell'))
+    .filter(c => !c.classList.contains('tag_hide-input') && c.querySelector('.cell_input'));
+  const codeHeight = cells.reduce((s, c) => s + c.querySelector('.cell_input').getBoundingClientRect().height, 0);
+  const unlinked = cells.filter(c => !c.querySelector('.cell_input a.fdp-api'))
+    .map(c => c.querySelector('.cell_input').textContent.trim().split('\n')[0].slice(0, 70));
+  const code = {cells: cells.length, share: codeHeight / article.getBoundingClientRect().height, unlinked};
+  return {problems, images, untypeset, typeset, math: math.length, texErrors, text: texts.join('\n'), code,
           overflow, scales, rawTables, verdictTop, badAlt, collisions, alphaLabels,
           height: document.documentElement.scrollHeight,
           firstFigure: (() => { const f = article.querySelector('figure, img');
@@ -261,6 +269,22 @@ def is_chapter(rel: str) -> bool:
     return rel.startswith("book/executed/") and not rel.endswith("/report.html")
 
 
+#: Issue 52: a chapter shows at least this many computation cells, their code at most this share of the column's
+#: height (the page still reads as a paper), and each links a library name to its reference entry.
+VISIBLE_CELLS_MIN, CODE_SHARE_MAX = 3, 0.20
+
+
+def code_problems(code: dict) -> list[str]:
+    """What a chapter's visible code cells lack (``code`` as INSPECT_JS measures it)."""
+    out = []
+    if code["cells"] < VISIBLE_CELLS_MIN:
+        out.append(f"{code['cells']} visible code cells, fewer than {VISIBLE_CELLS_MIN}: show the calls that compute")
+    if code["share"] > CODE_SHARE_MAX:
+        out.append(f"visible code is {100 * code['share']:.0f} % of the page's height, above {100 * CODE_SHARE_MAX:.0f} %")
+    out.extend(f"a visible cell links no name to the library reference: {first!r}" for first in code["unlinked"])
+    return out
+
+
 def check_page(context, base: str, rel: str) -> list[str]:
     """Open one page and return its problems (empty if it renders cleanly)."""
     problems: list[str] = []
@@ -324,6 +348,8 @@ def check_page(context, base: str, rel: str) -> list[str]:
         if is_chapter(rel) and (report["firstFigure"] is None or report["firstFigure"] > FIRST_FIGURE_MAX):
             problems.append(f"first figure at {report['firstFigure']} px, beyond {FIRST_FIGURE_MAX} px (move the "
                             "chapter's headline figure up)")
+        if is_chapter(rel):
+            problems.extend(code_problems(report["code"]))
         if rel.endswith("executed/report.html") and report["height"] > REPORT_HEIGHT_MAX:
             problems.append(f"the reproduction report is {report['height']} px high, beyond {REPORT_HEIGHT_MAX} px")
         problems.extend(f"overflow: {o}" for o in report["overflow"])
@@ -458,3 +484,9 @@ def test_the_library_reference_documents_every_public_name():
     missing = [f"{module.__name__}.{name}" for module, name in exported
                if not entries[id(getattr(module, name)), name] & anchors]
     assert len(anchors) > 300 and not missing, f"{len(missing)} public names without an entry: {missing[:20]}"
+
+
+def test_code_problems_names_what_a_chapters_visible_code_lacks():
+    assert code_problems({"cells": 4, "share": 0.12, "unlinked": []}) == []
+    found = code_problems({"cells": 2, "share": 0.31, "unlinked": ["x = 1"]})
+    assert len(found) == 3 and "fewer than 3" in found[0] and "31 %" in found[1] and "'x = 1'" in found[2]
