@@ -356,7 +356,8 @@ def figure1_texts(lap: dict, sgd: dict, tpr: tuple, alpha_grid, printed_zcdp, rh
         f1_lap_zcdp=_pct(lap["regret"]["zcdp"]), f1_lap_rdp=_pct(lap["regret"]["rdp"]),
         f1_lap_zcdp24=_pct(lap["eq24"]["zcdp"]), f1_lap_rdp24=_pct(lap["eq24"]["rdp"]),
         f1_int_rdp=_pct(sgd["int_rdp"]), f1_int_rdp24=_pct(sgd["eq24_int_rdp"]), f1_sgd_zcdp=_pct(sgd["regret"]["zcdp"]),
-        f1_zcdp_gap=f"{abs(100 * (sgd['regret']['zcdp'] - printed_zcdp)):.2f}" if printed_zcdp else "",
+        f1_sgd_zcdp24=_pct(sgd["eq24"]["zcdp"]), f1_sgd_rdp24=_pct(sgd["eq24"]["rdp"]),
+        f1_zcdp_gap=f"{abs(100 * (sgd['eq24']['zcdp'] - printed_zcdp)):.2f}" if printed_zcdp else "",
         f1_rho=f"{sgd['rho']:.2f}", f1_rho_grid=f"{rho_grid:.2f}", f1_order_max=f"{order_max:g}")
 
 
