@@ -64,7 +64,7 @@ endif
 CHROMIUM ?= $(firstword $(wildcard /usr/bin/chromium /usr/bin/chromium-browser /usr/bin/google-chrome /usr/bin/google-chrome-stable))
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: all book pdf notebooks venv lock test run verify bench check-book chromium mathjax clean distclean help
+.PHONY: all book pdf notebooks venv lock test run verify bench check-book chromium poppler mathjax clean distclean help
 
 all: book
 
@@ -182,21 +182,22 @@ book: chromium | $(STAMP)
 	@echo "book: $(HTML)/index.html and $(PDF)"
 
 # The whole book as one PDF: the single-page HTML build (from the same doctrees, seconds) printed by
-# Chromium once MathJax has typeset it.  Sphinx writes that page as book/intro.html with links relative
+# Chromium once MathJax has typeset it (src/fdp_book/pdf.py: twice, so that the table of contents gives the page
+# each chapter starts on; every page numbered in its footer).  Sphinx writes that page as book/intro.html with links relative
 # to the root, so it is printed from a copy at the root, with every dropdown open (paper has no clicks;
 # the print style hides the rerun boxes and code toggles).  The page must carry typeset formulas (no raw
 # TeX in the PDF); the PDF is written to a temporary name and moved into place only when complete.
 SINGLE := _build/singlehtml
 PDF := $(HTML)/fdp-book.pdf
 BROWSER = $(or $(CHROMIUM),/usr/bin/chromium) --headless=new --no-sandbox --disable-gpu --virtual-time-budget=120000
-pdf: chromium | $(STAMP)
+pdf: chromium poppler | $(STAMP)
 	$(VENV)/bin/jupyter-book build . --builder singlehtml -W -n --keep-going
 	sed 's/<details class="sd-sphinx-override sd-dropdown/<details open class="sd-sphinx-override sd-dropdown/g' \
 		$(SINGLE)/book/intro.html > $(SINGLE)/whole-book.html
 	@n=$$($(BROWSER) --dump-dom "file://$(CURDIR)/$(SINGLE)/whole-book.html" 2>/dev/null | grep -c "<mjx-container"); \
 	if [ "$$n" -lt 100 ]; then echo "error: MathJax typeset $$n formulas in the single-page book" >&2; exit 1; fi
 	@rm -f $(PDF) $(PDF).tmp
-	$(BROWSER) --no-pdf-header-footer --generate-pdf-document-outline --print-to-pdf="$(CURDIR)/$(PDF).tmp" "file://$(CURDIR)/$(SINGLE)/whole-book.html" 2>/dev/null
+	CHROMIUM="$(or $(CHROMIUM),/usr/bin/chromium)" $(PY) -m fdp_book.pdf $(SINGLE)/whole-book.html $(PDF).tmp
 	@test -s $(PDF).tmp || { echo "error: Chromium wrote no PDF" >&2; exit 1; }
 	@mv -f $(PDF).tmp $(PDF)
 	@echo "pdf: $(PDF) ($$(du -h $(PDF) | cut -f1))"
@@ -305,6 +306,11 @@ chromium:
 		echo "installing Debian's chromium"; \
 		$(SUDO) apt-get update -q && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q chromium; \
 	fi
+
+# pdftotext finds the page each chapter lands on, for the PDF's table of contents (src/fdp_book/pdf.py)
+poppler:
+	@command -v pdftotext >/dev/null || { echo "installing Debian's poppler-utils"; \
+		$(SUDO) apt-get update -q && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q poppler-utils; }
 
 check-book: chromium $(STAMP)
 	CHROMIUM="$(or $(CHROMIUM),/usr/bin/chromium)" $(PY) -m pytest -q -m browser tests/book/test_browser.py

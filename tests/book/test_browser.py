@@ -22,6 +22,7 @@ import http.server
 import os
 import re
 import shutil
+import subprocess
 import threading
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -460,7 +461,15 @@ def test_the_whole_book_pdf_is_complete_and_linked_from_the_introduction():
     assert data.startswith(b"%PDF-") and data.rstrip().endswith(b"%%EOF")
     pages = len(re.findall(rb"/Type\s*/Page[^s]", data))
     assert pages >= 100, f"the PDF has {pages} pages; the book prints to about 170"
-    assert b"/Outlines" in data, "the PDF has no outline (bookmarks): --generate-pdf-document-outline"
+    assert b"/Outlines" in data, "the PDF has no outline (bookmarks): src/fdp_book/pdf.py prints with outline=True"
+    # issue 52: numbered pages, and a table of contents that gives each chapter's first page (src/fdp_book/pdf.py)
+    if shutil.which("pdftotext"):
+        text = subprocess.run(["pdftotext", "-raw", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
+        by_page = text.split("\f")
+        assert f"1 / {len(by_page) - 1}" in by_page[0] and f"{pages} / {pages}" in by_page[pages - 1]
+        toc = by_page[0] + by_page[1]
+        errata = next(i for i, t in enumerate(by_page, 1) if "Errata and ambiguities" in t and i > 2)
+        assert re.search(rf"Errata and ambiguities\s*{errata}\b", toc), "the contents give the errata's page"
     intro = (HTML / "book" / "intro.html").read_text(encoding="utf-8")
     assert 'href="../fdp-book.pdf"' in intro
 
