@@ -1,12 +1,12 @@
 """The whole book as one PDF: numbered pages and a table of contents that gives each chapter's page.
 
 ``python -m fdp_book.pdf whole-book.html out.pdf`` prints the single-page build with Chromium (through Playwright,
-``CHROMIUM`` names the browser) once MathJax has typeset it, with the page number in every footer and the PDF's
-outline (bookmarks) from the headings.  The theme prints a table of contents (``#jb-print-toc``) without page
-numbers, and Chromium cannot say on which page a heading lands, so the book is printed twice: first with
-placeholders of the same width after each entry, then, once ``pdftotext`` (Debian's poppler-utils) has found each
-chapter's marker in the first print, with the numbers filled in.  The placeholders keep the layout, so both prints
-paginate alike; the second is checked against the first.
+``CHROMIUM`` names the browser) once MathJax has typeset it, with the page number in every footer, the PDF's outline
+(bookmarks) from the headings, and every chapter on a new page.  The theme prints a table of contents
+(``#jb-print-toc``) without page numbers, and Chromium cannot say on which page a heading lands, so the book is
+printed twice: first with placeholders of the same width after each entry, then, once ``pdfinfo -dests`` (Debian's
+poppler-utils) has read the page of each chapter's first section from the PDF's named destinations, with the numbers
+filled in.  The placeholders keep the layout, so both prints paginate alike; the second is checked against the first.
 """
 
 from __future__ import annotations
@@ -17,21 +17,19 @@ import subprocess
 import sys
 from pathlib import Path
 
-#: A chapter's marker: invisible (white, 1 px, out of the flow), but ``pdftotext`` reads it on the chapter's page.
-MARK = "fdpchapter{:03d}"
-_MARK_SPAN = '<span class="pdf-mark" aria-hidden="true">{}</span>'
 _PLACEHOLDER = "000"
 #: An entry of the theme's printed table of contents (``#jb-print-toc``), which links each page of the book.
 _ENTRY = re.compile(r'(<a class="reference internal nav-link" href="#document-([^"]+)">.*?</a>)')
+#: A named destination as ``pdfinfo -dests`` lists it: page, the XYZ target's top, name.
+_DEST = re.compile(r'^\s*(\d+)\s+\[\s*XYZ\s+\S+\s+(\S+).*\]\s+"(.*)"\s*$', re.M)
 
 _STYLE = """<style>
 @media print {
-  .pdf-mark { position: absolute; font-size: 1px; color: #fff; }
+  span[id^="document-"] + section { break-before: page; }
   #jb-print-toc li { margin: 0.1em 0; }
   #jb-print-toc .pdf-entry { display: flex; align-items: baseline; gap: 0.4em; }
   #jb-print-toc .pdf-entry > a { flex: 1; }
   #jb-print-toc .pdf-page { font-variant-numeric: tabular-nums; min-width: 2.2em; text-align: right; }
-  #jb-print-docs-body { break-after: page; }
 }
 </style>"""
 _FOOTER = ('<div style="font-size: 8px; width: 100%; text-align: center; color: #555;">'
@@ -46,50 +44,50 @@ def _toc(page: str) -> tuple[int, int]:
 
 
 def chapters(page: str) -> list[str]:
-    """The pages of the book in the order of its printed table of contents (their document names)."""
+    """The id of each chapter's first section, in the order of the printed table of contents."""
     start, end = _toc(page)
-    return [doc for _, doc in _ENTRY.findall(page[start:end])]
+    ids = []
+    for _, doc in _ENTRY.findall(page[start:end]):
+        found = re.findall(rf'<span id="document-{re.escape(doc)}"></span>\s*<section[^>]*\bid="([^"]+)"', page[end:])
+        if len(found) != 1:
+            raise ValueError(f"the single-page book has {len(found)} starts of {doc}, not one")
+        ids.append(found[0])
+    return ids
 
 
 def with_contents(page: str, pages: list[str] | None = None) -> str:
-    """``page`` with a marker where each chapter begins and a page number after each entry of its printed table of
-    contents: ``pages`` in order, or placeholders of the same width where None."""
-    docs = chapters(page)
-    if not docs:
+    """``page`` with a page number after each entry of its printed table of contents (``pages`` in order, or
+    placeholders of the same width where None) and the print style that starts each chapter on a new page."""
+    count = len(chapters(page))
+    if not count:
         raise ValueError("the printed table of contents of the single-page book lists no page")
-    numbers = iter(pages or [_PLACEHOLDER] * len(docs))
+    numbers = iter(pages or [_PLACEHOLDER] * count)
     start, end = _toc(page)
     toc = _ENTRY.sub(lambda m: f'<span class="pdf-entry">{m.group(1)}<span class="pdf-page">{next(numbers)}</span></span>',
                      page[start:end])
-    body = page[end:]
-    for i, doc in enumerate(docs):
-        anchor = f'<span id="document-{doc}"></span>'
-        if body.count(anchor) != 1:
-            raise ValueError(f"the single-page book has {body.count(anchor)} starts of {doc}, not one")
-        body = body.replace(anchor, anchor + _MARK_SPAN.format(MARK.format(i)))
-    return (page[:start] + toc + body).replace("</head>", _STYLE + "</head>", 1)
+    return (page[:start] + toc + page[end:]).replace("</head>", _STYLE + "</head>", 1)
 
 
-def chapter_pages(text_by_page: list[str], count: int) -> list[str]:
-    """The page (1-based) on which each of ``count`` chapter markers stands in the printed text."""
-    numbers = []
-    for i in range(count):
-        hits = [n for n, text in enumerate(text_by_page, 1) if MARK.format(i) in text]
-        if len(hits) != 1:
-            raise ValueError(f"chapter {i + 1}'s marker is on {len(hits)} pages of the printed book, not on one")
-        numbers.append(str(hits[0]))
-    return numbers
+def chapter_pages(destinations: str, ids: list[str]) -> list[str]:
+    """The page on which each section of ``ids`` starts, from ``pdfinfo -dests``' listing of the printed book."""
+    where = {name: (int(page), float(top)) for page, top, name in _DEST.findall(destinations)}
+    missing = [i for i in ids if i not in where]
+    if missing:
+        raise ValueError(f"the printed book has no destination for the chapters {missing}")
+    off = [i for i in ids if where[i][1] < 0.0]  # a target below its page's foot: the heading is on the next one
+    if off:
+        raise ValueError(f"the chapters {off} start below the foot of a page: their page is not known")
+    return [str(where[i][0]) for i in ids]
 
 
-def _page_texts(pdf: Path) -> list[str]:
-    out = subprocess.run(["pdftotext", "-raw", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
-    return out.split("\f")
+def _destinations(pdf: Path) -> str:
+    return subprocess.run(["pdfinfo", "-dests", str(pdf)], capture_output=True, text=True, check=True).stdout
 
 
 def _print(browser, source: Path, out: Path) -> None:
     page = browser.new_page()
     try:
-        page.goto(source.resolve().as_uri(), wait_until="load")
+        page.goto(source.resolve().as_uri(), wait_until="load", timeout=120_000)
         page.wait_for_function("!window.MathJax || (window.MathJax.startup && window.MathJax.startup.promise)",
                                timeout=60_000)
         page.evaluate("async () => { if (window.MathJax) await window.MathJax.startup.promise; }")
@@ -105,24 +103,26 @@ def print_book(source: Path, out: Path) -> list[str]:
     from playwright.sync_api import sync_playwright
 
     original = source.read_text()
+    ids = chapters(original)
     staged = source.with_name("whole-book-print.html")
     first = out.with_name(out.name + ".first")
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=os.environ.get("CHROMIUM", "/usr/bin/chromium"),
-                                    args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
-        try:
-            staged.write_text(with_contents(original))
-            _print(browser, staged, first)
-            numbers = chapter_pages(_page_texts(first), len(chapters(original)))
-            staged.write_text(with_contents(original, numbers))
-            _print(browser, staged, out)
-        finally:
-            browser.close()
-            staged.unlink(missing_ok=True)
-    if chapter_pages(_page_texts(out), len(numbers)) != numbers:  # the filled-in numbers moved a chapter
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=os.environ.get("CHROMIUM", "/usr/bin/chromium"),
+                                        args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+            try:
+                staged.write_text(with_contents(original))
+                _print(browser, staged, first)
+                numbers = chapter_pages(_destinations(first), ids)
+                staged.write_text(with_contents(original, numbers))
+                _print(browser, staged, out)
+            finally:
+                browser.close()
+        if chapter_pages(_destinations(out), ids) != numbers:  # the filled-in numbers moved a chapter
+            raise RuntimeError("the second print paginates differently from the first: the contents would be wrong")
+    finally:
+        staged.unlink(missing_ok=True)
         first.unlink(missing_ok=True)
-        raise RuntimeError("the second print paginates differently from the first: the contents would be wrong")
-    first.unlink(missing_ok=True)
     return numbers
 
 

@@ -76,6 +76,18 @@ def test_scan_finds_a_typed_measurement():
     assert typed_numbers("printed 4.83 % and 0.21; Sec. 4.3; {result}`nb:x|.3f`; `--rate 0.0128`", paper) == []
 
 
+@pytest.mark.parametrize("page", [*PAGES, *ROOT.glob("book/reference/*.md"), *ROOT.glob("notebooks/*.ipynb")],
+                         ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_control_character(page):
+    """A control character in a page's source (``\\v`` of ``\\varepsilon`` read as an escape by a script that wrote
+    it) breaks the formula it sits in without any warning of the build."""
+    text = page.read_text()
+    if page.suffix == ".ipynb":  # the JSON escapes them: read the cells
+        text = "".join("".join(c["source"]) for c in json.loads(text)["cells"])
+    bad = sorted({f"U+{ord(c):04X}" for c in text if ord(c) < 32 and c not in "\n\t"})
+    assert not bad, f"{page.name}: {bad}"
+
+
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_no_typed_measurement(page):
     """Every measured number on a page that is not a notebook comes from the run ({result} role)."""
@@ -203,18 +215,26 @@ def _cell(code: str) -> str:
 
 
 def test_a_library_name_in_a_code_cell_links_to_its_reference_entry():
-    names = codelinks.imported_names("from fdp import dpsgd, calibrate\nfrom fdp.accounting import pld as P\n"
-                                     "import numpy as np\nfrom fdp_book.chapters import rtm_dpsgd as chapter")
+    names = codelinks.imported_names(["from fdp import dpsgd, calibrate\nfrom fdp.accounting import pld as P",
+                                      "%matplotlib inline", "import numpy as np\nfrom fdp.accounting import rdp\n"
+                                      "from fdp_book.chapters import rtm_dpsgd as chapter"])
     assert names["P"] == "fdp.accounting.pld" and names["np"] == "numpy" and names["dpsgd"] == "fdp.dpsgd"
-    documented = {"fdp.accounting.pld.mechanism_pld", "fdp.calibrate.solve", "fdp.accounting.privacy_loss.dpsgd"}
-    body = codelinks.link_chains(_cell("run = dpsgd(1.0, 0.1, 10)\nlat = P.mechanism_pld(run).x\n"
-                                       "s = calibrate.solve(aim)\nnp.exp(1)\nchapter.figure7(run)\n"),
-                                 names, lambda path: f"ref.html#{path}" if path in documented else None)
+    assert names["rdp"] == "fdp.accounting.rdp"  # a cell that is not Python (a magic) does not lose the others
+    documented = {"fdp.accounting.pld.mechanism_pld", "fdp.calibrate.solve", "fdp.accounting.privacy_loss.dpsgd",
+                  "fdp.accounting.rdp.renyi_dp"}
+    code = ("def play(eps):\n    return eps\n\n\nrun = dpsgd(1.0, 0.1, 10)\nlat = P.mechanism_pld(run).x\n"
+            "s = calibrate.solve(aim)\nnp.exp(1)\nchapter.figure7(run)\nr = f(rdp=rdp.renyi_dp(run, [2]))\n"
+            "g = brackets[0].solve\nplay(1.0)\ncalibrate.gone(1)\n")
+    body, undocumented = codelinks.link_chains(_cell(code), names, lambda path: f"ref.html#{path}" if path in documented
+                                               else None, frozenset({"play"}))
     links = re.findall(r'<a class="fdp-api" href="([^"]+)"[^>]*>(.*?)</a>', body)
     assert [href for href, _ in links] == ["ref.html#fdp.accounting.privacy_loss.dpsgd",  # re-exported: its home
-                                           "ref.html#fdp.accounting.pld.mechanism_pld", "ref.html#fdp.calibrate.solve"]
+                                           "ref.html#fdp.accounting.pld.mechanism_pld", "ref.html#fdp.calibrate.solve",
+                                           "ref.html#fdp.accounting.rdp.renyi_dp"]  # not the keyword rdp=
     assert re.sub(r"<[^>]+>", "", links[1][1]) == "P.mechanism_pld"  # the whole chain, not ".x" after the call
-    assert "exp" not in "".join(t for _, t in links) and "figure7" not in body.split("fdp-api")[-1].split("</a>")[0]
+    assert "exp" not in "".join(t for _, t in links) and "figure7" not in "".join(t for _, t in links)
+    assert '<span id="code-play">' in body and body.count('href="#code-play"') == 1  # the call links the definition
+    assert undocumented == ["fdp.calibrate.gone"]  # a library name the reference lacks: the build warns
     # prose code blocks (not notebook cells) are left alone
     prose = _cell("calibrate.solve(aim)").replace("highlight-ipython3", "highlight-python")
-    assert codelinks.link_chains(prose, names, lambda path: "x") == prose
+    assert codelinks.link_chains(prose, names, lambda path: "x") == (prose, [])

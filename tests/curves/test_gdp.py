@@ -712,3 +712,25 @@ def test_the_alpha_floor_is_the_tail_or_just_below_the_fixed_point_of_a_curve_fa
     assert mu > 2 * norm.isf(1e-10) and 0.0 <= regret < 1e-11
     with pytest.raises(ValueError, match="too far from private"):
         gdp.alpha_floor(tradeoff.piecewise_linear([0.0, 1.0], [0.0, 0.0]))
+
+
+def test_vertical_distance_is_the_largest_difference_over_every_alpha_not_only_the_breakpoints():
+    """App. F's vertical difference: on a segment f - f_mu is concave, so its maximum can lie inside the segment;
+    the closed form finds it (checked on a dense grid), and it is never below the breakpoints' maximum."""
+    from fdp import dpsgd
+    from fdp.accounting import pld
+    from fdp.curves import conversions, tradeoff
+
+    grid = np.linspace(0.0, 1.0, 2_000_001)
+    curves = [conversions.randomized_response(1.0), conversions.randomized_response(3.0),
+              pld.tradeoff_curve(pld.mechanism_pld(dpsgd(2.0, 0.05, 50), discretization=1e-3), "symmetrised")]
+    for f in curves:
+        mu = gdp.mu_star(f, tail=1e-6)  # the accountant's curve has truncated tails
+        exact = gdp.vertical_distance(f, mu)
+        dense = float(np.max(f(grid) - tradeoff.gaussian(mu)(grid)))
+        at_breakpoints = float(np.max(f.betas - tradeoff.gaussian(mu)(f.alphas)))
+        assert dense - 1e-12 <= exact <= dense + 1e-6 and exact >= at_breakpoints
+    rr = conversions.randomized_response(1.0)
+    assert gdp.vertical_distance(rr, 0.0) == pytest.approx(0.0, abs=1e-15)  # f <= 1 - alpha = f_0, touching at the ends
+    with pytest.raises(ValueError, match="mu"):
+        gdp.vertical_distance(rr, -1.0)

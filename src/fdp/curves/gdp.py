@@ -89,6 +89,7 @@ __all__ = [
     "mu_star",
     "mu_star_below",
     "gdp_regret",
+    "vertical_distance",
     "mu_and_regret",
     "delta_divergence",
     "mu_pure_dp",
@@ -669,6 +670,49 @@ def gdp_regret(curve: PiecewiseLinear, mu: float, *, metric: bool = False) -> fl
         # breakpoint, where it is minus the signed shift onto f_mu.
         out = max(out, float(np.max(-_gaussian_point_at(a, b, mu), initial=0.0)))
     return out
+
+
+def vertical_distance(curve: PiecewiseLinear, mu: float) -> float:
+    """The largest vertical distance ``max_alpha f(alpha) - f_mu(alpha)`` from a piecewise-linear curve to ``f_mu``.
+
+    The GDP paper's App. F compares it with twice the regret.  On each segment of ``f`` the difference is linear minus
+    convex, hence concave: its maximum is at a breakpoint or where ``f_mu`` has the segment's slope, in closed form
+    (``f_mu'(x) = k`` at ``Phi^{-1}(1 - x) = log(-k)/mu + mu/2``, as in :func:`gdp_regret`).  The breakpoints alone
+    give only a lower bound.
+
+    Parameters
+    ----------
+    curve : PiecewiseLinear
+        The trade-off curve ``f``, used as given (one direction).
+    mu : float
+        GDP parameter (>= 0) of ``f_mu``; usually :func:`mu_star` of ``curve``.
+
+    Returns
+    -------
+    float
+        The largest ``f(alpha) - f_mu(alpha)`` over ``alpha`` in [0, 1]; negative when ``f`` lies below ``f_mu``.
+
+    Examples
+    --------
+    >>> from fdp.curves import conversions
+    >>> rr = conversions.randomized_response(1.0)
+    >>> round(vertical_distance(rr, mu_star(rr)), 6)
+    0.213974
+    """
+    curve = check_piecewise("curve", curve)
+    mu = check_nonnegative("mu", mu)
+    a, b = curve.alphas, curve.betas
+    best = float(np.max(b - ndtr(ndtri(1.0 - a) - mu)))
+    if mu == 0.0:
+        return best
+    with np.errstate(divide="ignore", over="ignore"):
+        k = np.diff(b) / np.diff(a)
+    tangent = (k < 0.0) & np.isfinite(k)
+    z = np.log(-np.where(tangent, k, -1.0)) / mu + mu / 2.0
+    x = ndtr(-z)  # where f_mu has slope k; there f_mu(x) = Phi(z - mu)
+    inside = tangent & (x > a[:-1]) & (x < a[1:])
+    inner = b[:-1] + k * (x - a[:-1]) - ndtr(z - mu)
+    return max(best, float(np.max(inner[inside], initial=-np.inf)))
 
 
 def mu_and_regret(curve: PiecewiseLinear, *, symmetrise: bool = True, tail: float = 0.0) -> MuRegret:

@@ -169,15 +169,21 @@ def _mia_panel(ax, sgd, alpha_grid, fpr):
 
 
 def _regret_panel(ax, lap, sgd, printed):
-    """Panel c as bars on a log scale (the regrets span 0.1 % to tens of percent), the printed regrets as open circles."""
+    """Panel c as bars on a log scale (the regrets span 0.1 % to tens of percent), the printed regrets as open circles,
+    and, for the summaries that are privacy profiles (zCDP, RDP), eq. 24 on the converted profile (the paper's
+    quantity, which the registry compares) as a black bar across the column."""
     width, keys = 0.38, list(NAMES)
     for i, (mech, m) in enumerate((("laplace", lap), ("dpsgd", sgd))):
         ks = [k for k in keys if k in m["regret"]]
         xs = np.array([keys.index(k) for k in ks]) + (i - 0.5) * width
         ax.bar(xs, [100 * m["regret"][k] for k in ks], width, color=f"C{7 + i}", label=["Laplace", "DP-SGD"][i])
+        eq24 = [(x, 100 * m["eq24"][k]) for x, k in zip(xs, ks) if k in m.get("eq24", {})]
+        if eq24:
+            ax.plot(*zip(*eq24), ls="none", marker="_", markersize=13, mew=2, color="k")
         pts = [(x, 100 * printed(mech, k)) for x, k in zip(xs, ks) if printed(mech, k) is not None]
         if pts:
             ax.plot(*zip(*pts), color="k", **plotting.PAPER_STYLE)
+    ax.plot([], [], ls="none", marker="_", markersize=13, mew=2, color="k", label="eq. 24 (zCDP, RDP)")
     ax.plot([], [], color="k", **plotting.PAPER_STYLE, label="paper (Fig. 1c)")
     bottom = min(min(v for m in (lap, sgd) for v in (100 * x for x in m["regret"].values()) if v > 0) / 3, 0.01)
     ax.set_yscale("log")
