@@ -25,7 +25,9 @@ _DEST = re.compile(r'^\s*(\d+)\s+\[\s*XYZ\s+\S+\s+(\S+).*\]\s+"(.*)"\s*$', re.M)
 
 _STYLE = """<style>
 @media print {
-  span[id^="document-"] + section { break-before: page; }
+  /* each page of the book on a new sheet: the break goes on the empty anchor before its section (a break on the
+     section itself left a blank sheet when that anchor's line fell onto a new page of its own) */
+  span[id^="document-"] { display: block; break-before: page; }
   #jb-print-toc li { margin: 0.1em 0; }
   #jb-print-toc .pdf-entry { display: flex; align-items: baseline; gap: 0.4em; }
   #jb-print-toc .pdf-entry > a { flex: 1; }

@@ -24,7 +24,7 @@ def test_each_entry_gets_a_page_number_and_the_chapters_start_pages():
     assert pdf.chapters(PAGE) == ["sec-a", "sec-b"]
     first = pdf.with_contents(PAGE)
     assert first.count('<span class="pdf-page">000</span>') == 2
-    assert 'span[id^="document-"] + section { break-before: page; }' in first.split("</head>")[0]
+    assert 'span[id^="document-"] { display: block; break-before: page; }' in first.split("</head>")[0]
     second = pdf.with_contents(PAGE, ["3", "17"])
     assert '1. A</a><span class="pdf-page">3</span>' in second and '2. B</a><span class="pdf-page">17</span>' in second
     # the placeholders and the numbers leave everything else alike, so both prints paginate alike
