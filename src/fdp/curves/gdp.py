@@ -593,18 +593,24 @@ def _gaussian_point_at(a: np.ndarray, b: np.ndarray, mu: float) -> np.ndarray:
     return np.where(u <= 0.0, 0.0, t)  # the points (0, 1) and (1, 0) lie on every curve
 
 
+def _tangent_points(a: np.ndarray, b: np.ndarray, mu: float) -> tuple[np.ndarray, ...]:
+    """Per segment of the curve through the breakpoints (a, b), mu > 0: its slope ``k``, whether ``f_mu`` has that
+    slope somewhere (``tangent``: not for flat (beta = 0) or overflowing slopes), and that point ``(x, f_mu(x))``."""
+    with np.errstate(divide="ignore", over="ignore"):
+        k = (b[1:] - b[:-1]) / (a[1:] - a[:-1])
+    tangent = (k < 0.0) & np.isfinite(k)
+    z = np.log(-np.where(tangent, k, -1.0)) / mu + mu / 2.0  # f_mu'(x) = k <=> Phi^{-1}(1 - x) = log(-k)/mu + mu/2
+    return k, tangent, ndtr(-z), ndtr(z - mu)
+
+
 def _gdp_divergence(a: np.ndarray, b: np.ndarray, mu: float) -> float:
     """Delta(f, f_mu) for valid breakpoints (a, b) (see module docstring)."""
     if mu == 0.0:
         return 0.0  # f <= 1 - alpha = f_0: no shift needed
-    a0, a1, b0, b1 = a[:-1], a[1:], b[:-1], b[1:]
-    with np.errstate(divide="ignore", over="ignore"):
-        k = (b1 - b0) / (a1 - a0)
+    a0, b0 = a[:-1], b[:-1]
     s = a - b
-    tangent = (k < 0.0) & np.isfinite(k)  # flat (beta = 0) or overflowing slopes: ends only
+    k, tangent, x, y = _tangent_points(a, b, mu)
     kk = np.where(tangent, k, -1.0)
-    z = np.log(-kk) / mu + mu / 2.0  # f_mu'(x) = k  <=>  Phi^{-1}(1 - x) = log(-k)/mu + mu/2
-    x, y = ndtr(-z), ndtr(z - mu)
     s_tan = x - y
     inside = tangent & (s_tan >= s[:-1]) & (s_tan <= s[1:])
     # diagonal distance from the tangent point up to the line through the segment; over the
@@ -705,13 +711,9 @@ def vertical_distance(curve: PiecewiseLinear, mu: float) -> float:
     best = float(np.max(b - ndtr(ndtri(1.0 - a) - mu)))
     if mu == 0.0:
         return best
-    with np.errstate(divide="ignore", over="ignore"):
-        k = np.diff(b) / np.diff(a)
-    tangent = (k < 0.0) & np.isfinite(k)
-    z = np.log(-np.where(tangent, k, -1.0)) / mu + mu / 2.0
-    x = ndtr(-z)  # where f_mu has slope k; there f_mu(x) = Phi(z - mu)
+    k, tangent, x, y = _tangent_points(a, b, mu)  # where f_mu has each segment's slope, and f_mu there
     inside = tangent & (x > a[:-1]) & (x < a[1:])
-    inner = b[:-1] + k * (x - a[:-1]) - ndtr(z - mu)
+    inner = b[:-1] + k * (x - a[:-1]) - y
     return max(best, float(np.max(inner[inside], initial=-np.inf)))
 
 
