@@ -117,7 +117,9 @@ def _link(app, pagename, templatename, context, doctree):
     source = Path(app.srcdir) / f"{pagename}.ipynb"
     if "body" not in context or not source.exists():
         return
-    sources = ["".join(c["source"]) for c in json.loads(source.read_text())["cells"] if c["cell_type"] == "code"]
+    cells = [c for c in json.loads(source.read_text())["cells"] if c["cell_type"] == "code"]
+    sources = ["".join(c["source"]) for c in cells]
+    shown = ["".join(c["source"]) for c in cells if not {"remove-cell", "remove-input"} & set(c["metadata"].get("tags", []))]
     objects = app.env.get_domain("py").objects
 
     def target(path):
@@ -127,7 +129,7 @@ def _link(app, pagename, templatename, context, doctree):
         return f"{app.builder.get_relative_uri(pagename, entry.docname)}#{entry.node_id}"
 
     context["body"], undocumented = link_chains(context["body"], imported_names(sources), target,
-                                                frozenset(defined_functions(sources)))
+                                                frozenset(defined_functions(shown)))  # a link needs its target shown
     for path in sorted(set(undocumented)):
         logger.warning(f"{pagename}: a code cell uses {path}, which has no entry in the library reference")
 
