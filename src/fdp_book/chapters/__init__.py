@@ -13,3 +13,9 @@ work the parameters ask for).
 def see(sentences) -> str:
     """A "What we see" paragraph from its sentences."""
     return "**What we see.** " + " ".join(sentences)
+
+
+def and_list(words) -> str:
+    """"a", "a and b", "a, b and c"."""
+    words = list(words)
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
