@@ -300,8 +300,8 @@ def test_no_helper_is_defined_in_two_notebooks():
 #: a chapter module did out of sight (the claims' violation and gap, Figure 7-8's ratios, TF Privacy's half-noise
 #: epsilon) now on the page; 11 more for the records a referee asked for (Gomez et al.'s Fig. 1c in the paper's own
 #: quantity, the Monte-Carlo failures of ReRo Fig. 1b and 1c).
-#: Then 17 for Figure 2c at more steps (a referee asked whether its artefact holds at the paper's unprinted N).
-NOTEBOOK_CODE_LINES_CEILING = 1695 + 50 + 10 + 3 + 115 + 11 + 3 + 17  # 3: the random streams made visible
+#: Then 20 for Figure 2c at more steps (a referee asked whether its artefact holds at the paper's unprinted N).
+NOTEBOOK_CODE_LINES_CEILING = 1695 + 50 + 10 + 3 + 115 + 11 + 3 + 20  # 3: the random streams made visible
 
 
 def test_the_notebooks_code_does_not_grow():
