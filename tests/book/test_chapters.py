@@ -632,3 +632,12 @@ def test_the_risk_report_records_de_et_al_s_run_wherever_it_stands_and_no_other_
     """Issue 53's new user: with their own run first, the page recorded their numbers as `de_eps8/mu`."""
     de, mine = ("De", 9.4, 16384 / 50000, 2000, 1e-5), ("mine", 0.8, 512 / 45000, 1758, 2e-5)
     assert rr.paper_run([mine, de]) == 1 and rr.paper_run([de]) == 0 and rr.paper_run([mine]) is None
+
+
+def test_rtm_tradeoffs_figure2c_at_more_steps_says_what_the_comparable_points_show():
+    none = rt.steps_check_text({10: (0.72, 0, 2), 100: (0.14, 0, 0)}, 1)
+    assert "At 10 and 100 steps (the figure above has 1)" in none and "by up to 0.72 and 0.14" in none
+    assert "at 0 of 2 and none of none" in none and "show no amplification" in none
+    assert "some of the amplification" in rt.steps_check_text({10: (0.5, 1, 3)}, 1)
+    assert "cannot show an amplification either way" in rt.steps_check_text({100: (0.1, 0, 0)}, 1)
+    assert rt.steps_check_text({}, 1).startswith("This run repeats the comparison at no other")

@@ -169,7 +169,10 @@ def steps_check_text(check: dict, steps: int) -> str:
            f"exceeds the tight DP power by up to {and_list([f'{e:.2f}' for e, _, _ in check.values()])}. Against the "
            "tight curve, of the effect sizes where the Gaussian mechanism composed as often is not already at power 1, "
            f"subsampling lowers the ratio of RTM to DP power by more than 1 % at "
-           f"{and_list([f'{k} of {m}' for _, k, m in check.values()])}")
+           f"{and_list([f'{k} of {m}' if m else 'none of none' for _, k, m in check.values()])}")
+    if not any(m for _, _, m in check.values()):
+        return out + (": at these numbers of steps the Gaussian mechanism is at power 1 at every effect size checked, "
+                      "so the comparison cannot show an amplification either way.")
     if any(k for _, k, _ in check.values()):
         return out + ": with more steps some of the amplification the paper describes appears against the tight curve."
     return out + (": the tight curves show no amplification at these numbers of steps either, where the comparison "
