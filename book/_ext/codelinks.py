@@ -16,6 +16,7 @@ wrapped in one link.  Code blocks that are not notebook cells (``highlight-pytho
 from __future__ import annotations
 
 import ast
+import functools
 import html
 import importlib
 import json
@@ -60,7 +61,8 @@ def defined_functions(sources: list[str]) -> set[str]:
     return out
 
 
-def _home(path: str) -> list[str]:
+@functools.lru_cache(maxsize=None)  # the same names recur in every cell of every page
+def _home(path: str) -> tuple[str, ...]:
     """``path`` and, when it names a function or class defined in another module, its defining module's path."""
     module, _, rest = path, "", []
     while module:
@@ -71,11 +73,11 @@ def _home(path: str) -> list[str]:
             module, _, last = module.rpartition(".")
             rest.insert(0, last)
     else:
-        return [path]
+        return (path,)
     for part in rest:
         obj = getattr(obj, part, None)
     home = f"{getattr(obj, '__module__', '')}.{getattr(obj, '__qualname__', '')}"
-    return [path, home] if callable(obj) and home != path else [path]
+    return (path, home) if callable(obj) and home != path else (path,)
 
 
 def link_chains(body: str, names: dict[str, str], target, local: frozenset = frozenset()) -> tuple[str, list[str]]:
